@@ -1,0 +1,68 @@
+// Command inspector is Fanout Inspector: it connects to an MCP server as a
+// client, serves the server's sampling, elicitation and roots requests with
+// the latency and dispatch policy you choose, calls its tools, and records
+// when every request arrived, waited, ran and was answered.
+//
+// Usage:
+//
+//	inspector [gui] [flags]      the desktop app (the default)
+//	inspector run [flags]        a headless run, for CI and scripts
+//	inspector demo-server        the embedded demo server, over stdio or HTTP
+//	inspector report FILE        summarize, export or compare recordings
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK        = 0
+	exitFailure   = 1 // the connection failed or a file could not be read
+	exitUsage     = 2 // a bad flag or argument
+	exitAssertion = 3 // an --assert expression did not hold
+)
+
+func main() {
+	os.Exit(dispatch(os.Args[1:]))
+}
+
+// dispatch runs the subcommand named by args[0] and returns the exit code.
+func dispatch(args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "run":
+			return runCommand(args[1:])
+		case "demo-server":
+			return demoServerCommand(args[1:])
+		case "report":
+			return reportCommand(args[1:])
+		case "gui":
+			return guiCommand(args[1:])
+		case "help", "-h", "-help", "--help":
+			fmt.Print(usage)
+			return exitOK
+		case "version", "--version":
+			fmt.Println("inspector", version)
+			return exitOK
+		}
+	}
+	return guiCommand(args)
+}
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0"
+
+const usage = `Fanout Inspector: see how an MCP client serves a server's fan-out.
+
+Usage:
+  inspector [gui] [flags]       open the desktop app (connects to the demo server by default)
+  inspector run [flags]         run headless and print a summary
+  inspector demo-server [--http ADDR]
+                                serve the demo server over stdio, or streamable HTTP at ADDR
+  inspector report RECORDING [flags]
+                                summarize, export or compare recordings
+
+Run 'inspector SUBCOMMAND -h' for the flags of each.
+`

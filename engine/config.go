@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DispatchMode is how the inspector lets the server's requests run.
+type DispatchMode string
+
+// The dispatch modes.
+const (
+	// Concurrent serves every request as soon as it arrives.
+	Concurrent DispatchMode = "concurrent"
+	// Serial serves one request at a time, first in first out; the reader
+	// keeps reading, so later requests wait visibly in the queue.
+	Serial DispatchMode = "serial"
+	// Bounded serves at most Limit requests at once, first in first out.
+	Bounded DispatchMode = "bounded"
+)
+
+// DispatchPolicy is a [DispatchMode] with its limit (for [Bounded]).
+type DispatchPolicy struct {
+	Mode  DispatchMode `json:"mode"`
+	Limit int          `json:"limit,omitempty"`
+}
+
+// String gives the policy in the form [ParseDispatch] reads.
+func (p DispatchPolicy) String() string {
+	if p.Mode == Bounded {
+		return fmt.Sprintf("bounded:%d", p.Limit)
+	}
+	if p.Mode == "" {
+		return string(Concurrent)
+	}
+	return string(p.Mode)
+}
+
+// Slots is how many requests may be served at once; 0 means no limit.
+func (p DispatchPolicy) Slots() int {
+	switch p.Mode {
+	case Serial:
+		return 1
+	case Bounded:
+		return p.Limit
+	}
+	return 0
+}
+
+// ParseDispatch reads "concurrent", "serial" or "bounded:N" (N >= 1).
+func ParseDispatch(s string) (DispatchPolicy, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "concurrent" || s == "":
+		return DispatchPolicy{Mode: Concurrent}, nil
+	case s == "serial":
+		return DispatchPolicy{Mode: Serial}, nil
+	case strings.HasPrefix(s, "bounded:"):
+		n, err := strconv.Atoi(strings.TrimPrefix(s, "bounded:"))
+		if err != nil || n < 1 {
+			return DispatchPolicy{}, fmt.Errorf("dispatch %q: bounded needs a whole number of slots >= 1, as in bounded:4", s)
+		}
+		return DispatchPolicy{Mode: Bounded, Limit: n}, nil
+	}
+	return DispatchPolicy{}, fmt.Errorf("dispatch %q: want concurrent, serial or bounded:N", s)
+}
+
+// Distribution names a latency model's shape.
+type Distribution string
+
+// The latency distributions.
+const (
+	Fixed       Distribution = "fixed"   // always A
+	Uniform     Distribution = "uniform" // uniform between A and B
+	Normal      Distribution = "normal"  // mean A, standard deviation B, clamped at 0
+	Exponential Distribution = "exp"     // mean A
+)
+
+// LatencyModel is how long the inspector takes to answer a request, on
+// top of the time it takes to build the answer.
+type LatencyModel struct {
+	Dist Distribution  `json:"dist"`
+	A    time.Duration `json:"a"`
+	B    time.Duration `json:"b,omitempty"`
+}
+
+// String gives the model in the form [ParseLatency] reads.
+func (m LatencyModel) String() string {
+	switch m.Dist {
+	case Uniform:
+		return fmt.Sprintf("uniform:%v-%v", m.A, m.B)
+	case Normal:
+		return fmt.Sprintf("normal:%v,%v", m.A, m.B)
+	case Exponential:
+		return fmt.Sprintf("exp:%v", m.A)
+	}
+	return m.A.String()
+}
+
+// Mean is the model's expected latency (for normal, before clamping).
+func (m LatencyModel) Mean() time.Duration {
+	if m.Dist == Uniform {
+		return (m.A + m.B) / 2
+	}
+	return m.A
+}
+
+// ParseLatency reads a latency spec: "500ms", "uniform:200ms-800ms",
+// "normal:500ms,100ms" or "exp:500ms". Durations are Go durations
+// ("0", "1.5s", "250ms").
+func ParseLatency(s string) (LatencyModel, error) {
+	s = strings.TrimSpace(s)
+	dur := func(v string) (time.Duration, error) {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("latency %q: %q is not a duration like 500ms", s, v)
+		}
+		if d < 0 {
+			return 0, fmt.Errorf("latency %q: %q is negative", s, v)
+		}
+		return d, nil
+	}
+	kind, rest, found := strings.Cut(s, ":")
+	if !found {
+		d, err := dur(s)
+		return LatencyModel{Dist: Fixed, A: d}, err
+	}
+	switch kind {
+	case "fixed":
+		d, err := dur(rest)
+		return LatencyModel{Dist: Fixed, A: d}, err
+	case "uniform":
+		lo, hi, ok := strings.Cut(rest, "-")
+		if !ok {
+			return LatencyModel{}, fmt.Errorf("latency %q: uniform wants MIN-MAX, as in uniform:200ms-800ms", s)
+		}
+		a, err := dur(lo)
+		if err != nil {
+			return LatencyModel{}, err
+		}
+		b, err := dur(hi)
+		if err != nil {
+			return LatencyModel{}, err
+		}
+		if b < a {
+			return LatencyModel{}, fmt.Errorf("latency %q: the maximum is below the minimum", s)
+		}
+		return LatencyModel{Dist: Uniform, A: a, B: b}, nil
+	case "normal":
+		mean, sd, ok := strings.Cut(rest, ",")
+		if !ok {
+			return LatencyModel{}, fmt.Errorf("latency %q: normal wants MEAN,SD, as in normal:500ms,100ms", s)
+		}
+		a, err := dur(mean)
+		if err != nil {
+			return LatencyModel{}, err
+		}
+		b, err := dur(sd)
+		if err != nil {
+			return LatencyModel{}, err
+		}
+		return LatencyModel{Dist: Normal, A: a, B: b}, nil
+	case "exp":
+		d, err := dur(rest)
+		return LatencyModel{Dist: Exponential, A: d}, err
+	}
+	return LatencyModel{}, fmt.Errorf("latency %q: want 500ms, uniform:MIN-MAX, normal:MEAN,SD or exp:MEAN", s)
+}
+
+// ElicitationMode is how the inspector answers elicitation/create.
+type ElicitationMode string
+
+// The elicitation modes.
+const (
+	// ElicitAccept accepts with content built from the requested schema.
+	ElicitAccept ElicitationMode = "accept"
+	// ElicitDecline and ElicitCancel answer with that action.
+	ElicitDecline ElicitationMode = "decline"
+	ElicitCancel  ElicitationMode = "cancel"
+	// ElicitManual waits for a person to answer (see [Session.SetManualHandler]).
+	ElicitManual ElicitationMode = "manual"
+)
+
+// TransportKind says how to reach a server.
+type TransportKind string
+
+// The transports.
+const (
+	TransportDemo  TransportKind = "demo"  // the embedded demo server, in process
+	TransportStdio TransportKind = "stdio" // a subprocess over stdin/stdout
+	TransportHTTP  TransportKind = "http"  // streamable HTTP
+	TransportSSE   TransportKind = "sse"   // legacy HTTP+SSE
+)
+
+// DefaultProtocol is the protocol version offered unless another is asked
+// for: the last version in which servers send requests to the client
+// while serving a tool call.
+const DefaultProtocol = "2025-11-25"

@@ -1,0 +1,15 @@
+module github.com/fanout-inspector/inspector
+
+go 1.26.8
+
+require (
+	fyne.io/fyne/v2 v2.7.1 // indirect
+	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/montanaflynn/stats v0.14.0 // indirect
+	github.com/wcharczuk/go-chart/v2 v2.1.2 // indirect
+	go.opentelemetry.io/proto/otlp v1.11.1 // indirect
+	golang.org/x/image v0.24.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)

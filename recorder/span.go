@@ -1,0 +1,194 @@
+// Package recorder holds the timeline of one run of Fanout Inspector: every
+// JSON-RPC request as a [Span] with its phases, every notification as an
+// [Event], in a thread-safe [Recording] that the engine appends to while
+// readers take cheap [Snapshot]s without stopping it.
+//
+// Times are offsets from the recording's start ([Recording.Start]), taken
+// from one monotonic clock, so that spans of one run can be compared to the
+// microsecond whatever the wall clock does.
+//
+// A span of a request the server sent to the client (incoming) goes through
+// four instants: Received (read off the wire), Queued (handed to the dispatch
+// gate), Serving (the handler got its slot and started, injected latency
+// included) and Answered (the response was written). A request the client
+// sent (outgoing) has only Sent (stored in Received) and Answered.
+package recorder
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SpanID identifies a span within one [Recording]. IDs start at 1; 0 means
+// "no span" (for example a span without a parent).
+type SpanID int64
+
+// Direction says which side sent a request.
+type Direction string
+
+// The two directions of a request.
+const (
+	// Incoming is a request the server sent to the client (sampling,
+	// elicitation, roots, ping): the inspector serves it.
+	Incoming Direction = "incoming"
+	// Outgoing is a request the client sent to the server (tools/call,
+	// tools/list, initialize…).
+	Outgoing Direction = "outgoing"
+)
+
+// Kind groups methods for colouring and counting.
+type Kind string
+
+// The kinds of request the inspector tells apart.
+const (
+	KindSampling    Kind = "sampling"
+	KindElicitation Kind = "elicitation"
+	KindRoots       Kind = "roots"
+	KindPing        Kind = "ping"
+	KindTool        Kind = "tool"
+	KindOther       Kind = "other"
+)
+
+// KindOf returns the kind of a JSON-RPC method name.
+func KindOf(method string) Kind {
+	switch method {
+	case "sampling/createMessage":
+		return KindSampling
+	case "elicitation/create":
+		return KindElicitation
+	case "roots/list":
+		return KindRoots
+	case "ping":
+		return KindPing
+	case "tools/call":
+		return KindTool
+	}
+	return KindOther
+}
+
+// Status is how a span ended. The zero value, [StatusOpen], is a span still
+// in flight.
+type Status string
+
+// The statuses of a span.
+const (
+	StatusOpen      Status = ""
+	StatusOK        Status = "ok"
+	StatusError     Status = "error"
+	StatusCancelled Status = "cancelled" // the peer sent notifications/cancelled
+	StatusTimeout   Status = "timeout"   // the per-request or per-call timeout passed
+	StatusAborted   Status = "aborted"   // the connection was lost first
+)
+
+// Span is one JSON-RPC request and its answer.
+//
+// Phase times are offsets from the recording's start. For an incoming
+// request Received <= Queued <= Serving <= Answered; for an outgoing one
+// Received is when it was sent and Queued and Serving equal it. A phase not
+// reached yet has the value [Unset].
+type Span struct {
+	ID        SpanID    `json:"id"`
+	Parent    SpanID    `json:"parent,omitempty"`
+	Session   string    `json:"session"`
+	Direction Direction `json:"direction"`
+	Method    string    `json:"method"`
+	Kind      Kind      `json:"kind"`
+	// RequestID is the JSON-RPC id as it appeared on the wire.
+	RequestID string `json:"request_id,omitempty"`
+	// Name is the tool name of a tools/call.
+	Name string `json:"name,omitempty"`
+	// Round is the multi-round-trip round (1, 2, …) of a request fulfilled
+	// as an input request of a tool call; 0 for requests sent on the wire.
+	Round int `json:"round,omitempty"`
+
+	Received time.Duration `json:"received"`
+	Queued   time.Duration `json:"queued"`
+	Serving  time.Duration `json:"serving"`
+	Answered time.Duration `json:"answered"`
+
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"`
+
+	// Params and Result are the request's params and the answer's result,
+	// capped at [MaxPayload] bytes (a capped payload is replaced by a JSON
+	// string that says so).
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// Unset marks a phase that has not been reached.
+const Unset time.Duration = -1
+
+// MaxPayload is the most bytes of params or result kept per span.
+const MaxPayload = 16 << 10
+
+// Open reports whether the span has not been answered yet.
+func (s *Span) Open() bool { return s.Status == StatusOpen }
+
+// QueueTime is how long an incoming request waited for a dispatch slot.
+// It is zero for outgoing spans and for spans that never waited.
+func (s *Span) QueueTime() time.Duration {
+	if s.Direction != Incoming || s.Queued == Unset || s.Serving == Unset {
+		return 0
+	}
+	return s.Serving - s.Received
+}
+
+// ServeTime is how long the handler ran (incoming) or how long the server
+// took to answer (outgoing), up to Answered. Open spans give 0.
+func (s *Span) ServeTime() time.Duration {
+	if s.Answered == Unset || s.Serving == Unset {
+		return 0
+	}
+	return s.Answered - s.Serving
+}
+
+// Total is Answered - Received, or 0 while the span is open.
+func (s *Span) Total() time.Duration {
+	if s.Answered == Unset {
+		return 0
+	}
+	return s.Answered - s.Received
+}
+
+// CapPayload returns b, or a JSON string saying how large it was when it is
+// longer than [MaxPayload].
+func CapPayload(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	if len(b) <= MaxPayload {
+		return json.RawMessage(append([]byte(nil), b...))
+	}
+	msg, _ := json.Marshal(map[string]any{"truncated": true, "bytes": len(b), "head": string(b[:512])})
+	return msg
+}
+
+// EventKind says what an instant [Event] was.
+type EventKind string
+
+// The kinds of instant events.
+const (
+	EventProgress    EventKind = "progress"     // notifications/progress
+	EventLog         EventKind = "log"          // notifications/message
+	EventListChanged EventKind = "list_changed" // notifications/*/list_changed
+	EventCancelled   EventKind = "cancelled"    // notifications/cancelled
+	EventStderr      EventKind = "stderr"       // a line the server process wrote to stderr
+	EventConnection  EventKind = "connection"   // connected, disconnected, lost
+	EventOther       EventKind = "other"        // any other notification
+)
+
+// Event is an instant: a notification or something that happened to the
+// connection.
+type Event struct {
+	At      time.Duration `json:"at"`
+	Session string        `json:"session"`
+	Kind    EventKind     `json:"kind"`
+	// Method is the notification's method, if it was one.
+	Method string `json:"method,omitempty"`
+	// Span is the span the event refers to (the call a progress token
+	// belongs to, the request a cancellation names), or 0.
+	Span SpanID          `json:"span,omitempty"`
+	Text string          `json:"text,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
+}

@@ -1,0 +1,230 @@
+package recorder
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// Meta describes a recording as a whole.
+type Meta struct {
+	// Title is a short name for the run, shown in windows and reports.
+	Title string `json:"title,omitempty"`
+	// Created is the wall-clock time of the recording's start.
+	Created time.Time `json:"created"`
+	// Target says what the inspector was connected to ("demo", a command
+	// line, a URL).
+	Target string `json:"target,omitempty"`
+	// Protocol is the negotiated MCP protocol version.
+	Protocol string `json:"protocol,omitempty"`
+	// Server is the server's name and version as it reported them.
+	Server string `json:"server,omitempty"`
+	// Config is the callback and workload configuration of the run, as the
+	// engine chose to describe it.
+	Config json.RawMessage `json:"config,omitempty"`
+	// Inspector is the version of Fanout Inspector that made the recording.
+	Inspector string `json:"inspector,omitempty"`
+}
+
+// Observer is told about each span that finishes and each event added, in
+// the order they happen. Its methods are called synchronously by the
+// goroutine that changed the recording, outside the recording's lock: they
+// must return quickly (hand the work to another goroutine).
+type Observer interface {
+	SpanFinished(s *Span)
+	EventAdded(e Event)
+}
+
+// Recording is the live, thread-safe store of one run. The engine appends
+// spans and events to it; readers call [Recording.Snapshot], which never
+// waits for the engine for longer than a slice copy.
+//
+// A *Span handed out by a snapshot is immutable: an update replaces the
+// pointer in the store, never the value behind it.
+type Recording struct {
+	start time.Time
+
+	mu       sync.Mutex
+	meta     Meta
+	spans    []*Span
+	events   []Event
+	version  uint64
+	observer []Observer
+}
+
+// New starts a recording now.
+func New(meta Meta) *Recording {
+	now := time.Now()
+	if meta.Created.IsZero() {
+		meta.Created = now.Round(0)
+	}
+	return &Recording{start: now, meta: meta}
+}
+
+// Start returns the instant the recording started (with its monotonic
+// clock reading).
+func (r *Recording) Start() time.Time { return r.start }
+
+// Since returns t as an offset from the recording's start.
+func (r *Recording) Since(t time.Time) time.Duration { return t.Sub(r.start) }
+
+// Now returns the current offset from the recording's start.
+func (r *Recording) Now() time.Duration { return time.Since(r.start) }
+
+// Observe registers o to be told of finished spans and new events.
+func (r *Recording) Observe(o Observer) {
+	r.mu.Lock()
+	r.observer = append(r.observer, o)
+	r.mu.Unlock()
+}
+
+// SetMeta changes the recording's metadata through f.
+func (r *Recording) SetMeta(f func(*Meta)) {
+	r.mu.Lock()
+	f(&r.meta)
+	r.version++
+	r.mu.Unlock()
+}
+
+// Begin adds a span and returns its ID. The span's ID field is ignored;
+// phases left at zero that the direction does not use are set to [Unset]
+// by the caller's choice: Begin keeps them as given.
+func (r *Recording) Begin(s Span) SpanID {
+	p := new(Span)
+	*p = s
+	r.mu.Lock()
+	p.ID = SpanID(len(r.spans) + 1)
+	r.spans = append(r.spans, p)
+	r.version++
+	r.mu.Unlock()
+	return p.ID
+}
+
+// Update changes span id through f, which works on a private copy. If the
+// update takes the span from open to ended, observers are told. Unknown
+// IDs are ignored.
+func (r *Recording) Update(id SpanID, f func(*Span)) {
+	r.mu.Lock()
+	i := int(id) - 1
+	if i < 0 || i >= len(r.spans) {
+		r.mu.Unlock()
+		return
+	}
+	old := r.spans[i]
+	p := new(Span)
+	*p = *old
+	f(p)
+	p.ID = old.ID
+	r.spans[i] = p
+	r.version++
+	finished := old.Open() && !p.Open()
+	obs := r.observer
+	r.mu.Unlock()
+	if finished {
+		for _, o := range obs {
+			o.SpanFinished(p)
+		}
+	}
+}
+
+// Span returns the current value of span id, or nil.
+func (r *Recording) Span(id SpanID) *Span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := int(id) - 1
+	if i < 0 || i >= len(r.spans) {
+		return nil
+	}
+	return r.spans[i]
+}
+
+// AddEvent records an instant event.
+func (r *Recording) AddEvent(e Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.version++
+	obs := r.observer
+	r.mu.Unlock()
+	for _, o := range obs {
+		o.EventAdded(e)
+	}
+}
+
+// AbortOpen ends every open span with [StatusAborted] at offset at, with
+// reason as its error text, and returns how many it closed. The engine
+// calls it when a connection is lost, so that no span stays open forever.
+func (r *Recording) AbortOpen(at time.Duration, reason string) int {
+	r.mu.Lock()
+	var open []SpanID
+	for _, s := range r.spans {
+		if s.Open() {
+			open = append(open, s.ID)
+		}
+	}
+	r.mu.Unlock()
+	for _, id := range open {
+		r.Update(id, func(s *Span) {
+			if !s.Open() {
+				return
+			}
+			if s.Queued == Unset {
+				s.Queued = max(at, s.Received)
+			}
+			if s.Serving == Unset {
+				s.Serving = max(at, s.Queued)
+			}
+			s.Answered = max(at, s.Serving)
+			s.Status = StatusAborted
+			s.Error = reason
+		})
+	}
+	return len(open)
+}
+
+// Version increases with every change; readers compare it to skip work
+// when nothing changed.
+func (r *Recording) Version() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.version
+}
+
+// Snapshot returns a consistent view of the recording as it is now. It
+// copies the slice of span pointers (8 bytes a span) and shares everything
+// else, so it is cheap enough to call for every frame of a live view.
+func (r *Recording) Snapshot() *Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	spans := make([]*Span, len(r.spans))
+	copy(spans, r.spans)
+	return &Snapshot{
+		Meta:    r.meta,
+		Spans:   spans,
+		Events:  r.events[:len(r.events):len(r.events)],
+		Version: r.version,
+		Now:     time.Since(r.start),
+	}
+}
+
+// Snapshot is a consistent, read-only view of a recording: taken from a
+// live [Recording] or loaded from a file. Spans are ordered by ID, events
+// by the order they were added. Nothing in it may be modified.
+type Snapshot struct {
+	Meta   Meta
+	Spans  []*Span
+	Events []Event
+	// Version is the recording's version when the snapshot was taken.
+	Version uint64
+	// Now is the offset at which the snapshot was taken; for a loaded
+	// recording, the end of the last span or event.
+	Now time.Duration
+}
+
+// NewSpan returns a span of the given direction and method with every
+// phase [Unset], ready to be filled in and passed to [Recording.Begin].
+func NewSpan(session string, dir Direction, method string) Span {
+	return Span{
+		Session: session, Direction: dir, Method: method, Kind: KindOf(method),
+		Received: Unset, Queued: Unset, Serving: Unset, Answered: Unset,
+	}
+}
