@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what building and testing Fanout Inspector needs on a Debian
+# machine, and nothing when it is already there:
+#   - the C toolchain and headers Fyne's OpenGL/GLFW driver builds against (cgo),
+#   - Xvfb and ImageMagick for the GUI smoke test and screenshots,
+#   - the npm packages of the TypeScript interop server (from its lockfile).
+# Usage: scripts/setup.sh [--no-npm]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+debs=(gcc pkg-config libgl1-mesa-dev xorg-dev xvfb imagemagick)
+missing=()
+for p in "${debs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "setup: installing Debian packages: ${missing[*]}" >&2
+	sudo=""
+	if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v go >/dev/null; then
+	echo "setup: Go is not on PATH; install Go 1.26 or newer first" >&2
+	exit 1
+fi
+
+if [ "${1:-}" != "--no-npm" ]; then
+	ts=engine/interop/testdata/tsserver
+	if [ -f "$ts/package-lock.json" ]; then
+		if ! command -v npm >/dev/null; then
+			echo "setup: npm is not on PATH; install Node.js 20 and npm for the TypeScript interop tests" >&2
+			exit 1
+		fi
+		if [ ! -d "$ts/node_modules/@modelcontextprotocol/sdk" ]; then
+			echo "setup: installing the TypeScript interop server's npm packages" >&2
+			(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error)
+		fi
+	fi
+fi
