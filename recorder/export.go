@@ -5,15 +5,6 @@ import (
 	"io"
 )
 
-// WriteChromeTrace writes snap in the Chrome Trace Event Format.
-func WriteChromeTrace(w io.Writer, snap *Snapshot) error { return errors.New("not yet") }
-
-// WriteOTLP writes snap as OTLP/JSON traces.
-func WriteOTLP(w io.Writer, snap *Snapshot) error { return errors.New("not yet") }
-
-// WriteCSV writes one row per span.
-func WriteCSV(w io.Writer, snap *Snapshot) error { return errors.New("not yet") }
-
 // Chart names a chart of a recording.
 type Chart string
 

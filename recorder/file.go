@@ -1,18 +1,379 @@
 package recorder
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
 )
 
-// Save writes snap as a recording file.
-func Save(w io.Writer, snap *Snapshot) error { return errors.New("not yet") }
+// The names and versions of the file formats. A reader refuses a version
+// newer than the one it knows.
+const (
+	// RecordingFormat is the "format" of a saved recording.
+	RecordingFormat = "fanout-inspector-recording"
+	// RecordingVersion is the version of the recording format this
+	// package writes and the newest it reads.
+	RecordingVersion = 1
+	// JournalFormat is the "format" of a journal's header line.
+	JournalFormat = "fanout-inspector-journal"
+	// JournalVersion is the version of the journal format.
+	JournalVersion = 1
+)
 
-// SaveFile writes snap to path atomically.
-func SaveFile(path string, snap *Snapshot) error { return errors.New("not yet") }
+// fileHeader is what every recording and journal header carries.
+type fileHeader struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	Meta    *Meta  `json:"meta"`
+	// Now is the offset at which the snapshot was taken (nanoseconds).
+	Now *time.Duration `json:"now,omitempty"`
+}
 
-// Load reads a recording file or a journal.
-func Load(r io.Reader) (*Snapshot, error) { return nil, errors.New("not yet") }
+// recordingFile is the JSON shape of a saved recording.
+type recordingFile struct {
+	fileHeader
+	Spans  []*Span `json:"spans"`
+	Events []Event `json:"events"`
+}
 
-// LoadFile reads a recording file or a journal from path.
-func LoadFile(path string) (*Snapshot, error) { return nil, errors.New("not yet") }
+// Save writes snap as a recording: one JSON object
+//
+//	{"format":"fanout-inspector-recording","version":1,"meta":{…},"now":…,"spans":[…],"events":[…]}
+//
+// with one span or event a line, so that files diff well. Times are
+// nanosecond offsets from meta.created. See docs/recording-format.md.
+func Save(w io.Writer, snap *Snapshot) error {
+	if snap == nil {
+		snap = &Snapshot{}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := newLineEncoder(bw)
+	meta := snap.Meta
+	now := snap.Now
+	head, err := json.Marshal(fileHeader{Format: RecordingFormat, Version: RecordingVersion, Meta: &meta, Now: &now})
+	if err != nil {
+		return fmt.Errorf("save recording: %w", err)
+	}
+	bw.Write(head[:len(head)-1]) // leave the object open for spans and events
+	bw.WriteString(",\n\"spans\":[")
+	for i, s := range snap.Spans {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n")
+		if err := enc.encode(s); err != nil {
+			return fmt.Errorf("save recording: span %d: %w", s.ID, err)
+		}
+	}
+	bw.WriteString("\n],\n\"events\":[")
+	for i, e := range snap.Events {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n")
+		if err := enc.encode(e); err != nil {
+			return fmt.Errorf("save recording: event %d: %w", i+1, err)
+		}
+	}
+	bw.WriteString("\n]}\n")
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("save recording: %w", err)
+	}
+	return nil
+}
+
+// lineEncoder writes JSON values without a trailing newline and without
+// escaping <, > and & (payloads stay as they were on the wire).
+type lineEncoder struct {
+	w   io.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newLineEncoder(w io.Writer) *lineEncoder {
+	e := &lineEncoder{w: w}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+func (e *lineEncoder) encode(v any) error {
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := e.w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+// SaveFile writes snap to path atomically: into a temporary file in the
+// same folder, synced, then renamed over path, so that a crash never
+// leaves a half-written recording under the final name.
+func SaveFile(path string, snap *Snapshot) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("save recording: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
+	if err := Save(tmp, snap); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save recording: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save recording: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save recording: %w", err)
+	}
+	return nil
+}
+
+// LoadFile reads a recording saved by [Save], or a journal written by a
+// [Journal] (the kind is told from the first line). The error says what
+// was wrong with the file and what to do about it.
+func LoadFile(path string) (*Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open recording: %w", err)
+	}
+	defer f.Close()
+	snap, err := Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return snap, nil
+}
+
+// Load reads a recording saved by [Save] or a journal written by a
+// [Journal]. A loaded snapshot has Version 1 and Now as saved (for a
+// journal: the end of its last span or event).
+func Load(r io.Reader) (*Snapshot, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read recording: %w", err)
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, errors.New("the file is empty: it is not a recording (save one with `inspector run --save FILE` or from the app)")
+	}
+	if trimmed[0] != '{' {
+		if json.Valid(trimmed) {
+			return nil, errors.New("not a recording: the file is JSON but not an object (expected a file saved by Fanout Inspector, or a journal)")
+		}
+		return nil, errors.New("not a recording: the file is not JSON (expected a file saved by Fanout Inspector, or a journal)")
+	}
+	// The first line of a journal is a complete header object; a saved
+	// recording's first line is its header left open.
+	first, _, _ := bytes.Cut(trimmed, []byte("\n"))
+	var head fileHeader
+	if json.Unmarshal(first, &head) == nil && head.Format == JournalFormat {
+		return loadJournal(trimmed)
+	}
+	return loadRecording(trimmed)
+}
+
+func loadRecording(data []byte) (*Snapshot, error) {
+	// Check the header before the body so that a newer version is
+	// reported as such, not as whatever field it changed.
+	var head struct {
+		Format  *string         `json:"format"`
+		Version *int            `json:"version"`
+		Meta    json.RawMessage `json:"meta"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, describeJSONError(data, err)
+	}
+	if err := checkHeader("recording", head.Format, head.Version, RecordingFormat, RecordingVersion); err != nil {
+		return nil, err
+	}
+	var f recordingFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&f); err != nil {
+		return nil, describeJSONError(data, err)
+	}
+	if f.Meta == nil {
+		return nil, errors.New(`not a complete recording: the "meta" field is missing (the file was not written by Fanout Inspector, or was edited)`)
+	}
+	if f.Spans == nil && !bytes.Contains(data, []byte(`"spans"`)) {
+		return nil, errors.New(`not a complete recording: the "spans" field is missing (the file was not written by Fanout Inspector, or was edited)`)
+	}
+	snap := &Snapshot{Meta: *f.Meta, Spans: f.Spans, Events: f.Events, Version: 1}
+	if err := checkSpans(snap.Spans); err != nil {
+		return nil, err
+	}
+	if snap.Spans == nil {
+		snap.Spans = []*Span{}
+	}
+	if snap.Events == nil {
+		snap.Events = []Event{}
+	}
+	if f.Now != nil {
+		snap.Now = *f.Now
+	} else {
+		snap.Now = lastInstant(snap)
+	}
+	return snap, nil
+}
+
+// checkHeader says what is wrong with a format name and version.
+func checkHeader(noun string, format *string, version *int, want string, newest int) error {
+	if format == nil {
+		return fmt.Errorf(`not a recording: the JSON has no "format" field (expected %q, as written by Fanout Inspector)`, want)
+	}
+	if *format != want {
+		return fmt.Errorf("not a recording: the format is %q, expected %q (a file written by Fanout Inspector)", *format, want)
+	}
+	if version == nil {
+		return fmt.Errorf(`not a complete %s: the "version" field is missing`, noun)
+	}
+	if *version > newest {
+		return fmt.Errorf("the %s is format version %d, newer than this inspector reads (up to %d): update Fanout Inspector to open it", noun, *version, newest)
+	}
+	if *version < 1 {
+		return fmt.Errorf("the %s has an invalid format version %d (versions start at 1)", noun, *version)
+	}
+	return nil
+}
+
+// checkSpans rejects spans that would break readers: IDs must be positive
+// and increasing, and phases in order.
+func checkSpans(spans []*Span) error {
+	var last SpanID
+	for i, s := range spans {
+		if s == nil {
+			return fmt.Errorf("span %d of the recording is null", i+1)
+		}
+		if s.ID <= last {
+			return fmt.Errorf("span %d of the recording has id %d, not above the previous id %d: the file was edited or is damaged", i+1, s.ID, last)
+		}
+		last = s.ID
+		if s.Direction != Incoming && s.Direction != Outgoing {
+			return fmt.Errorf("span %d has direction %q, expected %q or %q", s.ID, s.Direction, Incoming, Outgoing)
+		}
+		for _, d := range []time.Duration{s.Received, s.Queued, s.Serving, s.Answered} {
+			if d < Unset {
+				return fmt.Errorf("span %d has a negative phase time %d: the file was edited or is damaged", s.ID, d)
+			}
+		}
+	}
+	return nil
+}
+
+// describeJSONError turns a decoding error into a sentence a user can act
+// on: truncated, not JSON, or a field of the wrong type.
+func describeJSONError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &syn) && syn.Offset >= int64(len(data))):
+		return fmt.Errorf("the recording is truncated (it ends after %d bytes in the middle of the JSON): the run was probably killed while saving; open its journal instead (in %s)", len(data), DefaultJournalDir())
+	case errors.As(err, &syn):
+		line := 1 + bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("not a recording: invalid JSON at line %d (byte %d): %v", line, syn.Offset, err)
+	case errors.As(err, &typ):
+		return fmt.Errorf("not a recording: field %q has a %s where a %s was expected", typ.Field, typ.Value, typ.Type)
+	}
+	return fmt.Errorf("not a recording: %w", err)
+}
+
+// lastInstant is the end of the last span or event.
+func lastInstant(snap *Snapshot) time.Duration {
+	var end time.Duration
+	for _, s := range snap.Spans {
+		end = max(end, s.Received, s.Queued, s.Serving, s.Answered)
+	}
+	for _, e := range snap.Events {
+		end = max(end, e.At)
+	}
+	return end
+}
+
+// journalLine is one line of a journal after the header: exactly one of
+// its fields is set.
+type journalLine struct {
+	Span  *Span  `json:"span,omitempty"`
+	Event *Event `json:"event,omitempty"`
+	Meta  *Meta  `json:"meta,omitempty"`
+	// End is written by [Journal.Close]: the offset at which the
+	// recording stopped.
+	End *time.Duration `json:"end,omitempty"`
+}
+
+// loadJournal rebuilds a snapshot from a journal. A torn last line (the
+// process was killed mid-write) is skipped; a damaged line elsewhere is an
+// error. Spans still open when the journal stopped are not in it.
+func loadJournal(data []byte) (*Snapshot, error) {
+	lines := bytes.Split(data, []byte("\n"))
+	var head fileHeader
+	if err := json.Unmarshal(lines[0], &head); err != nil {
+		return nil, describeJSONError(lines[0], err)
+	}
+	v := head.Version
+	if err := checkHeader("journal", &head.Format, &v, JournalFormat, JournalVersion); err != nil {
+		return nil, err
+	}
+	if head.Meta == nil {
+		return nil, errors.New(`not a complete journal: the header has no "meta" field`)
+	}
+	snap := &Snapshot{Meta: *head.Meta, Spans: []*Span{}, Events: []Event{}, Version: 1}
+	var end *time.Duration
+	seen := map[SpanID]bool{}
+	for i := 1; i < len(lines); i++ {
+		line := bytes.TrimSpace(lines[i])
+		if len(line) == 0 {
+			continue
+		}
+		var l journalLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			if i == len(lines)-1 {
+				break // torn last line: the writer was killed mid-line
+			}
+			return nil, fmt.Errorf("the journal is damaged at line %d: %v", i+1, err)
+		}
+		switch {
+		case l.Span != nil:
+			if l.Span.ID <= 0 {
+				return nil, fmt.Errorf("the journal is damaged at line %d: span id %d", i+1, l.Span.ID)
+			}
+			if !seen[l.Span.ID] {
+				seen[l.Span.ID] = true
+				snap.Spans = append(snap.Spans, l.Span)
+			}
+		case l.Event != nil:
+			snap.Events = append(snap.Events, *l.Event)
+		case l.Meta != nil:
+			snap.Meta = *l.Meta
+		case l.End != nil:
+			end = l.End
+		}
+	}
+	slices.SortFunc(snap.Spans, func(a, b *Span) int { return int(a.ID - b.ID) })
+	slices.SortStableFunc(snap.Events, func(a, b Event) int {
+		if a.At < b.At {
+			return -1
+		} else if a.At > b.At {
+			return 1
+		}
+		return 0
+	})
+	if err := checkSpans(snap.Spans); err != nil {
+		return nil, err
+	}
+	snap.Now = lastInstant(snap)
+	if end != nil {
+		snap.Now = max(snap.Now, *end)
+	}
+	return snap, nil
+}

@@ -1,22 +1,247 @@
 package recorder
 
-// Journal appends a live recording's finished spans and events to a file.
-type Journal struct{}
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
 
-// OpenJournal starts journaling rec to path.
-func OpenJournal(path string, rec *Recording) (*Journal, error) { return &Journal{}, nil }
+// JournalFlushInterval is the longest a finished span or an event waits in
+// memory before a [Journal] writes it to its file: a killed process loses
+// at most this much of its recording (plus spans still open).
+const JournalFlushInterval = 200 * time.Millisecond
 
-// SpanFinished implements [Observer].
-func (j *Journal) SpanFinished(s *Span) {}
+// Journal appends a live recording to a file as it happens, one JSON
+// object a line, so that a run killed with SIGKILL, or a crash, still
+// leaves its recording behind. [LoadFile] opens a journal like a saved
+// recording.
+//
+// The first line is a header with the recording's metadata; then one line
+// per finished span ({"span":…}), per event ({"event":…}), per change of
+// metadata ({"meta":…}), and {"end":…} when the journal is closed. Spans
+// still open when the process died are not in it.
+//
+// A Journal is an [Observer] of its recording: OpenJournal registers it.
+type Journal struct {
+	path string
+	rec  *Recording
+	file *os.File
 
-// EventAdded implements [Observer].
-func (j *Journal) EventAdded(e Event) {}
+	mu      sync.Mutex
+	pending []journalLine
+	written map[SpanID]bool
+	closed  bool
+	err     error
+	meta    []byte // the last metadata written, to notice changes
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// OpenJournal creates the journal file at path (or, if path is "", a new
+// file named after the current time in [DefaultJournalDir]), writes the
+// header and everything rec already holds, and follows rec until
+// [Journal.Close]. Finished spans and events reach the file within
+// [JournalFlushInterval].
+func OpenJournal(path string, rec *Recording) (*Journal, error) {
+	if rec == nil {
+		return nil, errors.New("open journal: no recording")
+	}
+	if path == "" {
+		dir := DefaultJournalDir()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("open journal: %w (set a journal path explicitly)", err)
+		}
+		path = filepath.Join(dir, time.Now().UTC().Format("20060102-150405.000000000")+".jsonl")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	j := &Journal{
+		path: path, rec: rec, file: f, written: map[SpanID]bool{},
+		stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	snap := rec.observeFrom(j)
+	meta := snap.Meta
+	head, err := json.Marshal(fileHeader{Format: JournalFormat, Version: JournalVersion, Meta: &meta})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	j.meta, _ = json.Marshal(meta)
+	if _, err := f.Write(append(head, '\n')); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	j.mu.Lock()
+	for _, s := range snap.Spans {
+		if !s.Open() {
+			j.pending = append(j.pending, journalLine{Span: s})
+		}
+	}
+	for i := range snap.Events {
+		j.pending = append(j.pending, journalLine{Event: &snap.Events[i]})
+	}
+	j.mu.Unlock()
+	go j.loop()
+	return j, nil
+}
+
+// observeFrom registers o and returns a snapshot taken at the same moment,
+// under the recording's lock: every change before it is in the snapshot,
+// every change after it reaches o.
+func (r *Recording) observeFrom(o Observer) *Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.observer = append(r.observer, o)
+	spans := make([]*Span, len(r.spans))
+	copy(spans, r.spans)
+	return &Snapshot{
+		Meta:    r.meta,
+		Spans:   spans,
+		Events:  r.events[:len(r.events):len(r.events)],
+		Version: r.version,
+		Now:     time.Since(r.start),
+	}
+}
 
 // Path returns the journal's file name.
-func (j *Journal) Path() string { return "" }
+func (j *Journal) Path() string { return j.path }
 
-// Close writes what is left and closes the file.
-func (j *Journal) Close() error { return nil }
+// SpanFinished implements [Observer]: it queues the span for writing.
+func (j *Journal) SpanFinished(s *Span) {
+	j.mu.Lock()
+	if !j.closed {
+		j.pending = append(j.pending, journalLine{Span: s})
+	}
+	j.mu.Unlock()
+}
 
-// DefaultJournalDir returns the folder journals go to by default.
-func DefaultJournalDir() string { return "" }
+// EventAdded implements [Observer]: it queues the event for writing.
+func (j *Journal) EventAdded(e Event) {
+	j.mu.Lock()
+	if !j.closed {
+		j.pending = append(j.pending, journalLine{Event: &e})
+	}
+	j.mu.Unlock()
+}
+
+func (j *Journal) loop() {
+	defer close(j.done)
+	t := time.NewTicker(JournalFlushInterval / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-j.stop:
+			return
+		case <-t.C:
+			j.flush(nil)
+		}
+	}
+}
+
+// flush writes the pending lines (and end, if not nil) to the file.
+func (j *Journal) flush(end *time.Duration) error {
+	j.mu.Lock()
+	lines := j.pending
+	j.pending = nil
+	j.mu.Unlock()
+	if meta := j.rec.metaJSON(); meta != nil && string(meta) != string(j.meta) {
+		j.meta = meta
+		var m Meta
+		if json.Unmarshal(meta, &m) == nil {
+			lines = append([]journalLine{{Meta: &m}}, lines...)
+		}
+	}
+	if end != nil {
+		lines = append(lines, journalLine{End: end})
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	w := bufio.NewWriterSize(j.file, 64<<10)
+	enc := newLineEncoder(w)
+	var err error
+	for _, l := range lines {
+		if l.Span != nil {
+			if j.written[l.Span.ID] {
+				continue
+			}
+			j.written[l.Span.ID] = true
+		}
+		if err = enc.encode(l); err != nil {
+			break
+		}
+		w.WriteByte('\n')
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		j.mu.Lock()
+		if j.err == nil {
+			j.err = fmt.Errorf("journal %s: %w", j.path, err)
+		}
+		j.mu.Unlock()
+	}
+	return err
+}
+
+// Err returns the first error writing the journal, if any.
+func (j *Journal) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
+// Close writes what is left, with an end mark, syncs and closes the file.
+// The recording keeps calling the journal, which then ignores it. Close
+// returns the first error the journal met.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return j.err
+	}
+	j.closed = true
+	j.mu.Unlock()
+	close(j.stop)
+	<-j.done
+	end := j.rec.Now()
+	j.flush(&end)
+	err := j.Err()
+	if serr := j.file.Sync(); err == nil && serr != nil {
+		err = serr
+	}
+	if cerr := j.file.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}
+
+// metaJSON returns the recording's metadata as JSON.
+func (r *Recording) metaJSON() []byte {
+	r.mu.Lock()
+	m := r.meta
+	r.mu.Unlock()
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// DefaultJournalDir returns the folder journals go to when no path is
+// given: fanout-inspector/journal in the user's cache folder
+// (~/.cache on Linux, ~/Library/Caches on macOS, %LocalAppData% on
+// Windows), or in the temporary folder when there is no cache folder.
+func DefaultJournalDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil || base == "" {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "fanout-inspector", "journal")
+}
