@@ -1,0 +1,216 @@
+// Package demo is Fanout Inspector's embedded demo server: a real MCP server
+// (built with the Go MCP SDK) whose tools make the server send requests to
+// the client, so that the inspector always has something to fan out against.
+//
+// [NewServer] returns the server; the engine connects to it in process over
+// [mcp.NewInMemoryTransports]. [ServeStdio] and [ServeHTTP] serve it to any
+// other MCP client (for example `inspector demo-server --http 127.0.0.1:8080`).
+//
+// Tools:
+//
+//   - fanout {"n": 5, "kind": "sampling"|"elicitation"|"roots"} sends n
+//     concurrent requests of that kind to the client and returns what came back
+//     and how long it took as the server saw it, as text and as structured
+//     content ([FanoutResult]).
+//   - echo {"text": "..."} answers at once.
+//   - slow {"ms": 1000, "steps": 10} sleeps, sending a progress notification
+//     per step when the call carries a progress token, and a log message per
+//     step when the client has set a log level.
+//
+// # Protocol eras
+//
+// Up to protocol 2025-11-25 the fanout tool sends sampling/createMessage,
+// elicitation/create or roots/list requests to the client while it serves the
+// tools/call, the classic way. A client that offers 2026-07-28 (stateless,
+// multi round-trip requests, SEP-2322) gets no server-initiated requests:
+// the Go SDK refuses to send them on that protocol ("cannot be sent while
+// serving a request"). For such a client the fanout tool answers the first
+// round with an input_required result holding n input requests, and
+// computes its result when the client retries the call with the n answers;
+// its elapsed time then spans both rounds. See [FanoutResult.Mode].
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Name is the server name the demo server reports.
+const Name = "fanout-demo"
+
+// Version is the server version the demo server reports.
+const Version = "1.0.0"
+
+// NewServer returns a new demo server with the tools fanout, echo and slow.
+// One server may serve many sessions at once.
+func NewServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Fanout Inspector demo server", Version: Version}, &mcp.ServerOptions{
+		Instructions: "Call fanout to make this server send n concurrent sampling, elicitation or roots requests to you; slow to watch progress; echo for a quick round trip.",
+		Logger:       nil,
+	})
+	f := newFanout()
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        "fanout",
+		Title:       "Fan out requests to the client",
+		Description: "Sends n concurrent requests of one kind (sampling, elicitation or roots) to the client and reports the replies and how long they took, as the server saw it.",
+		InputSchema: json.RawMessage(fanoutSchema),
+	}, f.handle)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        "echo",
+		Title:       "Echo",
+		Description: "Answers at once with the text it was given.",
+		InputSchema: json.RawMessage(echoSchema),
+	}, echo)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        "slow",
+		Title:       "Slow",
+		Description: "Sleeps for ms milliseconds in steps, reporting progress (with a progress token) and logging each step.",
+		InputSchema: json.RawMessage(slowSchema),
+	}, slow)
+	return srv
+}
+
+const fanoutSchema = `{
+  "type": "object",
+  "properties": {
+    "n":    {"type": "integer", "minimum": 1, "maximum": 100000, "default": 5, "description": "how many requests to send at once"},
+    "kind": {"type": "string", "enum": ["sampling", "elicitation", "roots"], "default": "sampling", "description": "which request to send"}
+  },
+  "additionalProperties": false
+}`
+
+const echoSchema = `{
+  "type": "object",
+  "properties": {"text": {"type": "string", "description": "what to send back"}},
+  "additionalProperties": false
+}`
+
+const slowSchema = `{
+  "type": "object",
+  "properties": {
+    "ms":    {"type": "integer", "minimum": 0, "maximum": 600000, "default": 1000, "description": "how long to sleep, in milliseconds"},
+    "steps": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 10, "description": "how many progress steps"}
+  },
+  "additionalProperties": false
+}`
+
+// EchoArgs are the arguments of the echo tool.
+type EchoArgs struct {
+	Text string `json:"text"`
+}
+
+// EchoResult is the structured result of the echo tool.
+type EchoResult struct {
+	Text string `json:"text"`
+}
+
+func echo(_ context.Context, _ *mcp.CallToolRequest, in EchoArgs) (*mcp.CallToolResult, EchoResult, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, EchoResult{Text: in.Text}, nil
+}
+
+// SlowArgs are the arguments of the slow tool.
+type SlowArgs struct {
+	MS    int `json:"ms"`
+	Steps int `json:"steps"`
+}
+
+// SlowResult is the structured result of the slow tool.
+type SlowResult struct {
+	MS    int     `json:"ms"`
+	Steps int     `json:"steps"`
+	Slept float64 `json:"slept_ms"`
+}
+
+func slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.CallToolResult, SlowResult, error) {
+	if in.Steps <= 0 {
+		in.Steps = 1
+	}
+	start := time.Now()
+	step := time.Duration(in.MS) * time.Millisecond / time.Duration(in.Steps)
+	token := req.Params.GetProgressToken()
+	t := time.NewTimer(step)
+	defer t.Stop()
+	for i := 1; i <= in.Steps; i++ {
+		select {
+		case <-ctx.Done():
+			return nil, SlowResult{}, fmt.Errorf("slow: stopped after %d of %d steps: %w", i-1, in.Steps, ctx.Err())
+		case <-t.C:
+		}
+		t.Reset(step)
+		msg := fmt.Sprintf("step %d of %d", i, in.Steps)
+		if token != nil {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: token, Progress: float64(i), Total: float64(in.Steps), Message: msg,
+			})
+		}
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "slow", Data: msg})
+	}
+	out := SlowResult{MS: in.MS, Steps: in.Steps, Slept: ms(time.Since(start))}
+	text := fmt.Sprintf("slept %.0f ms in %d steps", out.Slept, in.Steps)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// ServeStdio serves a new demo server over stdin and stdout until the
+// client closes stdin or ctx is done. Nothing else may write to stdout.
+func ServeStdio(ctx context.Context) error {
+	err := NewServer().Run(ctx, &mcp.StdioTransport{})
+	if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// ServeHTTP serves a new demo server over streamable HTTP at
+// http://ADDR/mcp until ctx is done. addr is a host:port ("127.0.0.1:0"
+// picks a free port); ready, if not nil, is called with the endpoint's URL
+// once the server is listening.
+func ServeHTTP(ctx context.Context, addr string, ready func(url string)) error {
+	srv := NewServer()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("demo server: cannot listen on %s: %w (pick another address, e.g. 127.0.0.1:0 for any free port)", addr, err)
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(os.Stderr, "demo-server: ", 0)}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	if ready != nil {
+		ready(endpointURL(ln.Addr()))
+	}
+	select {
+	case err := <-done:
+		return fmt.Errorf("demo server: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		_ = hs.Close()
+	}
+	return nil
+}
+
+// endpointURL gives the URL a person types to reach the listener; an
+// unspecified host (":8080", "0.0.0.0:8080") is shown as 127.0.0.1.
+func endpointURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String() + "/mcp"
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/mcp"
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
