@@ -1,0 +1,318 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	chart "github.com/wcharczuk/go-chart/v2"
+	"github.com/wcharczuk/go-chart/v2/drawing"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// ConcurrencyChartHeight is the height a [TimelineView] gives its chart.
+const ConcurrencyChartHeight = 140
+
+// ConcurrencyChart plots, over time, how many incoming requests were in
+// flight (being served) and pending (received and not yet answered) as two
+// step lines. It shares its time axis with the [Gantt] above it: the same
+// visible range and the same left gutter, so an instant lines up in both.
+//
+// The steps are downsampled to one value per pixel column (the most in
+// that column), so a recording with a hundred thousand changes draws as
+// fast as one with ten.
+type ConcurrencyChart struct {
+	widget.BaseWidget
+
+	axis   *timeAxis
+	snap   *recorder.Snapshot
+	steps  []recorder.Step
+	stepsV uint64 // version of snap the steps were computed for
+	peak   int
+
+	img    image.Image
+	imgKey chartKey
+	err    error
+	redraw throttle
+	frames atomic.Int64
+}
+
+type chartKey struct {
+	w, h       int
+	start, end time.Duration
+	version    uint64
+	steps      int
+	dark       bool
+}
+
+// NewConcurrencyChart returns an empty chart with its own time axis.
+func NewConcurrencyChart() *ConcurrencyChart {
+	c := &ConcurrencyChart{axis: newTimeAxis()}
+	c.ExtendBaseWidget(c)
+	c.redraw.fn = c.Refresh
+	c.axis.listen(c.redraw.request)
+	return c
+}
+
+// useAxis makes the chart follow axis (shared with a Gantt).
+func (c *ConcurrencyChart) useAxis(a *timeAxis) {
+	c.axis = a
+	a.listen(c.redraw.request)
+}
+
+// SetSnapshot shows the concurrency of snap's incoming requests.
+func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
+	c.snap = snap
+	c.steps = nil
+	c.stepsV = 0
+	if snap != nil {
+		c.setSteps(recorder.Steps(snap), snap.Version)
+	}
+	c.redraw.request()
+}
+
+// setSteps replaces the steps drawn; version identifies them for caching.
+func (c *ConcurrencyChart) setSteps(steps []recorder.Step, version uint64) {
+	c.steps = steps
+	c.stepsV = version + 1
+	_, pend := recorder.Peaks(steps)
+	c.peak = pend
+}
+
+// VisibleRange returns the time the chart shows.
+func (c *ConcurrencyChart) VisibleRange() (start, end time.Duration) {
+	return c.axis.start, c.axis.end
+}
+
+// Err returns the error of the last render, if it failed.
+func (c *ConcurrencyChart) Err() error { return c.err }
+
+// MinSize is the gutter and a short plot.
+func (c *ConcurrencyChart) MinSize() fyne.Size { return fyne.NewSize(ganttGutter+200, 60) }
+
+// CreateRenderer is a private method to Fyne which links this widget to
+// its renderer.
+func (c *ConcurrencyChart) CreateRenderer() fyne.WidgetRenderer {
+	small := theme.Size(theme.SizeNameCaptionText)
+	r := &chartRenderer{c: c}
+	r.raster = canvas.NewRaster(c.draw)
+	r.title = canvas.NewText("concurrency", theme.Color(theme.ColorNameForeground))
+	r.title.TextSize = small
+	r.title.TextStyle.Bold = true
+	r.inFlight = canvas.NewText("■ in flight (serving)", inFlightColor)
+	r.inFlight.TextSize = small
+	r.pending = canvas.NewText("■ pending (queued + serving)", pendingColor)
+	r.pending.TextSize = small
+	r.top = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+	r.top.TextSize = small
+	r.top.Alignment = fyne.TextAlignTrailing
+	r.zero = canvas.NewText("0", theme.Color(theme.ColorNameForeground))
+	r.zero.TextSize = small
+	r.zero.Alignment = fyne.TextAlignTrailing
+	r.message = canvas.NewText("", theme.Color(theme.ColorNameDisabled))
+	r.message.TextSize = small
+	return r
+}
+
+// yMax is the top of the chart's value axis: the peak plus headroom.
+func (c *ConcurrencyChart) yMax() float64 { return float64(max(c.peak, 1)) * 1.15 }
+
+// draw is the raster's generator: it renders the downsampled series with
+// go-chart into an image, re-rendering only when the size, the visible
+// range or the data changed.
+func (c *ConcurrencyChart) draw(w, h int) image.Image {
+	sc := float64(1)
+	if sz := c.Size(); sz.Width > 0 {
+		sc = float64(w) / float64(sz.Width)
+	}
+	gutter := int(ganttGutter*sc + 0.5)
+	key := chartKey{w: w, h: h, start: c.axis.start, end: c.axis.end, version: c.stepsV, steps: len(c.steps),
+		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark}
+	if c.img != nil && key == c.imgKey {
+		return c.img
+	}
+	c.frames.Add(1)
+	bg := toRGBA(theme.Color(theme.ColorNameBackground))
+	grid := mix(bg, toRGBA(theme.Color(theme.ColorNameForeground)), 0.12)
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	fillRect(out, 0, 0, w, h, bg)
+	fillRect(out, gutter-1, 0, gutter, h, grid)
+	plot, err := renderConcurrency(c.steps, c.axis.start, c.axis.end, w-gutter, h, c.yMax(), bg)
+	c.err = err
+	if err == nil {
+		for y := 0; y < h; y++ {
+			copy(out.Pix[y*out.Stride+gutter*4:y*out.Stride+w*4], plot.Pix[y*plot.Stride:y*plot.Stride+(w-gutter)*4])
+		}
+	}
+	c.img, c.imgKey = out, key
+	return out
+}
+
+// downsample turns steps into step-line points for go-chart, one value per
+// pixel column of the range [start, end) spread over cols columns: the
+// most requests in flight and pending at any time within the column.
+// Points come in pairs at each change so that the lines are steps.
+func downsample(steps []recorder.Step, start, end time.Duration, cols int) (xs, inFlight, pending []float64) {
+	if cols <= 0 || end <= start {
+		return nil, nil, nil
+	}
+	colW := float64(end-start) / float64(cols)
+	// the step in force at start
+	i := sort.Search(len(steps), func(i int) bool { return steps[i].At > start }) - 1
+	cur := recorder.Step{}
+	if i >= 0 {
+		cur = steps[i]
+	}
+	i++
+	prevF, prevP := -1, -1
+	for col := 0; col < cols; col++ {
+		t0 := float64(start) + float64(col)*colW
+		t1 := t0 + colW
+		f, p := cur.InFlight, cur.Pending
+		for i < len(steps) && float64(steps[i].At) < t1 {
+			cur = steps[i]
+			f, p = max(f, cur.InFlight), max(p, cur.Pending)
+			i++
+		}
+		if f != prevF || p != prevP {
+			x := t0 / float64(time.Millisecond)
+			if prevF >= 0 {
+				xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
+			}
+			xs, inFlight, pending = append(xs, x), append(inFlight, float64(f)), append(pending, float64(p))
+			prevF, prevP = f, p
+		}
+		// the column's maximum holds for the column; what comes next
+		// starts from the value in force at its end
+		f, p = cur.InFlight, cur.Pending
+		if f != prevF || p != prevP {
+			x := t1 / float64(time.Millisecond)
+			xs, inFlight, pending = append(xs, x, x), append(inFlight, float64(prevF), float64(f)), append(pending, float64(prevP), float64(p))
+			prevF, prevP = f, p
+		}
+	}
+	x := float64(end) / float64(time.Millisecond)
+	xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
+	return xs, inFlight, pending
+}
+
+// renderConcurrency draws the in-flight and pending step lines of steps
+// between start and end into a w×h image with go-chart, without axes: the
+// chart's time axis is the Gantt's ruler.
+func renderConcurrency(steps []recorder.Step, start, end time.Duration, w, h int, yMax float64, bg color.RGBA) (*image.RGBA, error) {
+	if w < 2 || h < 2 {
+		return nil, fmt.Errorf("the chart is too small to draw (%d×%d pixels)", w, h)
+	}
+	if end <= start {
+		return nil, fmt.Errorf("the visible time range is empty (%v to %v)", start, end)
+	}
+	xs, fl, pe := downsample(steps, start, end, w)
+	if len(xs) < 2 {
+		// go-chart needs two points per series to have an x range
+		x0, x1 := float64(start)/float64(time.Millisecond), float64(end)/float64(time.Millisecond)
+		xs, fl, pe = []float64{x0, x1}, []float64{0, 0}, []float64{0, 0}
+	}
+	toDrawing := func(c color.RGBA, a uint8) drawing.Color { return drawing.Color{R: c.R, G: c.G, B: c.B, A: a} }
+	ch := chart.Chart{
+		Width:  w,
+		Height: h,
+		Background: chart.Style{
+			Padding:   chart.BoxZero,
+			FillColor: toDrawing(bg, 255),
+		},
+		Canvas: chart.Style{FillColor: toDrawing(bg, 255)},
+		XAxis: chart.XAxis{
+			Style: chart.Style{Hidden: true},
+			Range: &chart.ContinuousRange{Min: float64(start) / float64(time.Millisecond), Max: float64(end) / float64(time.Millisecond)},
+		},
+		YAxis: chart.YAxis{
+			Style: chart.Style{Hidden: true},
+			Range: &chart.ContinuousRange{Min: 0, Max: yMax},
+		},
+		Series: []chart.Series{
+			chart.ContinuousSeries{
+				Name:    "pending",
+				XValues: xs, YValues: pe,
+				Style: chart.Style{StrokeColor: toDrawing(pendingColor, 255), StrokeWidth: 1.5, FillColor: toDrawing(pendingColor, 50)},
+			},
+			chart.ContinuousSeries{
+				Name:    "in flight",
+				XValues: xs, YValues: fl,
+				Style: chart.Style{StrokeColor: toDrawing(inFlightColor, 255), StrokeWidth: 2, FillColor: toDrawing(inFlightColor, 70)},
+			},
+		},
+	}
+	var iw chart.ImageWriter
+	if err := ch.Render(chart.PNG, &iw); err != nil {
+		return nil, fmt.Errorf("drawing the concurrency chart: %w", err)
+	}
+	img, err := iw.Image()
+	if err != nil {
+		return nil, fmt.Errorf("drawing the concurrency chart: %w", err)
+	}
+	rgba, ok := img.(*image.RGBA)
+	if !ok {
+		return nil, fmt.Errorf("drawing the concurrency chart: unexpected image type %T", img)
+	}
+	return rgba, nil
+}
+
+type chartRenderer struct {
+	c                                            *ConcurrencyChart
+	raster                                       *canvas.Raster
+	title, inFlight, pending, top, zero, message *canvas.Text
+}
+
+func (r *chartRenderer) Destroy() {}
+
+func (r *chartRenderer) Layout(size fyne.Size) {
+	r.raster.Resize(size)
+	r.Refresh()
+}
+
+func (r *chartRenderer) MinSize() fyne.Size { return r.c.MinSize() }
+
+func (r *chartRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.raster, r.title, r.inFlight, r.pending, r.top, r.zero, r.message}
+}
+
+func (r *chartRenderer) Refresh() {
+	c := r.c
+	size := c.Size()
+	fg := theme.Color(theme.ColorNameForeground)
+	y := float32(4)
+	for _, t := range []*canvas.Text{r.title, r.inFlight, r.pending} {
+		t.Move(fyne.NewPos(8, y))
+		t.Resize(t.MinSize())
+		y += t.MinSize().Height + 2
+	}
+	r.title.Color = fg
+	// value labels at the top and bottom of the plot, right-aligned in the gutter
+	r.top.Text = fmt.Sprintf("%d", max(c.peak, 1))
+	r.top.Color, r.zero.Color = fg, fg
+	topY := size.Height * float32(1-float64(max(c.peak, 1))/c.yMax())
+	ts := r.top.MinSize()
+	r.top.Move(fyne.NewPos(ganttGutter-6-ts.Width, max(topY-ts.Height/2, 0)))
+	r.top.Resize(ts)
+	zs := r.zero.MinSize()
+	r.zero.Move(fyne.NewPos(ganttGutter-6-zs.Width, size.Height-zs.Height))
+	r.zero.Resize(zs)
+	r.message.Text = ""
+	if c.err != nil {
+		r.message.Text = c.err.Error()
+	}
+	r.message.Move(fyne.NewPos(ganttGutter+8, 4))
+	r.message.Resize(r.message.MinSize())
+	for _, o := range []*canvas.Text{r.title, r.inFlight, r.pending, r.top, r.zero, r.message} {
+		o.Refresh()
+	}
+	r.raster.Refresh()
+}

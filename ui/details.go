@@ -1,0 +1,159 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// Details shows everything about one request: its method, direction, kind,
+// status and error, ids and parent, phase instants and durations, and its
+// params and result as indented JSON. All text can be selected and copied.
+type Details struct {
+	widget.BaseWidget
+
+	span    *recorder.Span
+	parent  *recorder.Span
+	header  *widget.Label
+	facts   *widget.Label
+	params  *widget.Label
+	result  *widget.Label
+	content *container.Scroll
+}
+
+// NewDetails returns a details pane with nothing selected.
+func NewDetails() *Details {
+	mono := func() *widget.Label {
+		l := widget.NewLabel("")
+		l.TextStyle.Monospace = true
+		l.Selectable = true
+		l.Wrapping = fyne.TextWrapBreak
+		return l
+	}
+	d := &Details{
+		header: widget.NewLabel(""),
+		facts:  mono(),
+		params: mono(),
+		result: mono(),
+	}
+	d.header.TextStyle.Bold = true
+	d.header.Wrapping = fyne.TextWrapWord
+	d.header.Selectable = true
+	d.content = container.NewVScroll(container.NewVBox(
+		d.header, d.facts,
+		widget.NewLabelWithStyle("Params", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), d.params,
+		widget.NewLabelWithStyle("Result", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), d.result,
+	))
+	d.ExtendBaseWidget(d)
+	d.SetSpan(nil, nil)
+	return d
+}
+
+// CreateRenderer is a private method to Fyne which links this widget to
+// its renderer.
+func (d *Details) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(d.content)
+}
+
+// MinSize keeps the pane readable when the split gives it little room.
+func (d *Details) MinSize() fyne.Size {
+	return fyne.NewSize(240, d.BaseWidget.MinSize().Height)
+}
+
+// SetSpan shows s (nil shows a hint) and the tool call that caused it, if
+// known.
+func (d *Details) SetSpan(s, parent *recorder.Span) {
+	d.span, d.parent = s, parent
+	if s == nil {
+		d.header.SetText("Click a request in the timeline to see its details.")
+		d.facts.SetText("")
+		d.params.SetText("")
+		d.result.SetText("")
+		return
+	}
+	d.header.SetText(fmt.Sprintf("#%d %s", s.ID, spanLabel(s)))
+	d.facts.SetText(spanFacts(s, parent))
+	d.params.SetText(prettyJSON(s.Params))
+	d.result.SetText(prettyJSON(s.Result))
+	d.content.ScrollToTop()
+}
+
+// Span returns the span shown, or nil.
+func (d *Details) Span() *recorder.Span { return d.span }
+
+// Text returns everything the pane shows, as text.
+func (d *Details) Text() string {
+	return strings.Join([]string{d.header.Text, d.facts.Text, "Params", d.params.Text, "Result", d.result.Text}, "\n")
+}
+
+// spanFacts lists a span's properties one per line, aligned.
+func spanFacts(s *recorder.Span, parent *recorder.Span) string {
+	var b strings.Builder
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "%-10s %s\n", k, v)
+		}
+	}
+	status := string(s.Status)
+	if s.Open() {
+		status = "in flight"
+	}
+	row("method", s.Method)
+	row("tool", s.Name)
+	row("direction", string(s.Direction))
+	row("kind", string(s.Kind))
+	row("status", status)
+	row("error", s.Error)
+	row("session", s.Session)
+	row("request", s.RequestID)
+	row("span", fmt.Sprint(s.ID))
+	switch {
+	case parent != nil:
+		row("parent", fmt.Sprintf("#%d %s", parent.ID, spanLabel(parent)))
+	case s.Parent != 0:
+		row("parent", fmt.Sprintf("#%d", s.Parent))
+	}
+	if s.Round > 0 {
+		row("round", fmt.Sprint(s.Round))
+	}
+	if s.Direction == recorder.Incoming {
+		row("received", formatOffset(s.Received))
+		row("queued", formatOffset(s.Queued))
+		row("serving", formatOffset(s.Serving))
+		row("answered", formatOffset(s.Answered))
+		if s.Serving != recorder.Unset {
+			row("waited", formatDuration(s.QueueTime()))
+		}
+		if s.Answered != recorder.Unset {
+			row("served", formatDuration(s.ServeTime()))
+			row("total", formatDuration(s.Total()))
+		}
+	} else {
+		row("sent", formatOffset(s.Received))
+		row("answered", formatOffset(s.Answered))
+		if s.Answered != recorder.Unset {
+			row("round trip", formatDuration(s.Total()))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// prettyJSON indents raw JSON for reading; text that is not JSON is shown
+// as it is.
+func prettyJSON(raw json.RawMessage) string {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "(none)"
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return out.String()
+}

@@ -1,0 +1,24 @@
+// Package ui is the Fyne user interface of Fanout Inspector: the main
+// window with its connection, callback and workload panels, and the
+// timeline that shows which requests were in flight when.
+//
+// The timeline side is one widget, [TimelineView], made of
+//
+//   - a [Gantt]: one row per request, grouped under the tool call that
+//     caused it, each bar split into its queued (pale) and serving (solid)
+//     phases, coloured by kind, failures marked in red, notifications as
+//     ticks, with zoom, pan, follow-live, hover tooltips and selection;
+//   - a [ConcurrencyChart] under it on the same time axis: requests in
+//     flight and pending over time;
+//   - a [StatsBar]: peaks, elapsed time, percentiles and the verdict in
+//     words (serialized, concurrent, bounded…);
+//   - a [Details] pane: the selected request's phases, ids, params and
+//     result as formatted JSON.
+//
+// Give a TimelineView a live [recorder.Recording] with
+// [TimelineView.SetRecording] (one ticker redraws it at most about 30 times
+// a second, and only when the recording changed) or a finished one with
+// [TimelineView.SetSnapshot]. Every method of the package's widgets must be
+// called on Fyne's main goroutine; the live ticker hands its snapshots over
+// with [fyne.Do].
+package ui

@@ -1,0 +1,1165 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// GanttRow is one row of a [Gantt]: a request, and how deep it sits under
+// the tool call that caused it.
+type GanttRow struct {
+	Span *recorder.Span
+	// Depth is 0 for a tool call, an orphan or an outgoing request, and 1
+	// for a request caused by the tool call above it.
+	Depth int
+}
+
+// Sizes of the Gantt's parts, in device-independent units.
+const (
+	ganttGutter    = 180 // row labels on the left; the chart below uses the same gutter
+	ganttRulerH    = 22  // the time ruler
+	ganttLaneH     = 10  // the notification lane under the ruler
+	ganttRowH      = 20  // one request
+	ganttCompactH  = 4   // one request in compact mode
+	ganttIndent    = 14  // indentation of a child row's label
+	minVisibleSpan = 10 * time.Microsecond
+)
+
+// minFrameInterval is the least time between two redraws of a live or
+// interacted-with widget (about 30 frames a second). Tests set it to 0.
+var minFrameInterval = 33 * time.Millisecond
+
+// Gantt is a timeline of requests: one row per request, children under the
+// tool call that caused them, each bar split into its queued phase (pale)
+// and its serving phase (solid), coloured by kind. Failed requests are
+// outlined in red (cancelled, timed-out and aborted ones also hatched),
+// notifications are ticks in the lane under the ruler and on the row of the
+// request they name.
+//
+// The mouse wheel scrolls rows; Ctrl+wheel (Cmd on macOS) zooms around the
+// pointer; Shift+wheel, a horizontal wheel or dragging pans; a click
+// selects a request and calls OnSelect. Everything is drawn on one raster
+// into a reused image, so ten thousand rows stay smooth.
+type Gantt struct {
+	widget.BaseWidget
+
+	// OnSelect is called with the span the user clicked, or nil when the
+	// selection was cleared.
+	OnSelect func(*recorder.Span)
+	// OnFollowChanged is called when following the live end of the
+	// recording was switched on or off, by the user or by panning.
+	OnFollowChanged func(bool)
+
+	snap    *recorder.Snapshot
+	layout  ganttLayout
+	axis    *timeAxis
+	follow  bool
+	compact bool
+	fitted  bool // the view has been fitted at least once
+
+	scrollY  float32 // first visible row pixel, in dp
+	selected recorder.SpanID
+	hoverRow int
+	hoverPos fyne.Position
+
+	img    *image.RGBA
+	frames atomic.Int64
+	redraw throttle
+	// lastTicks is what the ruler showed at the last refresh.
+	lastTicks []string
+}
+
+// NewGantt returns an empty Gantt with its own time axis.
+func NewGantt() *Gantt {
+	g := &Gantt{axis: newTimeAxis(), hoverRow: -1}
+	g.ExtendBaseWidget(g)
+	g.axis.listen(g.changed)
+	g.redraw.fn = g.Refresh
+	return g
+}
+
+// CreateRenderer is a private method to Fyne which links this widget to
+// its renderer.
+func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
+	r := &ganttRenderer{g: g}
+	r.raster = canvas.NewRaster(g.draw)
+	r.empty = canvas.NewText("No requests recorded yet — connect and call a tool", theme.Color(theme.ColorNameDisabled))
+	r.empty.Alignment = fyne.TextAlignCenter
+	r.tipBg = canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
+	r.tipBg.StrokeColor = theme.Color(theme.ColorNameShadow)
+	r.tipBg.StrokeWidth = 1
+	r.tipBg.CornerRadius = 3
+	r.tipBg.Hide()
+	r.refreshObjects()
+	return r
+}
+
+// SetSnapshot shows snap. A snapshot of the same recording as the one shown
+// (same creation time, at least as many spans) only lays out the new
+// spans; any other starts afresh, fitted to the whole recording.
+func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
+	if snap == nil {
+		snap = &recorder.Snapshot{}
+	}
+	same := g.snap != nil && g.snap.Meta.Created.Equal(snap.Meta.Created) &&
+		g.snap.Meta.Title == snap.Meta.Title && len(snap.Spans) >= g.layout.done
+	if !same {
+		g.layout = ganttLayout{}
+		g.scrollY = 0
+		g.hoverRow = -1
+		g.fitted = false
+	}
+	g.snap = snap
+	g.layout.update(snap)
+	if g.selected != 0 && g.layout.rowOfID(g.selected) < 0 {
+		g.selected = 0
+	}
+	switch {
+	case !g.fitted && g.follow:
+		g.fitted = true
+		g.axis.set(0, max(5*time.Second, extentOf(snap)*21/20))
+	case !g.fitted:
+		g.fitted = true
+		g.Fit()
+	case g.follow:
+		g.slideToNow()
+	}
+	g.clampScroll()
+	g.changed()
+}
+
+// Snapshot returns the snapshot shown, or nil.
+func (g *Gantt) Snapshot() *recorder.Snapshot { return g.snap }
+
+// Rows returns the rows in display order.
+func (g *Gantt) Rows() []GanttRow {
+	if g.snap == nil {
+		return nil
+	}
+	rows := make([]GanttRow, len(g.layout.rows))
+	for i, r := range g.layout.rows {
+		rows[i] = GanttRow{Span: g.snap.Spans[r.span], Depth: int(r.depth)}
+	}
+	return rows
+}
+
+// VisibleRange returns the span of time the Gantt shows, as offsets from
+// the recording's start.
+func (g *Gantt) VisibleRange() (start, end time.Duration) { return g.axis.start, g.axis.end }
+
+// SetVisibleRange shows the time from start to end.
+func (g *Gantt) SetVisibleRange(start, end time.Duration) { g.axis.set(start, end) }
+
+// ZoomIn shows half as much time, around the middle of the view.
+func (g *Gantt) ZoomIn() { g.zoomAt(0.5, 0.5) }
+
+// ZoomOut shows twice as much time, around the middle of the view.
+func (g *Gantt) ZoomOut() { g.zoomAt(2, 0.5) }
+
+// Fit shows the whole recording.
+func (g *Gantt) Fit() {
+	g.axis.set(0, max(extentOf(g.snap)*21/20, time.Millisecond))
+}
+
+// SetFollow switches following the live end of the recording on or off.
+// While on, the view keeps its width and slides so that the latest
+// instant and the latest rows stay visible.
+func (g *Gantt) SetFollow(on bool) {
+	if g.follow == on {
+		return
+	}
+	g.follow = on
+	if on {
+		g.slideToNow()
+	}
+	if g.OnFollowChanged != nil {
+		g.OnFollowChanged(on)
+	}
+	g.changed()
+}
+
+// Following reports whether the view follows the live end.
+func (g *Gantt) Following() bool { return g.follow }
+
+// SetCompact switches between readable rows with labels and thin rows
+// that show many requests at once.
+func (g *Gantt) SetCompact(on bool) {
+	g.compact = on
+	g.clampScroll()
+	g.changed()
+}
+
+// Select selects the span with the given ID (0 clears the selection),
+// scrolls it into view and calls OnSelect.
+func (g *Gantt) Select(id recorder.SpanID) {
+	row := g.layout.rowOfID(id)
+	if row < 0 {
+		id = 0
+	}
+	g.selected = id
+	if row >= 0 {
+		rh := g.rowH()
+		top := float32(row) * rh
+		if top < g.scrollY || top+rh > g.scrollY+g.rowsAreaH() {
+			g.scrollY = top - g.rowsAreaH()/2
+			g.clampScroll()
+		}
+	}
+	if g.OnSelect != nil {
+		g.OnSelect(g.Selected())
+	}
+	g.changed()
+}
+
+// Selected returns the selected span, or nil.
+func (g *Gantt) Selected() *recorder.Span {
+	row := g.layout.rowOfID(g.selected)
+	if row < 0 || g.snap == nil {
+		return nil
+	}
+	return g.snap.Spans[g.layout.rows[row].span]
+}
+
+// SpanAt returns the span of the row under pos (relative to the Gantt), or
+// nil.
+func (g *Gantt) SpanAt(pos fyne.Position) *recorder.Span {
+	row := g.rowAt(pos.Y)
+	if row < 0 {
+		return nil
+	}
+	return g.snap.Spans[g.layout.rows[row].span]
+}
+
+// RulerLabels returns the labels the time ruler shows, left to right.
+func (g *Gantt) RulerLabels() []string {
+	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	labels := make([]string, len(ticks))
+	for i, t := range ticks {
+		labels[i] = t.label
+	}
+	return labels
+}
+
+// FramesDrawn returns how many frames the Gantt has drawn since it was
+// made: sample it twice to measure frames per second.
+func (g *Gantt) FramesDrawn() int64 { return g.frames.Load() }
+
+// Scrolled scrolls rows (wheel), zooms (Ctrl or Cmd + wheel) or pans
+// (Shift + wheel, horizontal wheel).
+func (g *Gantt) Scrolled(ev *fyne.ScrollEvent) {
+	var mods fyne.KeyModifier
+	if d, ok := fyne.CurrentApp().Driver().(desktop.Driver); ok {
+		mods = d.CurrentKeyModifiers()
+	}
+	g.scroll(ev, mods)
+}
+
+func (g *Gantt) scroll(ev *fyne.ScrollEvent, mods fyne.KeyModifier) {
+	dx, dy := ev.Scrolled.DX, ev.Scrolled.DY
+	switch {
+	case mods&(fyne.KeyModifierControl|fyne.KeyModifierSuper) != 0:
+		frac := float64((ev.Position.X - ganttGutter) / max(g.plotW(), 1))
+		g.zoomAt(math.Exp(-float64(dy)/50), min(max(frac, 0), 1))
+		return
+	case mods&fyne.KeyModifierShift != 0:
+		dx, dy = dy, 0
+	}
+	if dx != 0 {
+		g.panBy(dx)
+	}
+	if dy != 0 {
+		g.scrollY -= dy
+		g.clampScroll()
+		g.changed()
+	}
+}
+
+// Dragged pans the view: sideways in time, up and down through the rows.
+func (g *Gantt) Dragged(ev *fyne.DragEvent) {
+	if ev.Dragged.DX != 0 {
+		g.panBy(ev.Dragged.DX)
+	}
+	if ev.Dragged.DY != 0 {
+		g.scrollY -= ev.Dragged.DY
+		g.clampScroll()
+		g.changed()
+	}
+}
+
+// DragEnd is called when a drag ends; there is nothing left to do.
+func (g *Gantt) DragEnd() {}
+
+// Tapped selects the request of the row under the pointer.
+func (g *Gantt) Tapped(ev *fyne.PointEvent) {
+	row := g.rowAt(ev.Position.Y)
+	if row < 0 {
+		g.Select(0)
+		return
+	}
+	g.Select(g.snap.Spans[g.layout.rows[row].span].ID)
+}
+
+// MouseIn is called when the pointer enters the Gantt.
+func (g *Gantt) MouseIn(ev *desktop.MouseEvent) { g.MouseMoved(ev) }
+
+// MouseMoved shows the tooltip of the request under the pointer.
+func (g *Gantt) MouseMoved(ev *desktop.MouseEvent) {
+	row := g.rowAt(ev.Position.Y)
+	if row == g.hoverRow && (row < 0 || ev.Position == g.hoverPos) {
+		return
+	}
+	g.hoverRow, g.hoverPos = row, ev.Position
+	g.changed()
+}
+
+// MouseOut hides the tooltip.
+func (g *Gantt) MouseOut() {
+	if g.hoverRow >= 0 {
+		g.hoverRow = -1
+		g.changed()
+	}
+}
+
+// Tooltip returns the lines of the tooltip shown for the request under
+// the pointer, or nil.
+func (g *Gantt) Tooltip() []string {
+	if g.hoverRow < 0 || g.hoverRow >= len(g.layout.rows) {
+		return nil
+	}
+	return spanSummary(g.snap, g.snap.Spans[g.layout.rows[g.hoverRow].span])
+}
+
+// MinSize is enough for the gutter, the ruler and a few rows.
+func (g *Gantt) MinSize() fyne.Size {
+	return fyne.NewSize(ganttGutter+200, ganttRulerH+ganttLaneH+4*ganttRowH)
+}
+
+// changed asks for a redraw, at most every minFrameInterval.
+func (g *Gantt) changed() { g.redraw.request() }
+
+func (g *Gantt) rowH() float32 {
+	if g.compact {
+		return ganttCompactH
+	}
+	return ganttRowH
+}
+
+func (g *Gantt) plotW() float32 { return max(g.Size().Width-ganttGutter, 1) }
+
+func (g *Gantt) rowsAreaH() float32 {
+	return max(g.Size().Height-ganttRulerH-ganttLaneH, 0)
+}
+
+func (g *Gantt) clampScroll() {
+	maxY := float32(len(g.layout.rows))*g.rowH() - g.rowsAreaH()
+	g.scrollY = min(g.scrollY, max(maxY, 0))
+	g.scrollY = max(g.scrollY, 0)
+}
+
+func (g *Gantt) rowAt(y float32) int {
+	if g.snap == nil || y < ganttRulerH+ganttLaneH {
+		return -1
+	}
+	row := int((y - ganttRulerH - ganttLaneH + g.scrollY) / g.rowH())
+	if row < 0 || row >= len(g.layout.rows) {
+		return -1
+	}
+	return row
+}
+
+// zoomAt scales the visible width by factor, keeping the instant at
+// fraction frac of the plot where it is.
+func (g *Gantt) zoomAt(factor, frac float64) {
+	start, end := float64(g.axis.start), float64(g.axis.end)
+	pivot := start + frac*(end-start)
+	w := (end - start) * factor
+	g.axis.set(time.Duration(pivot-frac*w), time.Duration(pivot-frac*w+w))
+}
+
+// panBy moves the view by dx device-independent units (positive: earlier
+// times come into view) and stops following the live end.
+func (g *Gantt) panBy(dx float32) {
+	w := g.axis.end - g.axis.start
+	shift := time.Duration(float64(dx) / float64(g.plotW()) * float64(w))
+	if shift == 0 {
+		return
+	}
+	g.SetFollow(false)
+	g.axis.set(g.axis.start-shift, g.axis.end-shift)
+}
+
+// slideToNow keeps the view's width and moves it so that the recording's
+// latest instant is in view, and scrolls to the latest rows.
+func (g *Gantt) slideToNow() {
+	if g.snap == nil {
+		return
+	}
+	now := extentOf(g.snap)
+	w := g.axis.end - g.axis.start
+	if now > g.axis.end-w/20 {
+		g.axis.set(now+w/20-w, now+w/20)
+	}
+	g.scrollY = float32(len(g.layout.rows))*g.rowH() - g.rowsAreaH()
+	g.clampScroll()
+}
+
+// extentOf is the latest instant of snap: its Now, or the end of its last
+// span or event, whichever is later.
+func extentOf(snap *recorder.Snapshot) time.Duration {
+	if snap == nil {
+		return 0
+	}
+	end := snap.Now
+	for _, s := range snap.Spans {
+		end = max(end, s.Received, s.Answered)
+	}
+	for _, e := range snap.Events {
+		end = max(end, e.At)
+	}
+	return end
+}
+
+// timeAxis is a visible time range shared by a Gantt, the chart under it
+// and, when comparing, a second Gantt and chart.
+type timeAxis struct {
+	start, end time.Duration
+	listeners  []func()
+}
+
+func newTimeAxis() *timeAxis { return &timeAxis{end: time.Second} }
+
+func (a *timeAxis) listen(f func()) { a.listeners = append(a.listeners, f) }
+
+// set changes the range, keeping it at least minVisibleSpan wide and not
+// starting before the recording, and tells the listeners.
+func (a *timeAxis) set(start, end time.Duration) {
+	w := max(end-start, minVisibleSpan)
+	w = min(w, 24*time.Hour)
+	if start < 0 {
+		start = 0
+	}
+	end = start + w
+	if start == a.start && end == a.end {
+		return
+	}
+	a.start, a.end = start, end
+	for _, f := range a.listeners {
+		f()
+	}
+}
+
+// throttle runs fn at most once every minFrameInterval: a request within
+// the interval is deferred to its end, and requests meanwhile coalesce.
+type throttle struct {
+	fn      func()
+	last    time.Time
+	pending bool
+}
+
+func (t *throttle) request() {
+	if t.pending {
+		return
+	}
+	wait := minFrameInterval - time.Since(t.last)
+	if wait <= 0 {
+		t.last = time.Now()
+		t.fn()
+		return
+	}
+	t.pending = true
+	time.AfterFunc(wait, func() {
+		fyne.Do(func() {
+			t.pending = false
+			t.last = time.Now()
+			t.fn()
+		})
+	})
+}
+
+// ganttLayout is the row order of a snapshot, built incrementally as spans
+// are appended: a group per top-level span, its children after it.
+type ganttLayout struct {
+	done    int                       // spans laid out
+	index   map[recorder.SpanID]int32 // span ID → index in snap.Spans
+	groupOf []int32                   // span index → its group
+	groups  []ganttGroup              // in order of their top span
+	rows    []ganttRowRef             // flattened groups
+	rowOf   map[recorder.SpanID]int32 // span ID → row
+	evDone  int                       // events sorted into spanEv
+	spanEv  map[int32][]time.Duration // row → instants of events naming its span
+	evRows  []int32                   // rows that have events (for drawing)
+}
+
+type ganttGroup struct {
+	top      int32
+	children []int32
+}
+
+type ganttRowRef struct {
+	span  int32
+	depth int8
+}
+
+func (l *ganttLayout) update(snap *recorder.Snapshot) {
+	if l.index == nil {
+		l.index = make(map[recorder.SpanID]int32)
+		l.rowOf = make(map[recorder.SpanID]int32)
+		l.spanEv = make(map[int32][]time.Duration)
+	}
+	added := l.done < len(snap.Spans)
+	for i := l.done; i < len(snap.Spans); i++ {
+		s := snap.Spans[i]
+		l.index[s.ID] = int32(i)
+		g := int32(-1)
+		if s.Parent != 0 {
+			if p, ok := l.index[s.Parent]; ok && int(p) < i {
+				g = l.groupOf[p]
+			}
+		}
+		if g < 0 {
+			g = int32(len(l.groups))
+			l.groups = append(l.groups, ganttGroup{top: int32(i)})
+		} else {
+			l.groups[g].children = append(l.groups[g].children, int32(i))
+		}
+		l.groupOf = append(l.groupOf, g)
+	}
+	l.done = len(snap.Spans)
+	if added {
+		l.rows = l.rows[:0]
+		for _, g := range l.groups {
+			l.rows = append(l.rows, ganttRowRef{span: g.top})
+			for _, c := range g.children {
+				l.rows = append(l.rows, ganttRowRef{span: c, depth: 1})
+			}
+		}
+		for r, ref := range l.rows {
+			l.rowOf[snap.Spans[ref.span].ID] = int32(r)
+		}
+		// rows moved: sort the events again
+		l.evDone = 0
+		l.evRows = l.evRows[:0]
+		clear(l.spanEv)
+	}
+	for ; l.evDone < len(snap.Events); l.evDone++ {
+		e := snap.Events[l.evDone]
+		if e.Span == 0 {
+			continue
+		}
+		if r, ok := l.rowOf[e.Span]; ok {
+			if len(l.spanEv[r]) == 0 {
+				l.evRows = append(l.evRows, r)
+			}
+			l.spanEv[r] = append(l.spanEv[r], e.At)
+		}
+	}
+}
+
+func (l *ganttLayout) rowOfID(id recorder.SpanID) int {
+	if id == 0 {
+		return -1
+	}
+	r, ok := l.rowOf[id]
+	if !ok {
+		return -1
+	}
+	return int(r)
+}
+
+// Kind colours: one hue per kind, readable on light and dark themes.
+var kindColors = map[recorder.Kind]color.RGBA{
+	recorder.KindSampling:    {59, 130, 246, 255},  // blue
+	recorder.KindElicitation: {168, 85, 247, 255},  // purple
+	recorder.KindRoots:       {20, 184, 166, 255},  // teal
+	recorder.KindPing:        {245, 158, 11, 255},  // amber
+	recorder.KindTool:        {100, 116, 139, 255}, // slate
+	recorder.KindOther:       {168, 162, 158, 255}, // stone
+}
+
+// legendKinds is the order of kinds in legends.
+var legendKinds = []recorder.Kind{
+	recorder.KindTool, recorder.KindSampling, recorder.KindElicitation,
+	recorder.KindRoots, recorder.KindPing, recorder.KindOther,
+}
+
+var (
+	failColor     = color.RGBA{220, 38, 38, 255}
+	inFlightColor = color.RGBA{37, 99, 235, 255}
+	pendingColor  = color.RGBA{251, 146, 60, 255}
+)
+
+func kindColor(k recorder.Kind) color.RGBA {
+	if c, ok := kindColors[k]; ok {
+		return c
+	}
+	return kindColors[recorder.KindOther]
+}
+
+func eventColor(k recorder.EventKind) color.RGBA {
+	switch k {
+	case recorder.EventProgress:
+		return color.RGBA{22, 163, 74, 255}
+	case recorder.EventCancelled:
+		return failColor
+	case recorder.EventConnection:
+		return color.RGBA{234, 88, 12, 255}
+	case recorder.EventListChanged:
+		return color.RGBA{8, 145, 178, 255}
+	}
+	return color.RGBA{120, 113, 108, 255}
+}
+
+func toRGBA(c color.Color) color.RGBA {
+	r, g, b, a := c.RGBA()
+	if a == 0 {
+		return color.RGBA{}
+	}
+	// un-premultiply, then lay it on opaque
+	return color.RGBA{uint8(r * 0xff / a), uint8(g * 0xff / a), uint8(b * 0xff / a), 255}
+}
+
+// mix returns a blended with b: t = 0 gives a, t = 1 gives b.
+func mix(a, b color.RGBA, t float64) color.RGBA {
+	f := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t + 0.5) }
+	return color.RGBA{f(a.R, b.R), f(a.G, b.G), f(a.B, b.B), 255}
+}
+
+// ganttPalette is the colours of one frame, taken from the theme.
+type ganttPalette struct {
+	bg, stripe, child, ruler, grid, fg, faint, sel, hover, now color.RGBA
+}
+
+func newGanttPalette() ganttPalette {
+	bg := toRGBA(theme.Color(theme.ColorNameBackground))
+	fg := toRGBA(theme.Color(theme.ColorNameForeground))
+	return ganttPalette{
+		bg:     bg,
+		fg:     fg,
+		stripe: mix(bg, fg, 0.03),
+		child:  mix(bg, kindColors[recorder.KindTool], 0.07),
+		ruler:  mix(bg, fg, 0.07),
+		grid:   mix(bg, fg, 0.12),
+		faint:  mix(bg, fg, 0.45),
+		sel:    mix(bg, toRGBA(theme.Color(theme.ColorNamePrimary)), 0.25),
+		hover:  mix(bg, fg, 0.08),
+		now:    toRGBA(theme.Color(theme.ColorNamePrimary)),
+	}
+}
+
+// draw is the raster's generator: it paints the ruler's ticks, the
+// notification lane and the visible rows into the reused image.
+func (g *Gantt) draw(w, h int) image.Image {
+	g.frames.Add(1)
+	if g.img == nil || g.img.Rect.Dx() != w || g.img.Rect.Dy() != h {
+		g.img = image.NewRGBA(image.Rect(0, 0, w, h))
+	}
+	img := g.img
+	pal := newGanttPalette()
+	fillRect(img, 0, 0, w, h, pal.bg)
+
+	sc := float64(1)
+	if sz := g.Size(); sz.Width > 0 {
+		sc = float64(w) / float64(sz.Width)
+	}
+	px := func(v float32) int { return int(math.Round(float64(v) * sc)) }
+	plotX0 := px(ganttGutter)
+	rulerH, laneH := px(ganttRulerH), px(ganttLaneH)
+	top := rulerH + laneH
+	start, end := float64(g.axis.start), float64(g.axis.end)
+	perNs := float64(w-plotX0) / (end - start)
+	xOf := func(t time.Duration) int { return plotX0 + int(math.Floor((float64(t)-start)*perNs)) }
+
+	// ruler and grid
+	fillRect(img, 0, 0, w, rulerH, pal.ruler)
+	fillRect(img, 0, rulerH-1, w, rulerH, pal.grid)
+	for _, t := range rulerTicks(g.axis.start, g.axis.end, g.plotW()) {
+		x := xOf(t.at)
+		fillRect(img, x, rulerH-px(5), x+1, rulerH, pal.faint)
+		fillRect(img, x, rulerH, x+1, h, pal.grid)
+	}
+	fillRect(img, plotX0-1, 0, plotX0, h, pal.grid)
+	if g.snap == nil {
+		return img
+	}
+
+	// notification lane
+	for _, e := range g.snap.Events {
+		x := xOf(e.At)
+		if x < plotX0 || x >= w {
+			continue
+		}
+		fillRect(img, x, rulerH+px(2), x+max(1, px(2)), top-px(2), eventColor(e.Kind))
+	}
+
+	// rows
+	rh := float64(g.rowH()) * sc
+	scroll := float64(g.scrollY) * sc
+	first := max(int(scroll/rh), 0)
+	last := min(int((scroll+float64(h-top))/rh)+1, len(g.layout.rows))
+	pad := max(1, int(rh*0.18))
+	if g.compact {
+		pad = 0
+	}
+	selRow := g.layout.rowOfID(g.selected)
+	line := max(1, int(sc+0.5))
+	for r := first; r < last; r++ {
+		ref := g.layout.rows[r]
+		s := g.snap.Spans[ref.span]
+		y0 := top + int(float64(r)*rh-scroll)
+		y1 := top + int(float64(r+1)*rh-scroll)
+		if y1 <= top {
+			continue
+		}
+		// row background
+		switch {
+		case r == selRow:
+			fillRect(img, 0, max(y0, top), w, y1, pal.sel)
+		case r == g.hoverRow:
+			fillRect(img, 0, max(y0, top), w, y1, pal.hover)
+		case ref.depth > 0:
+			fillRect(img, 0, max(y0, top), w, y1, pal.child)
+		case r%2 == 1 && !g.compact:
+			fillRect(img, 0, max(y0, top), w, y1, pal.stripe)
+		}
+		if !g.compact {
+			// the kind's colour as a swatch at the start of the label
+			kc := kindColor(s.Kind)
+			x := px(4 + float32(ref.depth)*ganttIndent)
+			fillRect(img, x, y0+pad, x+px(4), y1-pad, kc)
+		}
+		g.drawBar(img, s, y0+pad, y1-pad, xOf, plotX0, w, line, r == selRow, pal)
+	}
+	// event ticks on their rows
+	for _, r32 := range g.layout.evRows {
+		r := int(r32)
+		if r < first || r >= last {
+			continue
+		}
+		y0 := top + int(float64(r)*rh-scroll)
+		y1 := top + int(float64(r+1)*rh-scroll)
+		for _, at := range g.layout.spanEv[int32(r)] {
+			x := xOf(at)
+			if x >= plotX0 && x < w {
+				fillRect(img, x, max(y0, top), x+line, y1, pal.fg)
+			}
+		}
+	}
+	// the live end
+	if g.follow {
+		if x := xOf(g.snap.Now); x >= plotX0 && x < w {
+			fillRect(img, x, rulerH, x+line, h, pal.now)
+		}
+	}
+	return img
+}
+
+// drawBar paints one span between rows y0 and y1: the queued phase pale,
+// the serving phase solid, a red outline for a failure and hatching for
+// a cancellation, timeout or abort.
+func (g *Gantt) drawBar(img *image.RGBA, s *recorder.Span, y0, y1 int, xOf func(time.Duration) int, plotX0, w, line int, selected bool, pal ganttPalette) {
+	if s.Received == recorder.Unset {
+		return
+	}
+	end := s.Answered
+	if end == recorder.Unset {
+		end = max(g.snap.Now, s.Received)
+	}
+	x0, x3 := xOf(s.Received), xOf(end)
+	if x3 < plotX0 || x0 >= w {
+		return
+	}
+	x3 = max(x3, x0+1) // a request shorter than a pixel still shows
+	serve := s.Serving
+	if s.Direction != recorder.Incoming || serve == recorder.Unset && s.Answered != recorder.Unset {
+		serve = s.Received
+	}
+	x1 := x3
+	if serve != recorder.Unset {
+		x1 = min(xOf(serve), x3)
+	}
+	kc := kindColor(s.Kind)
+	cx0, cx3 := max(x0, plotX0), min(x3, w)
+	fillRect(img, cx0, y0, min(max(x1, plotX0), w), y1, mix(pal.bg, kc, 0.35))
+	fillRect(img, max(x1, plotX0), y0, cx3, y1, kc)
+	failed := s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK
+	if s.Status == recorder.StatusCancelled || s.Status == recorder.StatusTimeout || s.Status == recorder.StatusAborted {
+		hatch(img, cx0, y0, cx3, y1, failColor)
+	}
+	switch {
+	case failed:
+		outline(img, x0, y0, x3, y1, max(line, 2), failColor, plotX0, w)
+	case selected:
+		outline(img, x0, y0, x3, y1, line, pal.fg, plotX0, w)
+	}
+	if s.Open() && x3 <= w {
+		// an open request: a bright leading edge that grows with time
+		fillRect(img, x3-line, y0-1, x3, y1+1, pal.fg)
+	}
+}
+
+// fillRect fills [x0,x1)×[y0,y1) of img with c, clipped to the image.
+func fillRect(img *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
+	b := img.Rect
+	x0, y0 = max(x0, b.Min.X), max(y0, b.Min.Y)
+	x1, y1 = min(x1, b.Max.X), min(y1, b.Max.Y)
+	if x0 >= x1 || y0 >= y1 {
+		return
+	}
+	stride := img.Stride
+	first := img.Pix[y0*stride+x0*4 : y0*stride+x1*4]
+	for i := 0; i < len(first); i += 4 {
+		first[i], first[i+1], first[i+2], first[i+3] = c.R, c.G, c.B, c.A
+	}
+	for y := y0 + 1; y < y1; y++ {
+		copy(img.Pix[y*stride+x0*4:y*stride+x1*4], first)
+	}
+}
+
+// outline draws a frame of thickness t around [x0,x1)×[y0,y1), clipped to
+// the plot's columns [minX, maxX).
+func outline(img *image.RGBA, x0, y0, x1, y1, t int, c color.RGBA, minX, maxX int) {
+	cx0, cx1 := max(x0, minX), min(x1, maxX)
+	fillRect(img, cx0, y0, cx1, y0+t, c)
+	fillRect(img, cx0, y1-t, cx1, y1, c)
+	if x0 >= minX {
+		fillRect(img, x0, y0, x0+t, y1, c)
+	}
+	if x1 <= maxX {
+		fillRect(img, x1-t, y0, x1, y1, c)
+	}
+}
+
+// hatch draws diagonal stripes over [x0,x1)×[y0,y1).
+func hatch(img *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
+	b := img.Rect
+	x0, y0 = max(x0, b.Min.X), max(y0, b.Min.Y)
+	x1, y1 = min(x1, b.Max.X), min(y1, b.Max.Y)
+	for y := y0; y < y1; y++ {
+		row := img.Pix[y*img.Stride:]
+		for x := x0; x < x1; x++ {
+			if (x+y)%6 < 2 {
+				i := x * 4
+				row[i], row[i+1], row[i+2], row[i+3] = c.R, c.G, c.B, c.A
+			}
+		}
+	}
+}
+
+// rulerTick is one labelled instant of the time ruler.
+type rulerTick struct {
+	at    time.Duration
+	label string
+}
+
+// rulerTicks returns round instants between start and end, spaced at least
+// about 90 units apart on a plot width wide, labelled in the unit that
+// suits the spacing.
+func rulerTicks(start, end time.Duration, width float32) []rulerTick {
+	if end <= start || width <= 0 {
+		return nil
+	}
+	step := niceStep(end-start, float64(width)/90)
+	var ticks []rulerTick
+	first := (start + step - 1) / step * step
+	if start <= 0 {
+		first = 0
+	}
+	for t := first; t <= end && len(ticks) < 200; t += step {
+		ticks = append(ticks, rulerTick{at: t, label: formatTick(t, step)})
+	}
+	return ticks
+}
+
+// niceStep returns the smallest 1, 2 or 5 × 10ⁿ nanoseconds that divides
+// width into at most n parts.
+func niceStep(width time.Duration, n float64) time.Duration {
+	n = max(n, 1)
+	for mag := time.Duration(1); mag < 1e15; mag *= 10 {
+		for _, m := range []time.Duration{1, 2, 5} {
+			if float64(width)/float64(m*mag) <= n {
+				return m * mag
+			}
+		}
+	}
+	return time.Hour
+}
+
+// formatTick writes t in seconds, milliseconds or microseconds, whichever
+// suits the ruler's step, with as many decimals as the step needs.
+func formatTick(t, step time.Duration) string {
+	unit, name := time.Microsecond, "µs"
+	switch {
+	case step >= 100*time.Millisecond:
+		unit, name = time.Second, "s"
+	case step >= 100*time.Microsecond:
+		unit, name = time.Millisecond, "ms"
+	}
+	dec := 0
+	for s := step; s < unit && dec < 6; s *= 10 {
+		dec++
+	}
+	return fmt.Sprintf("%.*f %s", dec, float64(t)/float64(unit), name)
+}
+
+// formatDuration writes d for a person: "512 µs", "12.3 ms", "2.51 s".
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "—"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%d µs", d/time.Microsecond)
+	case d < 100*time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	case d < time.Second:
+		return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+	case d < 100*time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// spanLabel is the row label of a span.
+func spanLabel(s *recorder.Span) string {
+	if s.Name != "" {
+		return s.Method + " " + s.Name
+	}
+	return s.Method
+}
+
+// spanSummary describes a span in a few lines, for the tooltip.
+func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
+	status := string(s.Status)
+	if s.Open() {
+		status = "in flight"
+	}
+	head := fmt.Sprintf("#%d %s (%s, %s)", s.ID, spanLabel(s), s.Direction, status)
+	lines := []string{head}
+	if s.Error != "" {
+		lines = append(lines, "error: "+truncate(s.Error, 80))
+	}
+	end := s.Answered
+	if end == recorder.Unset {
+		end = snap.Now
+	}
+	if s.Direction == recorder.Incoming {
+		q, sv := s.QueueTime(), s.ServeTime()
+		if s.Serving == recorder.Unset {
+			q = end - s.Received
+		} else if s.Answered == recorder.Unset {
+			sv = end - s.Serving
+		}
+		lines = append(lines, fmt.Sprintf("queued %s · serving %s · total %s",
+			formatDuration(q), formatDuration(sv), formatDuration(end-s.Received)))
+	} else {
+		lines = append(lines, "round trip "+formatDuration(end-s.Received))
+	}
+	lines = append(lines, fmt.Sprintf("received %s → answered %s",
+		formatOffset(s.Received), formatOffset(s.Answered)))
+	if s.Parent != 0 {
+		for _, p := range snap.Spans {
+			if p.ID == s.Parent {
+				lines = append(lines, fmt.Sprintf("caused by #%d %s", p.ID, spanLabel(p)))
+				break
+			}
+		}
+	}
+	return lines
+}
+
+// formatOffset writes an offset from the recording's start, or "—" when
+// the phase was not reached.
+func formatOffset(d time.Duration) string {
+	if d == recorder.Unset {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f s", d.Seconds())
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+type ganttRenderer struct {
+	g       *Gantt
+	raster  *canvas.Raster
+	ruler   []*canvas.Text
+	labels  []*canvas.Text
+	empty   *canvas.Text
+	tipBg   *canvas.Rectangle
+	tip     []*canvas.Text
+	objects []fyne.CanvasObject
+}
+
+func (r *ganttRenderer) Destroy() {}
+
+func (r *ganttRenderer) Layout(size fyne.Size) {
+	r.raster.Resize(size)
+	r.g.clampScroll()
+	r.Refresh()
+}
+
+func (r *ganttRenderer) MinSize() fyne.Size { return r.g.MinSize() }
+
+func (r *ganttRenderer) Objects() []fyne.CanvasObject { return r.objects }
+
+func (r *ganttRenderer) refreshObjects() {
+	r.objects = r.objects[:0]
+	r.objects = append(r.objects, r.raster)
+	for _, t := range r.ruler {
+		r.objects = append(r.objects, t)
+	}
+	for _, t := range r.labels {
+		r.objects = append(r.objects, t)
+	}
+	r.objects = append(r.objects, r.empty, r.tipBg)
+	for _, t := range r.tip {
+		r.objects = append(r.objects, t)
+	}
+}
+
+// text returns the i-th text of pool, growing it when needed.
+func (r *ganttRenderer) text(pool *[]*canvas.Text, i int, size float32) *canvas.Text {
+	for len(*pool) <= i {
+		t := canvas.NewText("", theme.Color(theme.ColorNameForeground))
+		t.TextSize = size
+		*pool = append(*pool, t)
+		r.refreshObjects()
+	}
+	t := (*pool)[i]
+	t.Show()
+	return t
+}
+
+func hideFrom(pool []*canvas.Text, i int) {
+	for ; i < len(pool); i++ {
+		pool[i].Hide()
+	}
+}
+
+func (r *ganttRenderer) Refresh() {
+	g := r.g
+	size := g.Size()
+	fg := theme.Color(theme.ColorNameForeground)
+	small := theme.Size(theme.SizeNameCaptionText)
+
+	// ruler labels
+	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	g.lastTicks = g.lastTicks[:0]
+	n := 0
+	for _, t := range ticks {
+		x := ganttGutter + float32(float64(t.at-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
+		if x+40 > size.Width {
+			continue
+		}
+		lbl := r.text(&r.ruler, n, small)
+		n++
+		lbl.Text, lbl.Color = t.label, fg
+		lbl.Move(fyne.NewPos(x+3, 2))
+		lbl.Resize(lbl.MinSize())
+		lbl.Refresh()
+		g.lastTicks = append(g.lastTicks, t.label)
+	}
+	hideFrom(r.ruler, n)
+
+	// row labels
+	n = 0
+	if g.snap != nil && !g.compact {
+		top := float32(ganttRulerH + ganttLaneH)
+		first := max(int(g.scrollY/ganttRowH), 0)
+		for row := first; row < len(g.layout.rows); row++ {
+			y := top + float32(row)*ganttRowH - g.scrollY
+			if y >= size.Height {
+				break
+			}
+			if y < top-2 {
+				continue
+			}
+			ref := g.layout.rows[row]
+			s := g.snap.Spans[ref.span]
+			lbl := r.text(&r.labels, n, small)
+			n++
+			lbl.Text = truncate(spanLabel(s), 26-2*int(ref.depth))
+			lbl.Color = fg
+			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
+				lbl.Color = failColor
+			}
+			x := 12 + float32(ref.depth)*ganttIndent
+			lbl.Move(fyne.NewPos(x, y+(ganttRowH-lbl.MinSize().Height)/2))
+			lbl.Resize(fyne.NewSize(ganttGutter-x-4, lbl.MinSize().Height))
+			lbl.Refresh()
+		}
+	}
+	hideFrom(r.labels, n)
+
+	// empty state
+	if g.snap == nil || len(g.layout.rows) == 0 {
+		r.empty.Show()
+		r.empty.Color = theme.Color(theme.ColorNameDisabled)
+		r.empty.Move(fyne.NewPos(ganttGutter, ganttRulerH+ganttLaneH+ganttRowH))
+		r.empty.Resize(fyne.NewSize(max(size.Width-ganttGutter, 0), r.empty.MinSize().Height))
+		r.empty.Refresh()
+	} else {
+		r.empty.Hide()
+	}
+
+	// tooltip
+	lines := g.Tooltip()
+	if len(lines) == 0 {
+		r.tipBg.Hide()
+		hideFrom(r.tip, 0)
+	} else {
+		var w, h float32
+		for i, l := range lines {
+			t := r.text(&r.tip, i, small)
+			t.Text, t.Color = l, fg
+			ms := t.MinSize()
+			w = max(w, ms.Width)
+			h += ms.Height
+		}
+		hideFrom(r.tip, len(lines))
+		w, h = w+12, h+8
+		pos := g.hoverPos.Add(fyne.NewPos(14, 16))
+		if pos.X+w > size.Width {
+			pos.X = max(g.hoverPos.X-w-8, 0)
+		}
+		if pos.Y+h > size.Height {
+			pos.Y = max(g.hoverPos.Y-h-8, 0)
+		}
+		r.tipBg.FillColor = theme.Color(theme.ColorNameOverlayBackground)
+		r.tipBg.Move(pos)
+		r.tipBg.Resize(fyne.NewSize(w, h))
+		r.tipBg.Show()
+		r.tipBg.Refresh()
+		y := pos.Y + 4
+		for i := range lines {
+			t := r.tip[i]
+			t.Move(fyne.NewPos(pos.X+6, y))
+			t.Resize(t.MinSize())
+			t.Refresh()
+			y += t.MinSize().Height
+		}
+	}
+	r.raster.Refresh()
+}
+
+// useAxis makes the Gantt show axis, shared with other widgets.
+func (g *Gantt) useAxis(a *timeAxis) {
+	g.axis = a
+	a.listen(g.changed)
+}

@@ -1,0 +1,128 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// StatsBar shows the numbers of a run in one line (peak in flight, peak
+// pending, elapsed time, median and 99th percentile serve and queue times)
+// and, under it, the verdict in words.
+type StatsBar struct {
+	widget.BaseWidget
+
+	summary recorder.Summary
+	numbers *widget.Label
+	verdict *widget.Label
+}
+
+// NewStatsBar returns a stats bar for an empty run.
+func NewStatsBar() *StatsBar {
+	s := &StatsBar{
+		numbers: widget.NewLabel(""),
+		verdict: widget.NewLabel(""),
+	}
+	s.verdict.TextStyle.Bold = true
+	s.verdict.Wrapping = fyne.TextWrapWord
+	s.numbers.Truncation = fyne.TextTruncateEllipsis
+	s.ExtendBaseWidget(s)
+	s.SetSummary(recorder.Summary{})
+	return s
+}
+
+// CreateRenderer is a private method to Fyne which links this widget to
+// its renderer.
+func (s *StatsBar) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, s.verdict))
+}
+
+// SetSummary shows sum.
+func (s *StatsBar) SetSummary(sum recorder.Summary) {
+	s.summary = sum
+	s.numbers.SetText(statsLine(sum))
+	s.verdict.SetText(verdictLine(sum))
+	switch sum.Verdict {
+	case recorder.VerdictSerialized:
+		s.verdict.Importance = widget.DangerImportance
+	case recorder.VerdictPartial, recorder.VerdictBounded:
+		s.verdict.Importance = widget.WarningImportance
+	case recorder.VerdictConcurrent:
+		s.verdict.Importance = widget.SuccessImportance
+	default:
+		s.verdict.Importance = widget.MediumImportance
+	}
+	s.verdict.Refresh()
+}
+
+// Summary returns the summary shown.
+func (s *StatsBar) Summary() recorder.Summary { return s.summary }
+
+// Text returns the bar's text as shown: the numbers, a new line, the
+// verdict.
+func (s *StatsBar) Text() string {
+	return s.numbers.Text + "\n" + s.verdict.Text
+}
+
+func statsLine(sum recorder.Summary) string {
+	ms := func(v float64) string { return formatDuration(time.Duration(v * float64(time.Millisecond))) }
+	parts := []string{
+		fmt.Sprintf("peak in flight %d", sum.PeakInFlight),
+		fmt.Sprintf("peak pending %d", sum.PeakPending),
+		"elapsed " + ms(sum.ElapsedMS),
+		fmt.Sprintf("serve p50 %s · p99 %s", ms(sum.ServeMS.P50), ms(sum.ServeMS.P99)),
+		fmt.Sprintf("queue p50 %s · p99 %s", ms(sum.QueueMS.P50), ms(sum.QueueMS.P99)),
+	}
+	if n := sum.ServerRequests.Total; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d server requests (%d failed)", n, sum.ServerRequests.Failed))
+	}
+	if n := sum.ToolCalls.Total; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d tool calls (%d failed)", n, sum.ToolCalls.Failed))
+	}
+	return strings.Join(parts, "   ")
+}
+
+func verdictLine(sum recorder.Summary) string {
+	switch {
+	case sum.VerdictText != "":
+		return sum.VerdictText
+	case sum.Verdict != "":
+		return sum.Verdict
+	}
+	return "no requests yet"
+}
+
+// summarize returns the recorder's summary of snap. While the recorder's
+// summary is not filled in (a zero verdict for a run with requests), the
+// peaks and elapsed time come from the concurrency steps, so that the bar
+// never shows less than the chart.
+func summarize(snap *recorder.Snapshot, steps []recorder.Step) recorder.Summary {
+	if snap == nil {
+		return recorder.Summary{}
+	}
+	sum := recorder.Summarize(snap)
+	if sum.Verdict != "" || len(snap.Spans) == 0 {
+		return sum
+	}
+	sum.PeakInFlight, sum.PeakPending = recorder.Peaks(steps)
+	var first, last time.Duration = -1, 0
+	for _, s := range snap.Spans {
+		if s.Received == recorder.Unset {
+			continue
+		}
+		if first < 0 || s.Received < first {
+			first = s.Received
+		}
+		last = max(last, s.Answered, s.Received)
+	}
+	if first >= 0 {
+		sum.ElapsedMS = float64(last-first) / float64(time.Millisecond)
+	}
+	return sum
+}

@@ -1,0 +1,382 @@
+package ui
+
+import (
+	"image/color"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// TimelineView is the whole right-hand side of the main window: the
+// [Gantt], the [ConcurrencyChart] under it sharing its time axis, the
+// [StatsBar], and the [Details] pane for the selected span, with a toolbar
+// for zoom, follow-live and the colour legend.
+//
+// Show a live recording with [TimelineView.SetRecording] or a finished one
+// with [TimelineView.SetSnapshot]; [TimelineView.SetCompare] adds a second
+// recording under the first on the same time scale. Call its methods on
+// Fyne's main goroutine.
+type TimelineView struct {
+	widget.BaseWidget
+
+	gantt   *Gantt
+	chart   *ConcurrencyChart
+	stats   *StatsBar
+	details *Details
+
+	cmpGantt *Gantt
+	cmpChart *ConcurrencyChart
+	cmpSnap  *recorder.Snapshot
+
+	snap    *recorder.Snapshot
+	follow  *widget.Check
+	compact *widget.Check
+	title   *widget.Label
+	cmpTtl  *widget.Label
+	area    *fyne.Container // the Gantt and chart, or both recordings
+	content fyne.CanvasObject
+
+	// runOnMain hands work from the ticker to the main goroutine; tests
+	// replace it.
+	runOnMain func(func())
+	live      *liveFeed
+}
+
+// NewTimelineView returns a timeline with nothing to show.
+func NewTimelineView() *TimelineView {
+	t := &TimelineView{
+		gantt:     NewGantt(),
+		chart:     NewConcurrencyChart(),
+		stats:     NewStatsBar(),
+		details:   NewDetails(),
+		runOnMain: fyne.Do,
+		title:     widget.NewLabel(""),
+		cmpTtl:    widget.NewLabel(""),
+	}
+	t.title.TextStyle.Bold = true
+	t.cmpTtl.TextStyle.Bold = true
+	t.chart.useAxis(t.gantt.axis)
+	t.gantt.OnSelect = t.selected
+	t.gantt.OnFollowChanged = func(on bool) {
+		if t.follow.Checked != on {
+			t.follow.SetChecked(on)
+		}
+	}
+
+	t.follow = widget.NewCheck("Follow live", func(on bool) { t.gantt.SetFollow(on) })
+	t.compact = widget.NewCheck("Compact rows", func(on bool) {
+		t.gantt.SetCompact(on)
+		if t.cmpGantt != nil {
+			t.cmpGantt.SetCompact(on)
+		}
+	})
+	tools := container.NewHBox(
+		widget.NewButtonWithIcon("", theme.ZoomOutIcon(), t.ZoomOut),
+		widget.NewButtonWithIcon("", theme.ZoomInIcon(), t.ZoomIn),
+		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.Fit),
+		t.follow, t.compact,
+	)
+	hint := widget.NewLabel("wheel: rows · Ctrl+wheel: zoom · Shift+wheel or drag: pan · click: details")
+	hint.Importance = widget.LowImportance
+	hint.Truncation = fyne.TextTruncateEllipsis
+	toolbar := container.NewVBox(
+		container.NewBorder(nil, nil, tools, nil, hint),
+		legend(),
+	)
+	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
+	left := container.NewBorder(toolbar, t.stats, nil, nil, t.area)
+	split := container.NewHSplit(left, t.details)
+	split.SetOffset(0.74)
+	t.content = split
+	t.ExtendBaseWidget(t)
+	t.SetSnapshot(nil)
+	return t
+}
+
+// pane stacks a Gantt over its chart, with a title when comparing.
+func (t *TimelineView) pane(g *Gantt, c *ConcurrencyChart, title *widget.Label) fyne.CanvasObject {
+	var top fyne.CanvasObject
+	if title != nil {
+		top = title
+	}
+	return container.NewBorder(top, c, nil, nil, g)
+}
+
+// CreateRenderer is a private method to Fyne which links this widget to
+// its renderer.
+func (t *TimelineView) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(t.content)
+}
+
+// Gantt returns the timeline's Gantt.
+func (t *TimelineView) Gantt() *Gantt { return t.gantt }
+
+// Chart returns the timeline's concurrency chart.
+func (t *TimelineView) Chart() *ConcurrencyChart { return t.chart }
+
+// Details returns the timeline's details pane.
+func (t *TimelineView) Details() *Details { return t.details }
+
+// SetRecording follows a live recording: one ticker (about 30 a second)
+// takes a snapshot when the recording changed, or while requests are in
+// flight, and hands it to the main goroutine. Following the live end is
+// switched on. A nil rec stops following.
+func (t *TimelineView) SetRecording(rec *recorder.Recording) {
+	t.Stop()
+	if rec == nil {
+		return
+	}
+	t.gantt.SetFollow(true)
+	t.live = startLiveFeed(rec, t.runOnMain, func(f liveFrame) { t.apply(f) })
+}
+
+// SetSnapshot shows a finished or loaded recording, fitted to the view. It
+// stops following a live recording.
+func (t *TimelineView) SetSnapshot(snap *recorder.Snapshot) {
+	t.Stop()
+	if snap == nil {
+		snap = &recorder.Snapshot{}
+	}
+	t.gantt.SetFollow(false)
+	t.gantt.SetSnapshot(nil) // start afresh even for a snapshot of the same recording
+	t.apply(makeFrame(snap))
+	t.Fit()
+}
+
+// SetCompare shows snap under the current recording, on the same time
+// scale, each labelled by its title or target; nil removes it.
+func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
+	t.cmpSnap = snap
+	if snap == nil {
+		t.cmpGantt, t.cmpChart = nil, nil
+		t.area.Objects = []fyne.CanvasObject{t.pane(t.gantt, t.chart, nil)}
+		t.area.Refresh()
+		return
+	}
+	if t.cmpGantt == nil {
+		t.cmpGantt, t.cmpChart = NewGantt(), NewConcurrencyChart()
+		t.cmpGantt.useAxis(t.gantt.axis)
+		t.cmpChart.useAxis(t.gantt.axis)
+		t.cmpGantt.SetCompact(t.compact.Checked)
+		t.cmpGantt.OnSelect = t.selected
+		split := container.NewVSplit(
+			t.pane(t.gantt, t.chart, t.title),
+			t.pane(t.cmpGantt, t.cmpChart, t.cmpTtl),
+		)
+		t.area.Objects = []fyne.CanvasObject{split}
+	}
+	t.cmpGantt.fitted = true // keep the shared axis as it is
+	t.cmpGantt.SetSnapshot(snap)
+	t.cmpChart.SetSnapshot(snap)
+	t.title.SetText("A: " + recordingName(t.snap))
+	t.cmpTtl.SetText("B: " + recordingName(snap))
+	t.area.Refresh()
+	t.Fit()
+}
+
+// recordingName is how a recording is labelled: its title, its target, or
+// when it was made.
+func recordingName(snap *recorder.Snapshot) string {
+	switch {
+	case snap == nil:
+		return "(nothing)"
+	case snap.Meta.Title != "" && snap.Meta.Target != "":
+		return snap.Meta.Title + " — " + snap.Meta.Target
+	case snap.Meta.Title != "":
+		return snap.Meta.Title
+	case snap.Meta.Target != "":
+		return snap.Meta.Target
+	case !snap.Meta.Created.IsZero():
+		return "recording of " + snap.Meta.Created.Format(time.DateTime)
+	}
+	return "recording"
+}
+
+// Snapshot returns the snapshot shown now.
+func (t *TimelineView) Snapshot() *recorder.Snapshot { return t.snap }
+
+// Summary returns the statistics shown now.
+func (t *TimelineView) Summary() recorder.Summary { return t.stats.Summary() }
+
+// Rows returns the Gantt's rows in display order.
+func (t *TimelineView) Rows() []GanttRow { return t.gantt.Rows() }
+
+// StatsText returns the stats bar's text as shown.
+func (t *TimelineView) StatsText() string { return t.stats.Text() }
+
+// FramesDrawn returns how many frames the Gantt has drawn; sample it twice
+// during a live run to measure frames per second.
+func (t *TimelineView) FramesDrawn() int64 { return t.gantt.FramesDrawn() }
+
+// ZoomIn shows half as much time.
+func (t *TimelineView) ZoomIn() { t.gantt.ZoomIn() }
+
+// ZoomOut shows twice as much time.
+func (t *TimelineView) ZoomOut() { t.gantt.ZoomOut() }
+
+// Fit shows the whole recording, and the compared one.
+func (t *TimelineView) Fit() {
+	end := max(extentOf(t.snap), extentOf(t.cmpSnap))
+	t.gantt.SetVisibleRange(0, max(end*21/20, time.Millisecond))
+}
+
+// Stop stops following a live recording (call it when the window closes).
+func (t *TimelineView) Stop() {
+	if t.live != nil {
+		t.live.stop()
+		t.live = nil
+	}
+}
+
+// selected shows the clicked span in the details pane.
+func (t *TimelineView) selected(s *recorder.Span) {
+	if s == nil {
+		t.details.SetSpan(nil, nil)
+		return
+	}
+	snap := t.snap
+	if t.cmpGantt != nil && t.cmpGantt.Selected() == s {
+		snap = t.cmpSnap
+	}
+	t.details.SetSpan(s, findSpan(snap, s.Parent))
+}
+
+func findSpan(snap *recorder.Snapshot, id recorder.SpanID) *recorder.Span {
+	if snap == nil || id == 0 {
+		return nil
+	}
+	if i := int(id) - 1; i >= 0 && i < len(snap.Spans) && snap.Spans[i].ID == id {
+		return snap.Spans[i]
+	}
+	for _, s := range snap.Spans {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// apply shows a frame: on the main goroutine.
+func (t *TimelineView) apply(f liveFrame) {
+	t.snap = f.snap
+	t.gantt.SetSnapshot(f.snap)
+	t.chart.snap = f.snap
+	t.chart.setSteps(f.steps, f.snap.Version)
+	t.chart.redraw.request()
+	t.stats.SetSummary(f.summary)
+	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
+		// the selected request changed (it was answered, say)
+		t.details.SetSpan(sel, findSpan(f.snap, sel.Parent))
+	} else if sel == nil && t.details.Span() != nil && t.cmpGantt == nil {
+		t.details.SetSpan(nil, nil)
+	}
+	if t.cmpGantt != nil {
+		t.title.SetText("A: " + recordingName(t.snap))
+	}
+}
+
+// liveFrame is what one tick hands to the main goroutine: the snapshot and
+// what was computed from it off the main goroutine.
+type liveFrame struct {
+	snap    *recorder.Snapshot
+	steps   []recorder.Step
+	summary recorder.Summary
+}
+
+func makeFrame(snap *recorder.Snapshot) liveFrame {
+	steps := recorder.Steps(snap)
+	return liveFrame{snap: snap, steps: steps, summary: summarize(snap, steps)}
+}
+
+// liveFeed is the one ticker that follows a live recording.
+type liveFeed struct {
+	done chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+}
+
+// startLiveFeed takes a snapshot of rec about 30 times a second when it
+// changed (or while requests are open, since they grow with time), and
+// hands it to show through runOnMain. A frame is not taken while the
+// previous one has not been shown yet, so a busy main goroutine never
+// builds a backlog.
+func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(liveFrame)) *liveFeed {
+	l := &liveFeed{done: make(chan struct{})}
+	var busy atomic.Bool
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		tick := time.NewTicker(max(minFrameInterval, time.Millisecond))
+		defer tick.Stop()
+		var last uint64
+		first, open := true, false
+		for {
+			select {
+			case <-l.done:
+				return
+			case <-tick.C:
+			}
+			if v := rec.Version(); !first && v == last && !open || busy.Load() {
+				continue
+			}
+			first = false
+			snap := rec.Snapshot()
+			last = snap.Version
+			open = false
+			for _, s := range snap.Spans {
+				if s.Open() {
+					open = true
+					break
+				}
+			}
+			f := makeFrame(snap)
+			busy.Store(true)
+			runOnMain(func() {
+				defer busy.Store(false)
+				select {
+				case <-l.done:
+					return // stopped meanwhile: show nothing more
+				default:
+				}
+				show(f)
+			})
+		}
+	}()
+	return l
+}
+
+func (l *liveFeed) stop() {
+	l.once.Do(func() { close(l.done) })
+}
+
+// legend shows what the colours and marks of the Gantt and chart mean.
+func legend() fyne.CanvasObject {
+	small := theme.Size(theme.SizeNameCaptionText)
+	item := func(c color.Color, label string) fyne.CanvasObject {
+		sw := canvas.NewRectangle(c)
+		sw.SetMinSize(fyne.NewSize(10, 10))
+		txt := canvas.NewText(label, theme.Color(theme.ColorNameForeground))
+		txt.TextSize = small
+		return container.NewHBox(container.NewCenter(sw), txt)
+	}
+	items := []fyne.CanvasObject{}
+	for _, k := range legendKinds {
+		items = append(items, item(kindColors[k], string(k)))
+	}
+	pale := mix(toRGBA(theme.Color(theme.ColorNameBackground)), kindColors[recorder.KindSampling], 0.35)
+	items = append(items,
+		widget.NewSeparator(),
+		item(pale, "queued"), item(kindColors[recorder.KindSampling], "serving"),
+		item(failColor, "failed (hatched: cancelled, timeout, aborted)"),
+		item(eventColor(recorder.EventProgress), "notification"),
+	)
+	return container.NewHBox(items...)
+}
