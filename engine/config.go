@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"text/template"
 	"time"
 )
 
@@ -198,3 +199,162 @@ const (
 // for: the last version in which servers send requests to the client
 // while serving a tool call.
 const DefaultProtocol = "2025-11-25"
+
+// Target says which server to connect to.
+type Target struct {
+	// Transport is how to reach the server; "" means [TransportDemo].
+	Transport TransportKind `json:"transport,omitempty"`
+	// Command is the stdio server's command line, split into words as a
+	// POSIX shell would (quotes and backslashes work, no expansions).
+	Command string `json:"command,omitempty"`
+	// Env holds extra KEY=VALUE entries added to the stdio server's
+	// environment.
+	Env []string `json:"env,omitempty"`
+	// URL is the endpoint of an http or sse server.
+	URL string `json:"url,omitempty"`
+	// Headers are extra HTTP headers sent with every http or sse request,
+	// such as "Authorization": "Bearer x".
+	Headers map[string]string `json:"headers,omitempty"`
+	// Protocol is the protocol version to offer: "" means
+	// [DefaultProtocol], "latest" lets the SDK offer its newest version.
+	Protocol string `json:"protocol,omitempty"`
+}
+
+// String describes the target for titles and recordings: "demo",
+// "stdio: CMD", "http: URL" or "sse: URL".
+func (t Target) String() string {
+	switch t.kind() {
+	case TransportStdio:
+		return "stdio: " + t.Command
+	case TransportHTTP:
+		return "http: " + t.URL
+	case TransportSSE:
+		return "sse: " + t.URL
+	}
+	return string(TransportDemo)
+}
+
+func (t Target) kind() TransportKind {
+	if t.Transport == "" {
+		return TransportDemo
+	}
+	return t.Transport
+}
+
+// protocol is the version to put in ClientSessionOptions ("" = SDK's latest).
+func (t Target) protocol() string {
+	switch t.Protocol {
+	case "":
+		return DefaultProtocol
+	case "latest":
+		return ""
+	}
+	return t.Protocol
+}
+
+// Callbacks is how the inspector answers the server's requests. It is safe
+// to change while connected through [Session.SetCallbacks]: the change
+// applies from the next request on.
+type Callbacks struct {
+	// Dispatch is how many requests are served at once.
+	Dispatch DispatchPolicy `json:"dispatch"`
+	// Latency is the time taken to answer every request, unless
+	// MethodLatency has an entry for its method.
+	Latency LatencyModel `json:"latency"`
+	// MethodLatency overrides Latency per method ("sampling/createMessage",
+	// "elicitation/create", "roots/list", "ping").
+	MethodLatency map[string]LatencyModel `json:"method_latency,omitempty"`
+	// Seed makes latencies and failures reproducible: the same seed and
+	// the same order of requests per method give the same values, however
+	// the requests overlap.
+	Seed int64 `json:"seed"`
+	// SamplingReply is a text/template for the sampling answer's text. It
+	// sees {{.Index}} (1-based arrival order among sampling requests),
+	// {{.LastUserMessage}} and {{.Model}}.
+	SamplingReply string `json:"sampling_reply"`
+	// SamplingModel and StopReason are put in every sampling answer.
+	SamplingModel string `json:"sampling_model"`
+	StopReason    string `json:"stop_reason"`
+	// SamplingManual makes sampling requests wait for a person (see
+	// [Session.SetManualHandler]).
+	SamplingManual bool `json:"sampling_manual,omitempty"`
+	// Elicitation is how elicitation/create is answered.
+	Elicitation ElicitationMode `json:"elicitation"`
+	// Roots are the URIs answered to roots/list.
+	Roots []string `json:"roots"`
+	// FailRate is the fraction (0..1) of requests answered with a
+	// JSON-RPC error instead of a result.
+	FailRate float64 `json:"fail_rate,omitempty"`
+	// RequestTimeout, when not 0, answers a request still unanswered that
+	// long after it arrived with an error; its span ends as timed out.
+	RequestTimeout time.Duration `json:"request_timeout,omitempty"`
+
+	reply *template.Template // SamplingReply, parsed by the session
+}
+
+// DefaultCallbacks returns the callbacks the inspector starts with:
+// concurrent dispatch, no latency, reply "reply {{.Index}}" from model
+// "fanout-inspector" with stop reason "endTurn", elicitations accepted,
+// one root file:///tmp.
+func DefaultCallbacks() Callbacks {
+	return Callbacks{
+		Dispatch:      DispatchPolicy{Mode: Concurrent},
+		Latency:       LatencyModel{Dist: Fixed},
+		SamplingReply: "reply {{.Index}}",
+		SamplingModel: "fanout-inspector",
+		StopReason:    "endTurn",
+		Elicitation:   ElicitAccept,
+		Roots:         []string{"file:///tmp"},
+	}
+}
+
+// Validate reports the first thing wrong with cb, in words a person can
+// act on, or nil.
+func (cb Callbacks) Validate() error {
+	switch cb.Dispatch.Mode {
+	case "", Concurrent, Serial:
+	case Bounded:
+		if cb.Dispatch.Limit < 1 {
+			return fmt.Errorf("dispatch bounded needs at least 1 slot, as in bounded:4")
+		}
+	default:
+		return fmt.Errorf("dispatch %q: want concurrent, serial or bounded:N", cb.Dispatch.Mode)
+	}
+	check := func(what string, m LatencyModel) error {
+		switch m.Dist {
+		case "", Fixed, Uniform, Normal, Exponential:
+		default:
+			return fmt.Errorf("%s latency: unknown distribution %q (want fixed, uniform, normal or exp)", what, m.Dist)
+		}
+		if m.A < 0 || m.B < 0 {
+			return fmt.Errorf("%s latency %v: durations must not be negative", what, m)
+		}
+		if m.Dist == Uniform && m.B < m.A {
+			return fmt.Errorf("%s latency %v: the maximum is below the minimum", what, m)
+		}
+		return nil
+	}
+	if err := check("default", cb.Latency); err != nil {
+		return err
+	}
+	for method, m := range cb.MethodLatency {
+		if err := check(method, m); err != nil {
+			return err
+		}
+	}
+	if _, err := parseReply(cb.SamplingReply); err != nil {
+		return err
+	}
+	switch cb.Elicitation {
+	case "", ElicitAccept, ElicitDecline, ElicitCancel, ElicitManual:
+	default:
+		return fmt.Errorf("elicitation %q: want accept, decline, cancel or manual", cb.Elicitation)
+	}
+	if cb.FailRate < 0 || cb.FailRate > 1 {
+		return fmt.Errorf("fail rate %g: want a fraction between 0 and 1", cb.FailRate)
+	}
+	if cb.RequestTimeout < 0 {
+		return fmt.Errorf("request timeout %v: must not be negative", cb.RequestTimeout)
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// PendingRequest is a server request waiting for a person's answer
+// (manual sampling or elicitation). The time it waits is its serving
+// phase on the timeline, like any latency. Answer it once with the method
+// that fits it; later answers are ignored.
+type PendingRequest struct {
+	Span   recorder.SpanID
+	Method string          // "sampling/createMessage" or "elicitation/create"
+	Params json.RawMessage // the request's params as received
+	// Message is the elicitation's message, or the sampling request's last
+	// user message.
+	Message string
+	// Schema is the elicitation's requested schema.
+	Schema json.RawMessage
+
+	model string // default model of a sampling answer
+
+	mu     sync.Mutex
+	ended  bool
+	result mcp.Result
+	done   chan struct{}
+}
+
+// AnswerSampling answers a sampling request with text from model ("" =
+// the callbacks' model).
+func (p *PendingRequest) AnswerSampling(text, model string) {
+	if model == "" {
+		model = p.model
+	}
+	p.answer(&mcp.CreateMessageResult{Content: &mcp.TextContent{Text: text}, Model: model, Role: "assistant", StopReason: "endTurn"})
+}
+
+// Accept accepts an elicitation with content.
+func (p *PendingRequest) Accept(content map[string]any) {
+	p.answer(&mcp.ElicitResult{Action: "accept", Content: content})
+}
+
+// Decline declines an elicitation.
+func (p *PendingRequest) Decline() { p.answer(&mcp.ElicitResult{Action: "decline"}) }
+
+// Cancel cancels an elicitation.
+func (p *PendingRequest) Cancel() { p.answer(&mcp.ElicitResult{Action: "cancel"}) }
+
+// Done is closed once the request is answered, or when it stopped
+// waiting because the server cancelled it, it timed out or the connection
+// ended.
+func (p *PendingRequest) Done() <-chan struct{} { return p.done }
+
+func (p *PendingRequest) answer(r mcp.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return
+	}
+	p.ended, p.result = true, r
+	close(p.done)
+}
+
+func (p *PendingRequest) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.ended {
+		p.ended = true
+		close(p.done)
+	}
+}
+
+// waitManual hands a request to the manual handler and waits for its
+// answer.
+func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *inEntry, method string, params any, message string, schema json.RawMessage) (mcp.Result, error) {
+	s.hookMu.Lock()
+	f := s.manual
+	s.hookMu.Unlock()
+	if f == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("fanout-inspector: %s is set to be answered by hand, but nobody is attached to answer", method)}
+	}
+	p := &PendingRequest{Span: e.span, Method: method, Message: message, Schema: schema, model: cb.SamplingModel, done: make(chan struct{})}
+	if b, err := json.Marshal(params); err == nil {
+		p.Params = b
+	}
+	go f(p)
+	select {
+	case <-p.done:
+		p.mu.Lock()
+		r := p.result
+		p.mu.Unlock()
+		return r, nil
+	case <-ctx.Done():
+		p.end()
+		return nil, ctx.Err()
+	}
+}

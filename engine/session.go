@@ -1,0 +1,470 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Version is the inspector's version, sent as the client's version.
+var Version = "0.1.0"
+
+// sessionSeq numbers sessions within the process, for span labels.
+var sessionSeq atomic.Int64
+
+// ServerInfo is what the server said about itself when the session
+// started.
+type ServerInfo struct {
+	Name     string `json:"name"`
+	Version  string `json:"version"`
+	Protocol string `json:"protocol"`
+	// Capabilities lists what the server offers, as dotted names:
+	// "tools", "tools.listChanged", "logging", "prompts", ...
+	Capabilities []string `json:"capabilities,omitempty"`
+	Instructions string   `json:"instructions,omitempty"`
+}
+
+// Session is one live connection to an MCP server. It answers the
+// server's requests with its [Callbacks], records every request and
+// notification into its recording, and calls the server's tools. All its
+// methods are safe for concurrent use.
+type Session struct {
+	rec    *recorder.Recording
+	target Target
+	name   string
+
+	client *mcp.Client
+	cs     *mcp.ClientSession
+	tap    *wireTap // nil when the transport's messages cannot be seen
+	cmd    *exec.Cmd
+	stderr *stderrLines
+
+	cbMu sync.RWMutex
+	cb   Callbacks
+
+	gate gate
+
+	arrivalMu sync.Mutex
+	arrivals  map[string]int64
+
+	hookMu  sync.Mutex
+	onLog   func(recorder.Event)
+	onTools func()
+	manual  func(*PendingRequest)
+
+	notices *noticeQueue
+
+	callsMu sync.Mutex
+	calls   map[*outCall]struct{} // tools/call requests in flight
+	tokens  map[string]*outCall   // by progress token
+
+	info ServerInfo
+
+	done      chan struct{}
+	errMu     sync.Mutex
+	err       error
+	closing   atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Connect connects to t, initializes the MCP session, and starts
+// recording into rec: rec's Meta gets the target, the negotiated protocol,
+// the server's name and version, and cb as JSON. Server requests are
+// answered with cb until [Session.SetCallbacks] changes it.
+func Connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recording) (*Session, error) {
+	if rec == nil {
+		return nil, errors.New("connect: no recording to write into (pass recorder.New(...))")
+	}
+	if err := cb.Validate(); err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	s := &Session{
+		rec:      rec,
+		target:   t,
+		name:     fmt.Sprintf("s%d", sessionSeq.Add(1)),
+		arrivals: make(map[string]int64),
+		calls:    make(map[*outCall]struct{}),
+		tokens:   make(map[string]*outCall),
+		done:     make(chan struct{}),
+		notices:  newNoticeQueue(256),
+	}
+	s.setCallbacks(cb)
+
+	transport, err := s.transport(ctx)
+	if err != nil {
+		s.notices.stop()
+		return nil, err
+	}
+	s.client = mcp.NewClient(&mcp.Implementation{Name: "fanout-inspector", Version: Version}, &mcp.ClientOptions{
+		CreateMessageHandler: s.createMessage,
+		ElicitationHandler:   s.elicit,
+		Capabilities: &mcp.ClientCapabilities{
+			RootsV2:  &mcp.RootCapabilities{ListChanged: true},
+			Sampling: &mcp.SamplingCapabilities{},
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.toolsChanged() },
+	})
+	s.client.AddRoots(rootsOf(cb.Roots)...) // answers roots asked for inside a multi-round-trip call
+	s.client.AddSendingMiddleware(s.sendingMiddleware)
+	s.client.AddReceivingMiddleware(s.receivingMiddleware)
+
+	rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connecting to " + t.String()})
+	cs, err := s.client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: t.protocol()})
+	if err != nil {
+		err = s.explainConnectError(err)
+		s.closeTransport()
+		rec.AbortOpen(rec.Now(), err.Error())
+		rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connection failed: " + err.Error()})
+		s.notices.stop()
+		return nil, err
+	}
+	s.cs = cs
+	s.info = serverInfo(cs.InitializeResult())
+	config, _ := json.Marshal(cb)
+	rec.SetMeta(func(m *recorder.Meta) {
+		m.Target = t.String()
+		m.Protocol = s.info.Protocol
+		m.Server = strings.TrimSpace(s.info.Name + " " + s.info.Version)
+		m.Config = config
+	})
+	rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection,
+		Text: fmt.Sprintf("connected to %s (protocol %s)", describeServer(s.info), s.info.Protocol)})
+	go s.watch()
+	return s, nil
+}
+
+func describeServer(info ServerInfo) string {
+	if info.Name == "" {
+		return "server"
+	}
+	return strings.TrimSpace(info.Name + " " + info.Version)
+}
+
+// watch waits for the connection to end and records why.
+func (s *Session) watch() {
+	waitErr := s.cs.Wait()
+	s.closeTransport()
+	var reason string
+	if s.closing.Load() {
+		reason = "session closed"
+	} else {
+		cause := s.lostCause(waitErr)
+		s.errMu.Lock()
+		s.err = cause
+		s.errMu.Unlock()
+		reason = cause.Error()
+	}
+	now := s.rec.Now()
+	s.rec.AbortOpen(now, reason)
+	ev := recorder.Event{At: now, Session: s.name, Kind: recorder.EventConnection, Text: "disconnected: " + reason}
+	if !s.closing.Load() {
+		ev.Text = "connection lost: " + reason
+	}
+	s.rec.AddEvent(ev)
+	s.emitLog(ev)
+	if s.tap != nil {
+		s.tap.reset()
+	}
+	close(s.done)
+	s.notices.stop()
+}
+
+// lostCause says, as well as can be known, why the connection ended
+// without Close being called.
+func (s *Session) lostCause(waitErr error) error {
+	if s.cmd != nil && s.cmd.ProcessState != nil {
+		msg := "server exited: " + s.cmd.ProcessState.String()
+		if tail := s.stderr.last(); tail != "" {
+			msg += " (last stderr line: " + tail + ")"
+		}
+		return errors.New(msg)
+	}
+	if s.tap != nil {
+		if err := s.tap.failure(); err != nil {
+			return s.explainWireError(err)
+		}
+	}
+	if waitErr != nil {
+		return fmt.Errorf("connection lost: %w", waitErr)
+	}
+	return errors.New("connection closed by the server")
+}
+
+// Recording returns the recording the session writes into.
+func (s *Session) Recording() *recorder.Recording { return s.rec }
+
+// Name is the session's label in spans and events.
+func (s *Session) Name() string { return s.name }
+
+// Callbacks returns the callbacks in use.
+func (s *Session) Callbacks() Callbacks {
+	s.cbMu.RLock()
+	defer s.cbMu.RUnlock()
+	return s.cb
+}
+
+// SetCallbacks changes how the server's requests are answered, from the
+// next request on, without reconnecting. Requests already being served
+// keep the callbacks they started with; a larger dispatch limit lets
+// queued requests in at once. An invalid sampling reply template makes
+// sampling answers fail with the template's error; check
+// [Callbacks.Validate] first to tell the user.
+func (s *Session) SetCallbacks(cb Callbacks) {
+	old := s.Callbacks()
+	s.setCallbacks(cb)
+	if s.client != nil && !equalStrings(old.Roots, cb.Roots) {
+		s.client.RemoveRoots(old.Roots...)
+		s.client.AddRoots(rootsOf(cb.Roots)...)
+	}
+	config, _ := json.Marshal(cb)
+	s.rec.SetMeta(func(m *recorder.Meta) { m.Config = config })
+}
+
+func (s *Session) setCallbacks(cb Callbacks) {
+	cb.Roots = append([]string(nil), cb.Roots...)
+	if cb.MethodLatency != nil {
+		ml := make(map[string]LatencyModel, len(cb.MethodLatency))
+		for k, v := range cb.MethodLatency {
+			ml[k] = v
+		}
+		cb.MethodLatency = ml
+	}
+	cb.reply, _ = parseReply(cb.SamplingReply)
+	s.cbMu.Lock()
+	s.cb = cb
+	s.cbMu.Unlock()
+	s.gate.setLimit(cb.Dispatch.Slots())
+}
+
+// Info returns what the server said about itself.
+func (s *Session) Info() ServerInfo { return s.info }
+
+// ListTools lists the server's tools, all pages. Each request is recorded
+// as an outgoing span.
+func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	for tool, err := range s.cs.Tools(ctx, nil) {
+		if err != nil {
+			return tools, s.explainCallError("listing tools", err)
+		}
+		tools = append(tools, tool)
+	}
+	return tools, nil
+}
+
+// OnToolsChanged sets f to be called, from its own goroutine, when the
+// server says its tool list changed.
+func (s *Session) OnToolsChanged(f func()) {
+	s.hookMu.Lock()
+	s.onTools = f
+	s.hookMu.Unlock()
+}
+
+// OnLog sets f to be called with each line the server writes to stderr,
+// each log message it sends, and connection changes. f runs on its own
+// goroutine and never holds up the session; if f falls far behind, events
+// are dropped (see [Session.DroppedLogs]) rather than slowing the reader.
+func (s *Session) OnLog(f func(recorder.Event)) {
+	s.hookMu.Lock()
+	s.onLog = f
+	s.hookMu.Unlock()
+}
+
+// DroppedLogs reports how many OnLog and OnToolsChanged calls were
+// dropped because the callback could not keep up.
+func (s *Session) DroppedLogs() int64 { return s.notices.dropped.Load() }
+
+// SetManualHandler sets f to be called, from its own goroutine, with each
+// request that waits for a person (manual sampling or elicitation).
+func (s *Session) SetManualHandler(f func(*PendingRequest)) {
+	s.hookMu.Lock()
+	s.manual = f
+	s.hookMu.Unlock()
+}
+
+// Done is closed when the connection has ended, closed or lost.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Err says why the connection was lost; it is nil while connected and
+// after Close.
+func (s *Session) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// Close disconnects. Spans still open end as aborted. Close is idempotent.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		select {
+		case <-s.done:
+			return // already lost; Err keeps saying why
+		default:
+		}
+		s.closing.Store(true)
+		err := s.cs.Close()
+		<-s.done
+		if err != nil && !s.closedCleanly(err) {
+			s.closeErr = err
+		}
+	})
+	return s.closeErr
+}
+
+// closedCleanly reports whether err from closing is just the server
+// process ending because we closed its stdin.
+func (s *Session) closedCleanly(err error) bool {
+	var exit *exec.ExitError
+	return errors.As(err, &exit) || errors.Is(err, mcp.ErrConnectionClosed)
+}
+
+func (s *Session) closeTransport() {
+	if s.tap != nil {
+		s.tap.closeInner()
+	}
+}
+
+func (s *Session) toolsChanged() {
+	s.hookMu.Lock()
+	f := s.onTools
+	s.hookMu.Unlock()
+	if f != nil {
+		s.notices.push(f)
+	}
+}
+
+func (s *Session) emitLog(e recorder.Event) {
+	s.hookMu.Lock()
+	f := s.onLog
+	s.hookMu.Unlock()
+	if f != nil {
+		s.notices.push(func() { f(e) })
+	}
+}
+
+// nextIndex returns the 1-based arrival index of a new request of method.
+func (s *Session) nextIndex(method string) int64 {
+	s.arrivalMu.Lock()
+	defer s.arrivalMu.Unlock()
+	s.arrivals[method]++
+	return s.arrivals[method]
+}
+
+func serverInfo(res *mcp.InitializeResult) ServerInfo {
+	var info ServerInfo
+	if res == nil {
+		return info
+	}
+	info.Protocol = res.ProtocolVersion
+	info.Instructions = res.Instructions
+	if res.ServerInfo != nil {
+		info.Name, info.Version = res.ServerInfo.Name, res.ServerInfo.Version
+	}
+	if c := res.Capabilities; c != nil {
+		add := func(name string, ok bool) {
+			if ok {
+				info.Capabilities = append(info.Capabilities, name)
+			}
+		}
+		add("tools", c.Tools != nil)
+		add("tools.listChanged", c.Tools != nil && c.Tools.ListChanged)
+		add("prompts", c.Prompts != nil)
+		add("prompts.listChanged", c.Prompts != nil && c.Prompts.ListChanged)
+		add("resources", c.Resources != nil)
+		add("resources.subscribe", c.Resources != nil && c.Resources.Subscribe)
+		add("resources.listChanged", c.Resources != nil && c.Resources.ListChanged)
+		add("logging", c.Logging != nil)
+		add("completions", c.Completions != nil)
+		for k := range c.Experimental {
+			info.Capabilities = append(info.Capabilities, "experimental."+k)
+		}
+		sort.Strings(info.Capabilities)
+	}
+	return info
+}
+
+func rootsOf(uris []string) []*mcp.Root {
+	roots := make([]*mcp.Root, 0, len(uris))
+	for _, u := range uris {
+		roots = append(roots, &mcp.Root{URI: u})
+	}
+	return roots
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// noticeQueue runs callbacks on one goroutine, in order, dropping (and
+// counting) what does not fit rather than blocking whoever pushes.
+type noticeQueue struct {
+	ch      chan func()
+	quit    chan struct{}
+	once    sync.Once
+	dropped atomic.Int64
+}
+
+func newNoticeQueue(n int) *noticeQueue {
+	q := &noticeQueue{ch: make(chan func(), n), quit: make(chan struct{})}
+	go q.run()
+	return q
+}
+
+func (q *noticeQueue) run() {
+	for {
+		select {
+		case f := <-q.ch:
+			f()
+		case <-q.quit:
+			for { // deliver what was queued before the stop
+				select {
+				case f := <-q.ch:
+					f()
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (q *noticeQueue) push(f func()) {
+	select {
+	case q.ch <- f:
+	default:
+		q.dropped.Add(1)
+	}
+}
+
+func (q *noticeQueue) stop() { q.once.Do(func() { close(q.quit) }) }
+
+// waitDone waits up to d for the session to end.
+func (s *Session) waitDone(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
