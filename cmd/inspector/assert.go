@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// assertion is one --assert expression: a numeric key of the run's JSON
+// summary compared with a number, as in "peak_in_flight>=5".
+type assertion struct {
+	Expr string
+	Key  string
+	Op   string
+	Want float64
+}
+
+// assertOps are the comparison operators, longest first so that "<="
+// is not read as "<".
+var assertOps = []string{"<=", ">=", "==", "!=", "<", ">"}
+
+// parseAssertion reads KEY OP NUMBER. KEY is a numeric field of the JSON
+// summary, dotted for nested fields (tool_calls.failed, serve_ms.p99,
+// server_requests.by_method.sampling/createMessage).
+func parseAssertion(expr string) (assertion, error) {
+	a := assertion{Expr: expr}
+	at := -1
+	for i := 0; i < len(expr) && at < 0; i++ {
+		for _, op := range assertOps {
+			if strings.HasPrefix(expr[i:], op) {
+				at, a.Op = i, op
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return a, fmt.Errorf("--assert %q: no comparison; write KEY OP NUMBER with OP one of < <= > >= == !=, as in 'peak_in_flight>=5'", expr)
+	}
+	a.Key = strings.TrimSpace(expr[:at])
+	num := strings.TrimSpace(expr[at+len(a.Op):])
+	if a.Key == "" {
+		return a, fmt.Errorf("--assert %q: nothing before %s; write KEY OP NUMBER, as in 'elapsed_ms<=800'", expr, a.Op)
+	}
+	if !knownSummaryKey(a.Key) {
+		return a, fmt.Errorf("--assert %q: unknown key %q; the keys are %s, and server_requests.by_method.METHOD", expr, a.Key, strings.Join(summaryKeys(), ", "))
+	}
+	w, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return a, fmt.Errorf("--assert %q: %q is not a number", expr, num)
+	}
+	a.Want = w
+	return a, nil
+}
+
+// summaryKeys lists the numeric keys every summary has.
+func summaryKeys() []string {
+	return recorder.Summary{}.Keys()
+}
+
+func knownSummaryKey(k string) bool {
+	if m, ok := strings.CutPrefix(k, "server_requests.by_method."); ok {
+		return m != ""
+	}
+	return slices.Contains(summaryKeys(), k)
+}
+
+// check reports whether the assertion holds for sum, and the actual value.
+func (a assertion) check(sum recorder.Summary) (actual float64, holds bool) {
+	v, ok := sum.Get(a.Key)
+	if !ok {
+		return 0, false
+	}
+	switch a.Op {
+	case "<":
+		return v, v < a.Want
+	case "<=":
+		return v, v <= a.Want
+	case ">":
+		return v, v > a.Want
+	case ">=":
+		return v, v >= a.Want
+	case "==":
+		return v, v == a.Want
+	case "!=":
+		return v, v != a.Want
+	}
+	return v, false
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/google/shlex"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// repeatedFlag is a string flag that may be given many times; each value
+// is kept in order.
+type repeatedFlag []string
+
+func (r *repeatedFlag) String() string { return strings.Join(*r, ", ") }
+
+func (r *repeatedFlag) Set(v string) error {
+	*r = append(*r, v)
+	return nil
+}
+
+// parseConnectionFlags defines on fs the flags that choose the server to
+// connect to (--demo, --stdio, --env, --url, --sse, --header, --protocol)
+// and how to answer its requests (--dispatch, --latency,
+// --sampling-latency, --elicitation-latency, --roots-latency, --seed,
+// --sampling-reply, --elicitation, --roots, --fail-rate,
+// --request-timeout). Call the returned function after fs.Parse: it
+// turns the flags into a Target and Callbacks, or returns an error that
+// names the bad flag and says what it wants (a usage error: exit 2).
+//
+// `inspector run` and `inspector gui` share it, so the two accept the same
+// connection and callback flags.
+func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callbacks, error) {
+	def := engine.DefaultCallbacks()
+	var (
+		demoFlag   = fs.Bool("demo", false, "connect to the embedded demo server, in process (the default)")
+		stdio      = fs.String("stdio", "", "start the server as `'CMD ARGS'` and speak MCP over its stdin/stdout (split as a POSIX shell would)")
+		env        repeatedFlag
+		httpURL    = fs.String("url", "", "connect to a streamable HTTP server at `URL`")
+		sseURL     = fs.String("sse", "", "connect to a legacy HTTP+SSE server at `URL`")
+		headers    repeatedFlag
+		protocol   = fs.String("protocol", "", "protocol `VERSION` to offer (default "+engine.DefaultProtocol+"), or latest to let the SDK offer its newest")
+		dispatch   = fs.String("dispatch", "concurrent", "how server requests are served: concurrent, serial or bounded:N")
+		latency    = fs.String("latency", "0", "time to answer every server request: `SPEC` = 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms")
+		samplingL  = fs.String("sampling-latency", "", "latency `SPEC` for sampling/createMessage only (overrides --latency)")
+		elicitL    = fs.String("elicitation-latency", "", "latency `SPEC` for elicitation/create only (overrides --latency)")
+		rootsL     = fs.String("roots-latency", "", "latency `SPEC` for roots/list only (overrides --latency)")
+		seed       = fs.Int64("seed", 0, "seed for random latencies and failures: the same seed gives the same run")
+		reply      = fs.String("sampling-reply", def.SamplingReply, "sampling answer text, a Go `TEMPLATE` seeing {{.Index}}, {{.LastUserMessage}} and {{.Model}}")
+		elicit     = fs.String("elicitation", string(def.Elicitation), "how to answer elicitation/create: accept (with content built from the schema), decline or cancel")
+		roots      = fs.String("roots", strings.Join(def.Roots, ","), "`URI,...` answered to roots/list")
+		failRate   = fs.Float64("fail-rate", 0, "fraction `F` (0..1) of server requests answered with an error")
+		reqTimeout = fs.Duration("request-timeout", 0, "answer a server request still unanswered after `D` with an error (0 = never)")
+	)
+	fs.Var(&env, "env", "`K=V` added to the --stdio server's environment (repeatable)")
+	fs.Var(&headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
+
+	return func() (engine.Target, engine.Callbacks, error) {
+		var t engine.Target
+		var chosen []string
+		if *demoFlag {
+			chosen = append(chosen, "--demo")
+		}
+		if *stdio != "" {
+			chosen = append(chosen, "--stdio")
+		}
+		if *httpURL != "" {
+			chosen = append(chosen, "--url")
+		}
+		if *sseURL != "" {
+			chosen = append(chosen, "--sse")
+		}
+		if len(chosen) > 1 {
+			return t, def, fmt.Errorf("%s: choose one server to connect to", strings.Join(chosen, " and "))
+		}
+		switch {
+		case *stdio != "":
+			words, err := shlex.Split(*stdio)
+			if err != nil {
+				return t, def, fmt.Errorf("--stdio %q: %v (check the quotes)", *stdio, err)
+			}
+			if len(words) == 0 {
+				return t, def, fmt.Errorf("--stdio: give the server's command line, as in --stdio 'node server.js'")
+			}
+			t = engine.Target{Transport: engine.TransportStdio, Command: *stdio}
+		case *httpURL != "":
+			if err := checkURL(*httpURL); err != nil {
+				return t, def, fmt.Errorf("--url: %w", err)
+			}
+			t = engine.Target{Transport: engine.TransportHTTP, URL: *httpURL}
+		case *sseURL != "":
+			if err := checkURL(*sseURL); err != nil {
+				return t, def, fmt.Errorf("--sse: %w", err)
+			}
+			t = engine.Target{Transport: engine.TransportSSE, URL: *sseURL}
+		default:
+			t = engine.Target{Transport: engine.TransportDemo}
+		}
+		for _, kv := range env {
+			if t.Transport != engine.TransportStdio {
+				return t, def, fmt.Errorf("--env %q: environment variables are for a --stdio server", kv)
+			}
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				return t, def, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+			}
+			t.Env = append(t.Env, kv)
+		}
+		for _, h := range headers {
+			if t.Transport != engine.TransportHTTP && t.Transport != engine.TransportSSE {
+				return t, def, fmt.Errorf("--header %q: headers are for a --url or --sse server", h)
+			}
+			k, v, ok := strings.Cut(h, ":")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" || strings.ContainsAny(k, " \t") {
+				return t, def, fmt.Errorf("--header %q: want 'Name: value', as in 'Authorization: Bearer TOKEN'", h)
+			}
+			if t.Headers == nil {
+				t.Headers = map[string]string{}
+			}
+			t.Headers[k] = strings.TrimSpace(v)
+		}
+		switch p := strings.TrimSpace(*protocol); {
+		case p == "" || p == "latest":
+			t.Protocol = p
+		case slices.Contains(mcp.SupportedProtocolVersions(), p):
+			t.Protocol = p
+		default:
+			return t, def, fmt.Errorf("--protocol %q: want latest or one of %s", p, strings.Join(mcp.SupportedProtocolVersions(), ", "))
+		}
+
+		cb := def
+		var err error
+		if cb.Dispatch, err = engine.ParseDispatch(*dispatch); err != nil {
+			return t, def, fmt.Errorf("--dispatch: %w", err)
+		}
+		if cb.Latency, err = engine.ParseLatency(*latency); err != nil {
+			return t, def, fmt.Errorf("--latency: %w", err)
+		}
+		for _, ml := range []struct{ flag, spec, method string }{
+			{"--sampling-latency", *samplingL, "sampling/createMessage"},
+			{"--elicitation-latency", *elicitL, "elicitation/create"},
+			{"--roots-latency", *rootsL, "roots/list"},
+		} {
+			if ml.spec == "" {
+				continue
+			}
+			m, err := engine.ParseLatency(ml.spec)
+			if err != nil {
+				return t, def, fmt.Errorf("%s: %w", ml.flag, err)
+			}
+			if cb.MethodLatency == nil {
+				cb.MethodLatency = map[string]engine.LatencyModel{}
+			}
+			cb.MethodLatency[ml.method] = m
+		}
+		cb.Seed = *seed
+		if _, err := template.New("reply").Parse(*reply); err != nil {
+			return t, def, fmt.Errorf("--sampling-reply %q: %v", *reply, err)
+		}
+		cb.SamplingReply = *reply
+		switch m := engine.ElicitationMode(strings.TrimSpace(*elicit)); m {
+		case engine.ElicitAccept, engine.ElicitDecline, engine.ElicitCancel, engine.ElicitManual:
+			cb.Elicitation = m
+		default:
+			return t, def, fmt.Errorf("--elicitation %q: want accept, decline or cancel", *elicit)
+		}
+		cb.Roots = nil
+		for _, r := range strings.Split(*roots, ",") {
+			r = strings.TrimSpace(r)
+			if r == "" {
+				continue
+			}
+			if u, err := url.Parse(r); err != nil || u.Scheme == "" {
+				return t, def, fmt.Errorf("--roots: %q is not a URI like file:///home/me/project", r)
+			}
+			cb.Roots = append(cb.Roots, r)
+		}
+		if *failRate < 0 || *failRate > 1 {
+			return t, def, fmt.Errorf("--fail-rate %s: want a fraction between 0 and 1, as in 0.1", strconv.FormatFloat(*failRate, 'g', -1, 64))
+		}
+		cb.FailRate = *failRate
+		if *reqTimeout < 0 {
+			return t, def, fmt.Errorf("--request-timeout %v: must not be negative", *reqTimeout)
+		}
+		cb.RequestTimeout = time.Duration(*reqTimeout)
+		if err := cb.Validate(); err != nil {
+			return t, def, err
+		}
+		return t, cb, nil
+	}
+}
+
+// checkURL says what is wrong with an http or https server URL, or nil.
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %v", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q: want an http:// or https:// URL, as in http://127.0.0.1:8080/mcp", s)
+	}
+	if u.Host == "" {
+		return errors.New(s + ": the URL has no host")
+	}
+	return nil
+}

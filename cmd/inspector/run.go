@@ -1,0 +1,423 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const runUsage = `Usage: inspector run [flags]
+
+Connects to an MCP server as a client, calls a tool (once or as a load
+test), serves the server's sampling, elicitation and roots requests with the
+latency and dispatch policy you choose, and prints a summary: how many
+requests were in flight at once, how long they waited and ran, and a verdict
+(concurrent, serialized, bounded...).
+
+  inspector run [--demo | --stdio 'CMD ARGS' [--env K=V]... | --url URL | --sse URL] [--header 'K: V']... [--protocol VERSION|latest]
+                [--dispatch concurrent|serial|bounded:N] [--latency SPEC] [--sampling-latency SPEC] [--elicitation-latency SPEC] [--roots-latency SPEC] [--seed N]
+                [--sampling-reply TEMPLATE] [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]
+                [--tool NAME [--args JSON|@FILE] [--calls N] [--concurrency C] [--call-timeout D]] [--list-tools]
+                [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--csv F] [--png F] [--svg F] [--html F]
+                [--json] [--assert EXPR]...
+
+SPEC is 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms.
+Without --tool the demo server's fanout tool is called with {} (5 sampling
+requests); other servers need --tool (see them with --list-tools).
+
+Exit status: 0 ok (failed tool calls are counted, not fatal), 1 the
+connection failed or was lost, or a file could not be read or written,
+2 a bad flag, 3 an --assert did not hold.
+
+Examples:
+  inspector run --dispatch serial --latency 500ms
+  inspector run --dispatch concurrent --latency 500ms --json --assert 'peak_in_flight>=5' --assert 'elapsed_ms<=800'
+  inspector run --stdio 'node server.mjs' --tool fanout --args '{"n":5}' --latency 500ms --record run.fanout.json
+
+Flags:
+`
+
+// runOptions are the flags of `inspector run` beyond the connection and
+// callback flags.
+type runOptions struct {
+	tool        string
+	args        string
+	calls       int
+	concurrency int
+	callTimeout time.Duration
+	listTools   bool
+	record      string
+	journal     string
+	json        bool
+	asserts     repeatedFlag
+	outputs     runOutputs
+}
+
+// runOutputs are the export files of a run, the same as report writes.
+type runOutputs struct {
+	trace, otlp, csv, png, svg, html string
+}
+
+// runCommand runs `inspector run`.
+func runCommand(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runMain(ctx, args, os.Stdout, os.Stderr)
+}
+
+// runMain is `inspector run` with its streams passed in; it returns the exit code.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	conn := parseConnectionFlags(fs)
+	var o runOptions
+	fs.StringVar(&o.tool, "tool", "", "call the tool `NAME` (default: fanout on the demo server)")
+	fs.StringVar(&o.args, "args", "", "the tool's arguments: a JSON object, or @FILE to read it from a file")
+	fs.IntVar(&o.calls, "calls", 1, "call the tool `N` times")
+	fs.IntVar(&o.concurrency, "concurrency", 1, "with at most `C` calls in flight at once")
+	fs.DurationVar(&o.callTimeout, "call-timeout", 0, "give up on a tool call after `D` (0 = never)")
+	fs.BoolVar(&o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
+	fs.StringVar(&o.record, "record", "", "save the recording to `FILE` (also when the run fails midway); open it with inspector report or the GUI")
+	fs.StringVar(&o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir())
+	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object")
+	fs.Var(&o.asserts, "assert", "check `EXPR` = KEY OP NUMBER on the JSON summary, e.g. 'peak_in_flight>=5' (repeatable; exit 3 if one fails)")
+	fs.StringVar(&o.outputs.trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
+	fs.StringVar(&o.outputs.otlp, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
+	fs.StringVar(&o.outputs.csv, "csv", "", "write one CSV row per request to `FILE`")
+	fs.StringVar(&o.outputs.png, "png", "", "draw the concurrency chart as a PNG image in `FILE`")
+	fs.StringVar(&o.outputs.svg, "svg", "", "draw the concurrency chart as an SVG image in `FILE`")
+	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage // the flag package said which flag
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "inspector run: "+format+"\n", a...)
+		fmt.Fprintln(stderr, "Run 'inspector run -h' for the flags.")
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q: every option is a flag (did you forget to quote --stdio 'CMD ARGS'?)", fs.Arg(0))
+	}
+	target, cb, err := conn()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if cb.Elicitation == engine.ElicitManual || cb.SamplingManual {
+		return usageErr("--elicitation manual needs a person to answer: use inspector gui, or accept, decline or cancel")
+	}
+	var asserts []assertion
+	for _, expr := range o.asserts {
+		a, err := parseAssertion(expr)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		asserts = append(asserts, a)
+	}
+	if o.calls < 1 {
+		return usageErr("--calls %d: want 1 or more", o.calls)
+	}
+	if o.concurrency < 1 {
+		return usageErr("--concurrency %d: want 1 or more", o.concurrency)
+	}
+	if o.callTimeout < 0 {
+		return usageErr("--call-timeout %v: must not be negative", o.callTimeout)
+	}
+	toolArgs, code := readToolArgs(o.args, stderr)
+	if code != exitOK {
+		return code
+	}
+	if o.tool == "" && !o.listTools {
+		if target.Transport != engine.TransportDemo {
+			return usageErr("--tool: name the tool to call on %s (--list-tools shows them)", target)
+		}
+		o.tool = "fanout"
+	}
+
+	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
+	var journal *recorder.Journal
+	if o.journal != "" {
+		path := o.journal
+		if path == "auto" {
+			path = ""
+		}
+		journal, err = recorder.OpenJournal(path, rec)
+		if err != nil {
+			fmt.Fprintf(stderr, "inspector run: --journal: %v\n", err)
+			return exitFailure
+		}
+	}
+	r := &runner{o: o, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
+
+	sess, err := engine.Connect(ctx, target, cb, rec)
+	if err != nil {
+		return r.fail(fmt.Sprintf("cannot connect to %s: %v", target, err))
+	}
+	if o.listTools {
+		tools, err := sess.ListTools(ctx)
+		if err != nil {
+			sess.Close()
+			return r.fail(fmt.Sprintf("cannot list the tools of %s: %v", target, err))
+		}
+		printTools(stdout, tools, o.json && o.tool == "")
+		if o.tool == "" {
+			sess.Close()
+			if code := r.save(); code != exitOK {
+				return code
+			}
+			return exitOK
+		}
+	}
+
+	w := engine.Workload{Tool: o.tool, Args: toolArgs, Calls: o.calls, Concurrency: o.concurrency, CallTimeout: o.callTimeout}
+	res, runErr := sess.Run(ctx, w, nil)
+	var lost error
+	select {
+	case <-sess.Done():
+		lost = sess.Err()
+	default:
+	}
+	sess.Close()
+
+	snap := rec.Snapshot()
+	sum := recorder.Summarize(snap)
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(sum)
+	} else {
+		writeSummaryText(stdout, snap, sum, res)
+	}
+
+	switch {
+	case lost != nil:
+		return r.fail(fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
+			target, lost, res.OK+res.Failed, o.calls))
+	case ctx.Err() != nil:
+		return r.fail("interrupted")
+	case runErr != nil:
+		return r.fail(fmt.Sprintf("the run on %s did not complete: %v", target, runErr))
+	}
+	if code := r.save(); code != exitOK {
+		return code
+	}
+	failed := 0
+	for _, a := range asserts {
+		actual, holds := a.check(sum)
+		if !holds {
+			failed++
+			fmt.Fprintf(stderr, "inspector run: assertion failed: %s (%s is %s)\n", a.Expr, a.Key, formatNumber(actual))
+		}
+	}
+	if failed > 0 {
+		return exitAssertion
+	}
+	return exitOK
+}
+
+// runner ends a run: it saves what was recorded, however the run ended.
+type runner struct {
+	o       runOptions
+	rec     *recorder.Recording
+	journal *recorder.Journal
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
+// fail reports why the run failed, saves what was recorded and returns
+// exitFailure.
+func (r *runner) fail(why string) int {
+	fmt.Fprintf(r.stderr, "inspector run: %s\n", why)
+	r.save()
+	return exitFailure
+}
+
+// save closes the journal and writes --record and the exports.
+func (r *runner) save() int {
+	code := exitOK
+	if r.journal != nil {
+		if err := r.journal.Close(); err != nil {
+			fmt.Fprintf(r.stderr, "inspector run: --journal %s: %v\n", r.journal.Path(), err)
+			code = exitFailure
+		} else if r.o.journal == "auto" {
+			fmt.Fprintf(r.stderr, "inspector run: journal written to %s\n", r.journal.Path())
+		}
+		r.journal = nil
+	}
+	snap := r.rec.Snapshot()
+	if r.o.record != "" {
+		if err := recorder.SaveFile(r.o.record, snap); err != nil {
+			fmt.Fprintf(r.stderr, "inspector run: cannot save the recording: %v\n", err)
+			code = exitFailure
+		}
+	}
+	outs := []struct {
+		flag, path string
+		write      func(io.Writer) error
+	}{
+		{"--trace", r.o.outputs.trace, func(w io.Writer) error { return recorder.WriteChromeTrace(w, snap) }},
+		{"--otlp", r.o.outputs.otlp, func(w io.Writer) error { return recorder.WriteOTLP(w, snap) }},
+		{"--csv", r.o.outputs.csv, func(w io.Writer) error { return recorder.WriteCSV(w, snap) }},
+		{"--png", r.o.outputs.png, func(w io.Writer) error {
+			return recorder.WriteChartPNG(w, snap, recorder.ChartConcurrency, 1200, 600)
+		}},
+		{"--svg", r.o.outputs.svg, func(w io.Writer) error {
+			return recorder.WriteChartSVG(w, snap, recorder.ChartConcurrency, 1200, 600)
+		}},
+		{"--html", r.o.outputs.html, func(w io.Writer) error { return recorder.WriteHTML(w, snap) }},
+	}
+	for _, out := range outs {
+		if out.path == "" {
+			continue
+		}
+		if err := writeFileWith(out.path, out.write); err != nil {
+			fmt.Fprintf(r.stderr, "inspector run: %s %s: %v\n", out.flag, out.path, err)
+			code = exitFailure
+		}
+	}
+	return code
+}
+
+// writeFileWith creates path and fills it with write; a failed write
+// leaves no half-written file behind.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}
+
+// readToolArgs reads --args: a JSON object, or @FILE holding one.
+func readToolArgs(s string, stderr io.Writer) (json.RawMessage, int) {
+	if s == "" {
+		return nil, exitOK
+	}
+	what := "--args"
+	data := []byte(s)
+	if path, ok := strings.CutPrefix(s, "@"); ok {
+		what = "--args @" + path
+		var err error
+		data, err = os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "inspector run: %s: cannot read the file: %v\n", what, err)
+			return nil, exitFailure
+		}
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+		msg := "want a JSON object, as in '{\"n\": 5}'"
+		if err != nil {
+			msg = fmt.Sprintf("not a JSON object (%v); want one, as in '{\"n\": 5}'", err)
+		}
+		fmt.Fprintf(stderr, "inspector run: %s: %s\n", what, msg)
+		return nil, exitUsage
+	}
+	return json.RawMessage(data), exitOK
+}
+
+func runTitle(t engine.Target, tool string) string {
+	if tool == "" {
+		return "run on " + t.String()
+	}
+	return tool + " on " + t.String()
+}
+
+// printTools lists tools, as a table for a person or as JSON.
+func printTools(w io.Writer, tools []*mcp.Tool, asJSON bool) {
+	if asJSON {
+		type entry struct {
+			Name        string `json:"name"`
+			Title       string `json:"title,omitempty"`
+			Description string `json:"description,omitempty"`
+			InputSchema any    `json:"inputSchema,omitempty"`
+		}
+		list := make([]entry, 0, len(tools))
+		for _, t := range tools {
+			list = append(list, entry{t.Name, t.Title, t.Description, t.InputSchema})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(map[string]any{"tools": list})
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "TOOL\tDESCRIPTION\n")
+	for _, t := range tools {
+		desc, _, _ := strings.Cut(t.Description, "\n")
+		fmt.Fprintf(tw, "%s\t%s\n", t.Name, desc)
+	}
+	tw.Flush()
+}
+
+// writeSummaryText prints the summary for a person.
+func writeSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summary, res engine.RunResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	server := snap.Meta.Target
+	if snap.Meta.Server != "" {
+		server += " (" + snap.Meta.Server
+		if snap.Meta.Protocol != "" {
+			server += ", protocol " + snap.Meta.Protocol
+		}
+		server += ")"
+	}
+	fmt.Fprintf(tw, "server\t%s\n", server)
+	fmt.Fprintf(tw, "tool calls\t%d total, %d ok, %d failed\n", sum.ToolCalls.Total, sum.ToolCalls.OK, sum.ToolCalls.Failed)
+	fmt.Fprintf(tw, "server requests\t%d total, %d ok, %d failed\n", sum.ServerRequests.Total, sum.ServerRequests.OK, sum.ServerRequests.Failed)
+	methods := make([]string, 0, len(sum.ServerRequests.ByMethod))
+	for m := range sum.ServerRequests.ByMethod {
+		methods = append(methods, m)
+	}
+	sort.Strings(methods)
+	for _, m := range methods {
+		fmt.Fprintf(tw, "  %s\t%d\n", m, sum.ServerRequests.ByMethod[m])
+	}
+	fmt.Fprintf(tw, "peak in flight\t%d\n", sum.PeakInFlight)
+	fmt.Fprintf(tw, "peak pending\t%d\n", sum.PeakPending)
+	fmt.Fprintf(tw, "achieved concurrency\t%.2f\n", sum.AchievedConcurrency)
+	fmt.Fprintf(tw, "elapsed\t%.1f ms\n", sum.ElapsedMS)
+	fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
+	fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
+	verdict := sum.VerdictText // it starts with the verdict's word
+	if verdict == "" {
+		verdict = sum.Verdict
+	}
+	fmt.Fprintf(tw, "verdict\t%s\n", verdict)
+	tw.Flush()
+	for _, e := range res.Errors {
+		fmt.Fprintf(w, "tool call error: %s\n", e)
+	}
+}
+
+// formatNumber prints a summary value without needless decimals.
+func formatNumber(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.3f", v)
+}
