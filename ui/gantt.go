@@ -95,7 +95,7 @@ func NewGantt() *Gantt {
 func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
 	r := &ganttRenderer{g: g}
 	r.raster = canvas.NewRaster(g.draw)
-	r.empty = canvas.NewText("No requests recorded yet — connect and call a tool", theme.Color(theme.ColorNameDisabled))
+	r.empty = canvas.NewText("No requests recorded yet", theme.Color(theme.ColorNameDisabled))
 	r.empty.Alignment = fyne.TextAlignCenter
 	r.tipBg = canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
 	r.tipBg.StrokeColor = theme.Color(theme.ColorNameShadow)
@@ -170,7 +170,11 @@ func (g *Gantt) ZoomOut() { g.zoomAt(2, 0.5) }
 
 // Fit shows the whole recording.
 func (g *Gantt) Fit() {
-	g.axis.set(0, max(extentOf(g.snap)*21/20, time.Millisecond))
+	end := extentOf(g.snap)
+	if end <= 0 {
+		end = time.Second // nothing yet: a second is a sensible first view
+	}
+	g.axis.set(0, end*21/20)
 }
 
 // SetFollow switches following the live end of the recording on or off.
@@ -653,7 +657,7 @@ func newGanttPalette() ganttPalette {
 		grid:   mix(bg, fg, 0.12),
 		faint:  mix(bg, fg, 0.45),
 		sel:    mix(bg, toRGBA(theme.Color(theme.ColorNamePrimary)), 0.25),
-		hover:  mix(bg, fg, 0.08),
+		hover:  mix(bg, fg, 0.16),
 		now:    toRGBA(theme.Color(theme.ColorNamePrimary)),
 	}
 }

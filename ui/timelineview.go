@@ -225,7 +225,10 @@ func (t *TimelineView) ZoomOut() { t.gantt.ZoomOut() }
 // Fit shows the whole recording, and the compared one.
 func (t *TimelineView) Fit() {
 	end := max(extentOf(t.snap), extentOf(t.cmpSnap))
-	t.gantt.SetVisibleRange(0, max(end*21/20, time.Millisecond))
+	if end <= 0 {
+		end = time.Second
+	}
+	t.gantt.SetVisibleRange(0, end*21/20)
 }
 
 // Stop stops following a live recording (call it when the window closes).

@@ -1,0 +1,459 @@
+package ui
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func init() {
+	// redraw at once in tests: no deferred refresh from a timer goroutine
+	minFrameInterval = 0
+}
+
+const ms = time.Millisecond
+
+// fixedSnapshot is a recording built with fixed offsets: a tool call whose
+// five sampling requests arrived together and were served one at a time
+// (a staircase), an elicitation that failed under it, an orphan ping, a
+// cancelled roots/list and a tools/list, with notifications.
+func fixedSnapshot() *recorder.Snapshot {
+	snap := &recorder.Snapshot{
+		Meta: recorder.Meta{Title: "serial fan-out", Target: "demo", Created: time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)},
+		Now:  2700 * ms, Version: 42,
+	}
+	add := func(s recorder.Span) *recorder.Span {
+		s.ID = recorder.SpanID(len(snap.Spans) + 1)
+		s.Kind = recorder.KindOf(s.Method)
+		if s.Session == "" {
+			s.Session = "s1"
+		}
+		p := s
+		snap.Spans = append(snap.Spans, &p)
+		return &p
+	}
+	add(recorder.Span{Direction: recorder.Outgoing, Method: "tools/call", Name: "fanout", RequestID: "1",
+		Received: 0, Queued: 0, Serving: 0, Answered: 2560 * ms, Status: recorder.StatusOK,
+		Params: json.RawMessage(`{"name":"fanout","arguments":{"n":5}}`), Result: json.RawMessage(`{"content":[{"type":"text","text":"5 answers"}]}`)})
+	for i := range 5 {
+		at := 10*ms + time.Duration(i)*ms
+		serve := 10*ms + time.Duration(i)*500*ms
+		add(recorder.Span{Direction: recorder.Incoming, Method: "sampling/createMessage", Parent: 1, RequestID: fmt.Sprint(i),
+			Received: at, Queued: at, Serving: serve, Answered: serve + 500*ms, Status: recorder.StatusOK,
+			Params: json.RawMessage(fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":"question %d"}}],"maxTokens":100}`, i)),
+			Result: json.RawMessage(fmt.Sprintf(`{"model":"demo","role":"assistant","content":{"type":"text","text":"answer %d"}}`, i))})
+	}
+	add(recorder.Span{Direction: recorder.Incoming, Method: "ping", RequestID: "p1",
+		Received: 700 * ms, Queued: 700 * ms, Serving: 700 * ms, Answered: 702 * ms, Status: recorder.StatusOK})
+	add(recorder.Span{Direction: recorder.Incoming, Method: "elicitation/create", Parent: 1, RequestID: "5",
+		Received: 1200 * ms, Queued: 1200 * ms, Serving: 1250 * ms, Answered: 1400 * ms, Status: recorder.StatusError, Error: "the user declined"})
+	add(recorder.Span{Direction: recorder.Incoming, Method: "roots/list", RequestID: "6",
+		Received: 1800 * ms, Queued: 1800 * ms, Serving: 1800 * ms, Answered: 2000 * ms, Status: recorder.StatusCancelled})
+	add(recorder.Span{Direction: recorder.Outgoing, Method: "tools/list", RequestID: "2",
+		Received: 2600 * ms, Queued: 2600 * ms, Serving: 2600 * ms, Answered: 2650 * ms, Status: recorder.StatusOK})
+	for _, at := range []time.Duration{600, 1100, 1600, 2100} {
+		snap.Events = append(snap.Events, recorder.Event{At: at * ms, Kind: recorder.EventProgress, Method: "notifications/progress", Span: 1})
+	}
+	snap.Events = append(snap.Events,
+		recorder.Event{At: 300 * ms, Kind: recorder.EventLog, Method: "notifications/message", Text: "starting"},
+		recorder.Event{At: 2000 * ms, Kind: recorder.EventCancelled, Method: "notifications/cancelled", Span: 9})
+	return snap
+}
+
+// fanoutSnapshot is n sampling requests of a tool call that arrived
+// together and were served `slots` at a time, each taking serve.
+func fanoutSnapshot(n, slots int, serve time.Duration) *recorder.Snapshot {
+	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: fmt.Sprintf("%d requests, %d at a time", n, slots)}}
+	waves := (n + slots - 1) / slots
+	call := &recorder.Span{ID: 1, Direction: recorder.Outgoing, Method: "tools/call", Name: "fanout", Kind: recorder.KindTool,
+		Received: 0, Queued: 0, Serving: 0, Answered: 20*ms + time.Duration(waves)*serve, Status: recorder.StatusOK}
+	snap.Spans = append(snap.Spans, call)
+	for i := range n {
+		start := 10*ms + time.Duration(i/slots)*serve
+		snap.Spans = append(snap.Spans, &recorder.Span{ID: recorder.SpanID(i + 2), Parent: 1, Direction: recorder.Incoming,
+			Method: "sampling/createMessage", Kind: recorder.KindSampling,
+			Received: 10 * ms, Queued: 10 * ms, Serving: start, Answered: start + serve, Status: recorder.StatusOK})
+	}
+	snap.Now = call.Answered
+	return snap
+}
+
+// bigSnapshot is n requests in tool calls of 10, overlapping in waves,
+// for benchmarks.
+func bigSnapshot(n int) *recorder.Snapshot {
+	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: "big"}}
+	var id recorder.SpanID
+	for len(snap.Spans) < n {
+		id++
+		callID := id
+		t0 := time.Duration(len(snap.Spans)) * ms
+		snap.Spans = append(snap.Spans, &recorder.Span{ID: id, Direction: recorder.Outgoing, Method: "tools/call", Kind: recorder.KindTool,
+			Received: t0, Queued: t0, Serving: t0, Answered: t0 + 60*ms, Status: recorder.StatusOK})
+		for j := 0; j < 9 && len(snap.Spans) < n; j++ {
+			id++
+			r := t0 + time.Duration(j)*ms
+			st := recorder.StatusOK
+			if j == 7 {
+				st = recorder.StatusError
+			}
+			snap.Spans = append(snap.Spans, &recorder.Span{ID: id, Parent: callID, Direction: recorder.Incoming,
+				Method: "sampling/createMessage", Kind: recorder.KindSampling,
+				Received: r, Queued: r, Serving: r + time.Duration(j%3)*5*ms, Answered: r + 40*ms, Status: st})
+		}
+	}
+	snap.Now = time.Duration(n)*ms + 100*ms
+	return snap
+}
+
+func ids(rows []GanttRow) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s%d ", strings.Repeat(">", r.Depth), r.Span.ID)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func TestGanttRows(t *testing.T) {
+	test.NewTempApp(t)
+	orphan := fixedSnapshot()
+	// a request naming a parent that is not in the recording stays on top
+	orphan.Spans[7] = &recorder.Span{ID: 8, Parent: 99, Direction: recorder.Incoming, Method: "elicitation/create",
+		Kind: recorder.KindElicitation, Received: 1, Queued: 1, Serving: 1, Answered: 2, Status: recorder.StatusOK}
+	tests := []struct {
+		name string
+		snap *recorder.Snapshot
+		want string
+	}{
+		{"children follow their tool call", fixedSnapshot(), "1 >2 >3 >4 >5 >6 >8 7 9 10"},
+		{"unknown parent is an orphan", orphan, "1 >2 >3 >4 >5 >6 7 8 9 10"},
+		{"empty", &recorder.Snapshot{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewGantt()
+			g.SetSnapshot(tt.snap)
+			if got := ids(g.Rows()); got != tt.want {
+				t.Errorf("rows = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	t.Run("appending lays out like a fresh start", func(t *testing.T) {
+		full := fixedSnapshot()
+		g := NewGantt()
+		for n := 0; n <= len(full.Spans); n++ {
+			part := *full
+			part.Spans = full.Spans[:n]
+			g.SetSnapshot(&part)
+		}
+		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >8 7 9 10"; got != want {
+			t.Errorf("rows after appending one at a time = %q, want %q", got, want)
+		}
+		// an update replaces a span's pointer: the row must show the new one
+		upd := *full
+		upd.Spans = slices.Clone(full.Spans)
+		changed := *full.Spans[2]
+		changed.Status = recorder.StatusTimeout
+		upd.Spans[2] = &changed
+		g.SetSnapshot(&upd)
+		if got := g.Rows()[2].Span.Status; got != recorder.StatusTimeout {
+			t.Errorf("row 2 status after update = %q, want timeout", got)
+		}
+	})
+}
+
+// showGantt puts a Gantt of snap in a test window of the given size.
+func showGantt(t *testing.T, snap *recorder.Snapshot, size fyne.Size) (*Gantt, fyne.Window) {
+	t.Helper()
+	g := NewGantt()
+	w := test.NewTempWindow(t, g)
+	w.SetPadded(false)
+	w.Resize(size)
+	g.SetSnapshot(snap)
+	return g, w
+}
+
+// assertImage compares img with the golden file testdata/name, or writes
+// it with -update.
+func assertImage(t *testing.T, name string, img image.Image) {
+	t.Helper()
+	if *update {
+		path := filepath.Join("testdata", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := png.Encode(f, img); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	test.AssertImageMatches(t, name, img)
+}
+
+// assertMarkup compares the canvas's markup with testdata/name, or writes
+// it with -update.
+func assertMarkup(t *testing.T, name string, c fyne.Canvas) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(filepath.Join("testdata", name), []byte(test.RenderToMarkup(c)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	test.AssertRendersToMarkup(t, name, c)
+}
+
+func TestGanttGolden(t *testing.T) {
+	test.NewTempApp(t)
+	tests := []struct {
+		name string
+		snap *recorder.Snapshot
+		size fyne.Size
+	}{
+		{"gantt_fixed", fixedSnapshot(), fyne.NewSize(800, 260)},
+		{"gantt_serial", fanoutSnapshot(5, 1, 500*ms), fyne.NewSize(600, 170)},
+		{"gantt_concurrent", fanoutSnapshot(5, 5, 500*ms), fyne.NewSize(600, 170)},
+		{"gantt_empty", &recorder.Snapshot{}, fyne.NewSize(400, 100)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, w := showGantt(t, tt.snap, tt.size)
+			assertMarkup(t, tt.name+".xml", w.Canvas())
+			assertImage(t, tt.name+".png", w.Canvas().Capture())
+		})
+	}
+	t.Run("hover tooltip", func(t *testing.T) {
+		g, w := showGantt(t, fixedSnapshot(), fyne.NewSize(800, 260))
+		test.MoveMouse(w.Canvas(), fyne.NewPos(400, ganttRulerH+ganttLaneH+2.5*ganttRowH))
+		want := []string{
+			"#3 sampling/createMessage (incoming, ok)",
+			"queued 499 ms · serving 500 ms · total 999 ms",
+			"received 0.011 s → answered 1.010 s",
+			"caused by #1 tools/call fanout",
+		}
+		if got := g.Tooltip(); !slices.Equal(got, want) {
+			t.Errorf("tooltip = %q\nwant %q", got, want)
+		}
+		assertImage(t, "gantt_tooltip.png", w.Canvas().Capture())
+		test.MoveMouse(w.Canvas(), fyne.NewPos(400, 5))
+		if got := g.Tooltip(); got != nil {
+			t.Errorf("tooltip over the ruler = %q, want none", got)
+		}
+	})
+}
+
+func TestGanttZoomPan(t *testing.T) {
+	test.NewTempApp(t)
+	size := fyne.NewSize(ganttGutter+600, 260)
+	// the fixed recording's latest instant is 2.7 s: fitted, the view runs
+	// to 2.835 s and the ruler counts half seconds
+	tests := []struct {
+		name       string
+		do         func(g *Gantt, w fyne.Window)
+		start, end time.Duration
+		ruler      []string
+	}{
+		{"fit", func(g *Gantt, w fyne.Window) {}, 0, 2835 * ms,
+			[]string{"0.0 s", "0.5 s", "1.0 s", "1.5 s", "2.0 s", "2.5 s"}},
+		{"zoom in twice keeps the middle", func(g *Gantt, w fyne.Window) { g.ZoomIn(); g.ZoomIn() },
+			1063125 * time.Microsecond, 1771875 * time.Microsecond,
+			[]string{"1.2 s", "1.4 s", "1.6 s"}},
+		{"zoom out stops at the start", func(g *Gantt, w fyne.Window) { g.ZoomOut() }, 0, 5670 * ms,
+			[]string{"0 s", "1 s", "2 s", "3 s", "4 s", "5 s"}},
+		{"ctrl+wheel zooms around the pointer", func(g *Gantt, w fyne.Window) {
+			// the pointer at a third of the plot: 0.945 s stays under it
+			ev := &fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 50 * 0.6931471805599453}}
+			ev.Position = fyne.NewPos(ganttGutter+200, 100)
+			g.scroll(ev, fyne.KeyModifierControl)
+		}, 472500 * time.Microsecond, 1890 * ms, []string{"0.5 s", "1.0 s", "1.5 s"}},
+		{"drag left pans later", func(g *Gantt, w fyne.Window) {
+			g.ZoomIn()
+			test.Drag(w.Canvas(), fyne.NewPos(ganttGutter+300, 100), -300, 0)
+		}, 1417500 * time.Microsecond, 2835 * ms, []string{"1.5 s", "2.0 s", "2.5 s"}},
+		{"shift+wheel pans", func(g *Gantt, w fyne.Window) {
+			g.ZoomIn()
+			g.scroll(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -150}}, fyne.KeyModifierShift)
+		}, 1063125 * time.Microsecond, 2480625 * time.Microsecond, []string{"1.5 s", "2.0 s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, w := showGantt(t, fixedSnapshot(), size)
+			tt.do(g, w)
+			start, end := g.VisibleRange()
+			// zooming by the wheel goes through floating point: a
+			// microsecond either way is the same view
+			if (start-tt.start).Abs() > time.Microsecond || (end-tt.end).Abs() > time.Microsecond {
+				t.Errorf("visible range = %v – %v, want %v – %v", start, end, tt.start, tt.end)
+			}
+			if got := g.RulerLabels(); !slices.Equal(got, tt.ruler) {
+				t.Errorf("ruler = %q, want %q", got, tt.ruler)
+			}
+			g.Refresh()
+			if !slices.Equal(g.lastTicks, tt.ruler) {
+				t.Errorf("ruler drawn = %q, want %q", g.lastTicks, tt.ruler)
+			}
+		})
+	}
+	t.Run("wheel scrolls rows", func(t *testing.T) {
+		g, w := showGantt(t, bigSnapshot(200), size)
+		top := g.SpanAt(fyne.NewPos(10, ganttRulerH+ganttLaneH+1))
+		test.Scroll(w.Canvas(), fyne.NewPos(400, 100), 0, -10*ganttRowH)
+		after := g.SpanAt(fyne.NewPos(10, ganttRulerH+ganttLaneH+1))
+		if top == nil || after == nil || after.ID != top.ID+10 {
+			t.Errorf("top row after scrolling 10 rows = %v, want span %d", after, top.ID+10)
+		}
+		if s, e := g.VisibleRange(); s != 0 {
+			t.Errorf("scrolling rows moved the time range to %v – %v", s, e)
+		}
+	})
+}
+
+func TestGanttFollowLive(t *testing.T) {
+	test.NewTempApp(t)
+	full := bigSnapshot(300)
+	g, _ := showGantt(t, &recorder.Snapshot{Meta: full.Meta}, fyne.NewSize(ganttGutter+600, 200))
+	g.SetFollow(true)
+	g.SetVisibleRange(0, 2*time.Second)
+	for _, now := range []time.Duration{time.Second, 10 * time.Second, 30 * time.Second} {
+		part := *full
+		part.Spans = nil
+		for _, s := range full.Spans {
+			if s.Received <= now {
+				part.Spans = append(part.Spans, s)
+			}
+		}
+		part.Now = now
+		g.SetSnapshot(&part)
+		start, end := g.VisibleRange()
+		if end-start != 2*time.Second {
+			t.Errorf("at %v: width = %v, want the 2 s the user chose", now, end-start)
+		}
+		if now > 2*time.Second && (now < start || now > end) {
+			t.Errorf("at %v: view %v – %v does not show the latest instant", now, start, end)
+		}
+		last := g.Rows()[len(g.Rows())-1].Span
+		if bottom := g.SpanAt(fyne.NewPos(10, 200-ganttRowH/2)); bottom != last {
+			t.Errorf("at %v: bottom row is %v, want the latest span #%d", now, bottom, last.ID)
+		}
+	}
+	// panning stops following
+	var followed []bool
+	g.OnFollowChanged = func(on bool) { followed = append(followed, on) }
+	g.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 100}})
+	if g.Following() || !slices.Equal(followed, []bool{false}) {
+		t.Errorf("after a drag: following %v, changes %v; want off", g.Following(), followed)
+	}
+	start, _ := g.VisibleRange()
+	part := *full
+	part.Now = 31 * time.Second
+	g.SetSnapshot(&part)
+	if s, _ := g.VisibleRange(); s != start {
+		t.Errorf("not following: view moved from %v to %v", start, s)
+	}
+}
+
+func TestGanttDrawsWithoutPanic(t *testing.T) {
+	test.NewTempApp(t)
+	one := &recorder.Snapshot{Spans: []*recorder.Span{{ID: 1, Direction: recorder.Incoming, Method: "ping", Kind: recorder.KindPing,
+		Received: 5 * ms, Queued: recorder.Unset, Serving: recorder.Unset, Answered: recorder.Unset}}, Now: 5 * ms}
+	tests := []struct {
+		name string
+		snap *recorder.Snapshot
+		size fyne.Size
+	}{
+		{"nil", nil, fyne.NewSize(500, 200)},
+		{"empty", &recorder.Snapshot{}, fyne.NewSize(500, 200)},
+		{"one open span at its first instant", one, fyne.NewSize(500, 200)},
+		{"tiny", fixedSnapshot(), fyne.NewSize(10, 10)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, w := showGantt(t, tt.snap, tt.size)
+			g.SetCompact(true)
+			g.ZoomIn()
+			test.MoveMouse(w.Canvas(), fyne.NewPos(250, 50))
+			test.TapAt(g, fyne.NewPos(250, 50))
+			if img := w.Canvas().Capture(); img.Bounds().Dx() == 0 {
+				t.Error("nothing drawn")
+			}
+		})
+	}
+}
+
+func TestRulerTicks(t *testing.T) {
+	tests := []struct {
+		start, end time.Duration
+		width      float32
+		want       []string
+	}{
+		{0, 100 * time.Microsecond, 600, []string{"0 µs", "20 µs", "40 µs", "60 µs", "80 µs", "100 µs"}},
+		{0, 45 * ms, 600, []string{"0 ms", "10 ms", "20 ms", "30 ms", "40 ms"}},
+		{2 * ms, 3 * ms, 600, []string{"2.0 ms", "2.2 ms", "2.4 ms", "2.6 ms", "2.8 ms", "3.0 ms"}},
+		{0, 90 * time.Second, 300, []string{"0 s", "50 s"}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.start, "-", tt.end), func(t *testing.T) {
+			var got []string
+			for _, tk := range rulerTicks(tt.start, tt.end, tt.width) {
+				got = append(got, tk.label)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("ticks = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func benchmarkGanttFrame(b *testing.B, n int, compact bool) {
+	test.NewTempApp(b)
+	g := NewGantt()
+	w := test.NewTempWindow(b, g)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(1600, 900))
+	g.SetSnapshot(bigSnapshot(n))
+	g.SetCompact(compact)
+	g.scrollY = float32(n/2) * g.rowH() // the middle of the run
+	g.SetVisibleRange(time.Duration(n/2)*ms, time.Duration(n/2)*ms+2*time.Second)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		g.draw(1600, 900)
+	}
+}
+
+// BenchmarkGanttFrame measures the raster generator filling one
+// 1600×900 frame: go test ./ui/ -run '^$' -bench GanttFrame
+func BenchmarkGanttFrame(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("spans=%d", n), func(b *testing.B) { benchmarkGanttFrame(b, n, false) })
+		b.Run(fmt.Sprintf("spans=%d/compact", n), func(b *testing.B) { benchmarkGanttFrame(b, n, true) })
+	}
+}
+
+// BenchmarkGanttLayout measures laying out a snapshot's rows from scratch.
+func BenchmarkGanttLayout(b *testing.B) {
+	snap := bigSnapshot(100000)
+	for b.Loop() {
+		var l ganttLayout
+		l.update(snap)
+	}
+}
