@@ -90,7 +90,7 @@ func Summarize(snap *Snapshot) Summary {
 
 	steps := Steps(snap)
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
-	sum.AchievedConcurrency = achieved(steps)
+	sum.AchievedConcurrency = math.Round(achieved(steps)*1000) / 1000
 	sum.Verdict, sum.VerdictText = verdict(snap, steps, sum)
 	return sum
 }
@@ -105,6 +105,10 @@ func spanEnd(snap *Snapshot, s *Span) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// roundMicro rounds milliseconds to the microsecond, so that summaries
+// print 749.85, not 749.8499999999999.
+func roundMicro(v float64) float64 { return math.Round(v*1000) / 1000 }
+
 func percentiles(v []float64) Percentiles {
 	if len(v) == 0 {
 		return Percentiles{}
@@ -117,7 +121,7 @@ func percentiles(v []float64) Percentiles {
 		return x
 	}
 	m, _ := stats.Max(v)
-	return Percentiles{P50: p(50), P90: p(90), P99: p(99), Max: m}
+	return Percentiles{P50: roundMicro(p(50)), P90: roundMicro(p(90)), P99: roundMicro(p(99)), Max: roundMicro(m)}
 }
 
 // achieved is the time-weighted mean of in-flight requests over the time

@@ -1,0 +1,525 @@
+package recorder
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	chart "github.com/wcharczuk/go-chart/v2"
+	"github.com/wcharczuk/go-chart/v2/drawing"
+)
+
+// Chart names a chart of a recording that [WriteChartPNG] and
+// [WriteChartSVG] draw.
+type Chart string
+
+// The charts.
+const (
+	// ChartConcurrency is the number of incoming requests in flight
+	// (being served) and pending (received, not yet answered) over time,
+	// as step lines.
+	ChartConcurrency Chart = "concurrency"
+	// ChartLatency is a histogram of the incoming requests' latency,
+	// received → answered (outgoing requests' when there are no incoming
+	// ones).
+	ChartLatency Chart = "latency"
+	// ChartGantt is the timeline: one bar per request (pale while queued,
+	// solid while served, coloured by kind); in recordings with many
+	// requests, requests share rows as long as they do not overlap.
+	ChartGantt Chart = "gantt"
+)
+
+// Charts lists every chart, in the order reports show them.
+var Charts = []Chart{ChartConcurrency, ChartGantt, ChartLatency}
+
+// ParseChart returns the chart named name.
+func ParseChart(name string) (Chart, error) {
+	for _, c := range Charts {
+		if string(c) == name {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("unknown chart %q: choose concurrency, latency or gantt", name)
+}
+
+// KindColor is the colour of each kind of request in charts, as #rrggbb.
+var KindColor = map[Kind]string{
+	KindSampling:    "#1f77b4",
+	KindElicitation: "#ff7f0e",
+	KindRoots:       "#2ca02c",
+	KindPing:        "#7f7f7f",
+	KindTool:        "#9467bd",
+	KindOther:       "#8c564b",
+}
+
+func kindColor(k Kind) drawing.Color {
+	if c, ok := KindColor[k]; ok {
+		return drawing.ColorFromHex(c[1:])
+	}
+	return drawing.ColorFromHex(KindColor[KindOther][1:])
+}
+
+// WriteChartPNG draws chart c of snap as a width × height PNG image. An
+// empty recording draws empty axes.
+func WriteChartPNG(w io.Writer, snap *Snapshot, c Chart, width, height int) error {
+	return renderChart(w, snap, c, width, height, chart.PNG)
+}
+
+// WriteChartSVG draws chart c of snap as a width × height SVG image.
+func WriteChartSVG(w io.Writer, snap *Snapshot, c Chart, width, height int) error {
+	return renderChart(w, snap, c, width, height, chart.SVG)
+}
+
+func renderChart(w io.Writer, snap *Snapshot, c Chart, width, height int, rp chart.RendererProvider) error {
+	return renderScaled(w, snap, c, width, height, rp, chartScale{})
+}
+
+// chartScale makes charts of two recordings share their axes: zero values
+// fit each chart to its own recording.
+type chartScale struct {
+	endMS   float64 // the end of the time axis
+	topReqs int     // the top of the concurrency chart's axis
+}
+
+// scaleOf returns the scale that fits every snapshot.
+func scaleOf(snaps ...*Snapshot) chartScale {
+	var sc chartScale
+	for _, s := range snaps {
+		sc.endMS = math.Max(sc.endMS, timeRange(s, chartScale{}).Max)
+		_, pend := Peaks(Steps(s))
+		sc.topReqs = max(sc.topReqs, pend)
+	}
+	return sc
+}
+
+func renderScaled(w io.Writer, snap *Snapshot, c Chart, width, height int, rp chart.RendererProvider, sc chartScale) error {
+	if width < 64 || height < 48 || width > 20000 || height > 20000 {
+		return fmt.Errorf("chart size %d×%d: choose between 64×48 and 20000×20000 pixels", width, height)
+	}
+	if snap == nil {
+		snap = &Snapshot{}
+	}
+	var ch chart.Chart
+	switch c {
+	case ChartConcurrency:
+		ch = concurrencyChart(snap, width, sc)
+	case ChartLatency:
+		ch = latencyChart(snap)
+	case ChartGantt:
+		ch = ganttChart(snap, height, sc)
+	default:
+		_, err := ParseChart(string(c))
+		return err
+	}
+	ch.Width, ch.Height = width, height
+	ch.Background = chart.Style{Padding: chart.Box{Top: 40, Left: 10, Right: 20, Bottom: 10}}
+	if err := ch.Render(rp, w); err != nil {
+		return fmt.Errorf("draw %s chart: %w", c, err)
+	}
+	return nil
+}
+
+// msFormatter labels a time axis in milliseconds or seconds.
+func msFormatter(v any) string {
+	f, _ := v.(float64)
+	if math.Abs(f) >= 10000 {
+		return fmt.Sprintf("%.1f s", f/1000)
+	}
+	return fmt.Sprintf("%.0f ms", f)
+}
+
+func intFormatter(v any) string {
+	f, _ := v.(float64)
+	return fmt.Sprintf("%.0f", f)
+}
+
+// timeRange is the x range of a timeline, from 0 to the end of the
+// recording, never empty.
+func timeRange(snap *Snapshot, sc chartScale) *chart.ContinuousRange {
+	end := math.Max(sc.endMS, ms(max(snap.Now, lastInstant(snap))))
+	if end <= 0 {
+		end = 1
+	}
+	return &chart.ContinuousRange{Min: 0, Max: end}
+}
+
+// concurrencyChart draws in-flight and pending as step lines, downsampled
+// to about one point per pixel: each pixel column keeps the highest value
+// seen in it, so that no peak disappears.
+func concurrencyChart(snap *Snapshot, width int, sc chartScale) chart.Chart {
+	steps := Steps(snap)
+	peakIn, peakPend := Peaks(steps)
+	xr := timeRange(snap, sc)
+	steps = downsampleSteps(steps, xr.Max, width)
+	inX, inY := stepLine(steps, xr.Max, func(s Step) int { return s.InFlight })
+	pendX, pendY := stepLine(steps, xr.Max, func(s Step) int { return s.Pending })
+	top := float64(max(peakPend, sc.topReqs, 1))
+	return chart.Chart{
+		Title: fmt.Sprintf("Concurrency: peak %d in flight, %d pending", peakIn, peakPend),
+		XAxis: chart.XAxis{Name: "time", Range: xr, ValueFormatter: msFormatter},
+		YAxis: chart.YAxis{Name: "requests", Range: &chart.ContinuousRange{Min: 0, Max: top * 1.1},
+			ValueFormatter: intFormatter, Ticks: intTicks(top)},
+		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
+		Series: []chart.Series{
+			chart.ContinuousSeries{Name: "pending (queued + serving)", XValues: pendX, YValues: pendY,
+				Style: chart.Style{StrokeColor: drawing.ColorFromHex("ff7f0e"), StrokeWidth: 2, StrokeDashArray: []float64{5, 3}}},
+			chart.ContinuousSeries{Name: "in flight (serving)", XValues: inX, YValues: inY,
+				Style: chart.Style{StrokeColor: drawing.ColorFromHex("1f77b4"), StrokeWidth: 2,
+					FillColor: drawing.ColorFromHex("1f77b4").WithAlpha(48)}},
+		},
+		Elements: []chart.Renderable{legend([]legendEntry{
+			{"in flight (serving)", drawing.ColorFromHex("1f77b4")},
+			{"pending (queued + serving)", drawing.ColorFromHex("ff7f0e")},
+		})},
+	}
+}
+
+// legendEntry is one line of a chart's legend.
+type legendEntry struct {
+	label string
+	color drawing.Color
+}
+
+// legend draws a row of coloured squares and labels above the canvas's top
+// right corner.
+func legend(entries []legendEntry) chart.Renderable {
+	return func(r chart.Renderer, cb chart.Box, defaults chart.Style) {
+		if len(entries) == 0 {
+			return
+		}
+		r.SetFont(defaults.GetFont())
+		r.SetFontSize(8)
+		r.SetFontColor(chart.DefaultTextColor)
+		x := cb.Right
+		y := cb.Top - 8
+		for i := len(entries) - 1; i >= 0; i-- {
+			e := entries[i]
+			tb := r.MeasureText(e.label)
+			x -= tb.Width()
+			r.Text(e.label, x, y)
+			x -= 14
+			r.SetFillColor(e.color)
+			r.SetStrokeColor(e.color)
+			r.SetStrokeWidth(1)
+			r.MoveTo(x, y-8)
+			r.LineTo(x+9, y-8)
+			r.LineTo(x+9, y+1)
+			r.LineTo(x, y+1)
+			r.LineTo(x, y-8)
+			r.Close()
+			r.FillStroke()
+			x -= 12
+		}
+	}
+}
+
+// intTicks returns ticks at whole numbers from 0 to top, at most about ten.
+func intTicks(top float64) []chart.Tick {
+	step := math.Max(1, math.Ceil(top/10))
+	var ticks []chart.Tick
+	for v := 0.0; v <= top*1.1; v += step {
+		ticks = append(ticks, chart.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
+	}
+	if len(ticks) < 2 {
+		ticks = append(ticks, chart.Tick{Value: step, Label: fmt.Sprintf("%.0f", step)})
+	}
+	return ticks
+}
+
+// downsampleSteps keeps at most about one step per pixel column of a chart
+// width pixels wide over [0, endMS]: the highest in-flight and pending of
+// each column.
+func downsampleSteps(steps []Step, endMS float64, width int) []Step {
+	if len(steps) <= 2*width {
+		return steps
+	}
+	col := time.Duration(endMS / float64(width) * float64(time.Millisecond))
+	if col <= 0 {
+		return steps
+	}
+	out := make([]Step, 0, 2*width)
+	var prev Step // the value carried into a column from before it
+	for i := 0; i < len(steps); {
+		start := steps[i].At / col * col
+		bucket := Step{At: start, InFlight: prev.InFlight, Pending: prev.Pending}
+		if i == 0 {
+			bucket = Step{At: start}
+		}
+		for ; i < len(steps) && steps[i].At < start+col; i++ {
+			bucket.InFlight = max(bucket.InFlight, steps[i].InFlight)
+			bucket.Pending = max(bucket.Pending, steps[i].Pending)
+			prev = steps[i]
+		}
+		out = append(out, bucket)
+		if prev.InFlight != bucket.InFlight || prev.Pending != bucket.Pending {
+			out = append(out, Step{At: start + col, InFlight: prev.InFlight, Pending: prev.Pending})
+		}
+	}
+	return out
+}
+
+// stepLine turns steps into the points of a step line (each change drawn
+// as a vertical segment), from 0 to endMS.
+func stepLine(steps []Step, endMS float64, v func(Step) int) (xs, ys []float64) {
+	xs = append(xs, 0)
+	ys = append(ys, 0)
+	last := 0.0
+	for _, s := range steps {
+		x := ms(s.At)
+		xs = append(xs, x, x)
+		ys = append(ys, last, float64(v(s)))
+		last = float64(v(s))
+	}
+	xs = append(xs, endMS)
+	ys = append(ys, last)
+	return xs, ys
+}
+
+// latencies returns the total times in ms of the ended incoming requests,
+// or of the outgoing ones when there are no incoming, and which they are.
+func latencies(snap *Snapshot) ([]float64, Direction) {
+	for _, dir := range []Direction{Incoming, Outgoing} {
+		var v []float64
+		for _, s := range snap.Spans {
+			if s.Direction == dir && !s.Open() && s.Received != Unset {
+				v = append(v, ms(s.Total()))
+			}
+		}
+		if len(v) > 0 {
+			return v, dir
+		}
+	}
+	return nil, Incoming
+}
+
+// latencyChart draws a histogram of latencies with about 30 bars of a
+// round width.
+func latencyChart(snap *Snapshot) chart.Chart {
+	v, dir := latencies(snap)
+	hi := 1.0
+	if len(v) > 0 {
+		hi = math.Max(slices.Max(v), 1e-3)
+	}
+	bin := niceStep(hi / 30)
+	n := int(math.Floor(hi/bin)) + 1
+	counts := make([]int, n)
+	for _, x := range v {
+		counts[min(int(x/bin), n-1)]++
+	}
+	top := 1
+	for _, c := range counts {
+		top = max(top, c)
+	}
+	bars := boxSeries{name: "requests"}
+	col := kindColor(KindSampling)
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		bars.boxes = append(bars.boxes, box{x0: float64(i) * bin, x1: float64(i+1) * bin, y0: 0, y1: float64(c),
+			fill: col.WithAlpha(200), stroke: col})
+	}
+	what := "server→client"
+	if dir == Outgoing {
+		what = "client→server"
+	}
+	return chart.Chart{
+		Title: fmt.Sprintf("Latency of %d %s requests (received → answered)", len(v), what),
+		XAxis: chart.XAxis{Name: "latency", Range: &chart.ContinuousRange{Min: 0, Max: float64(n) * bin},
+			ValueFormatter: msFormatter},
+		YAxis: chart.YAxis{Name: "requests", Range: &chart.ContinuousRange{Min: 0, Max: float64(top) * 1.1},
+			ValueFormatter: intFormatter, Ticks: intTicks(float64(top))},
+		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
+		Series:         []chart.Series{bars},
+	}
+}
+
+// niceStep rounds x up to 1, 2 or 5 times a power of ten.
+func niceStep(x float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// ganttRowsMax is the most requests a Gantt chart gives a row each; with
+// more, requests share rows.
+const ganttRowsMax = 200
+
+// ganttChart draws each request as a box: pale while queued, solid while
+// served, coloured by kind.
+func ganttChart(snap *Snapshot, height int, sc chartScale) chart.Chart {
+	xr := timeRange(snap, sc)
+	var spans []*Span
+	for _, s := range snap.Spans {
+		if s.Received != Unset {
+			spans = append(spans, s)
+		}
+	}
+	rows := make([]int, len(spans))
+	nrows := len(spans)
+	if len(spans) > ganttRowsMax || len(spans) > height/3 {
+		// First fit: a request goes in the first row free at its arrival.
+		order := make([]int, len(spans))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return int(spans[a].Received - spans[b].Received)
+		})
+		var free []time.Duration // when each row is next free
+		for _, i := range order {
+			s := spans[i]
+			r := slices.IndexFunc(free, func(t time.Duration) bool { return t <= s.Received })
+			if r < 0 {
+				r = len(free)
+				free = append(free, 0)
+			}
+			free[r] = spanEnd(snap, s)
+			rows[i] = r
+		}
+		nrows = len(free)
+	} else {
+		for i := range rows {
+			rows[i] = i
+		}
+	}
+	g := boxSeries{name: "requests", merge: true}
+	seen := map[Kind]bool{}
+	for i, s := range spans {
+		col := kindColor(s.Kind)
+		seen[s.Kind] = true
+		y1 := float64(nrows - rows[i])
+		y0 := y1 - 0.8
+		end := spanEnd(snap, s)
+		serving := s.Serving
+		if s.Direction == Incoming {
+			if serving == Unset {
+				serving = end
+			}
+			if serving > s.Received {
+				g.boxes = append(g.boxes, box{x0: ms(s.Received), x1: ms(serving), y0: y0, y1: y1, fill: col.WithAlpha(70)})
+			}
+		} else {
+			serving = s.Received
+		}
+		if end > serving || s.Direction == Outgoing || s.Serving != Unset {
+			g.boxes = append(g.boxes, box{x0: ms(serving), x1: ms(end), y0: y0, y1: y1, fill: col})
+		}
+	}
+	var keys []legendEntry
+	for _, k := range []Kind{KindTool, KindSampling, KindElicitation, KindRoots, KindPing, KindOther} {
+		if seen[k] {
+			keys = append(keys, legendEntry{string(k), kindColor(k)})
+		}
+	}
+	title := fmt.Sprintf("Timeline of %d requests (pale: queued, solid: serving)", len(spans))
+	if len(spans) == 0 {
+		title = "Timeline: no requests recorded"
+	}
+	return chart.Chart{
+		Title:          title,
+		XAxis:          chart.XAxis{Name: "time", Range: xr, ValueFormatter: msFormatter},
+		YAxis:          chart.YAxis{Style: chart.Style{Hidden: true}, Range: &chart.ContinuousRange{Min: 0, Max: float64(max(nrows, 1)) + 0.2}},
+		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
+		Series:         []chart.Series{g},
+		Elements:       []chart.Renderable{legend(keys)},
+	}
+}
+
+// box is a rectangle in data units.
+type box struct {
+	x0, x1, y0, y1 float64
+	fill, stroke   drawing.Color
+}
+
+// boxSeries is a chart series of filled rectangles: the bars of a
+// histogram, the requests of a Gantt chart. With merge, boxes of one
+// colour that touch on the same pixel row are drawn as one, so that a
+// hundred thousand requests draw as a few thousand rectangles.
+type boxSeries struct {
+	name  string
+	boxes []box
+	merge bool
+}
+
+func (b boxSeries) GetName() string           { return b.name }
+func (b boxSeries) GetYAxis() chart.YAxisType { return chart.YAxisPrimary }
+func (b boxSeries) GetStyle() chart.Style     { return chart.Style{} }
+func (b boxSeries) Validate() error {
+	for _, x := range b.boxes {
+		if math.IsNaN(x.x0+x.x1+x.y0+x.y1) || math.IsInf(x.x0+x.x1+x.y0+x.y1, 0) {
+			return errors.New("box with a non-finite corner")
+		}
+	}
+	return nil
+}
+
+// Render implements chart.Series.
+func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ chart.Style) {
+	type rect struct {
+		l, t, rt, bt int
+		fill, stroke drawing.Color
+	}
+	var pending []rect // at most one open rectangle per pixel row band
+	open := map[[2]int]int{}
+	draw := func(p rect) {
+		r.SetFillColor(p.fill)
+		if p.stroke.IsZero() {
+			r.SetStrokeColor(p.fill)
+			r.SetStrokeWidth(0)
+		} else {
+			r.SetStrokeColor(p.stroke)
+			r.SetStrokeWidth(1)
+		}
+		r.MoveTo(p.l, p.t)
+		r.LineTo(p.rt, p.t)
+		r.LineTo(p.rt, p.bt)
+		r.LineTo(p.l, p.bt)
+		r.LineTo(p.l, p.t)
+		r.Close()
+		if p.stroke.IsZero() {
+			r.Fill()
+		} else {
+			r.FillStroke()
+		}
+	}
+	for _, x := range b.boxes {
+		p := rect{
+			l: cb.Left + xr.Translate(x.x0), rt: cb.Left + xr.Translate(x.x1),
+			t: cb.Bottom - yr.Translate(x.y1), bt: cb.Bottom - yr.Translate(x.y0),
+			fill: x.fill, stroke: x.stroke,
+		}
+		if p.rt <= p.l {
+			p.rt = p.l + 1 // never thinner than a pixel
+		}
+		if !b.merge {
+			draw(p)
+			continue
+		}
+		key := [2]int{p.t, int(p.fill.R)<<24 | int(p.fill.G)<<16 | int(p.fill.B)<<8 | int(p.fill.A)}
+		if i, ok := open[key]; ok && p.l <= pending[i].rt+1 && p.rt >= pending[i].l-1 && pending[i].bt == p.bt {
+			pending[i].l = min(pending[i].l, p.l)
+			pending[i].rt = max(pending[i].rt, p.rt)
+			continue
+		} else if ok {
+			draw(pending[i])
+			pending[i] = p
+			continue
+		}
+		open[key] = len(pending)
+		pending = append(pending, p)
+	}
+	for _, p := range pending {
+		draw(p)
+	}
+}

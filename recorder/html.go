@@ -1,0 +1,180 @@
+package recorder
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	chart "github.com/wcharczuk/go-chart/v2"
+)
+
+//go:embed report.html.tmpl
+var reportHTML string
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"ms":  func(v float64) string { return fmtMS(v) },
+	"dur": func(d time.Duration) string { return fmtMS(ms(d)) },
+	"num": trimFloat,
+}).Parse(reportHTML))
+
+// fmtMS says a time in milliseconds, or seconds from 10 s on.
+func fmtMS(v float64) string {
+	if v >= 10000 {
+		return strconv.FormatFloat(v/1000, 'f', 2, 64) + " s"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " ms"
+}
+
+// SlowestRequests is how many requests the HTML report lists.
+const SlowestRequests = 20
+
+// reportRun is one recording's part of an HTML report.
+type reportRun struct {
+	Label, Name                 string
+	Meta                        Meta
+	Created                     string
+	Summary                     Summary
+	Methods                     []methodCount
+	Concurrency, Gantt, Latency template.HTML
+	Slowest                     []*Span
+}
+
+type methodCount struct {
+	Name  string
+	Count int
+}
+
+// WriteHTML writes a self-contained HTML report (one file: styles and
+// charts inline as SVG, nothing fetched from the network). With one
+// snapshot: its summary, verdict, concurrency chart, timeline, latency
+// histogram and slowest requests. With two: both summaries side by side,
+// their differences (see [Compare]), and both timelines on one time scale.
+func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
+	if len(snaps) == 0 || len(snaps) > 2 {
+		return fmt.Errorf("html report: give one recording, or two to compare (got %d)", len(snaps))
+	}
+	for i, s := range snaps {
+		if s == nil {
+			return fmt.Errorf("html report: recording %d is missing", i+1)
+		}
+	}
+	data := struct {
+		Title       string
+		Compare     bool
+		Runs        []reportRun
+		Differences []Difference
+		Inspector   string
+	}{Compare: len(snaps) == 2, Inspector: snaps[0].Meta.Inspector}
+	sc := chartScale{}
+	if data.Compare {
+		sc = scaleOf(snaps...)
+	}
+	for i, s := range snaps {
+		run := reportRun{
+			Label: string(rune('A' + i)), Name: titleOf(s), Meta: s.Meta,
+			Created: s.Meta.Created.UTC().Format("2006-01-02 15:04:05 MST"),
+			Summary: Summarize(s),
+		}
+		for m, n := range run.Summary.ServerRequests.ByMethod {
+			run.Methods = append(run.Methods, methodCount{m, n})
+		}
+		slices.SortFunc(run.Methods, func(a, b methodCount) int { return cmpString(a.Name, b.Name) })
+		var err error
+		if run.Concurrency, err = inlineSVG(s, ChartConcurrency, 1200, 320, sc); err != nil {
+			return err
+		}
+		if run.Gantt, err = inlineSVG(s, ChartGantt, 1200, ganttHeight(s), sc); err != nil {
+			return err
+		}
+		lw := 1200
+		if data.Compare {
+			lw = 600
+		}
+		if run.Latency, err = inlineSVG(s, ChartLatency, lw, 300, chartScale{}); err != nil {
+			return err
+		}
+		run.Slowest = slowest(s, SlowestRequests)
+		data.Runs = append(data.Runs, run)
+	}
+	if data.Compare {
+		data.Title = fmt.Sprintf("Fanout Inspector: %s vs %s", data.Runs[0].Name, data.Runs[1].Name)
+		data.Differences = Compare(data.Runs[0].Summary, data.Runs[1].Summary)
+	} else {
+		data.Title = "Fanout Inspector: " + data.Runs[0].Name
+	}
+	if err := reportTemplate.Execute(w, data); err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	return nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// titleOf names a recording: its title, else its target, else its date.
+func titleOf(s *Snapshot) string {
+	switch {
+	case s.Meta.Title != "":
+		return s.Meta.Title
+	case s.Meta.Target != "":
+		return s.Meta.Target
+	case !s.Meta.Created.IsZero():
+		return "recording of " + s.Meta.Created.UTC().Format("2006-01-02 15:04:05")
+	}
+	return "recording"
+}
+
+// ganttHeight gives each request a row of 14 pixels, within 200..900.
+func ganttHeight(s *Snapshot) int {
+	return min(900, max(200, 110+14*len(s.Spans)))
+}
+
+// inlineSVG draws a chart as SVG markup to put in the page. The SVG comes
+// from our own renderer, whose text is escaped, so it is trusted here.
+func inlineSVG(s *Snapshot, c Chart, width, height int, sc chartScale) (template.HTML, error) {
+	var buf bytes.Buffer
+	if err := renderScaled(&buf, s, c, width, height, chart.SVG, sc); err != nil {
+		return "", err
+	}
+	svg := buf.Bytes()
+	if i := bytes.Index(svg, []byte("<svg")); i > 0 {
+		svg = svg[i:] // drop an XML declaration, not allowed inside HTML
+	} else if i < 0 {
+		return "", errors.New("html report: the chart renderer gave no SVG")
+	}
+	return template.HTML(svg), nil
+}
+
+// slowest returns the n finished spans with the longest total time, the
+// slowest first.
+func slowest(s *Snapshot, n int) []*Span {
+	var done []*Span
+	for _, sp := range s.Spans {
+		if !sp.Open() && sp.Received != Unset {
+			done = append(done, sp)
+		}
+	}
+	slices.SortStableFunc(done, func(a, b *Span) int {
+		switch {
+		case a.Total() > b.Total():
+			return -1
+		case a.Total() < b.Total():
+			return 1
+		}
+		return 0
+	})
+	return done[:min(n, len(done))]
+}
