@@ -214,7 +214,14 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 	if err := s.gate.acquire(ctx); err != nil {
 		return nil, s.stopped(ctx, e)
 	}
-	defer s.gate.release()
+	// The slot is held until the answer is on the wire, so that under
+	// serial dispatch the next request starts after this one's answer
+	// was written, not merely built.
+	if e.wire {
+		e.holdsSlot = true
+	} else {
+		defer s.gate.release()
+	}
 	serving := s.rec.Now()
 	s.rec.Update(e.span, func(sp *recorder.Span) { sp.Serving = serving })
 

@@ -83,6 +83,12 @@ type Session struct {
 // the server's name and version, and cb as JSON. Server requests are
 // answered with cb until [Session.SetCallbacks] changes it.
 func Connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recording) (*Session, error) {
+	return connect(ctx, t, cb, rec, nil)
+}
+
+// connect is Connect over a given transport (tests) or, when inner is nil,
+// the target's.
+func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recording, inner mcp.Transport) (*Session, error) {
 	if rec == nil {
 		return nil, errors.New("connect: no recording to write into (pass recorder.New(...))")
 	}
@@ -101,7 +107,7 @@ func Connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	}
 	s.setCallbacks(cb)
 
-	transport, err := s.transport(ctx)
+	transport, err := s.transport(ctx, inner)
 	if err != nil {
 		s.notices.stop()
 		return nil, err

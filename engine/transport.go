@@ -22,17 +22,18 @@ import (
 
 // transport builds the transport for the session's target, wrapped in
 // the wire tap.
-func (s *Session) transport(ctx context.Context) (mcp.Transport, error) {
+func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Transport, error) {
 	t := s.target
-	var inner mcp.Transport
-	switch t.kind() {
-	case TransportDemo:
+	switch {
+	case inner != nil:
+		// given by a test
+	case t.kind() == TransportDemo:
 		serverSide, clientSide := mcp.NewInMemoryTransports()
 		if _, err := demo.NewServer().Connect(ctx, serverSide, nil); err != nil {
 			return nil, fmt.Errorf("starting the demo server: %w", err)
 		}
 		inner = clientSide
-	case TransportStdio:
+	case t.kind() == TransportStdio:
 		words, err := shlex.Split(t.Command)
 		if err != nil {
 			return nil, fmt.Errorf("stdio command %q: %v (quote words with spaces, as in a shell)", t.Command, err)
@@ -54,7 +55,7 @@ func (s *Session) transport(ctx context.Context) (mcp.Transport, error) {
 		cmd.Stderr = s.stderr
 		s.cmd = cmd
 		inner = &mcp.CommandTransport{Command: cmd}
-	case TransportHTTP, TransportSSE:
+	case t.kind() == TransportHTTP || t.kind() == TransportSSE:
 		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("%s: %q is not an http(s) URL like http://localhost:8080/mcp", t.kind(), t.URL)
@@ -73,7 +74,7 @@ func (s *Session) transport(ctx context.Context) (mcp.Transport, error) {
 	default:
 		return nil, fmt.Errorf("transport %q: want demo, stdio, http or sse", t.Transport)
 	}
-	if t.kind() == TransportHTTP {
+	if _, ok := inner.(*mcp.StreamableClientTransport); ok {
 		// The streamable client connection learns the negotiated protocol
 		// through an SDK-internal hook that a wrapper would hide (it then
 		// would not open its server-to-client event stream), so its

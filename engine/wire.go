@@ -107,9 +107,10 @@ type inEntry struct {
 
 	// Set by the handler before it returns, read when the response is
 	// written (same goroutine, after).
-	handled bool
-	status  recorder.Status
-	errText string
+	handled   bool
+	holdsSlot bool // its dispatch slot is released when the answer is written
+	status    recorder.Status
+	errText   string
 }
 
 func idKey(id jsonrpc.ID) string {
@@ -197,6 +198,9 @@ func (t *wireTap) afterWrite(msg jsonrpc.Message, err error) {
 		return
 	}
 	now := t.s.rec.Now()
+	if e.holdsSlot {
+		t.s.gate.release()
+	}
 	t.s.rec.Update(e.span, func(sp *recorder.Span) {
 		if !sp.Open() {
 			return
