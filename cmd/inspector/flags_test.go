@@ -1,0 +1,105 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+func parseConn(t *testing.T, args ...string) (engine.Target, engine.Callbacks, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	get := parseConnectionFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return engine.Target{}, engine.Callbacks{}, err
+	}
+	return get()
+}
+
+func TestParseConnectionFlags(t *testing.T) {
+	def := engine.DefaultCallbacks()
+	cases := []struct {
+		args   []string
+		target engine.Target
+		check  func(engine.Callbacks) bool
+	}{
+		{nil, engine.Target{Transport: engine.TransportDemo}, func(cb engine.Callbacks) bool { return reflect.DeepEqual(cb, def) }},
+		{[]string{"--stdio", `node "my server.js" --x`, "--env", "A=1", "--env", "B=x=y"},
+			engine.Target{Transport: engine.TransportStdio, Command: `node "my server.js" --x`, Env: []string{"A=1", "B=x=y"}}, nil},
+		{[]string{"--url", "https://h/mcp", "--header", "Authorization: Bearer abc", "--protocol", "latest"},
+			engine.Target{Transport: engine.TransportHTTP, URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer abc"}, Protocol: "latest"}, nil},
+		{[]string{"--sse", "http://h/sse", "--protocol", "2025-06-18"}, engine.Target{Transport: engine.TransportSSE, URL: "http://h/sse", Protocol: "2025-06-18"}, nil},
+		{[]string{"--dispatch", "bounded:3", "--latency", "uniform:1ms-2ms", "--sampling-latency", "exp:5ms", "--seed", "7",
+			"--elicitation", "decline", "--roots", "file:///a, file:///b", "--fail-rate", "0.5", "--request-timeout", "2s", "--sampling-reply", "hi {{.Index}}"},
+			engine.Target{Transport: engine.TransportDemo}, func(cb engine.Callbacks) bool {
+				return cb.Dispatch == engine.DispatchPolicy{Mode: engine.Bounded, Limit: 3} &&
+					cb.Latency == engine.LatencyModel{Dist: engine.Uniform, A: time.Millisecond, B: 2 * time.Millisecond} &&
+					cb.MethodLatency["sampling/createMessage"] == engine.LatencyModel{Dist: engine.Exponential, A: 5 * time.Millisecond} &&
+					cb.Seed == 7 && cb.Elicitation == engine.ElicitDecline && reflect.DeepEqual(cb.Roots, []string{"file:///a", "file:///b"}) &&
+					cb.FailRate == 0.5 && cb.RequestTimeout == 2*time.Second && cb.SamplingReply == "hi {{.Index}}"
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			target, cb, err := parseConn(t, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(target, tc.target) {
+				t.Errorf("target = %+v, want %+v", target, tc.target)
+			}
+			if tc.check != nil && !tc.check(cb) {
+				t.Errorf("callbacks = %+v, not as the flags say", cb)
+			}
+		})
+	}
+}
+
+func TestParseAssertion(t *testing.T) {
+	sum := recorder.Summary{PeakInFlight: 5, ElapsedMS: 512.5,
+		ServerRequests: recorder.RequestCounts{ByMethod: map[string]int{"sampling/createMessage": 5}}}
+	cases := []struct {
+		expr   string
+		holds  bool
+		actual float64
+		bad    string // the parse error, if any
+	}{
+		{"peak_in_flight>=5", true, 5, ""},
+		{"peak_in_flight > 5", false, 5, ""},
+		{" elapsed_ms <= 800 ", true, 512.5, ""},
+		{"elapsed_ms<500", false, 512.5, ""},
+		{"tool_calls.failed==0", true, 0, ""},
+		{"server_requests.by_method.sampling/createMessage>=5", true, 5, ""},
+		{"server_requests.by_method.roots/list==0", true, 0, ""},
+		{"queue_ms.p99!=0", false, 0, ""},
+		{"peak_in_flight=5", false, 0, "no comparison"},
+		{"verdict==1", false, 0, "unknown key"},
+		{">=5", false, 0, "nothing before"},
+		{"peak_in_flight>=", false, 0, "is not a number"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.expr, func(t *testing.T) {
+			a, err := parseAssertion(tc.expr)
+			if tc.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.bad) {
+					t.Fatalf("parseAssertion(%q) error = %v, want one saying %q", tc.expr, err, tc.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			actual, holds := a.check(sum)
+			if holds != tc.holds || actual != tc.actual {
+				t.Errorf("check = %v (actual %v), want %v (actual %v)", holds, actual, tc.holds, tc.actual)
+			}
+		})
+	}
+}

@@ -1,0 +1,440 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// The binaries the end-to-end tests run, built once by TestMain.
+var (
+	inspectorBin   string
+	crashServerBin string
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "inspector-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	inspectorBin = filepath.Join(dir, "inspector")
+	crashServerBin = filepath.Join(dir, "crashserver")
+	for _, b := range []struct{ out, pkg string }{{inspectorBin, "."}, {crashServerBin, "./testdata/crashserver"}} {
+		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n", b.pkg, err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what a run of the inspector binary gave.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// inspector runs the binary with args and returns its exit code and output.
+func inspector(t *testing.T, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, inspectorBin, args...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("inspector %q: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("inspector %q did not finish within a minute\nstderr: %s", args, r.stderr)
+	}
+	if strings.Contains(r.stderr, "panic:") || strings.Contains(r.stderr, "goroutine ") {
+		t.Errorf("inspector %q panicked:\n%s", args, r.stderr)
+	}
+	return r
+}
+
+func summaryOf(t *testing.T, r result) recorder.Summary {
+	t.Helper()
+	var s recorder.Summary
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		t.Fatalf("--json output is not a summary: %v\nstdout: %s\nstderr: %s", err, r.stdout, r.stderr)
+	}
+	return s
+}
+
+// TestSeedScenario is the product's reason to exist: 5 sampling requests
+// of 500 ms fanned out by the demo server take about 500 ms when served
+// concurrently and about 2.5 s when served one at a time — over the
+// in-process demo and over stdio to a demo-server subprocess.
+func TestSeedScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end timing test")
+	}
+	targets := []struct {
+		name string
+		args []string
+	}{
+		{"demo", []string{"--demo"}},
+		{"stdio", []string{"--stdio", inspectorBin + " demo-server", "--tool", "fanout"}},
+	}
+	cases := []struct {
+		dispatch string
+		peak     int
+		// elapsed bounds in ms
+		min, max float64
+		verdict  string
+	}{
+		{"serial", 1, 2400, 6000, "serialized"},
+		{"concurrent", 5, 450, 1000, "concurrent"},
+		{"bounded:2", 2, 1400, 4000, "bounded"},
+	}
+	for _, tg := range targets {
+		for _, tc := range cases {
+			t.Run(tg.name+"/"+tc.dispatch, func(t *testing.T) {
+				t.Parallel()
+				args := append([]string{"run"}, tg.args...)
+				args = append(args, "--dispatch", tc.dispatch, "--latency", "500ms", "--json")
+				r := inspector(t, args...)
+				if r.code != exitOK {
+					t.Fatalf("exit %d, want 0\nstderr: %s", r.code, r.stderr)
+				}
+				s := summaryOf(t, r)
+				if s.PeakInFlight != tc.peak {
+					t.Errorf("peak_in_flight = %d, want %d", s.PeakInFlight, tc.peak)
+				}
+				if s.PeakPending != 5 {
+					t.Errorf("peak_pending = %d, want 5 (all five requests arrive together)", s.PeakPending)
+				}
+				if s.ElapsedMS < tc.min || s.ElapsedMS > tc.max {
+					t.Errorf("elapsed_ms = %.0f, want between %.0f and %.0f", s.ElapsedMS, tc.min, tc.max)
+				}
+				if s.ToolCalls.Total != 1 || s.ToolCalls.OK != 1 || s.ServerRequests.ByMethod["sampling/createMessage"] != 5 {
+					t.Errorf("tool_calls %+v, by_method %v; want 1 ok call and 5 sampling requests", s.ToolCalls, s.ServerRequests.ByMethod)
+				}
+				if s.Verdict != tc.verdict {
+					t.Errorf("verdict %q (%s), want %q", s.Verdict, s.VerdictText, tc.verdict)
+				}
+			})
+		}
+	}
+}
+
+// TestAssertExitCodes checks --assert: a holding assertion exits 0, a
+// failing one 3 naming it and the actual value, a malformed one 2.
+func TestAssertExitCodes(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		message string
+	}{
+		{"holds", []string{"--latency", "100ms", "--assert", "peak_in_flight>=5", "--assert", "tool_calls.failed==0", "--assert", "server_requests.by_method.sampling/createMessage>=5"}, exitOK, ""},
+		{"fails", []string{"--dispatch", "serial", "--latency", "50ms", "--assert", "peak_in_flight>=5"}, exitAssertion, "assertion failed: peak_in_flight>=5 (peak_in_flight is 1)"},
+		{"fails elapsed", []string{"--dispatch", "serial", "--latency", "100ms", "--assert", "elapsed_ms<=100"}, exitAssertion, "assertion failed: elapsed_ms<=100 (elapsed_ms is "},
+		{"no operator", []string{"--assert", "peak_in_flight 5"}, exitUsage, "no comparison"},
+		{"unknown key", []string{"--assert", "peak>=5"}, exitUsage, `unknown key "peak"`},
+		{"not a number", []string{"--assert", "peak_in_flight>=five"}, exitUsage, `"five" is not a number`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := inspector(t, append([]string{"run"}, tc.args...)...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\nstderr: %s", r.code, tc.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.message) {
+				t.Errorf("stderr does not say %q:\n%s", tc.message, r.stderr)
+			}
+		})
+	}
+}
+
+// TestUsageErrors checks that a bad flag exits 2 and names the flag.
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "-bogus"},
+		{[]string{"--dispatch", "sometimes"}, "--dispatch"},
+		{[]string{"--dispatch", "bounded:0"}, "--dispatch"},
+		{[]string{"--latency", "fast"}, "--latency"},
+		{[]string{"--sampling-latency", "uniform:9ms"}, "--sampling-latency"},
+		{[]string{"--elicitation", "maybe"}, "--elicitation"},
+		{[]string{"--fail-rate", "2"}, "--fail-rate"},
+		{[]string{"--roots", "not a uri"}, "--roots"},
+		{[]string{"--sampling-reply", "{{.Index"}, "--sampling-reply"},
+		{[]string{"--protocol", "1999-01-01"}, "--protocol"},
+		{[]string{"--url", "ftp://x/y", "--tool", "t"}, "--url"},
+		{[]string{"--url", "http://127.0.0.1:9/mcp", "--stdio", "x"}, "--stdio and --url"},
+		{[]string{"--env", "A=1"}, "--env"},
+		{[]string{"--header", "X: y"}, "--header"},
+		{[]string{"--stdio", "'unbalanced"}, "--stdio"},
+		{[]string{"--calls", "0"}, "--calls"},
+		{[]string{"--args", "[1,2]"}, "--args"},
+		{[]string{"--url", "http://127.0.0.1:9/mcp"}, "--tool"},
+		{[]string{"--elicitation", "manual"}, "--elicitation manual"},
+		{[]string{"stray"}, `unexpected argument "stray"`},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := inspector(t, append([]string{"run"}, tc.args...)...)
+			if r.code != exitUsage {
+				t.Fatalf("exit %d, want %d\nstderr: %s", r.code, exitUsage, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr does not name %q:\n%s", tc.want, r.stderr)
+			}
+		})
+	}
+}
+
+// closedPort returns a local address nothing listens on.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestConnectionFailures checks that servers that cannot be reached, die
+// or talk nonsense end the run with exit 1 and a reason, never a panic,
+// and that --record still saves what was recorded.
+func TestConnectionFailures(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		message string
+		aborted bool // the recording must hold aborted spans
+	}{
+		{"unreachable url", []string{"--url", "http://" + closedPort(t) + "/mcp", "--tool", "fanout"}, "cannot connect to http:", false},
+		{"missing command", []string{"--stdio", "/nonexistent/mcp-server --flag", "--tool", "fanout"}, "cannot connect to stdio:", false},
+		{"server exits mid fan-out", []string{"--stdio", crashServerBin + " -mode crash", "--tool", "fanout", "--latency", "2s"}, "lost during the run", true},
+		{"garbage before initialize", []string{"--stdio", crashServerBin + " -mode garbage-start", "--tool", "fanout"}, "cannot connect to stdio:", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := filepath.Join(t.TempDir(), "run.json")
+			r := inspector(t, append(append([]string{"run"}, tc.args...), "--record", rec)...)
+			if r.code != exitFailure {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, exitFailure, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.message) {
+				t.Errorf("stderr does not say %q:\n%s", tc.message, r.stderr)
+			}
+			snap, err := recorder.LoadFile(rec)
+			if err != nil {
+				t.Fatalf("--record was not saved after the failure: %v", err)
+			}
+			if !tc.aborted {
+				return
+			}
+			aborted := 0
+			for _, s := range snap.Spans {
+				if s.Status == recorder.StatusAborted {
+					aborted++
+				}
+				if s.Open() {
+					t.Errorf("span %d (%s) is still open in the saved recording", s.ID, s.Method)
+				}
+			}
+			if aborted < 5 {
+				t.Errorf("%d aborted spans in the recording, want the 5 sampling requests (and the call) aborted", aborted)
+			}
+		})
+	}
+}
+
+// TestGarbageMidRun checks a server that writes non-JSON to stdout in the
+// middle of a call: the run ends with a clear error or with the call
+// counted as failed, never a panic or a hang.
+func TestGarbageMidRun(t *testing.T) {
+	r := inspector(t, "run", "--stdio", crashServerBin+" -mode garbage", "--tool", "fanout", "--call-timeout", "10s", "--json")
+	switch r.code {
+	case exitFailure:
+		if !strings.Contains(r.stderr, "inspector run:") {
+			t.Errorf("exit 1 without a reason:\n%s", r.stderr)
+		}
+	case exitOK:
+		s := summaryOf(t, r)
+		if s.ToolCalls.Total != 1 {
+			t.Errorf("tool_calls %+v, want the one call counted", s.ToolCalls)
+		}
+	default:
+		t.Errorf("exit %d, want 0 or 1\nstderr: %s", r.code, r.stderr)
+	}
+}
+
+// TestRunOutputs checks the recording and the exports a run writes.
+func TestRunOutputs(t *testing.T) {
+	dir := t.TempDir()
+	file := func(n string) string { return filepath.Join(dir, n) }
+	if err := os.WriteFile(file("args.json"), []byte(`{"n": 3, "kind": "elicitation"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := inspector(t, "run", "--args", "@"+file("args.json"), "--calls", "2", "--concurrency", "2",
+		"--record", file("run.json"), "--trace", file("trace.json"), "--otlp", file("otlp.json"), "--csv", file("run.csv"),
+		"--journal", file("journal.jsonl"))
+	if r.code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"tool calls", "2 total, 2 ok, 0 failed", "elicitation/create", "6", "peak in flight", "verdict"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, name := range []string{"run.json", "journal.jsonl"} {
+		snap, err := recorder.LoadFile(file(name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		n := 0
+		for _, s := range snap.Spans {
+			if s.Method == "elicitation/create" && s.Status == recorder.StatusOK {
+				n++
+			}
+		}
+		if n != 6 {
+			t.Errorf("%s holds %d answered elicitations, want 6", name, n)
+		}
+	}
+	for _, name := range []string{"trace.json", "otlp.json"} {
+		b, err := os.ReadFile(file(name))
+		if err != nil || !json.Valid(b) {
+			t.Errorf("%s: not written as JSON (%v)", name, err)
+		}
+	}
+	if b, err := os.ReadFile(file("run.csv")); err != nil || strings.Count(string(b), "\n") < 7 {
+		t.Errorf("run.csv: want a header and a row per request, got %q (%v)", b, err)
+	}
+}
+
+func TestListTools(t *testing.T) {
+	r := inspector(t, "run", "--list-tools")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	for _, tool := range []string{"fanout", "echo", "slow"} {
+		if !strings.Contains(r.stdout, tool) {
+			t.Errorf("--list-tools lacks %s:\n%s", tool, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "peak in flight") {
+		t.Errorf("--list-tools without --tool must not run a tool:\n%s", r.stdout)
+	}
+}
+
+// TestFailedCallsAreCounted checks a failing tool call is reported, not fatal.
+func TestFailedCallsAreCounted(t *testing.T) {
+	r := inspector(t, "run", "--fail-rate", "1", "--json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr: %s", r.code, r.stderr)
+	}
+	s := summaryOf(t, r)
+	if s.ToolCalls.Failed != 1 || s.ServerRequests.Failed != 5 {
+		t.Errorf("tool_calls %+v server_requests %+v, want the call and its 5 requests failed", s.ToolCalls, s.ServerRequests)
+	}
+}
+
+// TestDemoServerHTTP runs demo-server --http, connects run --url to the URL
+// it prints, and stops it with an interrupt.
+func TestDemoServerHTTP(t *testing.T) {
+	cmd := exec.Command(inspectorBin, "demo-server", "--http", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var url string
+	select {
+	case url = <-lines:
+	case <-time.After(20 * time.Second):
+		t.Fatal("demo-server --http printed no URL")
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
+		t.Fatalf("demo-server printed %q, want its endpoint URL", url)
+	}
+	r := inspector(t, "run", "--url", url, "--tool", "fanout", "--latency", "200ms", "--json")
+	if r.code != exitOK {
+		t.Fatalf("run --url %s: exit %d\nstderr: %s", url, r.code, r.stderr)
+	}
+	if s := summaryOf(t, r); s.PeakInFlight != 5 {
+		t.Errorf("peak_in_flight over HTTP = %d, want 5", s.PeakInFlight)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("demo-server after Ctrl-C: %v\nstderr: %s", err, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("demo-server did not stop on SIGINT")
+	}
+}
+
+// TestDemoServerStdioEOF checks demo-server exits cleanly when stdin closes.
+func TestDemoServerStdioEOF(t *testing.T) {
+	cmd := exec.Command(inspectorBin, "demo-server")
+	cmd.Stdin = strings.NewReader("")
+	var out strings.Builder
+	cmd.Stdout = &out
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("demo-server on closed stdin: %v", err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("demo-server wrote %q to stdout, which is reserved for JSON-RPC", out.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("demo-server did not exit when stdin closed")
+	}
+}
