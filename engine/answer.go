@@ -20,6 +20,9 @@ import (
 // Callbacks.RequestTimeout.
 var errRequestTimeout = errors.New("request timeout passed")
 
+// errSessionClosed is the cause of a request context ended by Close.
+var errSessionClosed = errors.New("session closed")
+
 // outKey is the context key of the outCall a client request belongs to.
 type outKey struct{}
 
@@ -69,7 +72,11 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.tokens[oc.token] = oc
 			s.callsMu.Unlock()
 		}
+		// Close must not wait for calls in flight: end them with it.
+		ctx, stopLife := context.WithCancelCause(ctx)
+		unhook := context.AfterFunc(s.life, func() { stopLife(errSessionClosed) })
 		res, err := next(context.WithValue(ctx, outKey{}, oc), method, req)
+		unhook()
 		if method == "tools/call" {
 			s.callsMu.Lock()
 			delete(s.calls, oc)
@@ -77,6 +84,7 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.callsMu.Unlock()
 		}
 		status, errText := s.outcome(ctx, res, err)
+		stopLife(nil)
 		var result json.RawMessage
 		if err == nil {
 			if b, e := json.Marshal(res); e == nil {
@@ -106,6 +114,8 @@ func (s *Session) outcome(ctx context.Context, res mcp.Result, err error) (recor
 		return recorder.StatusOK, ""
 	}
 	switch {
+	case errors.Is(context.Cause(ctx), errSessionClosed):
+		return recorder.StatusAborted, "session closed"
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return recorder.StatusTimeout, err.Error()
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
@@ -205,6 +215,12 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 	e := s.entryFor(ctx, method, params, entered)
 	s.rec.Update(e.span, func(sp *recorder.Span) { sp.Queued = entered })
 
+	// Close must not wait for latencies or people: end the wait at once.
+	ctx, stopLife := context.WithCancelCause(ctx)
+	defer stopLife(nil)
+	unhook := context.AfterFunc(s.life, func() { stopLife(errSessionClosed) })
+	defer unhook()
+
 	if cb.RequestTimeout > 0 {
 		left := cb.RequestTimeout - (entered - e.received)
 		var cancel context.CancelFunc
@@ -263,10 +279,14 @@ func (s *Session) stopped(ctx context.Context, e *inEntry) error {
 		msg := fmt.Sprintf("fanout-inspector: no answer within the request timeout (%v)", cb.RequestTimeout)
 		s.finish(e, recorder.StatusTimeout, msg, nil)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
-	case s.closing.Load() || s.isDone():
-		s.finish(e, recorder.StatusAborted, "the connection ended first", nil)
-	default:
+	case errors.Is(cause, errSessionClosed):
+		s.finish(e, recorder.StatusAborted, "session closed", nil)
+	case errors.Is(cause, context.Canceled):
+		// The SDK cancels a request's context with no cause when the
+		// server sends notifications/cancelled for it.
 		s.finish(e, recorder.StatusCancelled, "cancelled by the server", nil)
+	default:
+		s.finish(e, recorder.StatusAborted, fmt.Sprintf("the connection ended first (%v)", cause), nil)
 	}
 	return ctx.Err()
 }

@@ -70,6 +70,8 @@ type Session struct {
 
 	info ServerInfo
 
+	life      context.Context // cancelled by Close, ending every wait
+	endLife   context.CancelFunc
 	done      chan struct{}
 	errMu     sync.Mutex
 	err       error
@@ -105,11 +107,13 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 		done:     make(chan struct{}),
 		notices:  newNoticeQueue(256),
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.setCallbacks(cb)
 
 	transport, err := s.transport(ctx, inner)
 	if err != nil {
 		s.notices.stop()
+		s.endLife()
 		return nil, err
 	}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "fanout-inspector", Version: Version}, &mcp.ClientOptions{
@@ -133,6 +137,7 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 		rec.AbortOpen(rec.Now(), err.Error())
 		rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connection failed: " + err.Error()})
 		s.notices.stop()
+		s.endLife()
 		return nil, err
 	}
 	s.cs = cs
@@ -182,6 +187,7 @@ func (s *Session) watch() {
 	if s.tap != nil {
 		s.tap.reset()
 	}
+	s.endLife()
 	close(s.done)
 	s.notices.stop()
 }
@@ -319,6 +325,7 @@ func (s *Session) Close() error {
 		default:
 		}
 		s.closing.Store(true)
+		s.endLife()
 		err := s.cs.Close()
 		<-s.done
 		if err != nil && !s.closedCleanly(err) {
