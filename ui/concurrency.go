@@ -165,44 +165,52 @@ func downsample(steps []recorder.Step, start, end time.Duration, cols int) (xs, 
 		return nil, nil, nil
 	}
 	colW := float64(end-start) / float64(cols)
-	// the step in force at start
-	i := sort.Search(len(steps), func(i int) bool { return steps[i].At > start }) - 1
 	cur := recorder.Step{}
-	if i >= 0 {
-		cur = steps[i]
+	i := 0
+	if len(steps) > 0 && steps[0].At <= start {
+		// jump to the step in force at start
+		i = sort.Search(len(steps), func(i int) bool { return steps[i].At > start })
+		cur = steps[i-1]
 	}
-	i++
 	prevF, prevP := -1, -1
+	emit := func(x float64, f, p int) {
+		if prevF >= 0 {
+			// close the previous level at x, so the line is a step
+			xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
+		}
+		xs, inFlight, pending = append(xs, x), append(inFlight, float64(f)), append(pending, float64(p))
+		prevF, prevP = f, p
+	}
 	for col := 0; col < cols; col++ {
 		t0 := float64(start) + float64(col)*colW
 		t1 := t0 + colW
+		// changes at the column's first instant replace the level...
+		for i < len(steps) && float64(steps[i].At) <= t0 {
+			cur = steps[i]
+			i++
+		}
 		f, p := cur.InFlight, cur.Pending
+		// ...changes within it can only raise the column's maximum
 		for i < len(steps) && float64(steps[i].At) < t1 {
 			cur = steps[i]
 			f, p = max(f, cur.InFlight), max(p, cur.Pending)
 			i++
 		}
 		if f != prevF || p != prevP {
-			x := t0 / float64(time.Millisecond)
-			if prevF >= 0 {
-				xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
-			}
-			xs, inFlight, pending = append(xs, x), append(inFlight, float64(f)), append(pending, float64(p))
-			prevF, prevP = f, p
+			emit(t0/float64(time.Millisecond), f, p)
 		}
-		// the column's maximum holds for the column; what comes next
-		// starts from the value in force at its end
-		f, p = cur.InFlight, cur.Pending
-		if f != prevF || p != prevP {
-			x := t1 / float64(time.Millisecond)
-			xs, inFlight, pending = append(xs, x, x), append(inFlight, float64(prevF), float64(f)), append(pending, float64(prevP), float64(p))
-			prevF, prevP = f, p
+		// the next column starts from the level in force at this one's end
+		if cur.InFlight != f || cur.Pending != p {
+			emit(t1/float64(time.Millisecond), cur.InFlight, cur.Pending)
 		}
 	}
 	x := float64(end) / float64(time.Millisecond)
 	xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
 	return xs, inFlight, pending
 }
+
+// chartChunk is the most points of one go-chart path.
+var chartChunk = 16
 
 // renderConcurrency draws the in-flight and pending step lines of steps
 // between start and end into a w×h image with go-chart, without axes: the
@@ -221,6 +229,24 @@ func renderConcurrency(steps []recorder.Step, start, end time.Duration, w, h int
 		xs, fl, pe = []float64{x0, x1}, []float64{0, 0}, []float64{0, 0}
 	}
 	toDrawing := func(c color.RGBA, a uint8) drawing.Color { return drawing.Color{R: c.R, G: c.G, B: c.B, A: a} }
+	// The rasterizer go-chart draws with slows down with the square of the
+	// edges a path puts on one pixel row, so a jagged line of thousands of
+	// points takes seconds as one path and milliseconds as many short
+	// ones: each series is cut into chunks of chartChunk points that
+	// share their end points.
+	var series []chart.Series
+	addChunks := func(name string, ys []float64, stroke color.RGBA, width float64, fill uint8) {
+		for lo := 0; lo < len(xs)-1; lo += chartChunk - 1 {
+			hi := min(lo+chartChunk, len(xs))
+			series = append(series, chart.ContinuousSeries{
+				Name:    name,
+				XValues: xs[lo:hi], YValues: ys[lo:hi],
+				Style: chart.Style{StrokeColor: toDrawing(stroke, 255), StrokeWidth: width, FillColor: toDrawing(stroke, fill)},
+			})
+		}
+	}
+	addChunks("pending", pe, pendingColor, 1.5, 50)
+	addChunks("in flight", fl, inFlightColor, 2, 70)
 	ch := chart.Chart{
 		Width:  w,
 		Height: h,
@@ -237,18 +263,7 @@ func renderConcurrency(steps []recorder.Step, start, end time.Duration, w, h int
 			Style: chart.Style{Hidden: true},
 			Range: &chart.ContinuousRange{Min: 0, Max: yMax},
 		},
-		Series: []chart.Series{
-			chart.ContinuousSeries{
-				Name:    "pending",
-				XValues: xs, YValues: pe,
-				Style: chart.Style{StrokeColor: toDrawing(pendingColor, 255), StrokeWidth: 1.5, FillColor: toDrawing(pendingColor, 50)},
-			},
-			chart.ContinuousSeries{
-				Name:    "in flight",
-				XValues: xs, YValues: fl,
-				Style: chart.Style{StrokeColor: toDrawing(inFlightColor, 255), StrokeWidth: 2, FillColor: toDrawing(inFlightColor, 70)},
-			},
-		},
+		Series: series,
 	}
 	var iw chart.ImageWriter
 	if err := ch.Render(chart.PNG, &iw); err != nil {

@@ -600,7 +600,7 @@ var legendKinds = []recorder.Kind{
 
 var (
 	failColor     = color.RGBA{220, 38, 38, 255}
-	inFlightColor = color.RGBA{37, 99, 235, 255}
+	inFlightColor = color.RGBA{96, 165, 250, 255}
 	pendingColor  = color.RGBA{251, 146, 60, 255}
 )
 

@@ -1,0 +1,173 @@
+package ui
+
+import (
+	"image"
+	"image/color"
+	"slices"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+func TestDownsample(t *testing.T) {
+	tests := []struct {
+		name       string
+		steps      []recorder.Step
+		start, end time.Duration
+		cols       int
+		xs, fl, pe []float64
+	}{
+		{
+			name:  "a change at a column's start replaces the level",
+			steps: []recorder.Step{{At: 0, InFlight: 1, Pending: 1}, {At: 10 * ms, InFlight: 0, Pending: 0}},
+			end:   20 * ms, cols: 4,
+			xs: []float64{0, 10, 10, 20}, fl: []float64{1, 1, 0, 0}, pe: []float64{1, 1, 0, 0},
+		},
+		{
+			name:  "a spike inside a column is kept as the column's maximum",
+			steps: []recorder.Step{{At: 0}, {At: 6 * ms, InFlight: 3, Pending: 4}, {At: 7 * ms, InFlight: 1, Pending: 1}},
+			end:   20 * ms, cols: 4,
+			xs: []float64{0, 5, 5, 10, 10, 20}, fl: []float64{0, 0, 3, 3, 1, 1}, pe: []float64{0, 0, 4, 4, 1, 1},
+		},
+		{
+			name:  "the level in force before the range",
+			steps: []recorder.Step{{At: 0, InFlight: 2, Pending: 5}, {At: 100 * ms}},
+			start: 50 * ms, end: 60 * ms, cols: 2,
+			xs: []float64{50, 60}, fl: []float64{2, 2}, pe: []float64{5, 5},
+		},
+		{
+			name: "no steps",
+			end:  time.Second, cols: 3,
+			xs: []float64{0, 1000}, fl: []float64{0, 0}, pe: []float64{0, 0},
+		},
+		{name: "no columns", end: time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			xs, fl, pe := downsample(tt.steps, tt.start, tt.end, tt.cols)
+			if !slices.Equal(xs, tt.xs) || !slices.Equal(fl, tt.fl) || !slices.Equal(pe, tt.pe) {
+				t.Errorf("downsample =\n x %v\n in flight %v\n pending %v\nwant\n x %v\n in flight %v\n pending %v", xs, fl, pe, tt.xs, tt.fl, tt.pe)
+			}
+		})
+	}
+}
+
+// manySteps is n concurrency changes, a jagged saw between 0 and 50.
+func manySteps(n int) []recorder.Step {
+	steps := make([]recorder.Step, n)
+	for i := range steps {
+		v := (i * 7919) % 51
+		steps[i] = recorder.Step{At: time.Duration(i) * 37 * time.Microsecond, InFlight: v / 2, Pending: v}
+	}
+	return steps
+}
+
+// countAbove counts the pixels of img in colour c above the bottom
+// margin rows: the parts of a line that rose off zero.
+func countAbove(img *image.RGBA, c color.RGBA, margin int) int {
+	n := 0
+	for y := 0; y < img.Rect.Dy()-margin; y++ {
+		row := img.Pix[y*img.Stride:]
+		for x := 0; x < img.Rect.Dx(); x++ {
+			if row[4*x] == c.R && row[4*x+1] == c.G && row[4*x+2] == c.B {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestRenderConcurrency(t *testing.T) {
+	tests := []struct {
+		name       string
+		steps      []recorder.Step
+		start, end time.Duration
+		wantLine   bool
+		wantErr    bool
+	}{
+		{"100,000 steps", manySteps(100000), 0, 3700 * ms, true, false},
+		{"one step", []recorder.Step{{At: 5 * ms, InFlight: 1, Pending: 1}}, 0, 10 * ms, true, false},
+		{"one step at the range's start", []recorder.Step{{At: 0, InFlight: 1, Pending: 1}}, 0, 10 * ms, true, false},
+		{"no steps", nil, 0, time.Second, false, false},
+		{"empty range", manySteps(10), time.Second, time.Second, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, peak := recorder.Peaks(tt.steps)
+			yMax := float64(max(peak, 1)) * 1.15
+			img, err := renderConcurrency(tt.steps, tt.start, tt.end, 1400, 140, yMax, toRGBA(test.Theme().Color("background", 0)))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if img.Bounds().Dx() != 1400 || img.Bounds().Dy() != 140 {
+				t.Errorf("image is %v, want 1400×140", img.Bounds())
+			}
+			if got := countAbove(img, inFlightColor, 4) > 0; got != tt.wantLine {
+				t.Errorf("in-flight line drawn = %v, want %v", got, tt.wantLine)
+			}
+		})
+	}
+}
+
+func TestConcurrencyChartGolden(t *testing.T) {
+	test.NewTempApp(t)
+	tests := []struct {
+		name string
+		snap *recorder.Snapshot
+	}{
+		{"chart_fixed", fixedSnapshot()},
+		{"chart_empty", &recorder.Snapshot{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, c := NewGantt(), NewConcurrencyChart()
+			c.useAxis(g.axis)
+			w := test.NewTempWindow(t, c)
+			w.SetPadded(false)
+			w.Resize(fyne.NewSize(800, ConcurrencyChartHeight))
+			g.SetSnapshot(tt.snap)
+			c.SetSnapshot(tt.snap)
+			assertImage(t, tt.name+".png", w.Canvas().Capture())
+			if err := c.Err(); err != nil {
+				t.Errorf("chart error: %v", err)
+			}
+			// zooming the Gantt moves the chart with it
+			g.ZoomIn()
+			gs, ge := g.VisibleRange()
+			if cs, ce := c.VisibleRange(); cs != gs || ce != ge {
+				t.Errorf("chart shows %v – %v, Gantt %v – %v", cs, ce, gs, ge)
+			}
+		})
+	}
+}
+
+// BenchmarkConcurrencyRender measures downsampling 100,000 concurrency
+// changes and drawing them with go-chart at 1420×140:
+// go test ./ui/ -run '^$' -bench ConcurrencyRender
+func BenchmarkConcurrencyRender(b *testing.B) {
+	steps := manySteps(100000)
+	bg := toRGBA(test.Theme().Color("background", 0))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := renderConcurrency(steps, 0, 3700*ms, 1420, 140, 60, bg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSteps measures the concurrency steps of 100,000 spans, which
+// the live ticker computes off the main goroutine.
+func BenchmarkSteps(b *testing.B) {
+	snap := bigSnapshot(100000)
+	for b.Loop() {
+		recorder.Steps(snap)
+	}
+}
+
