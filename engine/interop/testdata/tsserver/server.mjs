@@ -1,0 +1,116 @@
+// A fan-out MCP server built with the official TypeScript SDK, for Fanout
+// Inspector's interop tests and benchmarks.
+//
+// Tool fanout {n, kind} sends n requests of one kind ("sampling" or
+// "elicitation") to the client at once (Promise.all over
+// server.server.createMessage / server.server.elicitInput) and returns the
+// client's replies and the time the whole fan-out took as the server saw it.
+//
+//   node server.mjs                 serve over stdio
+//   node server.mjs --http PORT     serve streamable HTTP at http://127.0.0.1:PORT/mcp
+//                                   (PORT 0 picks a free port; the URL is printed on stdout)
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+function newServer() {
+  const server = new McpServer({ name: 'ts-fanout', version: '1.0.0' });
+  server.registerTool(
+    'fanout',
+    {
+      description: 'Sends n concurrent sampling or elicitation requests to the client and returns the replies.',
+      inputSchema: {
+        n: z.number().int().min(1).max(10000).default(5),
+        kind: z.enum(['sampling', 'elicitation']).default('sampling'),
+      },
+    },
+    async ({ n, kind }) => {
+      const start = performance.now();
+      const one = async (i) => {
+        if (kind === 'sampling') {
+          const res = await server.server.createMessage({
+            messages: [{ role: 'user', content: { type: 'text', text: `Request ${i} of ${n}: say hello.` } }],
+            maxTokens: 100,
+          });
+          return res.content.type === 'text' ? res.content.text : JSON.stringify(res.content);
+        }
+        const res = await server.server.elicitInput({
+          message: `Request ${i} of ${n}: please fill in the form.`,
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', title: 'Name' },
+              count: { type: 'integer', minimum: 1, maximum: 10 },
+              subscribe: { type: 'boolean' },
+              color: { type: 'string', enum: ['red', 'green', 'blue'] },
+            },
+            required: ['name', 'color'],
+          },
+        });
+        return `${res.action} ${JSON.stringify(res.content ?? {})}`;
+      };
+      const replies = await Promise.all(Array.from({ length: n }, (_, k) => one(k + 1)));
+      const elapsedMs = performance.now() - start;
+      return {
+        content: [{ type: 'text', text: `${n} ${kind} requests answered in ${elapsedMs.toFixed(1)} ms:\n` + replies.map((r, k) => `${k + 1}: ${r}`).join('\n') }],
+        structuredContent: { n, kind, elapsed_ms: elapsedMs, replies },
+      };
+    },
+  );
+  return server;
+}
+
+async function serveHTTP(port) {
+  const transports = new Map();
+  const httpServer = http.createServer(async (req, res) => {
+    try {
+      if (!req.url.startsWith('/mcp')) {
+        res.writeHead(404).end('not found: the endpoint is /mcp\n');
+        return;
+      }
+      let body;
+      if (req.method === 'POST') {
+        const chunks = [];
+        for await (const c of req) chunks.push(c);
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+      }
+      const sid = req.headers['mcp-session-id'];
+      let transport = sid ? transports.get(sid) : undefined;
+      if (!transport) {
+        if (req.method !== 'POST' || !isInitializeRequest(body)) {
+          res.writeHead(400, { 'content-type': 'application/json' }).end(
+            JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no valid session: initialize first' }, id: null }));
+          return;
+        }
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => transports.set(id, transport),
+        });
+        transport.onclose = () => { if (transport.sessionId) transports.delete(transport.sessionId); };
+        await newServer().connect(transport);
+      }
+      await transport.handleRequest(req, res, body);
+    } catch (err) {
+      console.error('tsserver:', err);
+      if (!res.headersSent) res.writeHead(500).end(String(err));
+    }
+  });
+  httpServer.listen(port, '127.0.0.1', () => {
+    const { port: p } = httpServer.address();
+    console.log(`http://127.0.0.1:${p}/mcp`);
+  });
+  const stop = () => httpServer.close(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+const i = process.argv.indexOf('--http');
+if (i >= 0) {
+  await serveHTTP(Number(process.argv[i + 1] ?? 0));
+} else {
+  await newServer().connect(new StdioServerTransport());
+}
