@@ -45,8 +45,8 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		sp := recorder.NewSpan(s.name, recorder.Outgoing, method)
 		sp.Received, sp.Queued, sp.Serving = now, now, now
 		oc := &outCall{}
-		if r, ok := req.(*mcp.ClientRequest[*mcp.CallToolParams]); ok && r.Params != nil {
-			p := *r.Params
+		if r, ok := req.GetParams().(*mcp.CallToolParams); ok && r != nil {
+			p := *r
 			sp.Name = p.Name
 			meta := make(mcp.Meta, len(p.Meta)+1)
 			for k, v := range p.Meta {
@@ -59,7 +59,7 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				meta["progressToken"] = oc.token
 			}
 			p.Meta = meta
-			req = &mcp.ClientRequest[*mcp.CallToolParams]{Session: r.Session, Params: &p}
+			req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
 			sp.Parent = parentOf(ctx)
 		}
 		if b, err := json.Marshal(req.GetParams()); err == nil {
@@ -518,7 +518,7 @@ func (s *Session) notification(method string, params json.RawMessage) {
 		var p mcp.CancelledParams
 		if json.Unmarshal(params, &p) == nil {
 			ev.Text = p.Reason
-			if id, err := jsonrpc.MakeID(normalizeID(p.RequestID)); err == nil && s.tap != nil {
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && s.tap != nil {
 				s.tap.mu.Lock()
 				if e := s.tap.in[idKey(id)]; e != nil {
 					ev.Span = e.span
@@ -536,14 +536,6 @@ func (s *Session) notification(method string, params json.RawMessage) {
 	if ev.Kind == recorder.EventLog {
 		s.emitLog(ev)
 	}
-}
-
-// normalizeID turns a JSON-decoded id (float64) into what MakeID takes.
-func normalizeID(v any) any {
-	if f, ok := v.(float64); ok {
-		return int64(f)
-	}
-	return v
 }
 
 func (s *Session) callByToken(tok string) recorder.SpanID {

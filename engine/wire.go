@@ -84,17 +84,18 @@ func (c *tapConn) SessionID() string { return c.inner.SessionID() }
 type wireTap struct {
 	s *Session
 
-	mu       sync.Mutex
-	conn     mcp.Connection
-	in       map[string]*inEntry
-	out      map[jsonrpc.ID]*outCall
-	readErr  error
-	closeErr error
-	isClosed bool
+	mu        sync.Mutex
+	conn      mcp.Connection
+	in        map[string]*inEntry
+	answering map[*jsonrpc.Response]*inEntry // answers being written
+	out       map[jsonrpc.ID]*outCall
+	readErr   error
+	closeErr  error
+	isClosed  bool
 }
 
 func newWireTap(s *Session) *wireTap {
-	return &wireTap{s: s, in: make(map[string]*inEntry), out: make(map[jsonrpc.ID]*outCall)}
+	return &wireTap{s: s, in: make(map[string]*inEntry), answering: make(map[*jsonrpc.Response]*inEntry), out: make(map[jsonrpc.ID]*outCall)}
 }
 
 // inEntry is a server request being served: created when it is read (or
@@ -162,10 +163,18 @@ func (t *wireTap) read(msg jsonrpc.Message) {
 }
 
 func (t *wireTap) beforeWrite(ctx context.Context, msg jsonrpc.Message) {
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok || !req.IsCall() {
-		return
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.IsCall() {
+			t.sendingRequest(ctx, m)
+		}
+	case *jsonrpc.Response:
+		t.sendingResponse(m)
 	}
+}
+
+// sendingRequest times a client request as it goes out.
+func (t *wireTap) sendingRequest(ctx context.Context, req *jsonrpc.Request) {
 	oc, _ := ctx.Value(outKey{}).(*outCall)
 	if oc == nil {
 		return
@@ -184,15 +193,17 @@ func (t *wireTap) beforeWrite(ctx context.Context, msg jsonrpc.Message) {
 	})
 }
 
-func (t *wireTap) afterWrite(msg jsonrpc.Message, err error) {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok {
-		return
-	}
+// sendingResponse ends the span of the server request being answered.
+// It runs just before the answer is written, so that the span has ended
+// by the time the server can react to the answer.
+func (t *wireTap) sendingResponse(resp *jsonrpc.Response) {
 	key := idKey(resp.ID)
 	t.mu.Lock()
 	e := t.in[key]
 	delete(t.in, key)
+	if e != nil {
+		t.answering[resp] = e
+	}
 	t.mu.Unlock()
 	if e == nil {
 		return
@@ -220,11 +231,28 @@ func (t *wireTap) afterWrite(msg jsonrpc.Message, err error) {
 		default:
 			sp.Status = recorder.StatusOK
 		}
-		if err != nil && sp.Status == recorder.StatusOK {
-			sp.Status, sp.Error = recorder.StatusAborted, "the answer could not be sent: "+err.Error()
-		}
 		if resp.Error == nil {
 			sp.Result = recorder.CapPayload(resp.Result)
+		}
+	})
+}
+
+// afterWrite marks an answer that could not be written as aborted.
+func (t *wireTap) afterWrite(msg jsonrpc.Message, err error) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	e := t.answering[resp]
+	delete(t.answering, resp)
+	t.mu.Unlock()
+	if e == nil || err == nil {
+		return
+	}
+	t.s.rec.Update(e.span, func(sp *recorder.Span) {
+		if sp.Status == recorder.StatusOK {
+			sp.Status, sp.Error = recorder.StatusAborted, "the answer could not be sent: "+err.Error()
 		}
 	})
 }
@@ -290,6 +318,7 @@ func (t *wireTap) closeInner() {
 func (t *wireTap) reset() {
 	t.mu.Lock()
 	clear(t.in)
+	clear(t.answering)
 	clear(t.out)
 	t.mu.Unlock()
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -120,7 +121,7 @@ func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) 
 						seen[failText] = true
 						res.Errors = append(res.Errors, failText)
 					}
-					if err != nil && (errors.Is(err, mcp.ErrConnectionClosed) || s.isDone()) {
+					if err != nil && s.connectionBroken(err) {
 						lost = true
 					}
 				}
@@ -157,4 +158,19 @@ func describeJSONError(b []byte, err error) string {
 		return "got " + string(b)
 	}
 	return err.Error()
+}
+
+// connectionBroken reports whether a call's error means the connection
+// is gone. An error that is not the server's JSON-RPC answer nor the
+// caller's context may be the first sign of a connection ending, so it
+// gives the session a moment to notice.
+func (s *Session) connectionBroken(err error) bool {
+	if errors.Is(err, mcp.ErrConnectionClosed) || s.isDone() {
+		return true
+	}
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return s.waitDone(time.Second)
 }

@@ -1,0 +1,515 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// cancellingServer has a tool "ask" that sends one sampling request and
+// gives up on it (which sends notifications/cancelled) after ms
+// milliseconds.
+func cancellingServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cancelling", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+		MS int `json:"ms"`
+	}) (*mcp.CallToolResult, any, error) {
+		cctx, cancel := context.WithTimeout(ctx, time.Duration(in.MS)*time.Millisecond)
+		defer cancel()
+		_, err := req.Session.CreateMessage(cctx, &mcp.CreateMessageParams{MaxTokens: 5,
+			Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hurry"}}}})
+		msg := "answered"
+		if err != nil {
+			msg = "gave up: " + err.Error()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil, nil
+	})
+	return srv
+}
+
+// TestServerCancels checks that a request the server cancels stops
+// waiting at once and is recorded as cancelled, with the cancellation
+// event pointing at it.
+func TestServerCancels(t *testing.T) {
+	cb := DefaultCallbacks()
+	cb.Latency = LatencyModel{Dist: Fixed, A: 10 * time.Second}
+	s := connectServer(t, cancellingServer(), cb)
+	start := time.Now()
+	run(t, s, Workload{Tool: "ask", Args: json.RawMessage(`{"ms":150}`)})
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("the call took %v: the cancelled request kept waiting its 10s latency", el)
+	}
+	var sp *recorder.Span
+	if !waitFor(2*time.Second, func() bool {
+		spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+		if len(spans) == 1 && !spans[0].Open() {
+			sp = spans[0]
+			return true
+		}
+		return false
+	}) {
+		t.Fatal("the sampling span never ended")
+	}
+	if sp.Status != recorder.StatusCancelled {
+		t.Errorf("status %q (%s), want cancelled", sp.Status, sp.Error)
+	}
+	if sp.Total() > 2*time.Second {
+		t.Errorf("span lasted %v, want it to end soon after the 150ms cancel", sp.Total())
+	}
+	var found bool
+	for _, e := range s.Recording().Snapshot().Events {
+		if e.Kind == recorder.EventCancelled && e.Span == sp.ID {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no cancelled event pointing at the span")
+	}
+}
+
+// TestRequestTimeoutAndFailRate checks the two ways the inspector answers
+// with an error on purpose.
+func TestRequestTimeoutAndFailRate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Callbacks)
+		status recorder.Status
+		errHas string
+	}{
+		{"timeout", func(cb *Callbacks) {
+			cb.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
+			cb.RequestTimeout = ms(200)
+		}, recorder.StatusTimeout, "request timeout"},
+		{"fail rate 1", func(cb *Callbacks) { cb.FailRate = 1 }, recorder.StatusError, "injected failure"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cb := DefaultCallbacks()
+			tt.change(&cb)
+			s := connectDemo(t, cb)
+			start := time.Now()
+			res, err := s.Run(context.Background(), Workload{Tool: "fanout", Args: fanoutArgs(4, "sampling")}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if time.Since(start) > 3*time.Second {
+				t.Errorf("run took %v", time.Since(start))
+			}
+			_ = res
+			spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+			if len(spans) != 4 {
+				t.Fatalf("%d sampling spans, want 4", len(spans))
+			}
+			for _, sp := range spans {
+				if sp.Status != tt.status || !strings.Contains(sp.Error, tt.errHas) {
+					t.Errorf("span %d: status %q error %q, want %q with %q", sp.ID, sp.Status, sp.Error, tt.status, tt.errHas)
+				}
+			}
+		})
+	}
+}
+
+// TestParentLinking checks that server requests name the tool call that
+// caused them: the only call in flight, or the call whose progress token
+// the request echoes when several calls overlap.
+func TestParentLinking(t *testing.T) {
+	t.Run("only call in flight", func(t *testing.T) {
+		s := connectDemo(t, DefaultCallbacks())
+		run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
+		snap := s.Recording().Snapshot()
+		calls := spansOf(snap, "tools/call")
+		if len(calls) != 1 || calls[0].Name != "fanout" || calls[0].Kind != recorder.KindTool {
+			t.Fatalf("tool call spans %+v", calls)
+		}
+		for _, sp := range spansOf(snap, "sampling/createMessage") {
+			if sp.Parent != calls[0].ID {
+				t.Errorf("span %d parent %d, want the call %d", sp.ID, sp.Parent, calls[0].ID)
+			}
+		}
+	})
+	t.Run("progress token echoed", func(t *testing.T) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "echoing", Version: "1"}, nil)
+		mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+			Who string `json:"who"`
+		}) (*mcp.CallToolResult, any, error) {
+			for range 2 {
+				_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+					Meta:      mcp.Meta{"progressToken": req.Params.GetProgressToken()},
+					MaxTokens: 5,
+					Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Who}}},
+				})
+				if err != nil {
+					return nil, nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Who}}}, nil, nil
+		})
+		cb := DefaultCallbacks()
+		cb.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
+		s := connectServer(t, srv, cb)
+		var wg sync.WaitGroup
+		for _, who := range []string{"alice", "bob", "carol"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := s.Run(context.Background(), Workload{Tool: "ask", Args: json.RawMessage(`{"who":"` + who + `"}`)}, nil); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		snap := s.Recording().Snapshot()
+		byID := map[recorder.SpanID]*recorder.Span{}
+		for _, sp := range snap.Spans {
+			byID[sp.ID] = sp
+		}
+		sampling := spansOf(snap, "sampling/createMessage")
+		if len(sampling) != 6 {
+			t.Fatalf("%d sampling spans, want 6", len(sampling))
+		}
+		for _, sp := range sampling {
+			parent := byID[sp.Parent]
+			if parent == nil || parent.Method != "tools/call" {
+				t.Fatalf("span %d has parent %d, want a tool call", sp.ID, sp.Parent)
+			}
+			var p struct {
+				Messages []struct {
+					Content struct{ Text string }
+				}
+			}
+			json.Unmarshal(sp.Params, &p)
+			who := p.Messages[0].Content.Text
+			if !strings.Contains(string(parent.Params), who) {
+				t.Errorf("request for %s linked to call %s", who, parent.Params)
+			}
+			if strings.Contains(string(sp.Params), wireKey) {
+				t.Errorf("recorded params leak the tap's key: %s", sp.Params)
+			}
+		}
+	})
+}
+
+// TestSetCallbacksLive checks that new callbacks apply to the next
+// request without reconnecting.
+func TestSetCallbacksLive(t *testing.T) {
+	s := connectDemo(t, DefaultCallbacks())
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
+	cb := s.Callbacks()
+	cb.Dispatch = DispatchPolicy{Mode: Serial}
+	cb.Latency = LatencyModel{Dist: Fixed, A: ms(200)}
+	cb.SamplingReply = "custom {{.Index}} to {{.LastUserMessage}}"
+	cb.Roots = []string{"file:///work", "file:///data"}
+	s.SetCallbacks(cb)
+	mark := s.Recording().Now()
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "roots")})
+
+	snap := s.Recording().Snapshot()
+	var later []*recorder.Span
+	for _, sp := range snap.Spans {
+		if sp.Received >= mark && sp.Direction == recorder.Incoming {
+			later = append(later, sp)
+		}
+	}
+	if len(later) != 4 {
+		t.Fatalf("%d requests after the change, want 4", len(later))
+	}
+	var sampling []*recorder.Span
+	for _, sp := range later {
+		if sp.ServeTime() < ms(190) {
+			t.Errorf("%s span %d served in %v, want the new 200ms latency", sp.Method, sp.ID, sp.ServeTime())
+		}
+		if sp.Method == "sampling/createMessage" {
+			sampling = append(sampling, sp)
+			if !strings.Contains(string(sp.Result), "custom ") {
+				t.Errorf("reply %s, want the new template", sp.Result)
+			}
+		}
+		if sp.Method == "roots/list" && !strings.Contains(string(sp.Result), "file:///data") {
+			t.Errorf("roots answer %s, want the new roots", sp.Result)
+		}
+	}
+	sub := &recorder.Snapshot{Spans: sampling, Now: snap.Now}
+	if in, _ := recorder.Peaks(recorder.Steps(sub)); in != 1 {
+		t.Errorf("peak in flight %d after switching to serial, want 1", in)
+	}
+	if !strings.Contains(string(snap.Meta.Config), `"serial"`) {
+		t.Errorf("recording's config %s does not show the new dispatch", snap.Meta.Config)
+	}
+}
+
+// TestManualAnswers checks that a request answered by a person waits for
+// the answer, and that the wait is serving time.
+func TestManualAnswers(t *testing.T) {
+	cb := DefaultCallbacks()
+	cb.SamplingManual = true
+	cb.Elicitation = ElicitManual
+	s := connectDemo(t, cb)
+	var mu sync.Mutex
+	var seen []*PendingRequest
+	s.SetManualHandler(func(p *PendingRequest) {
+		mu.Lock()
+		seen = append(seen, p)
+		mu.Unlock()
+		time.Sleep(300 * time.Millisecond)
+		switch p.Method {
+		case "sampling/createMessage":
+			p.AnswerSampling("by hand: "+p.Message, "")
+		case "elicitation/create":
+			content, err := ElicitationContent(p.Schema)
+			if err != nil {
+				t.Error(err)
+			}
+			p.Accept(content)
+		}
+		<-p.Done()
+	})
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(2, "sampling")})
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "elicitation")})
+	snap := s.Recording().Snapshot()
+	for _, method := range []string{"sampling/createMessage", "elicitation/create"} {
+		spans := spansOf(snap, method)
+		if len(spans) == 0 {
+			t.Fatalf("no %s spans", method)
+		}
+		for _, sp := range spans {
+			if sp.Status != recorder.StatusOK {
+				t.Errorf("%s span %d: %s %s", method, sp.ID, sp.Status, sp.Error)
+			}
+			if sp.ServeTime() < ms(290) {
+				t.Errorf("%s span %d served %v, want the person's 300ms", method, sp.ID, sp.ServeTime())
+			}
+		}
+	}
+	if r := string(spansOf(snap, "sampling/createMessage")[0].Result); !strings.Contains(r, "by hand") {
+		t.Errorf("sampling result %s, want the manual answer", r)
+	}
+	if r := string(spansOf(snap, "elicitation/create")[0].Result); !strings.Contains(r, `"accept"`) {
+		t.Errorf("elicitation result %s, want accept", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 3 || seen[0].Span == 0 || len(seen[2].Schema) == 0 {
+		t.Errorf("manual handler saw %d requests (first span %d)", len(seen), seen[0].Span)
+	}
+}
+
+// TestElicitationAndRootsModes runs the demo's other fan-out kinds.
+func TestElicitationAndRootsModes(t *testing.T) {
+	tests := []struct {
+		mode   ElicitationMode
+		kind   string
+		method string
+		want   string
+	}{
+		{ElicitAccept, "elicitation", "elicitation/create", `"action":"accept"`},
+		{ElicitDecline, "elicitation", "elicitation/create", `"action":"decline"`},
+		{ElicitCancel, "elicitation", "elicitation/create", `"action":"cancel"`},
+		{ElicitAccept, "roots", "roots/list", `file:///tmp`},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode)+" "+tt.kind, func(t *testing.T) {
+			cb := DefaultCallbacks()
+			cb.Elicitation = tt.mode
+			s := connectDemo(t, cb)
+			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(2, tt.kind)})
+			spans := spansOf(s.Recording().Snapshot(), tt.method)
+			if len(spans) != 2 {
+				t.Fatalf("%d %s spans, want 2", len(spans), tt.method)
+			}
+			for _, sp := range spans {
+				if sp.Status != recorder.StatusOK || !strings.Contains(string(sp.Result), tt.want) {
+					t.Errorf("span %d: %s %s result %s, want %s", sp.ID, sp.Status, sp.Error, sp.Result, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestMultiRoundTrip checks that on protocol 2026-07-28, where the demo
+// server asks for its requests in an input_required result, the requests
+// are served under the dispatch policy, recorded with their round, and
+// linked to the call.
+func TestMultiRoundTrip(t *testing.T) {
+	cb := DefaultCallbacks()
+	cb.Dispatch = DispatchPolicy{Mode: Serial}
+	cb.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
+	s := connectTarget(t, Target{Protocol: "2026-07-28"}, cb)
+	if s.Info().Protocol != "2026-07-28" {
+		t.Skipf("negotiated %s", s.Info().Protocol)
+	}
+	res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
+	if res.OK != 1 {
+		t.Fatalf("run %+v", res)
+	}
+	snap := s.Recording().Snapshot()
+	call := spansOf(snap, "tools/call")[0]
+	spans := spansOf(snap, "sampling/createMessage")
+	if len(spans) != 3 {
+		t.Fatalf("%d sampling spans, want 3", len(spans))
+	}
+	for _, sp := range spans {
+		if sp.Parent != call.ID || sp.Round != 1 {
+			t.Errorf("span %d parent %d round %d, want parent %d round 1", sp.ID, sp.Parent, sp.Round, call.ID)
+		}
+	}
+	if in, _ := recorder.Peaks(recorder.Steps(snap)); in != 1 {
+		t.Errorf("peak in flight %d under serial dispatch, want 1", in)
+	}
+}
+
+// stdioTarget is the test binary started as a stdio server in mode.
+func stdioTarget(mode string) Target {
+	return Target{Transport: TransportStdio, Command: fmt.Sprintf("%q -test.run=^$", os.Args[0]),
+		Env: []string{"ENGINE_TEST_SERVER=" + mode}}
+}
+
+// TestStdioServerExits checks that a server dying mid-fan-out ends the run
+// with an error that says so, and that no span stays open.
+func TestStdioServerExits(t *testing.T) {
+	cb := DefaultCallbacks()
+	cb.Latency = LatencyModel{Dist: Fixed, A: 10 * time.Second}
+	s := connectTarget(t, stdioTarget("fanout-exit"), cb)
+	start := time.Now()
+	_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
+	if err == nil {
+		t.Fatal("Run succeeded, want an error: the server exited")
+	}
+	if !strings.Contains(err.Error(), "server exited: exit status 1") {
+		t.Errorf("error %q does not say the server exited with status 1", err)
+	}
+	if time.Since(start) > 8*time.Second {
+		t.Errorf("Run took %v to notice", time.Since(start))
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done not closed")
+	}
+	if s.Err() == nil || !strings.Contains(s.Err().Error(), "crashing on purpose") {
+		t.Errorf("Err() = %v, want the exit and the last stderr line", s.Err())
+	}
+	snap := s.Recording().Snapshot()
+	sampling := spansOf(snap, "sampling/createMessage")
+	if len(sampling) != 5 {
+		t.Errorf("%d sampling spans, want 5", len(sampling))
+	}
+	for _, sp := range snap.Spans {
+		if sp.Open() {
+			t.Errorf("span %d (%s) still open", sp.ID, sp.Method)
+		}
+		if sp.Method == "sampling/createMessage" && sp.Status != recorder.StatusAborted {
+			t.Errorf("span %d status %q, want aborted", sp.ID, sp.Status)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close after loss: %v", err)
+	}
+}
+
+// TestStdioGarbage checks that a server writing non-JSON to stdout gets a
+// clear error, not a panic or a hang.
+func TestStdioGarbage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	rec := recorder.New(recorder.Meta{})
+	s, err := Connect(ctx, stdioTarget("garbage"), DefaultCallbacks(), rec)
+	if err == nil {
+		s.Close()
+		t.Fatal("Connect succeeded against a server writing garbage to stdout")
+	}
+	if !strings.Contains(err.Error(), "not JSON-RPC") || !strings.Contains(err.Error(), "stderr") {
+		t.Errorf("error %q should say the output is not JSON-RPC and logs belong on stderr", err)
+	}
+	for _, sp := range rec.Snapshot().Spans {
+		if sp.Open() {
+			t.Errorf("span %d (%s) left open", sp.ID, sp.Method)
+		}
+	}
+}
+
+// TestStdioStderrAndEnv checks stderr lines become events and reach OnLog.
+func TestStdioStderrAndEnv(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	s := connectTarget(t, stdioTarget("stderr"), DefaultCallbacks())
+	s.OnLog(func(e recorder.Event) {
+		mu.Lock()
+		lines = append(lines, e.Text)
+		mu.Unlock()
+	})
+	res := run(t, s, Workload{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`), Calls: 3, Concurrency: 3})
+	if res.OK != 3 {
+		t.Errorf("run %+v", res)
+	}
+	if s.Info().Name != "engine-test-stderr" {
+		t.Errorf("server name %q", s.Info().Name)
+	}
+	var stderr []string
+	for _, e := range s.Recording().Snapshot().Events {
+		if e.Kind == recorder.EventStderr {
+			stderr = append(stderr, e.Text)
+		}
+	}
+	if strings.Join(stderr, "|") != "starting up|ready" {
+		t.Errorf("stderr events %q", stderr)
+	}
+	s.Close()
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if s.Err() != nil {
+		t.Errorf("Err after Close = %v, want nil", s.Err())
+	}
+}
+
+// TestBadTargets checks targets that cannot work fail with a clear error.
+func TestBadTargets(t *testing.T) {
+	tests := []struct {
+		target Target
+		want   string
+	}{
+		{Target{Transport: TransportStdio}, "no command"},
+		{Target{Transport: TransportStdio, Command: `"unclosed`}, "quote"},
+		{Target{Transport: TransportStdio, Command: "/no/such/server"}, "cannot run"},
+		{Target{Transport: TransportHTTP, URL: "localhost:1"}, "not an http(s) URL"},
+		{Target{Transport: "carrier-pigeon"}, "want demo, stdio, http or sse"},
+		{Target{Transport: TransportHTTP, URL: "http://127.0.0.1:1/mcp"}, "connecting to http"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target.String(), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := Connect(ctx, tt.target, DefaultCallbacks(), recorder.New(recorder.Meta{}))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Connect error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("bad callbacks", func(t *testing.T) {
+		cb := DefaultCallbacks()
+		cb.SamplingReply = "{{.Nope"
+		_, err := Connect(context.Background(), Target{}, cb, recorder.New(recorder.Meta{}))
+		if err == nil || !strings.Contains(err.Error(), "template") {
+			t.Errorf("error %v, want a template error", err)
+		}
+	})
+	t.Run("bad workload", func(t *testing.T) {
+		s := connectDemo(t, DefaultCallbacks())
+		for _, w := range []Workload{{}, {Tool: "echo", Args: json.RawMessage(`[1]`)}, {Tool: "echo", Calls: -1}} {
+			if _, err := s.Run(context.Background(), w, nil); err == nil {
+				t.Errorf("Run(%+v) succeeded", w)
+			}
+		}
+	})
+	_ = errors.New
+}
