@@ -38,7 +38,7 @@ func fixedSnapshot() *Snapshot {
 		spans = append(spans, &Span{
 			ID: SpanID(i + 2), Parent: 1, Session: "s1", Direction: Incoming, Method: method, Kind: KindOf(method),
 			RequestID: string(rune('0' + i)),
-			Received:  recv, Queued: recv + msd(0.02), Serving: max(recv+msd(0.05), msd(10+500*float64(i))), Answered: msd(10.05 + 500*float64(i+1)),
+			Received:  recv, Queued: recv + msd(0.02), Serving: msd(10.05 + 500*float64(i)), Answered: msd(10.05 + 500*float64(i+1)),
 			Status: status, Error: errText,
 			Params: json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}`),
 		})

@@ -1,0 +1,144 @@
+package recorder
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSaveLoadIdentical(t *testing.T) {
+	for name, snap := range snapshots() {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name+".json")
+			if err := SaveFile(path, snap); err != nil {
+				t.Fatal(err)
+			}
+			got, err := LoadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Events == nil {
+				snap.Events = []Event{}
+			}
+			if !reflect.DeepEqual(got, snap) {
+				t.Errorf("loaded snapshot differs from the saved one:\n got %+v\nwant %+v", got, snap)
+			}
+			left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp"))
+			if len(left) > 0 {
+				t.Errorf("temporary files left behind: %v", left)
+			}
+		})
+	}
+}
+
+func TestSaveFileKeepsOldOnError(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	if err := SaveFile(path, fixedSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	// A folder that does not exist: the save fails and says so.
+	if err := SaveFile(filepath.Join(dir, "missing", "r.json"), fixedSnapshot()); err == nil {
+		t.Error("saving into a missing folder gave no error")
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Error("a failed save changed another file")
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	var good bytes.Buffer
+	if err := Save(&good, fixedSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	g := good.String()
+	cases := []struct {
+		name, data string
+		want       string // a piece of the error a user reads
+	}{
+		{"empty", "", "empty"},
+		{"not JSON", "hello, world\n", "not JSON"},
+		{"JSON array", "[1,2]", "not an object"},
+		{"other JSON", `{"a":1}`, `no "format" field`},
+		{"other format", `{"format":"something-else","version":1}`, `format is "something-else"`},
+		{"truncated", g[:len(g)/2], "truncated"},
+		{"newer version", strings.Replace(g, `"version":1`, `"version":99`, 1), "newer than this inspector reads"},
+		{"version zero", strings.Replace(g, `"version":1`, `"version":0`, 1), "invalid format version 0"},
+		{"no version", strings.Replace(g, `"version":1,`, ``, 1), `"version" field is missing`},
+		{"no meta", strings.Replace(g, `"meta":`, `"mota":`, 1), `"meta" field is missing`},
+		{"no spans", strings.Replace(g, `"spans":`, `"spons":`, 1), `"spans" field is missing`},
+		{"wrong type", strings.Replace(g, `"received":0`, `"received":"soon"`, 1), `field "spans.received"`},
+		{"bad direction", strings.Replace(g, `"direction":"outgoing"`, `"direction":"sideways"`, 1), `direction "sideways"`},
+		{"ids out of order", strings.Replace(g, `{"id":2,`, `{"id":1,`, 1), "not above the previous id"},
+		{"bad journal line", "{\"format\":\"fanout-inspector-journal\",\"version\":1,\"meta\":{\"created\":\"2026-01-02T03:04:05Z\"}}\n{garbage\n{\"end\":5}\n", "damaged at line 2"},
+		{"newer journal", "{\"format\":\"fanout-inspector-journal\",\"version\":7,\"meta\":{}}\n", "journal is format version 7"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			snap, err := Load(strings.NewReader(c.data))
+			if err == nil {
+				t.Fatalf("loaded without error: %d spans", len(snap.Spans))
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not say %q", err, c.want)
+			}
+		})
+	}
+	t.Run("missing file", func(t *testing.T) {
+		_, err := LoadFile(filepath.Join(t.TempDir(), "nope.json"))
+		if err == nil || !strings.Contains(err.Error(), "no such file") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func FuzzLoad(f *testing.F) {
+	var buf bytes.Buffer
+	Save(&buf, fixedSnapshot())
+	f.Add(buf.Bytes())
+	buf.Reset()
+	Save(&buf, emptySnapshot())
+	f.Add(buf.Bytes())
+	f.Add([]byte("{\"format\":\"fanout-inspector-journal\",\"version\":1,\"meta\":{}}\n{\"span\":{\"id\":1,\"direction\":\"incoming\",\"received\":1,\"queued\":2,\"serving\":3,\"answered\":4,\"status\":\"ok\"}}\n{\"ev"))
+	f.Add([]byte(`{"format":"fanout-inspector-recording","version":1,"meta":{},"spans":[{"id":1,"direction":"incoming","received":-1,"queued":-1,"serving":-1,"answered":-1}]}`))
+	f.Add([]byte("not json"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		snap, err := Load(bytes.NewReader(data))
+		if err != nil {
+			if snap != nil {
+				t.Fatal("a snapshot and an error")
+			}
+			return
+		}
+		// Whatever loads must summarize, export and save again without
+		// panicking, and load again to the same spans.
+		Summarize(snap)
+		var out bytes.Buffer
+		if err := WriteChromeTrace(&out, snap); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteCSV(&out, snap); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteOTLP(&out, snap); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		if err := Save(&out, snap); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Load(&out)
+		if err != nil {
+			t.Fatalf("a loaded recording did not load after saving: %v", err)
+		}
+		if len(again.Spans) != len(snap.Spans) || len(again.Events) != len(snap.Events) {
+			t.Fatalf("save and load changed the counts: %d/%d spans, %d/%d events",
+				len(again.Spans), len(snap.Spans), len(again.Events), len(snap.Events))
+		}
+	})
+}

@@ -1,0 +1,195 @@
+package recorder
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// shape builds a snapshot of incoming sampling requests from
+// [received, serving, answered] triples in milliseconds.
+func shape(phases ...[3]float64) *Snapshot {
+	snap := &Snapshot{Meta: Meta{Created: fixedCreated}}
+	for i, p := range phases {
+		snap.Spans = append(snap.Spans, &Span{ID: SpanID(i + 1), Session: "s", Direction: Incoming,
+			Method: "sampling/createMessage", Kind: KindSampling,
+			Received: msd(p[0]), Queued: msd(p[0]), Serving: msd(p[1]), Answered: msd(p[2]), Status: StatusOK})
+		snap.Now = max(snap.Now, msd(p[2]))
+	}
+	return snap
+}
+
+func TestSummarizeVerdicts(t *testing.T) {
+	cases := []struct {
+		name             string
+		snap             *Snapshot
+		verdict          string
+		inFlight, pend   int
+		achieved         float64
+		textHas          []string
+		queueMax, serveP float64
+	}{
+		{
+			name: "serialized",
+			snap: shape([3]float64{0, 0, 500}, [3]float64{1, 500, 1000}, [3]float64{2, 1000, 1500},
+				[3]float64{3, 1500, 2000}, [3]float64{4, 2000, 2500}),
+			verdict: VerdictSerialized, inFlight: 1, pend: 5, achieved: 1,
+			textHas:  []string{"5 requests arrived together", "one at a time", "2.50 s", "5.0×", "0.50 s"},
+			queueMax: 1996, serveP: 500,
+		},
+		{
+			name:    "concurrent",
+			snap:    shape([3]float64{0, 0, 500}, [3]float64{1, 1, 501}, [3]float64{2, 2, 502}, [3]float64{3, 3, 503}, [3]float64{4, 4, 504}),
+			verdict: VerdictConcurrent, inFlight: 5, pend: 5, achieved: 4.96,
+			textHas:  []string{"all 5 were served at once", "1.0×"},
+			queueMax: 0, serveP: 500,
+		},
+		{
+			name: "bounded",
+			snap: shape([3]float64{0, 0, 500}, [3]float64{0, 0, 500}, [3]float64{0, 500, 1000},
+				[3]float64{0, 500, 1000}, [3]float64{0, 1000, 1500}, [3]float64{0, 1000, 1500}),
+			verdict: VerdictBounded, inFlight: 2, pend: 6, achieved: 2,
+			textHas:  []string{"at most 2 were served at once", "up to 4 waited", "3.0×"},
+			queueMax: 1000, serveP: 500,
+		},
+		{
+			name: "partial",
+			snap: shape([3]float64{0, 0, 100}, [3]float64{0, 0, 200}, [3]float64{0, 0, 300},
+				[3]float64{0, 300, 400}, [3]float64{0, 300, 400}),
+			verdict: VerdictPartial, inFlight: 3, pend: 5,
+			textHas:  []string{"up to 3 were served at once", "some waited"},
+			queueMax: 300, serveP: 100,
+		},
+		{
+			name:    "one request",
+			snap:    shape([3]float64{0, 0, 500}),
+			verdict: VerdictNoFanout, inFlight: 1, pend: 1, achieved: 1,
+			textHas:  []string{"only 1 request"},
+			queueMax: 0, serveP: 500,
+		},
+		{
+			name:    "never together",
+			snap:    shape([3]float64{0, 0, 100}, [3]float64{100, 100, 200}, [3]float64{300, 300, 400}),
+			verdict: VerdictNoFanout, inFlight: 1, pend: 1, achieved: 1,
+			textHas:  []string{"never two pending at once"},
+			queueMax: 0, serveP: 100,
+		},
+		{
+			name:    "empty",
+			snap:    emptySnapshot(),
+			verdict: VerdictNoFanout,
+			textHas: []string{"no requests"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := Summarize(c.snap)
+			if s.Verdict != c.verdict {
+				t.Errorf("verdict %q (%s), want %q", s.Verdict, s.VerdictText, c.verdict)
+			}
+			if s.PeakInFlight != c.inFlight || s.PeakPending != c.pend {
+				t.Errorf("peaks %d in flight, %d pending; want %d, %d", s.PeakInFlight, s.PeakPending, c.inFlight, c.pend)
+			}
+			if c.achieved > 0 && math.Abs(s.AchievedConcurrency-c.achieved) > 0.01 {
+				t.Errorf("achieved concurrency %.3f, want %.2f", s.AchievedConcurrency, c.achieved)
+			}
+			for _, want := range c.textHas {
+				if !strings.Contains(s.VerdictText, want) {
+					t.Errorf("verdict text %q does not say %q", s.VerdictText, want)
+				}
+			}
+			if s.QueueMS.Max != c.queueMax {
+				t.Errorf("queue max %v ms, want %v", s.QueueMS.Max, c.queueMax)
+			}
+			if s.ServeMS.P50 != c.serveP {
+				t.Errorf("serve p50 %v ms, want %v", s.ServeMS.P50, c.serveP)
+			}
+			if s.ServerRequests.Total != len(c.snap.Spans) || s.ServerRequests.ByMethod["sampling/createMessage"] != len(c.snap.Spans) {
+				t.Errorf("server requests %+v, want %d sampling", s.ServerRequests, len(c.snap.Spans))
+			}
+		})
+	}
+}
+
+func TestSummarizeCountsAndElapsed(t *testing.T) {
+	snap := fixedSnapshot()
+	s := Summarize(snap)
+	if s.ToolCalls != (CallCounts{Total: 2, OK: 1, Failed: 0}) {
+		t.Errorf("tool calls %+v", s.ToolCalls)
+	}
+	if s.ServerRequests.OK != 5 || s.ServerRequests.Failed != 1 {
+		t.Errorf("server requests %+v", s.ServerRequests)
+	}
+	// The second tool call is still open: elapsed runs to the snapshot.
+	if s.ElapsedMS != 3000 {
+		t.Errorf("elapsed %v ms, want 3000", s.ElapsedMS)
+	}
+	snap.Spans = snap.Spans[:7]
+	if s := Summarize(snap); s.ElapsedMS != 2520 {
+		t.Errorf("elapsed %v ms, want 2520: first call sent to last result", s.ElapsedMS)
+	}
+	// Without tool calls: first to last span.
+	if s := Summarize(shape([3]float64{100, 100, 200}, [3]float64{150, 150, 400})); s.ElapsedMS != 300 {
+		t.Errorf("elapsed %v ms without tool calls, want 300", s.ElapsedMS)
+	}
+}
+
+func TestSummaryGet(t *testing.T) {
+	s := Summarize(fixedSnapshot())
+	cases := []struct {
+		key  string
+		want float64
+		ok   bool
+	}{
+		{"peak_in_flight", 1, true},
+		{"peak_pending", 5, true},
+		{"tool_calls.failed", 0, true},
+		{"tool_calls.total", 2, true},
+		{"server_requests.failed", 1, true},
+		{"serve_ms.max", 500, true},
+		{"queue_ms.p99", s.QueueMS.P99, true},
+		{"elapsed_ms", 3000, true},
+		{"server_requests.by_method.sampling/createMessage", 4, true},
+		{"server_requests.by_method.ping", 0, true},
+		{"verdict", 0, false},
+		{"queue_ms", 0, false},
+		{"nonsense", 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.key, func(t *testing.T) {
+			got, ok := s.Get(c.key)
+			if ok != c.ok || got != c.want {
+				t.Errorf("Get(%q) = %v, %v; want %v, %v", c.key, got, ok, c.want, c.ok)
+			}
+		})
+	}
+	keys := strings.Join(s.Keys(), " ")
+	for _, k := range []string{"peak_in_flight", "queue_ms.p99", "server_requests.by_method.roots/list"} {
+		if !strings.Contains(keys, k) {
+			t.Errorf("Keys() lacks %q: %s", k, keys)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	serial := Summarize(shape([3]float64{0, 0, 500}, [3]float64{0, 500, 1000}))
+	conc := Summarize(shape([3]float64{0, 0, 500}, [3]float64{0, 0, 500}))
+	d := Compare(serial, conc)
+	if len(d) == 0 || d[0].Key != "verdict" || d[0].Text != "verdict: serialized → concurrent" {
+		t.Fatalf("first difference %+v, want the verdict", d)
+	}
+	var elapsed *Difference
+	for i := range d {
+		if d[i].Key == "elapsed_ms" {
+			elapsed = &d[i]
+		}
+	}
+	if elapsed == nil || elapsed.A != 1000 || elapsed.B != 500 || elapsed.Ratio != 0.5 || elapsed.Delta != -500 {
+		t.Errorf("elapsed difference %+v", elapsed)
+	} else if !strings.Contains(elapsed.Text, "1000 → 500 (-50.0%, 0.50×)") {
+		t.Errorf("elapsed text %q", elapsed.Text)
+	}
+	if len(Compare(serial, serial)) != 0 {
+		t.Error("a summary differs from itself")
+	}
+}
