@@ -1,0 +1,267 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// Bridge is the small, widget-free layer between the window and the
+// engine: it connects and disconnects, keeps the callbacks, runs and stops
+// workloads, and journals each connection's recording. Its methods are
+// safe from any goroutine; the On… hooks are called from engine
+// goroutines (never the main one), so a hook that touches widgets must
+// hand the work over with fyne.Do.
+type Bridge struct {
+	// OnSession is called after a connection is made (with the new
+	// session) and after it ended (with nil and the reason, nil after a
+	// Disconnect).
+	OnSession func(s *engine.Session, err error)
+	// OnLog receives the server's stderr lines and log messages.
+	OnLog func(recorder.Event)
+	// OnToolsChanged is called when the server says its tools changed.
+	OnToolsChanged func()
+	// OnPending is called when a request waits for a person's answer.
+	OnPending func(*engine.PendingRequest)
+	// OnProgress is called as a run's calls finish.
+	OnProgress func(engine.Progress)
+	// OnRunDone is called when a run ends, however it ended.
+	OnRunDone func(engine.RunResult, error)
+	// JournalDir is where live recordings are journaled; "" turns
+	// journaling off. NewBridge sets it to [recorder.DefaultJournalDir].
+	JournalDir string
+	// Inspector is the version written into recordings.
+	Inspector string
+
+	mu      sync.Mutex
+	target  engine.Target
+	cb      engine.Callbacks
+	sess    *engine.Session
+	journal *recorder.Journal
+	cancel  context.CancelFunc // of the running workload
+	gen     int                // counts connections, to ignore stale endings
+}
+
+// NewBridge returns a disconnected bridge with the given callbacks.
+func NewBridge(cb engine.Callbacks) *Bridge {
+	return &Bridge{cb: cb, JournalDir: recorder.DefaultJournalDir()}
+}
+
+// ErrNotConnected is returned by [Bridge.Run] without a connection.
+var ErrNotConnected = errors.New("not connected: connect to a server first (Connection panel)")
+
+// ErrRunning is returned by [Bridge.Run] while a run is going on.
+var ErrRunning = errors.New("a run is already going on: stop it first")
+
+// Connect closes any previous connection, then connects to t with the
+// bridge's callbacks, recording into a new [recorder.Recording]. It
+// blocks until the server answered initialize (or ctx ends): call it from
+// a goroutine.
+func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session, error) {
+	b.Disconnect()
+	b.mu.Lock()
+	cb := b.cb
+	b.gen++
+	gen := b.gen
+	b.mu.Unlock()
+
+	rec := recorder.New(recorder.Meta{Target: t.String(), Inspector: b.Inspector})
+	var journal *recorder.Journal
+	if b.JournalDir != "" {
+		// A journal that cannot be opened is no reason not to connect;
+		// the recording is still kept in memory and can be saved.
+		name := fmt.Sprintf("%s/run-%s.jsonl", b.JournalDir, time.Now().Format("20060102-150405.000"))
+		if j, err := recorder.OpenJournal(name, rec); err == nil {
+			journal = j
+		} else if b.OnLog != nil {
+			b.OnLog(recorder.Event{Kind: recorder.EventOther, Text: "no journal for this run: " + err.Error()})
+		}
+	}
+	s, err := engine.Connect(ctx, t, cb, rec)
+	if err != nil {
+		if journal != nil {
+			journal.Close()
+		}
+		return nil, err
+	}
+	if b.OnLog != nil {
+		s.OnLog(b.OnLog)
+	}
+	if b.OnToolsChanged != nil {
+		s.OnToolsChanged(b.OnToolsChanged)
+	}
+	if b.OnPending != nil {
+		s.SetManualHandler(b.OnPending)
+	}
+	b.mu.Lock()
+	if gen != b.gen { // disconnected or reconnected meanwhile
+		b.mu.Unlock()
+		s.Close()
+		if journal != nil {
+			journal.Close()
+		}
+		return nil, errors.New("the connection was replaced while it was being made")
+	}
+	b.sess, b.journal, b.target = s, journal, t
+	b.mu.Unlock()
+	if b.OnSession != nil {
+		b.OnSession(s, nil)
+	}
+	go b.watch(s, gen)
+	return s, nil
+}
+
+// watch reports when the connection ends by itself.
+func (b *Bridge) watch(s *engine.Session, gen int) {
+	<-s.Done()
+	b.mu.Lock()
+	current := b.gen == gen && b.sess == s
+	var j *recorder.Journal
+	if current {
+		b.sess = nil
+		j, b.journal = b.journal, nil
+	}
+	b.mu.Unlock()
+	if !current {
+		return
+	}
+	if j != nil {
+		j.Close()
+	}
+	if b.OnSession != nil {
+		b.OnSession(nil, s.Err())
+	}
+}
+
+// Disconnect stops a running workload and closes the connection (open
+// requests end as aborted). It does nothing when not connected.
+func (b *Bridge) Disconnect() error {
+	b.mu.Lock()
+	s, j, cancel := b.sess, b.journal, b.cancel
+	b.sess, b.journal = nil, nil
+	b.gen++
+	b.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if s == nil {
+		return nil
+	}
+	err := s.Close()
+	if j != nil {
+		if jerr := j.Close(); err == nil {
+			err = jerr
+		}
+	}
+	if b.OnSession != nil {
+		b.OnSession(nil, nil)
+	}
+	return err
+}
+
+// Session returns the current session, or nil when disconnected.
+func (b *Bridge) Session() *engine.Session {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sess
+}
+
+// Target returns the target of the current (or last) connection.
+func (b *Bridge) Target() engine.Target {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.target
+}
+
+// JournalPath returns the file the current connection is journaled to, or "".
+func (b *Bridge) JournalPath() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.journal == nil {
+		return ""
+	}
+	return b.journal.Path()
+}
+
+// Callbacks returns the callbacks the next connection starts with.
+func (b *Bridge) Callbacks() engine.Callbacks {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cb
+}
+
+// SetCallbacks keeps cb for later connections and applies it to the
+// current one: the change applies to the next request.
+func (b *Bridge) SetCallbacks(cb engine.Callbacks) {
+	b.mu.Lock()
+	b.cb = cb
+	s := b.sess
+	b.mu.Unlock()
+	if s != nil {
+		s.SetCallbacks(cb)
+	}
+}
+
+// Running reports whether a workload is running.
+func (b *Bridge) Running() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cancel != nil
+}
+
+// Run starts w on the current session in a goroutine and returns at once;
+// progress goes to OnProgress and the end to OnRunDone. It fails when not
+// connected or while another run is going on.
+func (b *Bridge) Run(w engine.Workload) error {
+	b.mu.Lock()
+	s := b.sess
+	if s == nil {
+		b.mu.Unlock()
+		return ErrNotConnected
+	}
+	if b.cancel != nil {
+		b.mu.Unlock()
+		return ErrRunning
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cancel = cancel
+	b.mu.Unlock()
+
+	go func() {
+		var res engine.RunResult
+		err := errors.New("the run stopped unexpectedly")
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("internal error while running (please report it): %v", p)
+			}
+			cancel()
+			b.mu.Lock()
+			b.cancel = nil
+			b.mu.Unlock()
+			if b.OnRunDone != nil {
+				b.OnRunDone(res, err)
+			}
+		}()
+		res, err = s.Run(ctx, w, b.OnProgress)
+		if ctx.Err() != nil && err != nil {
+			err = fmt.Errorf("stopped: %w", err)
+		}
+	}()
+	return nil
+}
+
+// Stop cancels the running workload, if any; calls still out end as
+// cancelled.
+func (b *Bridge) Stop() {
+	b.mu.Lock()
+	cancel := b.cancel
+	b.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}

@@ -1,0 +1,452 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+	"github.com/fanout-inspector/inspector/engine"
+)
+
+// The methods whose latency can be set apart from the default, with the
+// names the panel shows for them.
+var latencyMethods = []struct{ method, label string }{
+	{"sampling/createMessage", "Sampling"},
+	{"elicitation/create", "Elicitation"},
+	{"roots/list", "Roots"},
+}
+
+// sameAsDefault is the distribution choice of an override row that
+// follows the default latency.
+const sameAsDefault = "same as default"
+
+// distChoices are the latency distributions as the panel names them.
+var distChoices = []struct {
+	dist  engine.Distribution
+	label string
+}{
+	{engine.Fixed, "fixed"},
+	{engine.Uniform, "uniform"},
+	{engine.Normal, "normal"},
+	{engine.Exponential, "exponential"},
+}
+
+// LatencyInputs are the widgets of one latency model: its distribution and
+// its one or two durations (fixed: A; uniform: min A, max B; normal: mean
+// A, deviation B; exponential: mean A).
+type LatencyInputs struct {
+	Dist *widget.Select
+	A, B *widget.Entry
+}
+
+// CallbacksPanel sets how the inspector answers the server's requests:
+// dispatch policy, latency (default and per method), seed, the sampling
+// reply, elicitation answers, roots, failure rate and timeout. Every valid
+// change is passed to OnChanged at once, so it applies to the next
+// request without reconnecting; an invalid one shows what is wrong and
+// keeps the last valid callbacks.
+type CallbacksPanel struct {
+	widget.BaseWidget
+
+	// OnChanged is called on the main goroutine with each valid change.
+	OnChanged func(engine.Callbacks)
+
+	Dispatch       *widget.Select
+	Slots          *widget.Entry
+	Latency        *LatencyInputs
+	Overrides      map[string]*LatencyInputs // by method
+	Seed           *widget.Entry
+	SamplingReply  *widget.Entry
+	SamplingModel  *widget.Entry
+	SamplingManual *widget.Check
+	Elicitation    *widget.Select
+	Roots          *widget.Entry
+	FailRate       *widget.Entry
+	Timeout        *widget.Entry
+
+	problem *widget.Label
+	base    engine.Callbacks
+	filling bool // SetCallbacks is filling the widgets: do not report
+	content fyne.CanvasObject
+}
+
+// NewCallbacksPanel makes the panel, filled from cb.
+func NewCallbacksPanel(cb engine.Callbacks) *CallbacksPanel {
+	p := &CallbacksPanel{Overrides: map[string]*LatencyInputs{}}
+	p.ExtendBaseWidget(p)
+	changed := func() { p.changed() }
+	onText := func(string) { changed() }
+
+	p.Dispatch = widget.NewSelect([]string{string(engine.Concurrent), string(engine.Serial), string(engine.Bounded)}, func(v string) {
+		if v == string(engine.Bounded) {
+			p.Slots.Enable()
+		} else {
+			p.Slots.Disable()
+		}
+		changed()
+	})
+	p.Slots = newEntry("slots, e.g. 4", onText)
+	p.Latency = newLatencyInputs(false, changed)
+	for _, m := range latencyMethods {
+		p.Overrides[m.method] = newLatencyInputs(true, changed)
+	}
+	p.Seed = newEntry("0", onText)
+	p.SamplingReply = widget.NewMultiLineEntry()
+	p.SamplingReply.SetMinRowsVisible(2)
+	p.SamplingReply.OnChanged = onText
+	p.SamplingModel = newEntry("model name", onText)
+	p.SamplingManual = widget.NewCheck("Answer sampling by hand (Manual panel)", func(bool) { changed() })
+	p.Elicitation = widget.NewSelect([]string{string(engine.ElicitAccept), string(engine.ElicitDecline), string(engine.ElicitCancel), string(engine.ElicitManual)}, func(string) { changed() })
+	p.Roots = widget.NewMultiLineEntry()
+	p.Roots.SetMinRowsVisible(2)
+	p.Roots.PlaceHolder = "one URI a line, e.g. file:///tmp"
+	p.Roots.OnChanged = onText
+	p.FailRate = newEntry("0, 0.1 or 10%", onText)
+	p.Timeout = newEntry("none, or e.g. 5s", onText)
+	p.problem = widget.NewLabel("")
+	p.problem.Importance = widget.DangerImportance
+	p.problem.Wrapping = fyne.TextWrapWord
+	p.problem.Hide()
+
+	latency := container.New(layout.NewGridLayout(4),
+		widget.NewLabel("Method"), widget.NewLabel("Distribution"), widget.NewLabel("Time / min / mean"), widget.NewLabel("max / deviation"),
+		boldLabel("Default"), p.Latency.Dist, p.Latency.A, p.Latency.B)
+	for _, m := range latencyMethods {
+		in := p.Overrides[m.method]
+		latency.Add(widget.NewLabel(m.label))
+		latency.Add(in.Dist)
+		latency.Add(in.A)
+		latency.Add(in.B)
+	}
+	form := widget.NewForm(
+		widget.NewFormItem("Dispatch", container.NewGridWithColumns(2, p.Dispatch, p.Slots)),
+		widget.NewFormItem("Seed", p.Seed),
+		widget.NewFormItem("Sampling reply", p.SamplingReply),
+		widget.NewFormItem("Model", p.SamplingModel),
+		widget.NewFormItem("", p.SamplingManual),
+		widget.NewFormItem("Elicitation", p.Elicitation),
+		widget.NewFormItem("Roots", p.Roots),
+		widget.NewFormItem("Failure rate", p.FailRate),
+		widget.NewFormItem("Timeout", p.Timeout),
+	)
+	form.Items[2].HintText = "{{.Index}}, {{.LastUserMessage}} and {{.Model}} are filled in"
+	form.Items[7].HintText = "fraction of requests answered with an error"
+	form.Items[8].HintText = "a request unanswered this long gets an error"
+	p.content = container.NewVBox(
+		widget.NewRichTextFromMarkdown("Changes apply to the **next request**, without reconnecting."),
+		form,
+		widget.NewSeparator(),
+		boldLabel("Latency"),
+		latency,
+		p.problem,
+	)
+	p.SetCallbacks(cb)
+	return p
+}
+
+// CreateRenderer implements [fyne.Widget].
+func (p *CallbacksPanel) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(p.content)
+}
+
+// Problem returns what is wrong with the panel's input, or "".
+func (p *CallbacksPanel) Problem() string {
+	if !p.problem.Visible() {
+		return ""
+	}
+	return p.problem.Text
+}
+
+// SetCallbacks fills the widgets from cb without calling OnChanged.
+func (p *CallbacksPanel) SetCallbacks(cb engine.Callbacks) {
+	p.filling = true
+	defer func() { p.filling = false }()
+	p.base = cb
+	mode := cb.Dispatch.Mode
+	if mode == "" {
+		mode = engine.Concurrent
+	}
+	p.Dispatch.SetSelected(string(mode))
+	if cb.Dispatch.Limit > 0 {
+		p.Slots.SetText(strconv.Itoa(cb.Dispatch.Limit))
+	} else {
+		p.Slots.SetText("4")
+	}
+	p.Latency.set(cb.Latency, true)
+	for _, m := range latencyMethods {
+		lm, ok := cb.MethodLatency[m.method]
+		p.Overrides[m.method].set(lm, ok)
+	}
+	p.Seed.SetText(strconv.FormatInt(cb.Seed, 10))
+	p.SamplingReply.SetText(cb.SamplingReply)
+	p.SamplingModel.SetText(cb.SamplingModel)
+	p.SamplingManual.SetChecked(cb.SamplingManual)
+	el := cb.Elicitation
+	if el == "" {
+		el = engine.ElicitAccept
+	}
+	p.Elicitation.SetSelected(string(el))
+	p.Roots.SetText(strings.Join(cb.Roots, "\n"))
+	p.FailRate.SetText(strconv.FormatFloat(cb.FailRate, 'f', -1, 64))
+	if cb.RequestTimeout > 0 {
+		p.Timeout.SetText(cb.RequestTimeout.String())
+	} else {
+		p.Timeout.SetText("")
+	}
+	p.problem.Hide()
+}
+
+// Callbacks reads the widgets. The error says what to fix.
+func (p *CallbacksPanel) Callbacks() (engine.Callbacks, error) {
+	cb := p.base
+	cb.Dispatch = engine.DispatchPolicy{Mode: engine.DispatchMode(p.Dispatch.Selected)}
+	if cb.Dispatch.Mode == engine.Bounded {
+		n, err := strconv.Atoi(strings.TrimSpace(p.Slots.Text))
+		if err != nil || n < 1 {
+			return cb, fmt.Errorf("bounded dispatch: slots must be a whole number of at least 1, not %q", p.Slots.Text)
+		}
+		cb.Dispatch.Limit = n
+	}
+	var err error
+	if cb.Latency, _, err = p.Latency.model("default latency"); err != nil {
+		return cb, err
+	}
+	cb.MethodLatency = nil
+	for _, m := range latencyMethods {
+		lm, set, err := p.Overrides[m.method].model(m.label + " latency")
+		if err != nil {
+			return cb, err
+		}
+		if set {
+			if cb.MethodLatency == nil {
+				cb.MethodLatency = map[string]engine.LatencyModel{}
+			}
+			cb.MethodLatency[m.method] = lm
+		}
+	}
+	// Keep overrides of other methods (ping) that the panel does not show.
+	for method, lm := range p.base.MethodLatency {
+		if _, shown := p.Overrides[method]; !shown {
+			if cb.MethodLatency == nil {
+				cb.MethodLatency = map[string]engine.LatencyModel{}
+			}
+			cb.MethodLatency[method] = lm
+		}
+	}
+	if s := strings.TrimSpace(p.Seed.Text); s != "" {
+		if cb.Seed, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return cb, fmt.Errorf("seed: %q is not a whole number", s)
+		}
+	} else {
+		cb.Seed = 0
+	}
+	cb.SamplingReply = p.SamplingReply.Text
+	cb.SamplingModel = strings.TrimSpace(p.SamplingModel.Text)
+	cb.SamplingManual = p.SamplingManual.Checked
+	cb.Elicitation = engine.ElicitationMode(p.Elicitation.Selected)
+	cb.Roots = nil
+	for _, line := range strings.Split(p.Roots.Text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			cb.Roots = append(cb.Roots, line)
+		}
+	}
+	if cb.FailRate, err = parseRate(p.FailRate.Text); err != nil {
+		return cb, err
+	}
+	if cb.RequestTimeout, err = parseOptionalDuration("timeout", p.Timeout.Text); err != nil {
+		return cb, err
+	}
+	if err := cb.Validate(); err != nil {
+		return cb, err
+	}
+	return cb, nil
+}
+
+// changed reports a valid change, or shows the problem.
+func (p *CallbacksPanel) changed() {
+	if p.filling {
+		return
+	}
+	cb, err := p.Callbacks()
+	if err != nil {
+		p.problem.SetText(err.Error())
+		p.problem.Show()
+		return
+	}
+	p.problem.Hide()
+	p.base = cb
+	if p.OnChanged != nil {
+		p.OnChanged(cb)
+	}
+}
+
+// newLatencyInputs makes the inputs of one latency model; an override row
+// can follow the default.
+func newLatencyInputs(override bool, changed func()) *LatencyInputs {
+	in := &LatencyInputs{}
+	var opts []string
+	if override {
+		opts = append(opts, sameAsDefault)
+	}
+	for _, d := range distChoices {
+		opts = append(opts, d.label)
+	}
+	in.A = newEntry("e.g. 500ms", func(string) { changed() })
+	in.B = newEntry("", func(string) { changed() })
+	in.Dist = widget.NewSelect(opts, func(string) {
+		in.showFor()
+		changed()
+	})
+	return in
+}
+
+// showFor enables the duration entries the distribution uses.
+func (in *LatencyInputs) showFor() {
+	switch in.Dist.Selected {
+	case sameAsDefault:
+		in.A.Disable()
+		in.B.Disable()
+		in.B.SetPlaceHolder("")
+	case "uniform":
+		in.A.Enable()
+		in.B.Enable()
+		in.B.SetPlaceHolder("max, e.g. 800ms")
+	case "normal":
+		in.A.Enable()
+		in.B.Enable()
+		in.B.SetPlaceHolder("deviation, e.g. 100ms")
+	default:
+		in.A.Enable()
+		in.B.Disable()
+		in.B.SetPlaceHolder("")
+	}
+}
+
+// set fills the inputs from m; set false selects "same as default".
+func (in *LatencyInputs) set(m engine.LatencyModel, set bool) {
+	if !set {
+		in.Dist.SetSelected(sameAsDefault)
+		in.A.SetText("")
+		in.B.SetText("")
+		in.showFor()
+		return
+	}
+	label := "fixed"
+	for _, d := range distChoices {
+		if d.dist == m.Dist {
+			label = d.label
+		}
+	}
+	in.Dist.SetSelected(label)
+	in.A.SetText(durationText(m.A))
+	if m.Dist == engine.Uniform || m.Dist == engine.Normal {
+		in.B.SetText(durationText(m.B))
+	} else {
+		in.B.SetText("")
+	}
+	in.showFor()
+}
+
+// model reads the inputs; set is false for "same as default".
+func (in *LatencyInputs) model(what string) (m engine.LatencyModel, set bool, err error) {
+	if in.Dist.Selected == sameAsDefault {
+		return m, false, nil
+	}
+	for _, d := range distChoices {
+		if d.label == in.Dist.Selected {
+			m.Dist = d.dist
+		}
+	}
+	if m.Dist == "" {
+		m.Dist = engine.Fixed
+	}
+	if m.A, err = parseDuration(what, in.A.Text); err != nil {
+		return m, true, err
+	}
+	if m.Dist == engine.Uniform || m.Dist == engine.Normal {
+		if m.B, err = parseDuration(what, in.B.Text); err != nil {
+			return m, true, err
+		}
+		if m.Dist == engine.Uniform && m.B < m.A {
+			return m, true, fmt.Errorf("%s: the maximum %v is below the minimum %v", what, m.B, m.A)
+		}
+	}
+	return m, true, nil
+}
+
+// parseDuration reads a duration as a person types it: "500ms", "1.5s",
+// or a bare number of milliseconds ("300"); empty is 0.
+func parseDuration(what, s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	if ms, err := strconv.ParseFloat(s, 64); err == nil {
+		if ms < 0 {
+			return 0, fmt.Errorf("%s: %q is negative", what, s)
+		}
+		return time.Duration(ms * float64(time.Millisecond)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a duration; write it like 500ms or 1.5s", what, s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%s: %q is negative", what, s)
+	}
+	return d, nil
+}
+
+// parseOptionalDuration is parseDuration where "none" also means 0.
+func parseOptionalDuration(what, s string) (time.Duration, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "none") {
+		return 0, nil
+	}
+	return parseDuration(what, s)
+}
+
+// parseRate reads a failure rate: a fraction 0..1 or a percentage.
+func parseRate(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	pct := strings.HasSuffix(s, "%")
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil {
+		return 0, fmt.Errorf("failure rate: %q is not a number; write 0.1 or 10%%", s)
+	}
+	if pct {
+		f /= 100
+	}
+	if f < 0 || f > 1 {
+		return 0, fmt.Errorf("failure rate: %q is outside 0..1 (0%%..100%%)", s)
+	}
+	return f, nil
+}
+
+// durationText writes a duration the way parseDuration reads it.
+func durationText(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	return d.String()
+}
+
+// newEntry makes a one-line entry with a placeholder and change handler.
+func newEntry(placeholder string, onChanged func(string)) *widget.Entry {
+	e := widget.NewEntry()
+	e.PlaceHolder = placeholder
+	e.OnChanged = onChanged
+	return e
+}
+
+// boldLabel is a label in bold.
+func boldLabel(text string) *widget.Label {
+	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}

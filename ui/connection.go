@@ -1,0 +1,344 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+	"github.com/fanout-inspector/inspector/engine"
+)
+
+// recentKey is the preferences key of the recent connections.
+const recentKey = "recentTargets"
+
+// maxRecent is how many recent connections are remembered.
+const maxRecent = 10
+
+// The transports as the panel names them.
+var transportChoices = []struct {
+	kind  engine.TransportKind
+	label string
+}{
+	{engine.TransportDemo, "Demo server (built in)"},
+	{engine.TransportStdio, "Command (stdio)"},
+	{engine.TransportHTTP, "Streamable HTTP URL"},
+	{engine.TransportSSE, "SSE URL (legacy)"},
+}
+
+// protocolChoices are offered in the protocol select; any other version
+// can be typed.
+var protocolChoices = []string{engine.DefaultProtocol, "2025-06-18", "2025-03-26", "2024-11-05", "latest"}
+
+// ConnectionPanel chooses the server: the transport (the built-in demo, a
+// command over stdio, a streamable HTTP or SSE URL), its headers or
+// environment, and the protocol version; Connect and Disconnect; the
+// status with the server's name, version, protocol and capabilities; and
+// the recent connections, remembered in the app's preferences (headers
+// and environment are not remembered: they often hold secrets).
+type ConnectionPanel struct {
+	widget.BaseWidget
+
+	// OnConnect is called when the person asks to connect to a target.
+	OnConnect func(engine.Target)
+	// OnDisconnect is called when the person asks to disconnect.
+	OnDisconnect func()
+
+	Transport  *widget.Select
+	Command    *widget.Entry
+	URL        *widget.Entry
+	Headers    *widget.Entry
+	Env        *widget.Entry
+	Protocol   *widget.SelectEntry
+	Recent     *widget.Select
+	ConnectBtn *widget.Button
+	Disconnect *widget.Button
+
+	status  *widget.Label
+	info    *widget.Label
+	problem *widget.Label
+	prefs   fyne.Preferences
+	recent  []engine.Target
+	rows    map[string]*fyne.Container
+	content fyne.CanvasObject
+}
+
+// NewConnectionPanel makes the panel, filled from t; prefs (may be nil)
+// keeps the recent connections.
+func NewConnectionPanel(t engine.Target, prefs fyne.Preferences) *ConnectionPanel {
+	p := &ConnectionPanel{prefs: prefs, rows: map[string]*fyne.Container{}}
+	p.ExtendBaseWidget(p)
+	labels := make([]string, len(transportChoices))
+	for i, c := range transportChoices {
+		labels[i] = c.label
+	}
+	p.Transport = widget.NewSelect(labels, func(string) { p.showRows() })
+	p.Command = newEntry("e.g. npx -y my-server --flag", nil)
+	p.URL = newEntry("e.g. http://localhost:3000/mcp", nil)
+	p.Headers = widget.NewMultiLineEntry()
+	p.Headers.SetMinRowsVisible(2)
+	p.Headers.PlaceHolder = "Name: value, one a line\nAuthorization: Bearer …"
+	p.Env = widget.NewMultiLineEntry()
+	p.Env.SetMinRowsVisible(2)
+	p.Env.PlaceHolder = "KEY=value, one a line"
+	p.Protocol = widget.NewSelectEntry(protocolChoices)
+	p.Recent = widget.NewSelect(nil, func(label string) {
+		for _, t := range p.recent {
+			if t.String() == label {
+				p.SetTarget(t)
+			}
+		}
+	})
+	p.Recent.PlaceHolder = "(recent connections)"
+	p.ConnectBtn = widget.NewButton("Connect", func() {
+		t, err := p.Target()
+		if err != nil {
+			p.problem.SetText(err.Error())
+			p.problem.Show()
+			return
+		}
+		p.problem.Hide()
+		if p.OnConnect != nil {
+			p.OnConnect(t)
+		}
+	})
+	p.ConnectBtn.Importance = widget.HighImportance
+	p.Disconnect = widget.NewButton("Disconnect", func() {
+		if p.OnDisconnect != nil {
+			p.OnDisconnect()
+		}
+	})
+	p.Disconnect.Disable()
+	p.status = boldLabel("Not connected.")
+	p.status.Wrapping = fyne.TextWrapWord
+	p.info = widget.NewLabel("")
+	p.info.Wrapping = fyne.TextWrapWord
+	p.problem = widget.NewLabel("")
+	p.problem.Importance = widget.DangerImportance
+	p.problem.Wrapping = fyne.TextWrapWord
+	p.problem.Hide()
+
+	row := func(key, label string, w fyne.CanvasObject) *fyne.Container {
+		c := container.NewBorder(nil, nil, widget.NewLabel(label), nil, w)
+		p.rows[key] = c
+		return c
+	}
+	p.content = container.NewVBox(
+		p.Recent,
+		container.NewBorder(nil, nil, widget.NewLabel("Transport"), nil, p.Transport),
+		row("command", "Command", p.Command),
+		row("env", "Environment", p.Env),
+		row("url", "URL", p.URL),
+		row("headers", "Headers", p.Headers),
+		container.NewBorder(nil, nil, widget.NewLabel("Protocol"), nil, p.Protocol),
+		container.NewGridWithColumns(2, p.ConnectBtn, p.Disconnect),
+		p.problem,
+		widget.NewSeparator(),
+		p.status,
+		p.info,
+	)
+	p.loadRecent()
+	p.SetTarget(t)
+	return p
+}
+
+// CreateRenderer implements [fyne.Widget].
+func (p *ConnectionPanel) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(p.content)
+}
+
+// SetTarget fills the widgets from t.
+func (p *ConnectionPanel) SetTarget(t engine.Target) {
+	kind := t.Transport
+	if kind == "" {
+		kind = engine.TransportDemo
+	}
+	for _, c := range transportChoices {
+		if c.kind == kind {
+			p.Transport.SetSelected(c.label)
+		}
+	}
+	p.Command.SetText(t.Command)
+	p.URL.SetText(t.URL)
+	var hs []string
+	for k, v := range t.Headers {
+		hs = append(hs, k+": "+v)
+	}
+	slices.Sort(hs)
+	p.Headers.SetText(strings.Join(hs, "\n"))
+	p.Env.SetText(strings.Join(t.Env, "\n"))
+	proto := t.Protocol
+	if proto == "" {
+		proto = engine.DefaultProtocol
+	}
+	p.Protocol.SetText(proto)
+	p.showRows()
+}
+
+// Target reads the widgets. The error says what to fix.
+func (p *ConnectionPanel) Target() (engine.Target, error) {
+	var t engine.Target
+	for _, c := range transportChoices {
+		if c.label == p.Transport.Selected {
+			t.Transport = c.kind
+		}
+	}
+	switch t.Transport {
+	case engine.TransportStdio:
+		t.Command = strings.TrimSpace(p.Command.Text)
+		if t.Command == "" {
+			return t, fmt.Errorf("no command: type the command that starts the server, such as: npx -y my-server")
+		}
+		for i, line := range strings.Split(p.Env.Text, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			if k, _, ok := strings.Cut(line, "="); !ok || k == "" {
+				return t, fmt.Errorf("environment line %d %q: write it as KEY=value", i+1, line)
+			}
+			t.Env = append(t.Env, line)
+		}
+	case engine.TransportHTTP, engine.TransportSSE:
+		t.URL = strings.TrimSpace(p.URL.Text)
+		if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
+			return t, fmt.Errorf("URL %q: give the server's full http:// or https:// address", t.URL)
+		}
+		for i, line := range strings.Split(p.Headers.Text, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			k, v, ok := strings.Cut(line, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return t, fmt.Errorf("header line %d %q: write it as Name: value", i+1, line)
+			}
+			if t.Headers == nil {
+				t.Headers = map[string]string{}
+			}
+			t.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	case "":
+		return t, fmt.Errorf("choose a transport")
+	}
+	t.Protocol = strings.TrimSpace(p.Protocol.Text)
+	if t.Protocol == engine.DefaultProtocol {
+		t.Protocol = ""
+	}
+	return t, nil
+}
+
+// SetConnecting shows that a connection is being made.
+func (p *ConnectionPanel) SetConnecting(t engine.Target) {
+	p.status.SetText("Connecting to " + t.String() + "…")
+	p.info.SetText("")
+	p.ConnectBtn.Disable()
+	p.Disconnect.Enable()
+	p.problem.Hide()
+}
+
+// SetConnected shows the server's details, or the disconnected state when
+// info is nil (with why, when the connection was lost).
+func (p *ConnectionPanel) SetConnected(t engine.Target, info *engine.ServerInfo, lost error) {
+	p.ConnectBtn.Enable()
+	if info == nil {
+		p.Disconnect.Disable()
+		p.info.SetText("")
+		if lost != nil {
+			p.status.SetText("Connection lost: " + lost.Error())
+		} else {
+			p.status.SetText("Not connected.")
+		}
+		return
+	}
+	p.Disconnect.Enable()
+	name := strings.TrimSpace(info.Name + " " + info.Version)
+	if name == "" {
+		name = "(the server gave no name)"
+	}
+	p.status.SetText("Connected to " + name)
+	caps := "none"
+	if len(info.Capabilities) > 0 {
+		caps = strings.Join(info.Capabilities, ", ")
+	}
+	text := fmt.Sprintf("Target: %s\nProtocol: %s\nCapabilities: %s", t, info.Protocol, caps)
+	if info.Instructions != "" {
+		text += "\nInstructions: " + info.Instructions
+	}
+	p.info.SetText(text)
+	p.remember(t)
+}
+
+// Status returns the status line and details as shown.
+func (p *ConnectionPanel) Status() string {
+	return strings.TrimSpace(p.status.Text + "\n" + p.info.Text)
+}
+
+// RecentTargets returns the remembered connections, newest first.
+func (p *ConnectionPanel) RecentTargets() []engine.Target {
+	return append([]engine.Target(nil), p.recent...)
+}
+
+// remember puts t first in the recent connections, without its headers
+// and environment.
+func (p *ConnectionPanel) remember(t engine.Target) {
+	t.Headers, t.Env = nil, nil
+	p.recent = slices.DeleteFunc(p.recent, func(r engine.Target) bool { return r.String() == t.String() && r.Protocol == t.Protocol })
+	p.recent = append([]engine.Target{t}, p.recent...)
+	if len(p.recent) > maxRecent {
+		p.recent = p.recent[:maxRecent]
+	}
+	if p.prefs != nil {
+		if b, err := json.Marshal(p.recent); err == nil {
+			p.prefs.SetString(recentKey, string(b))
+		}
+	}
+	p.showRecent()
+}
+
+// loadRecent reads the recent connections from the preferences.
+func (p *ConnectionPanel) loadRecent() {
+	if p.prefs == nil {
+		return
+	}
+	var ts []engine.Target
+	if json.Unmarshal([]byte(p.prefs.String(recentKey)), &ts) == nil {
+		p.recent = ts
+	}
+	p.showRecent()
+}
+
+// showRecent fills the recent select.
+func (p *ConnectionPanel) showRecent() {
+	labels := make([]string, len(p.recent))
+	for i, t := range p.recent {
+		labels[i] = t.String()
+	}
+	p.Recent.SetOptions(labels)
+}
+
+// showRows shows the inputs the chosen transport uses.
+func (p *ConnectionPanel) showRows() {
+	var kind engine.TransportKind
+	for _, c := range transportChoices {
+		if c.label == p.Transport.Selected {
+			kind = c.kind
+		}
+	}
+	show := map[string]bool{
+		"command": kind == engine.TransportStdio,
+		"env":     kind == engine.TransportStdio,
+		"url":     kind == engine.TransportHTTP || kind == engine.TransportSSE,
+		"headers": kind == engine.TransportHTTP || kind == engine.TransportSSE,
+	}
+	for key, row := range p.rows {
+		if show[key] {
+			row.Show()
+		} else {
+			row.Hide()
+		}
+	}
+}

@@ -1,0 +1,257 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+	"github.com/fanout-inspector/inspector/engine"
+)
+
+// ManualPanel lists the sampling and elicitation requests waiting for a
+// person (manual mode) and lets the person answer the selected one:
+// sampling with an editable reply and model, elicitation with a form
+// generated from the requested schema; either can be declined, and an
+// elicitation cancelled. The waiting time is the request's serving phase
+// on the timeline. A request the server cancels, or that times out,
+// leaves the list by itself.
+type ManualPanel struct {
+	widget.BaseWidget
+
+	// OnCountChanged is called on the main goroutine when the number of
+	// waiting requests changes.
+	OnCountChanged func(n int)
+	// OnError reports a problem answering (an invalid form).
+	OnError func(doing string, err error)
+
+	list     *widget.List
+	detail   *fyne.Container
+	pending  []*engine.PendingRequest
+	selected *engine.PendingRequest
+	content  fyne.CanvasObject
+
+	// The answer widgets of the selected request.
+	ReplyText  *widget.Entry
+	ReplyModel *widget.Entry
+	Form       *SchemaForm
+}
+
+// NewManualPanel makes an empty panel.
+func NewManualPanel() *ManualPanel {
+	p := &ManualPanel{}
+	p.ExtendBaseWidget(p)
+	p.list = widget.NewList(
+		func() int { return len(p.pending) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i < len(p.pending) {
+				o.(*widget.Label).SetText(pendingTitle(p.pending[i]))
+			}
+		})
+	p.list.OnSelected = func(i widget.ListItemID) {
+		if i < len(p.pending) {
+			p.show(p.pending[i])
+		}
+	}
+	p.detail = container.NewVBox()
+	p.show(nil)
+	split := container.NewVSplit(p.list, container.NewVScroll(p.detail))
+	split.Offset = 0.3
+	p.content = container.NewBorder(
+		widget.NewRichTextFromMarkdown("Requests wait here when **Elicitation** is *manual* or **Answer sampling by hand** is on (Callbacks panel)."),
+		nil, nil, nil, split)
+	return p
+}
+
+// CreateRenderer implements [fyne.Widget].
+func (p *ManualPanel) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(p.content)
+}
+
+// Add lists a waiting request and selects it if nothing is selected.
+// Call it on the main goroutine.
+func (p *ManualPanel) Add(req *engine.PendingRequest) {
+	p.pending = append(p.pending, req)
+	p.list.Refresh()
+	p.countChanged()
+	if p.selected == nil {
+		p.list.Select(len(p.pending) - 1)
+	}
+	go func() {
+		<-req.Done()
+		fyne.Do(func() { p.remove(req) })
+	}()
+}
+
+// Pending returns the requests waiting now, oldest first.
+func (p *ManualPanel) Pending() []*engine.PendingRequest {
+	return append([]*engine.PendingRequest(nil), p.pending...)
+}
+
+// Select shows request i of [ManualPanel.Pending] for answering.
+func (p *ManualPanel) Select(i int) { p.list.Select(i) }
+
+// Selected returns the request shown for answering, or nil.
+func (p *ManualPanel) Selected() *engine.PendingRequest { return p.selected }
+
+// AnswerSelected sends the shown answer of the selected request: the
+// reply for sampling, the form's content for elicitation (refused with
+// the form's messages when invalid).
+func (p *ManualPanel) AnswerSelected() error {
+	req := p.selected
+	if req == nil {
+		return fmt.Errorf("no request selected")
+	}
+	switch req.Method {
+	case "sampling/createMessage":
+		req.AnswerSampling(p.ReplyText.Text, p.ReplyModel.Text)
+	default:
+		if p.Form == nil {
+			req.Accept(map[string]any{})
+			break
+		}
+		content, err := p.Form.Content()
+		if err != nil {
+			return fmt.Errorf("the answer is not valid yet:\n%v", err)
+		}
+		req.Accept(content)
+	}
+	p.remove(req)
+	return nil
+}
+
+// DeclineSelected declines the selected elicitation.
+func (p *ManualPanel) DeclineSelected() {
+	if req := p.selected; req != nil {
+		req.Decline()
+		p.remove(req)
+	}
+}
+
+// CancelSelected cancels the selected elicitation.
+func (p *ManualPanel) CancelSelected() {
+	if req := p.selected; req != nil {
+		req.Cancel()
+		p.remove(req)
+	}
+}
+
+// remove takes an answered (or abandoned) request off the list.
+func (p *ManualPanel) remove(req *engine.PendingRequest) {
+	i := slices.Index(p.pending, req)
+	if i < 0 {
+		return
+	}
+	p.pending = slices.Delete(p.pending, i, i+1)
+	p.list.UnselectAll()
+	p.list.Refresh()
+	p.countChanged()
+	if p.selected == req {
+		p.show(nil)
+		if len(p.pending) > 0 {
+			p.list.Select(min(i, len(p.pending)-1))
+		}
+	} else if j := slices.Index(p.pending, p.selected); j >= 0 {
+		p.list.Select(j) // keep the highlight on the request being answered
+	}
+}
+
+// show fills the answer area for req (nil: nothing waits).
+func (p *ManualPanel) show(req *engine.PendingRequest) {
+	p.selected = req
+	p.ReplyText, p.ReplyModel, p.Form = nil, nil, nil
+	p.detail.RemoveAll()
+	if req == nil {
+		p.detail.Add(widget.NewLabel("Nothing is waiting for you."))
+		p.detail.Refresh()
+		return
+	}
+	title := boldLabel(pendingTitle(req))
+	msg := widget.NewLabel(req.Message)
+	msg.Wrapping = fyne.TextWrapWord
+	p.detail.Add(title)
+	if req.Message != "" {
+		p.detail.Add(msg)
+	}
+	decline := widget.NewButton("Decline", p.DeclineSelected)
+	answer := func() {
+		if err := p.AnswerSelected(); err != nil && p.OnError != nil {
+			p.OnError("Answering the request", err)
+		}
+	}
+	if req.Method == "sampling/createMessage" {
+		p.ReplyText = widget.NewMultiLineEntry()
+		p.ReplyText.SetMinRowsVisible(4)
+		p.ReplyText.SetText("reply")
+		p.ReplyModel = widget.NewEntry()
+		p.ReplyModel.PlaceHolder = "(the model set in Callbacks)"
+		send := widget.NewButton("Send reply", answer)
+		send.Importance = widget.HighImportance
+		p.detail.Add(widget.NewForm(
+			widget.NewFormItem("Reply", p.ReplyText),
+			widget.NewFormItem("Model", p.ReplyModel),
+		))
+		p.detail.Add(send) // sampling has no decline: a person answers it or lets it time out
+	} else {
+		form, err := NewSchemaForm(req.Schema)
+		if err != nil {
+			p.detail.Add(widget.NewLabel("The requested schema cannot be shown as a form (" + err.Error() + "); you can still decline or cancel."))
+		} else {
+			p.Form = form
+			p.detail.Add(form)
+		}
+		accept := widget.NewButton("Accept", answer)
+		accept.Importance = widget.HighImportance
+		if p.Form == nil {
+			accept.Disable()
+		}
+		p.detail.Add(container.NewGridWithColumns(3, accept, decline, widget.NewButton("Cancel", p.CancelSelected)))
+	}
+	if len(req.Params) > 0 {
+		raw := widget.NewLabel(indentJSON(req.Params))
+		raw.TextStyle.Monospace = true
+		raw.Wrapping = fyne.TextWrapBreak
+		p.detail.Add(widget.NewAccordion(widget.NewAccordionItem("Request params", raw)))
+	}
+	p.detail.Refresh()
+}
+
+// countChanged tells OnCountChanged.
+func (p *ManualPanel) countChanged() {
+	if p.OnCountChanged != nil {
+		p.OnCountChanged(len(p.pending))
+	}
+}
+
+// pendingTitle is a request's line in the list.
+func pendingTitle(req *engine.PendingRequest) string {
+	what := "Elicitation"
+	if req.Method == "sampling/createMessage" {
+		what = "Sampling"
+	}
+	msg := req.Message
+	if len(msg) > 60 {
+		msg = msg[:57] + "…"
+	}
+	return fmt.Sprintf("#%d %s: %s", req.Span, what, msg)
+}
+
+// indentJSON indents JSON for reading, or returns it as it is.
+func indentJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}

@@ -1,0 +1,338 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// connectTimeout bounds how long connecting (and listing the tools) may
+// take before the attempt is given up with an error.
+const connectTimeout = 30 * time.Second
+
+// Options are what the main window starts with, usually from the command
+// line.
+type Options struct {
+	// Target is the server to connect to; the zero value is the demo server.
+	Target engine.Target
+	// Callbacks answer the server's requests; use [engine.DefaultCallbacks]
+	// when there is nothing better.
+	Callbacks engine.Callbacks
+	// Workload presets the Workload panel (its tool is chosen once the
+	// server lists it).
+	Workload engine.Workload
+	// Connect connects to Target as soon as the window is up.
+	Connect bool
+	// AutoRun runs the workload once, as soon as the tools are listed.
+	AutoRun bool
+	// Open is a recording or journal to show at once ("" for none).
+	Open string
+	// Icon is the window's icon (nil for Fyne's).
+	Icon fyne.Resource
+	// Version is the inspector's version, written into recordings.
+	Version string
+	// JournalDir is where live runs are journaled; nil means
+	// [recorder.DefaultJournalDir], "" turns journaling off.
+	JournalDir *string
+}
+
+// MainWindow is Fanout Inspector's window: the panels on the left
+// (Connection, Callbacks, Workload, Manual, Log), the [TimelineView] on
+// the right, and the File, Run and View menus. Its methods are called on
+// Fyne's main goroutine; the work that blocks (connecting, running)
+// happens in goroutines that report back through fyne.Do.
+type MainWindow struct {
+	App    fyne.App
+	Window fyne.Window
+	Bridge *Bridge
+	Errors *ErrorReporter
+
+	Connection *ConnectionPanel
+	Callbacks  *CallbacksPanel
+	Workload   *WorkloadPanel
+	Manual     *ManualPanel
+	Log        *LogView
+	Timeline   *TimelineView
+	Tabs       *container.AppTabs
+
+	opts       Options
+	manualTab  *container.TabItem
+	opened     string             // base name of the file shown, "" when live
+	compare    *recorder.Snapshot // the recording shown for comparison
+	connecting bool               // a Connect is under way: ignore the old session's end
+	stopping   bool               // the person pressed Stop
+	autoRan    bool
+	live       *recorder.Recording
+}
+
+// NewMainWindow builds the main window of app a (not shown yet: call
+// [MainWindow.Start], then Show or ShowAndRun on its Window).
+func NewMainWindow(a fyne.App, opts Options) *MainWindow {
+	w := a.NewWindow("Fanout Inspector")
+	m := &MainWindow{App: a, Window: w, opts: opts}
+	if opts.Icon != nil {
+		w.SetIcon(opts.Icon)
+	}
+	m.Errors = NewErrorReporter(w)
+	m.Bridge = NewBridge(opts.Callbacks)
+	m.Bridge.Inspector = opts.Version
+	if opts.JournalDir != nil {
+		m.Bridge.JournalDir = *opts.JournalDir
+	}
+
+	m.Connection = NewConnectionPanel(opts.Target, a.Preferences())
+	m.Callbacks = NewCallbacksPanel(opts.Callbacks)
+	m.Workload = NewWorkloadPanel()
+	m.Workload.SetWorkload(opts.Workload)
+	m.Manual = NewManualPanel()
+	m.Log = NewLogView()
+	m.Timeline = NewTimelineView()
+	m.wire()
+
+	m.manualTab = container.NewTabItem("Manual", m.Manual)
+	m.Tabs = container.NewAppTabs(
+		container.NewTabItem("Connection", container.NewVScroll(m.Connection)),
+		container.NewTabItem("Callbacks", container.NewVScroll(m.Callbacks)),
+		container.NewTabItem("Workload", container.NewVScroll(m.Workload)),
+		m.manualTab,
+		container.NewTabItem("Log", m.Log),
+	)
+	split := container.NewHSplit(m.Tabs, m.Timeline)
+	split.SetOffset(0.3)
+	w.SetContent(split)
+	w.Resize(fyne.NewSize(1400, 900))
+	m.buildMenu()
+	w.SetOnClosed(m.shutdown)
+	m.updateTitle()
+	return m
+}
+
+// wire connects the panels to the bridge and the bridge back to the panels.
+func (m *MainWindow) wire() {
+	m.Connection.OnConnect = m.Connect
+	m.Connection.OnDisconnect = m.Disconnect
+	m.Callbacks.OnChanged = m.Bridge.SetCallbacks
+	m.Workload.OnRun = func(engine.Workload) { m.Run() }
+	m.Workload.OnStop = m.Stop
+	m.Workload.OnRefresh = func() {
+		if s := m.Bridge.Session(); s != nil {
+			go m.listTools(s)
+		}
+	}
+	m.Manual.OnError = m.Errors.Show
+	m.Manual.OnCountChanged = func(n int) {
+		m.manualTab.Text = "Manual"
+		if n > 0 {
+			m.manualTab.Text = fmt.Sprintf("Manual (%d)", n)
+		}
+		m.Tabs.Refresh()
+	}
+
+	m.Bridge.OnSession = func(s *engine.Session, err error) {
+		fyne.Do(func() { m.sessionChanged(s, err) })
+	}
+	m.Bridge.OnLog = m.Log.AppendEvent
+	m.Bridge.OnToolsChanged = func() {
+		if s := m.Bridge.Session(); s != nil {
+			go m.listTools(s)
+		}
+	}
+	m.Bridge.OnPending = func(req *engine.PendingRequest) {
+		fyne.Do(func() {
+			m.Manual.Add(req)
+			m.Tabs.Select(m.manualTab)
+		})
+	}
+	m.Bridge.OnProgress = m.Workload.ReportProgress
+	m.Bridge.OnRunDone = func(res engine.RunResult, err error) {
+		fyne.Do(func() { m.runDone(res, err) })
+	}
+}
+
+// Start does what the options ask for at start: open a file, connect (and
+// then maybe run). It returns at once.
+func (m *MainWindow) Start() {
+	if m.opts.Open != "" {
+		m.Errors.Show("Opening "+m.opts.Open, m.OpenFile(m.opts.Open))
+	}
+	if m.opts.Connect {
+		m.Connect(m.opts.Target)
+	}
+}
+
+// Connect connects to t in the background, replacing any connection.
+func (m *MainWindow) Connect(t engine.Target) {
+	m.connecting = true
+	m.Connection.SetConnecting(t)
+	go func() {
+		defer m.Errors.Recover("connecting")
+		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+		defer cancel()
+		s, err := m.Bridge.Connect(ctx, t)
+		fyne.Do(func() {
+			m.connecting = false
+			if err != nil {
+				m.Connection.SetConnected(t, nil, nil)
+			}
+		})
+		if err != nil {
+			m.Errors.Show("Connecting to "+t.String(), err)
+			return
+		}
+		m.listTools(s)
+	}()
+}
+
+// Disconnect closes the connection in the background.
+func (m *MainWindow) Disconnect() {
+	go func() {
+		defer m.Errors.Recover("disconnecting")
+		m.Errors.Show("Disconnecting", m.Bridge.Disconnect())
+	}()
+}
+
+// listTools asks the server for its tools and shows them; call it from a
+// goroutine.
+func (m *MainWindow) listTools(s *engine.Session) {
+	defer m.Errors.Recover("listing the tools")
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	tools, err := s.ListTools(ctx)
+	if err != nil {
+		if m.Bridge.Session() == s { // not an old session's late answer
+			m.Errors.Show("Listing the server's tools", err)
+		}
+		return
+	}
+	fyne.Do(func() {
+		if m.Bridge.Session() != s {
+			return
+		}
+		m.Workload.SetTools(tools)
+		if m.opts.AutoRun && !m.autoRan {
+			m.autoRan = true
+			m.Run()
+		}
+	})
+}
+
+// sessionChanged follows a new or ended session on the main goroutine.
+func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
+	target := m.Bridge.Target()
+	if s != nil {
+		info := s.Info()
+		m.live = s.Recording()
+		m.opened = ""
+		m.Timeline.SetRecording(m.live)
+		m.Connection.SetConnected(target, &info, nil)
+		if p := m.Bridge.JournalPath(); p != "" {
+			m.Log.Append("journaling this connection's recording to " + p)
+		}
+		m.updateTitle()
+		return
+	}
+	if m.connecting && err == nil {
+		return // the old connection closed to make way for the new one
+	}
+	if m.live != nil && m.opened == "" {
+		m.Timeline.SetSnapshot(m.live.Snapshot()) // stop following, keep showing it
+	}
+	m.Connection.SetConnected(target, nil, err)
+	m.updateTitle()
+	if err != nil {
+		m.Errors.Show("The connection to "+target.String()+" ended", err)
+	}
+}
+
+// Run runs the Workload panel's workload on the current connection.
+func (m *MainWindow) Run() {
+	w, err := m.Workload.Workload()
+	if err == nil {
+		err = m.Bridge.Run(w)
+	}
+	if err != nil {
+		m.Workload.ShowProblem(err.Error())
+		m.Tabs.SelectIndex(2)
+		return
+	}
+	m.Workload.ShowProblem("")
+	m.stopping = false
+	m.Workload.SetRunning(true)
+	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
+		m.opened = ""
+		m.Timeline.SetRecording(m.live)
+		m.updateTitle()
+	}
+}
+
+// Stop cancels the running workload.
+func (m *MainWindow) Stop() {
+	m.stopping = true
+	m.Bridge.Stop()
+}
+
+// runDone shows how a run ended.
+func (m *MainWindow) runDone(res engine.RunResult, err error) {
+	m.Workload.SetResult(res, err)
+	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) {
+		m.Errors.Show("Running the workload", err)
+	}
+	m.stopping = false
+}
+
+// NewRun starts a fresh recording: reconnects to the same server (a
+// session records into one recording), or clears the timeline when not
+// connected.
+func (m *MainWindow) NewRun() {
+	m.opened = ""
+	if m.Bridge.Session() != nil {
+		m.Connect(m.Bridge.Target())
+		return
+	}
+	m.live = nil
+	m.Timeline.SetSnapshot(nil)
+	m.updateTitle()
+}
+
+// liveRecording is the current connection's recording, or nil.
+func (m *MainWindow) liveRecording() *recorder.Recording {
+	if s := m.Bridge.Session(); s != nil {
+		return s.Recording()
+	}
+	return m.live
+}
+
+// updateTitle shows what the window shows: a file or a target.
+func (m *MainWindow) updateTitle() {
+	title := "Fanout Inspector"
+	switch {
+	case m.opened != "":
+		title += " — " + m.opened
+	case m.Bridge.Session() != nil:
+		title += " — " + m.Bridge.Target().String()
+	default:
+		title += " — not connected"
+	}
+	m.Window.SetTitle(title)
+}
+
+// shutdown stops the live view and closes the connection (so that the
+// journal is closed cleanly) when the window closes.
+func (m *MainWindow) shutdown() {
+	m.Timeline.Stop()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Bridge.Disconnect()
+	}()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+	}
+}

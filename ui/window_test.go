@@ -1,0 +1,325 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// mainLoop is a test app whose fyne.Do queues work for the test
+// goroutine, which runs it while it waits, as the real driver's main
+// loop does: so widgets are only ever touched by one goroutine, and the
+// race detector sees the same discipline as in the real app.
+type mainLoop struct {
+	fyne.App
+	drv *loopDriver
+}
+
+type loopDriver struct {
+	fyne.Driver
+	queue chan func()
+}
+
+func (a *mainLoop) Driver() fyne.Driver { return a.drv }
+
+// DoFromGoroutine queues f for the test goroutine.
+func (d *loopDriver) DoFromGoroutine(f func(), wait bool) {
+	if !wait {
+		d.queue <- f
+		return
+	}
+	done := make(chan struct{})
+	d.queue <- func() { defer close(done); f() }
+	<-done
+}
+
+// newMainLoop makes the app current for the test.
+func newMainLoop(t *testing.T) *mainLoop {
+	t.Helper()
+	a := test.NewTempApp(t)
+	l := &mainLoop{App: a, drv: &loopDriver{Driver: a.Driver(), queue: make(chan func(), 4096)}}
+	fyne.SetCurrentApp(l)
+	return l
+}
+
+// waitFor runs queued UI work until cond holds, failing after timeout.
+func (l *mainLoop) waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.After(timeout)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if cond() {
+			return
+		}
+		select {
+		case f := <-l.drv.queue:
+			f()
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+	}
+}
+
+// settle runs queued UI work for d.
+func (l *mainLoop) settle(d time.Duration) {
+	end := time.After(d)
+	for {
+		select {
+		case f := <-l.drv.queue:
+			f()
+		case <-end:
+			return
+		}
+	}
+}
+
+// typeInto replaces an entry's text the way a person does: select all
+// and type.
+func typeInto(e interface {
+	fyne.Focusable
+	SetText(string)
+}, text string) {
+	e.SetText("")
+	test.Type(e, text)
+}
+
+func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
+	newMainLoop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := engine.Connect(ctx, engine.Target{}, engine.DefaultCallbacks(), recorder.New(recorder.Meta{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	p := NewCallbacksPanel(s.Callbacks())
+	p.OnChanged = s.SetCallbacks
+	w := test.NewWindow(p)
+	defer w.Close()
+
+	tests := []struct {
+		name  string
+		do    func()
+		check func(engine.Callbacks) string
+	}{
+		{"serial dispatch", func() { p.Dispatch.SetSelected("serial") }, func(cb engine.Callbacks) string {
+			if cb.Dispatch.Mode != engine.Serial {
+				return "dispatch " + cb.Dispatch.String()
+			}
+			return ""
+		}},
+		{"fixed latency 300 ms", func() { typeInto(p.Latency.A, "300ms") }, func(cb engine.Callbacks) string {
+			if cb.Latency.Dist != engine.Fixed || cb.Latency.A != 300*time.Millisecond || cb.Dispatch.Mode != engine.Serial {
+				return "latency " + cb.Latency.String() + ", dispatch " + cb.Dispatch.String()
+			}
+			return ""
+		}},
+		{"bounded 3", func() { p.Dispatch.SetSelected("bounded"); typeInto(p.Slots, "3") }, func(cb engine.Callbacks) string {
+			if cb.Dispatch.String() != "bounded:3" {
+				return "dispatch " + cb.Dispatch.String()
+			}
+			return ""
+		}},
+		{"uniform sampling override", func() {
+			in := p.Overrides["sampling/createMessage"]
+			in.Dist.SetSelected("uniform")
+			typeInto(in.A, "100ms")
+			typeInto(in.B, "200")
+		}, func(cb engine.Callbacks) string {
+			if m := cb.MethodLatency["sampling/createMessage"]; m.Dist != engine.Uniform || m.A != 100*time.Millisecond || m.B != 200*time.Millisecond {
+				return "sampling latency " + m.String()
+			}
+			return ""
+		}},
+		{"manual elicitation, fail rate, timeout, roots", func() {
+			p.Elicitation.SetSelected("manual")
+			typeInto(p.FailRate, "10%")
+			typeInto(p.Timeout, "5s")
+			typeInto(p.Roots, "file:///a\nfile:///b")
+		}, func(cb engine.Callbacks) string {
+			if cb.Elicitation != engine.ElicitManual || cb.FailRate != 0.1 || cb.RequestTimeout != 5*time.Second || strings.Join(cb.Roots, " ") != "file:///a file:///b" {
+				return "got elicitation " + string(cb.Elicitation) + ", roots " + strings.Join(cb.Roots, " ")
+			}
+			return ""
+		}},
+		{"invalid latency keeps the last valid callbacks", func() { test.Type(p.Latency.A, " soon") }, func(cb engine.Callbacks) string {
+			if cb.Latency.A != 300*time.Millisecond {
+				return "latency changed to " + cb.Latency.String()
+			}
+			if !strings.Contains(p.Problem(), "not a duration") {
+				return "problem shown: " + p.Problem()
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.do()
+			if msg := tt.check(s.Callbacks()); msg != "" {
+				t.Errorf("session callbacks: %s", msg)
+			}
+		})
+	}
+}
+
+// TestMainWindowEndToEnd drives the whole window as a person would:
+// connect to the demo server, choose serial dispatch with 300 ms latency,
+// run fanout n=4, see it serialized; switch to concurrent, run again, see
+// the four requests overlap.
+func TestMainWindowEndToEnd(t *testing.T) {
+	loop := newMainLoop(t)
+	journals := t.TempDir()
+	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &journals, Version: "test"})
+	defer m.Window.Close()
+	m.Window.Resize(fyne.NewSize(1400, 900))
+
+	test.Tap(m.Connection.ConnectBtn)
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool {
+		return m.Bridge.Session() != nil && len(m.Workload.Tool.Options) > 0
+	})
+	if got := m.Connection.Status(); !strings.Contains(got, "Connected to") || !strings.Contains(got, "Protocol: 2025-11-25") || !strings.Contains(got, "tools") {
+		t.Errorf("connection status = %q, want the server's name, protocol and capabilities", got)
+	}
+	if !strings.Contains(m.Window.Title(), "demo") {
+		t.Errorf("window title %q does not name the target", m.Window.Title())
+	}
+
+	m.Callbacks.Dispatch.SetSelected("serial")
+	typeInto(m.Callbacks.Latency.A, "300ms")
+	if cb := m.Bridge.Session().Callbacks(); cb.Dispatch.Mode != engine.Serial || cb.Latency.A != 300*time.Millisecond {
+		t.Fatalf("after choosing serial and 300ms the session has %v, %v", cb.Dispatch, cb.Latency)
+	}
+
+	m.Workload.Tool.SetSelected("fanout")
+	form := m.Workload.Form()
+	if form == nil || form.Field("n") == nil || form.Field("kind") == nil {
+		t.Fatalf("the fanout tool's arguments form lacks n or kind")
+	}
+	typeInto(form.Field("n").Entry, "4")
+	if f := form.Field("kind"); f.Entry != nil {
+		typeInto(f.Entry, "sampling")
+	} else {
+		f.Select.SetSelected("sampling")
+	}
+
+	run := func(wantCalls, wantPeak int) *recorder.Span {
+		t.Helper()
+		test.Tap(m.Workload.RunButton)
+		if !m.Workload.Running() {
+			t.Fatalf("Run did not start: %v", m.Workload.problem.Text)
+		}
+		loop.waitFor(t, "the run to end", 20*time.Second, func() bool { return !m.Workload.Running() })
+		if !strings.HasPrefix(m.Workload.Status(), "Done: 1 of 1 calls ok") {
+			t.Errorf("workload status = %q", m.Workload.Status())
+		}
+		var last *recorder.Span
+		loop.waitFor(t, "the timeline to show the run", 5*time.Second, func() bool {
+			var calls, samples int
+			last = nil
+			for _, r := range m.Timeline.Rows() {
+				switch {
+				case r.Depth == 0 && r.Span.Kind == recorder.KindTool && !r.Span.Open():
+					calls++
+					if last == nil || r.Span.Received > last.Received {
+						last = r.Span
+					}
+				case r.Depth == 1 && r.Span.Kind == recorder.KindSampling && !r.Span.Open():
+					samples++
+				}
+			}
+			return calls == wantCalls && samples == 4*calls && m.Timeline.Summary().PeakInFlight == wantPeak
+		})
+		var children int
+		for _, r := range m.Timeline.Rows() {
+			if r.Depth == 1 && r.Span.Parent == last.ID && r.Span.Kind == recorder.KindSampling {
+				children++
+			}
+		}
+		if children != 4 {
+			t.Errorf("the last tool call has %d sampling rows under it, want 4", children)
+		}
+		return last
+	}
+
+	serial := run(1, 1)
+	if !strings.Contains(m.Timeline.StatsText(), "1") {
+		t.Errorf("stats text %q", m.Timeline.StatsText())
+	}
+	if serial.Total() < 1100*time.Millisecond {
+		t.Errorf("4 serial requests of 300 ms took %v, want at least 1.2 s", serial.Total())
+	}
+
+	m.Callbacks.Dispatch.SetSelected("concurrent")
+	concurrent := run(2, 4)
+	if concurrent.Total()*2 > serial.Total() {
+		t.Errorf("concurrent run took %v, serial %v: want concurrent well under half", concurrent.Total(), serial.Total())
+	}
+
+	// The run was journaled as it happened.
+	if files, _ := filepath.Glob(filepath.Join(journals, "*.jsonl")); len(files) != 1 {
+		t.Errorf("journals written: %v, want one", files)
+	}
+	// Save, then open the saved recording: the same rows come back.
+	saved := filepath.Join(t.TempDir(), "run.json")
+	if err := m.SaveFile(saved); err != nil {
+		t.Fatal(err)
+	}
+	rows := len(m.Timeline.Rows())
+	if err := m.OpenFile(saved); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Timeline.Rows()); got != rows {
+		t.Errorf("the saved recording shows %d rows, the live one %d", got, rows)
+	}
+	if !strings.Contains(m.Window.Title(), "run.json") {
+		t.Errorf("title %q does not name the opened file", m.Window.Title())
+	}
+	if errs := m.Errors.Shown(); len(errs) > 0 {
+		t.Errorf("errors shown: %q", errs)
+	}
+	m.Bridge.Disconnect()
+	loop.settle(50 * time.Millisecond)
+}
+
+func TestMainWindowExports(t *testing.T) {
+	loop := newMainLoop(t)
+	off := ""
+	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &off})
+	defer m.Window.Close()
+	dir := t.TempDir()
+	if err := m.SaveFile(filepath.Join(dir, "empty.json")); err == nil || !strings.Contains(err.Error(), "nothing to save") {
+		t.Errorf("saving with nothing recorded: %v, want 'nothing to save'", err)
+	}
+	m.Connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`), Calls: 2, Concurrency: 2})
+	m.Run()
+	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.Workload.Running() })
+	for _, e := range Exports {
+		t.Run(e.Name, func(t *testing.T) {
+			path := filepath.Join(dir, "out"+e.Ext)
+			if err := m.ExportFile(e, path); err != nil {
+				t.Fatalf("export: %v", err)
+			}
+			if st, err := os.Stat(path); err != nil || st.Size() < 50 {
+				t.Errorf("exported file %s: %v, %d bytes", path, err, st.Size())
+			}
+		})
+	}
+	if err := m.OpenFile(filepath.Join(dir, "out.csv")); err == nil {
+		t.Errorf("opening a CSV as a recording gave no error")
+	}
+	m.Bridge.Disconnect()
+	loop.settle(50 * time.Millisecond)
+}

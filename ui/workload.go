@@ -1,0 +1,438 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// progressEvery is how often, at most, the progress bar is redrawn while
+// calls finish.
+const progressEvery = 50 * time.Millisecond
+
+// WorkloadPanel chooses what to run: one of the server's tools, its
+// arguments (a form generated from the tool's input schema, or raw JSON),
+// how many calls and how many at once, and a per-call timeout. Run and
+// Stop start and cancel the run; a progress bar shows the counts and the
+// elapsed time.
+type WorkloadPanel struct {
+	widget.BaseWidget
+
+	// OnRun is called when the person asks for a run with a valid workload.
+	OnRun func(engine.Workload)
+	// OnStop is called when the person stops the run.
+	OnStop func()
+	// OnRefresh is called when the person asks for the tool list again.
+	OnRefresh func()
+
+	Tool         *widget.Select
+	RawJSON      *widget.Check
+	Raw          *widget.Entry
+	Calls        *widget.Entry
+	Concurrency  *widget.Entry
+	Timeout      *widget.Entry
+	RunButton    *widget.Button
+	StopButton   *widget.Button
+	RefreshTools *widget.Button
+	Progress     *widget.ProgressBar
+
+	description *widget.Label
+	status      *widget.Label
+	problem     *widget.Label
+	argsBox     *fyne.Container
+	form        *SchemaForm
+	tools       []*mcp.Tool
+	args        map[string]json.RawMessage // last arguments per tool, kept across tool switches
+	want        engine.Workload            // preset to apply once its tool is listed
+	running     bool
+	started     time.Time
+	last        engine.Progress
+	ticker      *time.Ticker
+	content     fyne.CanvasObject
+
+	mu        sync.Mutex // guards the fields below, written from engine goroutines
+	latest    engine.Progress
+	scheduled bool
+}
+
+// NewWorkloadPanel makes an empty panel; [WorkloadPanel.SetTools] fills
+// the tool list once connected.
+func NewWorkloadPanel() *WorkloadPanel {
+	p := &WorkloadPanel{args: map[string]json.RawMessage{}}
+	p.ExtendBaseWidget(p)
+	p.Tool = widget.NewSelect(nil, func(name string) { p.toolChosen(name) })
+	p.Tool.PlaceHolder = "(connect to list the tools)"
+	p.RefreshTools = widget.NewButton("Refresh", func() {
+		if p.OnRefresh != nil {
+			p.OnRefresh()
+		}
+	})
+	p.description = widget.NewLabel("")
+	p.description.Wrapping = fyne.TextWrapWord
+	p.RawJSON = widget.NewCheck("Raw JSON", func(on bool) { p.toggleRaw(on) })
+	p.Raw = widget.NewMultiLineEntry()
+	p.Raw.SetMinRowsVisible(5)
+	p.Raw.PlaceHolder = `{"n": 5}`
+	p.Raw.TextStyle.Monospace = true
+	p.argsBox = container.NewVBox()
+	p.Calls = newEntry("1", nil)
+	p.Calls.SetText("1")
+	p.Concurrency = newEntry("1", nil)
+	p.Concurrency.SetText("1")
+	p.Timeout = newEntry("none, or e.g. 30s", nil)
+	p.RunButton = widget.NewButton("Run", func() { p.run() })
+	p.RunButton.Importance = widget.HighImportance
+	p.StopButton = widget.NewButton("Stop", func() {
+		if p.OnStop != nil {
+			p.OnStop()
+		}
+	})
+	p.StopButton.Disable()
+	p.Progress = widget.NewProgressBar()
+	p.status = widget.NewLabel("Not run yet.")
+	p.status.Wrapping = fyne.TextWrapWord
+	p.problem = widget.NewLabel("")
+	p.problem.Importance = widget.DangerImportance
+	p.problem.Wrapping = fyne.TextWrapWord
+	p.problem.Hide()
+
+	form := widget.NewForm(
+		widget.NewFormItem("Calls", p.Calls),
+		widget.NewFormItem("At once", p.Concurrency),
+		widget.NewFormItem("Call timeout", p.Timeout),
+	)
+	form.Items[1].HintText = "how many calls are in flight together"
+	p.content = container.NewVBox(
+		container.NewBorder(nil, nil, widget.NewLabel("Tool"), p.RefreshTools, p.Tool),
+		p.description,
+		container.NewBorder(nil, nil, boldLabel("Arguments"), p.RawJSON),
+		p.argsBox,
+		widget.NewSeparator(),
+		form,
+		container.NewGridWithColumns(2, p.RunButton, p.StopButton),
+		p.Progress,
+		p.status,
+		p.problem,
+	)
+	p.showArgs()
+	return p
+}
+
+// CreateRenderer implements [fyne.Widget].
+func (p *WorkloadPanel) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(p.content)
+}
+
+// SetTools shows the server's tools, keeping the chosen one if it is
+// still there (or choosing the preset's, or the first).
+func (p *WorkloadPanel) SetTools(tools []*mcp.Tool) {
+	p.tools = tools
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	p.Tool.SetOptions(names)
+	p.Tool.PlaceHolder = "(choose a tool)"
+	if len(names) == 0 {
+		p.Tool.PlaceHolder = "(the server has no tools)"
+	}
+	choose := p.Tool.Selected
+	if p.want.Tool != "" && slices.Contains(names, p.want.Tool) {
+		choose = p.want.Tool
+	}
+	if !slices.Contains(names, choose) {
+		choose = ""
+		if len(names) > 0 {
+			choose = names[0]
+		}
+	}
+	if choose == "" {
+		p.Tool.ClearSelected()
+		p.toolChosen("")
+		return
+	}
+	p.Tool.SetSelected(choose)
+	if choose == p.want.Tool && len(p.want.Args) > 0 {
+		p.setArgs(p.want.Args)
+	}
+}
+
+// SetWorkload presets the panel: calls, concurrency and timeout now, the
+// tool and its arguments as soon as the tool is listed.
+func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
+	p.want = w
+	if w.Tool != "" && len(w.Args) > 0 {
+		p.args[w.Tool] = w.Args
+	}
+	p.Calls.SetText(strconv.Itoa(max(w.Calls, 1)))
+	p.Concurrency.SetText(strconv.Itoa(max(w.Concurrency, 1)))
+	if w.CallTimeout > 0 {
+		p.Timeout.SetText(w.CallTimeout.String())
+	} else {
+		p.Timeout.SetText("")
+	}
+	if slices.ContainsFunc(p.tools, func(t *mcp.Tool) bool { return t.Name == w.Tool }) {
+		p.Tool.SetSelected(w.Tool)
+		if len(w.Args) > 0 {
+			p.setArgs(w.Args)
+		}
+	}
+}
+
+// Form returns the arguments form of the chosen tool (nil without one).
+func (p *WorkloadPanel) Form() *SchemaForm { return p.form }
+
+// Workload reads the panel. The error says what to fix.
+func (p *WorkloadPanel) Workload() (engine.Workload, error) {
+	var w engine.Workload
+	w.Tool = p.Tool.Selected
+	if w.Tool == "" {
+		return w, fmt.Errorf("no tool chosen: connect, then choose a tool in the Workload panel")
+	}
+	args, err := p.Args()
+	if err != nil {
+		return w, err
+	}
+	w.Args = args
+	if w.Calls, err = positiveInt("calls", p.Calls.Text); err != nil {
+		return w, err
+	}
+	if w.Concurrency, err = positiveInt("at once", p.Concurrency.Text); err != nil {
+		return w, err
+	}
+	if w.CallTimeout, err = parseOptionalDuration("call timeout", p.Timeout.Text); err != nil {
+		return w, err
+	}
+	return w, nil
+}
+
+// Args returns the chosen tool's arguments as a JSON object.
+func (p *WorkloadPanel) Args() (json.RawMessage, error) {
+	if p.RawJSON.Checked || p.form == nil {
+		text := strings.TrimSpace(p.Raw.Text)
+		if text == "" {
+			return json.RawMessage(`{}`), nil
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(text), &obj); err != nil {
+			return nil, fmt.Errorf("arguments: not a JSON object: %v", err)
+		}
+		return json.RawMessage(text), nil
+	}
+	content, err := p.form.Content()
+	if err != nil {
+		return nil, fmt.Errorf("arguments:\n%v", err)
+	}
+	b, err := json.Marshal(content)
+	return b, err
+}
+
+// SetRunning switches the buttons between a run going on and not.
+func (p *WorkloadPanel) SetRunning(on bool) {
+	p.running = on
+	if on {
+		p.RunButton.Disable()
+		p.StopButton.Enable()
+		p.started = time.Now()
+		p.last = engine.Progress{}
+		p.Progress.SetValue(0)
+		p.showProgress()
+		if p.ticker == nil {
+			t := time.NewTicker(200 * time.Millisecond)
+			p.ticker = t
+			go func() {
+				for range t.C {
+					fyne.Do(func() {
+						if p.running && p.ticker == t {
+							p.showProgress()
+						}
+					})
+				}
+			}()
+		}
+		return
+	}
+	p.RunButton.Enable()
+	p.StopButton.Disable()
+	if p.ticker != nil {
+		p.ticker.Stop()
+		p.ticker = nil
+	}
+}
+
+// Running reports whether the panel shows a run going on.
+func (p *WorkloadPanel) Running() bool { return p.running }
+
+// ReportProgress takes a run's progress from any goroutine; the bar is
+// redrawn at most every 50 ms.
+func (p *WorkloadPanel) ReportProgress(pr engine.Progress) {
+	p.mu.Lock()
+	p.latest = pr
+	if p.scheduled {
+		p.mu.Unlock()
+		return
+	}
+	p.scheduled = true
+	p.mu.Unlock()
+	time.AfterFunc(progressEvery, func() {
+		p.mu.Lock()
+		pr := p.latest
+		p.scheduled = false
+		p.mu.Unlock()
+		fyne.Do(func() {
+			if p.running {
+				p.last = pr
+				p.showProgress()
+			}
+		})
+	})
+}
+
+// SetResult shows how a run ended and re-enables Run.
+func (p *WorkloadPanel) SetResult(res engine.RunResult, err error) {
+	p.SetRunning(false)
+	p.last = engine.Progress{Total: res.Total, Done: res.OK + res.Failed, OK: res.OK, Failed: res.Failed, Elapsed: res.Elapsed}
+	if res.Total > 0 {
+		p.Progress.SetValue(float64(res.OK+res.Failed) / float64(res.Total))
+	}
+	text := fmt.Sprintf("Done: %d of %d calls ok, %d failed, in %s.", res.OK, res.Total, res.Failed, res.Elapsed.Round(time.Millisecond))
+	if err != nil {
+		text = fmt.Sprintf("Ended after %d of %d calls (%d ok, %d failed): %v", res.OK+res.Failed, res.Total, res.OK, res.Failed, err)
+	}
+	for i, e := range res.Errors {
+		if i == 3 {
+			text += fmt.Sprintf("\n… and %d more errors", len(res.Errors)-3)
+			break
+		}
+		text += "\n• " + e
+	}
+	p.status.SetText(text)
+}
+
+// Status returns the progress or result line as shown.
+func (p *WorkloadPanel) Status() string { return p.status.Text }
+
+// ShowProblem shows why a run could not start ("" hides it).
+func (p *WorkloadPanel) ShowProblem(text string) {
+	p.problem.SetText(text)
+	p.problem.Hidden = text == ""
+	p.problem.Refresh()
+}
+
+// showProgress draws the bar and the counts line.
+func (p *WorkloadPanel) showProgress() {
+	pr := p.last
+	if pr.Total > 0 {
+		p.Progress.SetValue(float64(pr.Done) / float64(pr.Total))
+	}
+	p.status.SetText(fmt.Sprintf("Running: %d of %d calls done (%d ok, %d failed), %s elapsed",
+		pr.Done, max(pr.Total, p.want.Calls, 1), pr.OK, pr.Failed, time.Since(p.started).Round(100*time.Millisecond)))
+}
+
+// run reads the workload and hands it to OnRun.
+func (p *WorkloadPanel) run() {
+	w, err := p.Workload()
+	if err != nil {
+		p.ShowProblem(err.Error())
+		return
+	}
+	p.ShowProblem("")
+	p.want.Calls = w.Calls
+	if p.OnRun != nil {
+		p.OnRun(w)
+	}
+}
+
+// toolChosen rebuilds the arguments for the chosen tool.
+func (p *WorkloadPanel) toolChosen(name string) {
+	p.description.SetText("")
+	p.form = nil
+	var tool *mcp.Tool
+	for _, t := range p.tools {
+		if t.Name == name {
+			tool = t
+		}
+	}
+	if tool != nil {
+		desc := tool.Description
+		if tool.Title != "" {
+			desc = tool.Title + ": " + desc
+		}
+		p.description.SetText(desc)
+		schema, _ := json.Marshal(tool.InputSchema)
+		form, err := NewSchemaForm(schema)
+		if err != nil {
+			p.description.SetText(desc + "\n(its input schema cannot be shown as a form: " + err.Error() + "; use raw JSON)")
+		} else {
+			p.form = form
+			p.form.OnChanged = func() {
+				if b, err := json.Marshal(p.form.Values()); err == nil {
+					p.args[name] = b
+				}
+			}
+		}
+		if a, ok := p.args[name]; ok {
+			p.setArgs(a)
+		}
+	}
+	p.showArgs()
+}
+
+// setArgs puts a JSON object into the form and the raw entry.
+func (p *WorkloadPanel) setArgs(args json.RawMessage) {
+	p.Raw.SetText(string(args))
+	if p.form != nil {
+		var obj map[string]any
+		if json.Unmarshal(args, &obj) == nil {
+			p.form.SetValues(obj)
+		}
+	}
+}
+
+// toggleRaw switches between the form and raw JSON, carrying the values over.
+func (p *WorkloadPanel) toggleRaw(on bool) {
+	if p.form != nil {
+		if on {
+			b, _ := json.MarshalIndent(p.form.Values(), "", "  ")
+			p.Raw.SetText(string(b))
+		} else {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(p.Raw.Text), &obj); err == nil {
+				p.form.SetValues(obj)
+			} else if strings.TrimSpace(p.Raw.Text) != "" {
+				p.ShowProblem("The raw JSON is not an object, so the form was left as it was: " + err.Error())
+			}
+		}
+	}
+	p.showArgs()
+}
+
+// showArgs shows the form or the raw entry.
+func (p *WorkloadPanel) showArgs() {
+	p.argsBox.RemoveAll()
+	if p.RawJSON.Checked || p.form == nil {
+		p.argsBox.Add(p.Raw)
+	} else {
+		p.argsBox.Add(p.form)
+	}
+	p.argsBox.Refresh()
+}
+
+// positiveInt reads a whole number of at least 1.
+func positiveInt(what, s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s: want a whole number of at least 1, not %q", what, s)
+	}
+	return n, nil
+}
