@@ -1,0 +1,18 @@
+// Package interop checks Fanout Inspector's engine against real MCP peers
+// built with other SDKs. It holds only tests and benchmarks:
+//
+//   - a fan-out server built with the official TypeScript SDK
+//     (testdata/tsserver/server.mjs), driven over stdio and streamable
+//     HTTP, for sampling and elicitation, under concurrent and serial
+//     dispatch;
+//   - benchmarks of the engine's overhead (requests per second through the
+//     engine and its recorder against a bare Go SDK client) and of its
+//     timing fidelity (100 concurrent requests of 200 ms).
+//
+// The TypeScript tests need node and npm; they run `npm ci` in
+// testdata/tsserver when its node_modules folder is missing. Without node
+// on PATH they are skipped, except in CI (CI=true), where they fail.
+//
+//	go test ./engine/interop/
+//	go test -run '^$' -bench . ./engine/interop/
+package interop
