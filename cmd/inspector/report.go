@@ -1,4 +1,253 @@
 package main
 
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+const reportUsage = `Usage: inspector report RECORDING [flags]
+
+Summarize a recording (saved with 'inspector run --record FILE', from the app,
+or a journal a run left behind, even a killed one), export it to other
+formats, or compare it with another recording.
+
+Flags may come before or after RECORDING.
+
+  --json            print the summary as one JSON object (with --compare:
+                    {"a": …, "b": …, "differences": […]})
+  --compare B       compare RECORDING (A, the baseline) with recording B
+  --trace FILE      write a Chrome trace (Perfetto, chrome://tracing)
+  --otlp FILE       write OTLP/JSON traces (Jaeger's "Upload JSON")
+  --csv FILE        write one CSV row per request
+  --png FILE        write a chart as PNG (which one: --chart)
+  --svg FILE        write a chart as SVG (which one: --chart)
+  --chart NAME      the chart --png and --svg draw: concurrency (default),
+                    gantt or latency
+  --width N, --height N
+                    the chart's size in pixels (default 1200×600)
+  --html FILE       write a self-contained HTML report; with --compare, of
+                    both recordings on one time scale
+  --save FILE       save the recording again (turns a journal into a
+                    recording file)
+
+Exit codes: 0 ok, 1 a file could not be read or written, 2 bad flags.
+`
+
+// reportOptions are the flags of `inspector report`.
+type reportOptions struct {
+	asJSON                     bool
+	compare                    string
+	trace, otlp, csv, png, svg string
+	html, save                 string
+	chart                      string
+	width, height              int
+}
+
 // reportCommand implements `inspector report`.
-func reportCommand(args []string) int { return exitUsage }
+func reportCommand(args []string) int {
+	return reportMain(args, os.Stdout, os.Stderr)
+}
+
+// reportMain is `inspector report` with its streams passed in; it returns
+// the exit code.
+func reportMain(args []string, stdout, stderr io.Writer) int {
+	var o reportOptions
+	fs := flag.NewFlagSet("inspector report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
+	fs.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	fs.StringVar(&o.compare, "compare", "", "compare with recording `B`")
+	fs.StringVar(&o.trace, "trace", "", "write a Chrome trace to `FILE`")
+	fs.StringVar(&o.otlp, "otlp", "", "write OTLP/JSON traces to `FILE`")
+	fs.StringVar(&o.csv, "csv", "", "write CSV to `FILE`")
+	fs.StringVar(&o.png, "png", "", "write the chart as PNG to `FILE`")
+	fs.StringVar(&o.svg, "svg", "", "write the chart as SVG to `FILE`")
+	fs.StringVar(&o.chart, "chart", string(recorder.ChartConcurrency), "the chart --png and --svg draw: concurrency, gantt or latency")
+	fs.IntVar(&o.width, "width", 1200, "chart width in pixels")
+	fs.IntVar(&o.height, "height", 600, "chart height in pixels")
+	fs.StringVar(&o.html, "html", "", "write an HTML report to `FILE`")
+	fs.StringVar(&o.save, "save", "", "save the recording to `FILE`")
+
+	// Flags may follow the recording's name: parse, take one positional
+	// argument, parse the rest.
+	var files []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, reportUsage)
+				return exitOK
+			}
+			return exitUsage // the flag package said which flag
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	switch {
+	case len(files) == 0:
+		fmt.Fprint(stderr, "inspector report: name the recording to read\n\n"+reportUsage)
+		return exitUsage
+	case len(files) > 1:
+		fmt.Fprintf(stderr, "inspector report: one recording at a time (got %s); to compare two, use RECORDING --compare B\n", strings.Join(files, ", "))
+		return exitUsage
+	}
+	chart, err := recorder.ParseChart(o.chart)
+	if err != nil {
+		fmt.Fprintf(stderr, "inspector report: --chart: %v\n", err)
+		return exitUsage
+	}
+	if o.width < 64 || o.height < 48 || o.width > 20000 || o.height > 20000 {
+		fmt.Fprintf(stderr, "inspector report: --width %d --height %d: choose a chart size between 64×48 and 20000×20000\n", o.width, o.height)
+		return exitUsage
+	}
+
+	a, err := recorder.LoadFile(files[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "inspector report: %v\n", err)
+		return exitFailure
+	}
+	snaps := []*recorder.Snapshot{a}
+	names := []string{files[0]}
+	if o.compare != "" {
+		b, err := recorder.LoadFile(o.compare)
+		if err != nil {
+			fmt.Fprintf(stderr, "inspector report: --compare: %v\n", err)
+			return exitFailure
+		}
+		snaps = append(snaps, b)
+		names = append(names, o.compare)
+	}
+
+	sums := make([]recorder.Summary, len(snaps))
+	for i, s := range snaps {
+		sums[i] = recorder.Summarize(s)
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if len(snaps) == 1 {
+			enc.Encode(sums[0])
+		} else {
+			diffs := recorder.Compare(sums[0], sums[1])
+			if diffs == nil {
+				diffs = []recorder.Difference{}
+			}
+			enc.Encode(map[string]any{"a": sums[0], "b": sums[1], "differences": diffs})
+		}
+	} else {
+		for i, s := range snaps {
+			if len(snaps) == 2 {
+				fmt.Fprintf(stdout, "%s: %s\n", string(rune('A'+i)), names[i])
+			}
+			reportSummaryText(stdout, s, sums[i])
+			fmt.Fprintln(stdout)
+		}
+		if len(snaps) == 2 {
+			diffs := recorder.Compare(sums[0], sums[1])
+			if len(diffs) == 0 {
+				fmt.Fprintln(stdout, "No differences.")
+			} else {
+				fmt.Fprintln(stdout, "Differences (A → B):")
+				for _, d := range diffs {
+					fmt.Fprintf(stdout, "  %s\n", d.Text)
+				}
+			}
+		}
+	}
+
+	// Outputs describe the first recording; the HTML report draws both.
+	outputs := []struct {
+		flag, path string
+		write      func(io.Writer) error
+	}{
+		{"--trace", o.trace, func(w io.Writer) error { return recorder.WriteChromeTrace(w, a) }},
+		{"--otlp", o.otlp, func(w io.Writer) error { return recorder.WriteOTLP(w, a) }},
+		{"--csv", o.csv, func(w io.Writer) error { return recorder.WriteCSV(w, a) }},
+		{"--png", o.png, func(w io.Writer) error { return recorder.WriteChartPNG(w, a, chart, o.width, o.height) }},
+		{"--svg", o.svg, func(w io.Writer) error { return recorder.WriteChartSVG(w, a, chart, o.width, o.height) }},
+		{"--html", o.html, func(w io.Writer) error { return recorder.WriteHTML(w, snaps...) }},
+		{"--save", o.save, func(w io.Writer) error { return recorder.Save(w, a) }},
+	}
+	code := exitOK
+	for _, out := range outputs {
+		if out.path == "" {
+			continue
+		}
+		if err := reportWriteFile(out.path, out.write); err != nil {
+			fmt.Fprintf(stderr, "inspector report: %s %s: %v\n", out.flag, out.path, err)
+			code = exitFailure
+		}
+	}
+	return code
+}
+
+// reportWriteFile writes path through a temporary file in the same folder,
+// renamed into place once complete: a failed export never leaves a
+// half-written file, nor destroys an older one.
+func reportWriteFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// reportSummaryText prints a recording's summary for a person.
+func reportSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summary) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	title := snap.Meta.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	fmt.Fprintf(tw, "recording\t%s, %s, %d requests, %d events\n", title,
+		snap.Meta.Created.UTC().Format("2006-01-02 15:04:05 MST"), len(snap.Spans), len(snap.Events))
+	if server := snap.Meta.Target; server != "" || snap.Meta.Server != "" {
+		if snap.Meta.Server != "" {
+			server += " (" + snap.Meta.Server
+			if snap.Meta.Protocol != "" {
+				server += ", protocol " + snap.Meta.Protocol
+			}
+			server += ")"
+		}
+		fmt.Fprintf(tw, "server\t%s\n", strings.TrimSpace(server))
+	}
+	fmt.Fprintf(tw, "tool calls\t%d total, %d ok, %d failed\n", sum.ToolCalls.Total, sum.ToolCalls.OK, sum.ToolCalls.Failed)
+	fmt.Fprintf(tw, "server requests\t%d total, %d ok, %d failed\n", sum.ServerRequests.Total, sum.ServerRequests.OK, sum.ServerRequests.Failed)
+	methods := make([]string, 0, len(sum.ServerRequests.ByMethod))
+	for m := range sum.ServerRequests.ByMethod {
+		methods = append(methods, m)
+	}
+	sort.Strings(methods)
+	for _, m := range methods {
+		fmt.Fprintf(tw, "  %s\t%d\n", m, sum.ServerRequests.ByMethod[m])
+	}
+	fmt.Fprintf(tw, "peak in flight\t%d\n", sum.PeakInFlight)
+	fmt.Fprintf(tw, "peak pending\t%d\n", sum.PeakPending)
+	fmt.Fprintf(tw, "achieved concurrency\t%.2f\n", sum.AchievedConcurrency)
+	fmt.Fprintf(tw, "elapsed\t%.1f ms\n", sum.ElapsedMS)
+	fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
+	fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
+	fmt.Fprintf(tw, "verdict\t%s\n", sum.VerdictText)
+	tw.Flush()
+}
