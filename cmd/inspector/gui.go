@@ -1,0 +1,217 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+	"github.com/fanout-inspector/inspector/assets"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/ui"
+)
+
+// appID identifies the app to the desktop and keys its preferences (the
+// recent connections); it matches FyneApp.toml.
+const appID = "io.github.fanout-inspector.inspector"
+
+const guiUsage = `Usage: inspector [gui] [flags]
+
+Opens the desktop app. With no flags it connects to the embedded demo
+server, so the first run shows something at once. The connection and
+callback flags are the same as 'inspector run' takes; the rest preset the
+Workload panel or script the window.
+
+Examples:
+  inspector
+  inspector gui --autorun --dispatch serial --latency 500ms
+  inspector gui --stdio 'node server.mjs' --tool fanout --args '{"n":5}'
+  inspector gui --open run.fanout.json
+
+Flags:
+`
+
+// guiCommand runs the desktop app until its window closes.
+func guiCommand(args []string) int {
+	return guiMain(args, os.Stdout, os.Stderr)
+}
+
+// guiMain parses args, opens the window and runs the app.
+func guiMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("inspector gui", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	conn := parseConnectionFlags(fs)
+	var (
+		autorun     = fs.Bool("autorun", false, "run the workload once connected (on the demo server: fanout with n=5 unless --tool/--args say otherwise)")
+		exitAfter   = fs.Duration("exit-after", 0, "quit by itself after `D` with exit status 0 (for scripts and smoke tests)")
+		open        = fs.String("open", "", "open the recording or journal `FILE` (and connect only if a server flag is given too)")
+		tool        = fs.String("tool", "", "preset the Workload panel with the tool `NAME`")
+		toolArgs    = fs.String("args", "", "preset the tool's arguments: a JSON object, or @FILE to read it from a file")
+		calls       = fs.Int("calls", 1, "preset the number of calls `N`")
+		concurrency = fs.Int("concurrency", 1, "preset how many calls `C` are in flight at once")
+		callTimeout = fs.Duration("call-timeout", 0, "preset the per-call timeout `D` (0 = none)")
+		fpsReport   = fs.Bool("fps-report", false, "print how many frames the timeline drew per second when the app quits")
+	)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, guiUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "inspector gui: "+format+"\n", a...)
+		fmt.Fprintln(stderr, "Run 'inspector gui -h' for the flags.")
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q: every option is a flag (to open a recording, use --open FILE)", fs.Arg(0))
+	}
+	target, cb, err := conn()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if *calls < 1 || *concurrency < 1 {
+		return usageErr("--calls and --concurrency want 1 or more")
+	}
+	if *exitAfter < 0 || *callTimeout < 0 {
+		return usageErr("--exit-after and --call-timeout must not be negative")
+	}
+	w := engine.Workload{Tool: *tool, Calls: *calls, Concurrency: *concurrency, CallTimeout: *callTimeout}
+	if *toolArgs != "" {
+		if w.Args, err = readArgsFlag(*toolArgs); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if w.Tool == "" && target.Transport == engine.TransportDemo {
+		w.Tool = "fanout"
+		if w.Args == nil {
+			w.Args = json.RawMessage(`{"n":5,"kind":"sampling"}`)
+		}
+	}
+	if *autorun && w.Tool == "" {
+		return usageErr("--autorun: name the tool to run with --tool (only the demo server has a default)")
+	}
+	if *open != "" {
+		if _, err := os.Stat(*open); err != nil {
+			return usageErr("--open %s: %v", *open, err)
+		}
+	}
+	serverFlag := false
+	for _, name := range []string{"demo", "stdio", "url", "sse"} {
+		serverFlag = serverFlag || flagWasSet(fs, name)
+	}
+
+	a := app.NewWithID(appID)
+	a.SetIcon(assets.Icon)
+	m := ui.NewMainWindow(a, ui.Options{
+		Target:    target,
+		Callbacks: cb,
+		Workload:  w,
+		Connect:   *open == "" || serverFlag,
+		AutoRun:   *autorun,
+		Open:      *open,
+		Icon:      assets.Icon,
+		Version:   version,
+	})
+	m.Start()
+
+	var fps *fpsMeter
+	if *fpsReport {
+		fps = startFPSMeter(m.Timeline.FramesDrawn)
+	}
+	if *exitAfter > 0 {
+		time.AfterFunc(*exitAfter, func() { fyne.Do(a.Quit) })
+	}
+	m.Window.SetMaster()
+	m.Window.ShowAndRun()
+	if fps != nil {
+		fmt.Fprintln(stdout, fps.report())
+	}
+	return exitOK
+}
+
+// readArgsFlag reads --args: a JSON object, or @FILE holding one.
+func readArgsFlag(s string) (json.RawMessage, error) {
+	what, data := "--args", []byte(s)
+	if path, ok := strings.CutPrefix(s, "@"); ok {
+		what = "--args @" + path
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return nil, fmt.Errorf("%s: cannot read the file: %v", what, err)
+		}
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("%s: want a JSON object, as in '{\"n\": 5}'", what)
+	}
+	return json.RawMessage(data), nil
+}
+
+// fpsMeter samples a frame counter once a second while the app runs.
+type fpsMeter struct {
+	frames func() int64
+	start  time.Time
+	stop   chan struct{}
+
+	mu     sync.Mutex
+	perSec []int64 // frames drawn in each second
+}
+
+// startFPSMeter starts sampling frames.
+func startFPSMeter(frames func() int64) *fpsMeter {
+	f := &fpsMeter{frames: frames, start: time.Now(), stop: make(chan struct{})}
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		last := frames()
+		for {
+			select {
+			case <-f.stop:
+				return
+			case <-t.C:
+			}
+			n := frames()
+			f.mu.Lock()
+			f.perSec = append(f.perSec, n-last)
+			f.mu.Unlock()
+			last = n
+		}
+	}()
+	return f
+}
+
+// report stops sampling and says how many frames were drawn: in all, per
+// second on average, and per second over the seconds that drew any (the
+// timeline draws only when the recording changed).
+func (f *fpsMeter) report() string {
+	close(f.stop)
+	total := f.frames()
+	secs := time.Since(f.start).Seconds()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var active, activeFrames, peak int64
+	for _, n := range f.perSec {
+		if n > 0 {
+			active++
+			activeFrames += n
+			peak = max(peak, n)
+		}
+	}
+	mean := 0.0
+	if active > 0 {
+		mean = float64(activeFrames) / float64(active)
+	}
+	return fmt.Sprintf("fps: %d frames in %.1f s (%.1f per second overall); %.1f per second over the %d seconds that drew, peak %d",
+		total, secs, float64(total)/max(secs, 0.001), mean, active, peak)
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# gui-smoke.sh runs the real inspector binary (built with cgo, GLFW) on a
+# virtual X display: it opens the window, connects to the demo server,
+# runs the fanout workload, and quits by itself. It fails loudly unless
+#   - the app exits with status 0 within its --exit-after time,
+#   - a screenshot taken mid-run is not blank,
+#   - the log has no "Error in Fyne call thread" (a widget touched off
+#     the main goroutine).
+#
+# Needs Xvfb and ImageMagick (import, identify). Environment:
+#   INSPECTOR_BIN  use this binary instead of building one
+#   SMOKE_OUT      folder for the screenshot and log (default: a temp dir)
+#   SMOKE_DISPLAY  X display number to try first (default 99)
+#   SMOKE_ARGS     extra flags for 'inspector gui'
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${SMOKE_OUT:-$(mktemp -d)}
+mkdir -p "$out"
+fail() { echo "gui-smoke: FAIL: $*" >&2; [ -f "$out/app.log" ] && sed 's/^/  app: /' "$out/app.log" >&2; exit 1; }
+
+for tool in Xvfb import identify; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb imagemagick)"
+done
+
+bin=${INSPECTOR_BIN:-}
+if [ -z "$bin" ]; then
+  bin="$out/inspector"
+  echo "gui-smoke: building the inspector with cgo"
+  (cd "$root" && CGO_ENABLED=1 go build -o "$bin" ./cmd/inspector) || fail "the build failed"
+fi
+
+# A free display: the first without a lock file, from SMOKE_DISPLAY up.
+n=${SMOKE_DISPLAY:-99}
+while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+Xvfb ":$n" -screen 0 1600x1000x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
+xvfb=$!
+trap 'kill "$xvfb" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+[ -e "/tmp/.X11-unix/X$n" ] || fail "Xvfb did not start on :$n ($(cat "$out/xvfb.log"))"
+export DISPLAY=":$n"
+
+exit_after=${SMOKE_EXIT_AFTER:-10s}
+shot_at=${SMOKE_SHOT_AT:-5}
+echo "gui-smoke: inspector gui --autorun --exit-after $exit_after on $DISPLAY"
+start=$(date +%s)
+# shellcheck disable=SC2086
+LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after "$exit_after" --fps-report \
+  --dispatch bounded:3 --latency 400ms --args '{"n":12,"kind":"sampling"}' ${SMOKE_ARGS:-} \
+  >"$out/app.log" 2>&1 &
+app=$!
+
+sleep "$shot_at"
+kill -0 "$app" 2>/dev/null || fail "the app quit before the screenshot"
+import -window root "$out/screenshot.png" || fail "import could not take a screenshot"
+
+set +e
+wait "$app"
+rc=$?
+set -e
+took=$(( $(date +%s) - start ))
+[ "$rc" -eq 0 ] || fail "the app exited with status $rc"
+limit=$(( ${exit_after%s} + 15 ))
+[ "$took" -le "$limit" ] || fail "the app took ${took}s to quit (--exit-after $exit_after)"
+if grep -q "Error in Fyne call thread" "$out/app.log"; then
+  fail "a widget was touched off the main goroutine (see the log)"
+fi
+
+colours=$(identify -format '%k' "$out/screenshot.png")
+stddev=$(identify -format '%[fx:standard_deviation]' "$out/screenshot.png")
+echo "gui-smoke: screenshot $out/screenshot.png: $colours colours, standard deviation $stddev"
+awk -v s="$stddev" 'BEGIN { exit !(s > 0.05) }' || fail "the screenshot is blank (standard deviation $stddev)"
+[ "$colours" -gt 64 ] || fail "the screenshot has only $colours colours: the window did not draw"
+grep '^fps:' "$out/app.log" || true
+echo "gui-smoke: PASS (exit 0 after ${took}s)"
