@@ -37,6 +37,7 @@ type ConcurrencyChart struct {
 	steps  []recorder.Step
 	stepsV uint64 // version of snap the steps were computed for
 	peak   int
+	height float32 // the height the chart asks for
 
 	img    image.Image
 	imgKey chartKey
@@ -55,7 +56,7 @@ type chartKey struct {
 
 // NewConcurrencyChart returns an empty chart with its own time axis.
 func NewConcurrencyChart() *ConcurrencyChart {
-	c := &ConcurrencyChart{axis: newTimeAxis()}
+	c := &ConcurrencyChart{axis: newTimeAxis(), height: ConcurrencyChartHeight}
 	c.ExtendBaseWidget(c)
 	c.redraw.fn = c.Refresh
 	c.axis.listen(c.redraw.request)
@@ -95,8 +96,15 @@ func (c *ConcurrencyChart) VisibleRange() (start, end time.Duration) {
 // Err returns the error of the last render, if it failed.
 func (c *ConcurrencyChart) Err() error { return c.err }
 
-// MinSize is the gutter and a short plot.
-func (c *ConcurrencyChart) MinSize() fyne.Size { return fyne.NewSize(ganttGutter+200, 60) }
+// MinSize is the gutter and a plot of the chart's height.
+func (c *ConcurrencyChart) MinSize() fyne.Size { return fyne.NewSize(ganttGutter+200, c.height) }
+
+// SetHeight changes the height the chart asks for (by default
+// [ConcurrencyChartHeight]).
+func (c *ConcurrencyChart) SetHeight(h float32) {
+	c.height = h
+	c.Refresh()
+}
 
 // CreateRenderer is a private method to Fyne which links this widget to
 // its renderer.

@@ -170,4 +170,3 @@ func BenchmarkSteps(b *testing.B) {
 		recorder.Steps(snap)
 	}
 }
-

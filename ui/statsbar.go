@@ -21,6 +21,7 @@ type StatsBar struct {
 	summary recorder.Summary
 	numbers *widget.Label
 	verdict *widget.Label
+	compare *widget.Label // the compared recording's numbers and verdict
 }
 
 // NewStatsBar returns a stats bar for an empty run.
@@ -28,7 +29,10 @@ func NewStatsBar() *StatsBar {
 	s := &StatsBar{
 		numbers: widget.NewLabel(""),
 		verdict: widget.NewLabel(""),
+		compare: widget.NewLabel(""),
 	}
+	s.compare.Truncation = fyne.TextTruncateEllipsis
+	s.compare.Hide()
 	s.verdict.TextStyle.Bold = true
 	s.verdict.Wrapping = fyne.TextWrapWord
 	s.numbers.Truncation = fyne.TextTruncateEllipsis
@@ -40,7 +44,7 @@ func NewStatsBar() *StatsBar {
 // CreateRenderer is a private method to Fyne which links this widget to
 // its renderer.
 func (s *StatsBar) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, s.verdict))
+	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, s.verdict, s.compare))
 }
 
 // SetSummary shows sum.
@@ -61,13 +65,34 @@ func (s *StatsBar) SetSummary(sum recorder.Summary) {
 	s.verdict.Refresh()
 }
 
+// SetCompare shows a compared recording's summary on a line of its own;
+// nil removes it.
+func (s *StatsBar) SetCompare(sum *recorder.Summary) {
+	if sum == nil {
+		s.compare.SetText("")
+		s.compare.Hide()
+	} else {
+		verdict := sum.Verdict
+		if verdict == "" {
+			verdict = "no verdict"
+		}
+		s.compare.SetText("B: " + verdict + " — " + statsLine(*sum))
+		s.compare.Show()
+	}
+	s.Refresh()
+}
+
 // Summary returns the summary shown.
 func (s *StatsBar) Summary() recorder.Summary { return s.summary }
 
 // Text returns the bar's text as shown: the numbers, a new line, the
-// verdict.
+// verdict, and when comparing a line for the other recording.
 func (s *StatsBar) Text() string {
-	return s.numbers.Text + "\n" + s.verdict.Text
+	text := s.numbers.Text + "\n" + s.verdict.Text
+	if s.compare.Visible() {
+		text += "\n" + s.compare.Text
+	}
+	return text
 }
 
 func statsLine(sum recorder.Summary) string {

@@ -42,6 +42,7 @@ type TimelineView struct {
 	title   *widget.Label
 	cmpTtl  *widget.Label
 	area    *fyne.Container // the Gantt and chart, or both recordings
+	left    *fyne.Container // toolbar, area and stats bar
 	content fyne.CanvasObject
 
 	// runOnMain hands work from the ticker to the main goroutine; tests
@@ -64,7 +65,13 @@ func NewTimelineView() *TimelineView {
 	t.title.TextStyle.Bold = true
 	t.cmpTtl.TextStyle.Bold = true
 	t.chart.useAxis(t.gantt.axis)
-	t.gantt.OnSelect = t.selected
+	t.gantt.OnSelect = func(s *recorder.Span) {
+		if s != nil && t.cmpGantt != nil && t.cmpGantt.selected != 0 {
+			t.cmpGantt.selected = 0 // one selection across both recordings
+			t.cmpGantt.changed()
+		}
+		t.showDetails(s, t.snap)
+	}
 	t.gantt.OnFollowChanged = func(on bool) {
 		if t.follow.Checked != on {
 			t.follow.SetChecked(on)
@@ -92,8 +99,8 @@ func NewTimelineView() *TimelineView {
 		legend(),
 	)
 	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
-	left := container.NewBorder(toolbar, t.stats, nil, nil, t.area)
-	split := container.NewHSplit(left, t.details)
+	t.left = container.NewBorder(toolbar, t.stats, nil, nil, t.area)
+	split := container.NewHSplit(t.left, t.details)
 	split.SetOffset(0.74)
 	t.content = split
 	t.ExtendBaseWidget(t)
@@ -156,7 +163,9 @@ func (t *TimelineView) SetSnapshot(snap *recorder.Snapshot) {
 func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 	t.cmpSnap = snap
 	if snap == nil {
+		t.setStats(func() { t.stats.SetCompare(nil) })
 		t.cmpGantt, t.cmpChart = nil, nil
+		t.chart.SetHeight(ConcurrencyChartHeight)
 		t.area.Objects = []fyne.CanvasObject{t.pane(t.gantt, t.chart, nil)}
 		t.area.Refresh()
 		return
@@ -166,13 +175,24 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 		t.cmpGantt.useAxis(t.gantt.axis)
 		t.cmpChart.useAxis(t.gantt.axis)
 		t.cmpGantt.SetCompact(t.compact.Checked)
-		t.cmpGantt.OnSelect = t.selected
+		t.cmpGantt.OnSelect = func(s *recorder.Span) {
+			if s != nil && t.gantt.selected != 0 {
+				t.gantt.selected = 0
+				t.gantt.changed()
+			}
+			t.showDetails(s, t.cmpSnap)
+		}
+		// two charts of full height would leave the Gantts no room
+		t.chart.SetHeight(ConcurrencyChartHeight * 2 / 3)
+		t.cmpChart.SetHeight(ConcurrencyChartHeight * 2 / 3)
 		split := container.NewVSplit(
 			t.pane(t.gantt, t.chart, t.title),
 			t.pane(t.cmpGantt, t.cmpChart, t.cmpTtl),
 		)
 		t.area.Objects = []fyne.CanvasObject{split}
 	}
+	cmpSum := recorder.Summarize(snap)
+	t.setStats(func() { t.stats.SetCompare(&cmpSum) })
 	t.cmpGantt.fitted = true // keep the shared axis as it is
 	t.cmpGantt.SetSnapshot(snap)
 	t.cmpChart.SetSnapshot(snap)
@@ -239,15 +259,21 @@ func (t *TimelineView) Stop() {
 	}
 }
 
-// selected shows the clicked span in the details pane.
-func (t *TimelineView) selected(s *recorder.Span) {
+// setStats changes the stats bar through f and lays the view out again
+// when the bar's height changed (a verdict that wraps, a compare line).
+func (t *TimelineView) setStats(f func()) {
+	h := t.stats.MinSize().Height
+	f()
+	if t.stats.MinSize().Height != h {
+		t.left.Refresh()
+	}
+}
+
+// showDetails shows the clicked span of snap in the details pane.
+func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 	if s == nil {
 		t.details.SetSpan(nil, nil)
 		return
-	}
-	snap := t.snap
-	if t.cmpGantt != nil && t.cmpGantt.Selected() == s {
-		snap = t.cmpSnap
 	}
 	t.details.SetSpan(s, findSpan(snap, s.Parent))
 }
@@ -274,7 +300,7 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.chart.snap = f.snap
 	t.chart.setSteps(f.steps, f.snap.Version)
 	t.chart.redraw.request()
-	t.stats.SetSummary(f.summary)
+	t.setStats(func() { t.stats.SetSummary(f.summary) })
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
 		// the selected request changed (it was answered, say)
 		t.details.SetSpan(sel, findSpan(f.snap, sel.Parent))

@@ -1,0 +1,213 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+func showTimeline(t *testing.T, size fyne.Size) (*TimelineView, fyne.Window) {
+	t.Helper()
+	tv := NewTimelineView()
+	t.Cleanup(tv.Stop)
+	w := test.NewTempWindow(t, tv)
+	w.Resize(size)
+	return tv, w
+}
+
+func TestTimelineTapShowsDetails(t *testing.T) {
+	test.NewTempApp(t)
+	tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
+	tv.SetSnapshot(fixedSnapshot())
+	rowY := func(row int) float32 { return ganttRulerH + ganttLaneH + (float32(row)+0.5)*ganttRowH }
+	tests := []struct {
+		name string
+		row  int
+		want []string
+	}{
+		{"a sampling request", 3, []string{
+			"#4 sampling/createMessage", "direction  incoming", "status     ok", "parent     #1 tools/call fanout",
+			"received   0.012 s", "serving    1.010 s", "waited     998 ms", "served     500 ms",
+			`"text": "question 2"`, `"text": "answer 2"`,
+		}},
+		{"a failed elicitation", 6, []string{
+			"#8 elicitation/create", "status     error", "error      the user declined", "Params\n(none)",
+		}},
+		{"the tool call", 0, []string{
+			"#1 tools/call fanout", "direction  outgoing", "round trip 2.56 s", `"name": "fanout"`, `"text": "5 answers"`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			test.TapAt(tv.Gantt(), fyne.NewPos(400, rowY(tt.row)))
+			text := tv.Details().Text()
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("details do not show %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+	t.Run("tapping the ruler clears the selection", func(t *testing.T) {
+		test.TapAt(tv.Gantt(), fyne.NewPos(400, 5))
+		if s := tv.Details().Span(); s != nil {
+			t.Errorf("details still show #%d", s.ID)
+		}
+		if !strings.Contains(tv.Details().Text(), "Click a request") {
+			t.Errorf("details do not show the hint:\n%s", tv.Details().Text())
+		}
+	})
+}
+
+func TestTimelineStats(t *testing.T) {
+	test.NewTempApp(t)
+	tests := []struct {
+		name string
+		snap *recorder.Snapshot
+		want []string
+	}{
+		{"serialized", fanoutSnapshot(5, 1, 500*ms), []string{
+			"peak in flight 1", "peak pending 5", "elapsed 2.52 s", "serve p50 500 ms", "\nserialized",
+		}},
+		{"concurrent", fanoutSnapshot(5, 5, 500*ms), []string{
+			"peak in flight 5", "peak pending 5", "elapsed 520 ms", "queue p50 0 µs", "\nconcurrent",
+		}},
+		{"bounded", fanoutSnapshot(6, 2, 100*ms), []string{"peak in flight 2", "peak pending 6", "\nbounded"}},
+		{"empty", &recorder.Snapshot{}, []string{"peak in flight 0", "peak pending 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
+			tv.SetSnapshot(tt.snap)
+			text := tv.StatsText()
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("stats do not show %q:\n%s", w, text)
+				}
+			}
+			if sum := tv.Summary(); sum.PeakPending != recorder.Summarize(tt.snap).PeakPending {
+				t.Errorf("Summary().PeakPending = %d, want the recorder's %d", sum.PeakPending, recorder.Summarize(tt.snap).PeakPending)
+			}
+		})
+	}
+}
+
+func TestTimelineGolden(t *testing.T) {
+	test.NewTempApp(t)
+	tv, w := showTimeline(t, fyne.NewSize(1280, 720))
+	tv.SetSnapshot(fixedSnapshot())
+	tv.Gantt().Select(4)
+	assertImage(t, "timeline_fixed.png", w.Canvas().Capture())
+
+	tv.SetCompare(fanoutSnapshot(5, 5, 500*ms))
+	assertImage(t, "timeline_compare.png", w.Canvas().Capture())
+	if got, want := tv.title.Text, "A: serial fan-out — demo"; got != want {
+		t.Errorf("first recording labelled %q, want %q", got, want)
+	}
+	if got, want := tv.cmpTtl.Text, "B: 5 requests, 5 at a time"; got != want {
+		t.Errorf("second recording labelled %q, want %q", got, want)
+	}
+	if text := tv.StatsText(); !strings.Contains(text, "\nB: concurrent — peak in flight 5") {
+		t.Errorf("stats do not show the compared recording:\n%s", text)
+	}
+	// selecting in B clears A's selection and shows B's request
+	test.TapAt(tv.cmpGantt, fyne.NewPos(400, ganttRulerH+ganttLaneH+1.5*ganttRowH))
+	if tv.Gantt().Selected() != nil || tv.Details().Span() == nil || tv.Details().Span().Serving != 10*ms {
+		t.Errorf("after a tap in B: A selects %v, details show %v", tv.Gantt().Selected(), tv.Details().Span())
+	}
+	tv.ZoomIn()
+	s1, e1 := tv.Gantt().VisibleRange()
+	s2, e2 := tv.cmpGantt.VisibleRange()
+	if s1 != s2 || e1 != e2 {
+		t.Errorf("compared Gantt shows %v – %v, the first %v – %v", s2, e2, s1, e1)
+	}
+	tv.SetCompare(nil)
+	if tv.cmpGantt != nil || strings.Contains(tv.StatsText(), "B:") {
+		t.Errorf("SetCompare(nil) kept the second recording:\n%s", tv.StatsText())
+	}
+}
+
+// pump runs the functions the live feed hands to the main goroutine until
+// done reports true or a second has passed.
+func pump(t *testing.T, ch chan func(), done func() bool) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for !done() {
+		select {
+		case f := <-ch:
+			f()
+		case <-deadline:
+			t.Fatal("the live view did not catch up within 5 s")
+		}
+	}
+}
+
+func TestTimelineLive(t *testing.T) {
+	test.NewTempApp(t)
+	tv, w := showTimeline(t, fyne.NewSize(1280, 720))
+	ch := make(chan func(), 1)
+	tv.runOnMain = func(f func()) { ch <- f }
+	rec := recorder.New(recorder.Meta{Title: "live"})
+	tv.SetRecording(rec)
+	if !tv.Gantt().Following() || !tv.follow.Checked {
+		t.Fatal("a live recording is not followed")
+	}
+
+	call := recorder.NewSpan("s1", recorder.Outgoing, "tools/call")
+	call.Name, call.Received = "fanout", rec.Now()
+	callID := rec.Begin(call)
+	var served []recorder.SpanID
+	for range 3 {
+		s := recorder.NewSpan("s1", recorder.Incoming, "sampling/createMessage")
+		s.Parent, s.Received, s.Queued = callID, rec.Now(), rec.Now()
+		s.Params = json.RawMessage(`{"maxTokens":1}`)
+		served = append(served, rec.Begin(s))
+	}
+	pump(t, ch, func() bool { return len(tv.Rows()) == 4 })
+	if got := ids(tv.Rows()); got != "1 >2 >3 >4" {
+		t.Errorf("rows = %q", got)
+	}
+
+	// select one while it waits; it is served and answered: the details follow
+	test.TapAt(tv.Gantt(), fyne.NewPos(400, ganttRulerH+ganttLaneH+1.5*ganttRowH))
+	if !strings.Contains(tv.Details().Text(), "in flight") {
+		t.Errorf("details of a waiting request:\n%s", tv.Details().Text())
+	}
+	for _, id := range served {
+		rec.Update(id, func(s *recorder.Span) { s.Serving = rec.Now() })
+		rec.Update(id, func(s *recorder.Span) {
+			s.Answered, s.Status, s.Result = rec.Now(), recorder.StatusOK, json.RawMessage(`{"ok":true}`)
+		})
+	}
+	rec.Update(callID, func(s *recorder.Span) { s.Answered, s.Status = rec.Now(), recorder.StatusOK })
+	pump(t, ch, func() bool { return strings.Contains(tv.Details().Text(), `"ok": true`) })
+	pump(t, ch, func() bool { return strings.Contains(tv.StatsText(), "peak pending 3") })
+
+	before := tv.FramesDrawn()
+	w.Canvas().Capture()
+	if tv.FramesDrawn() <= before {
+		t.Errorf("FramesDrawn stayed at %d after a frame", before)
+	}
+
+	// a loaded snapshot stops the ticker: later changes are not shown
+	tv.SetSnapshot(fixedSnapshot())
+	rec.Begin(recorder.NewSpan("s1", recorder.Incoming, "ping"))
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case f := <-ch:
+		f()
+	default:
+	}
+	if got := len(tv.Rows()); got != 10 {
+		t.Errorf("after SetSnapshot the view has %d rows, want the snapshot's 10", got)
+	}
+	if tv.Gantt().Following() {
+		t.Error("a loaded snapshot is still followed")
+	}
+}
