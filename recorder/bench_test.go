@@ -1,0 +1,79 @@
+package recorder
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"testing"
+)
+
+// BenchmarkAppend is the recorder's cost per span as the engine pays it:
+// Begin and three Updates (queued, serving, answered).
+func BenchmarkAppend(b *testing.B) {
+	rec := New(Meta{})
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		s := NewSpan("s", Incoming, "sampling/createMessage")
+		s.Received = 1
+		id := rec.Begin(s)
+		rec.Update(id, func(s *Span) { s.Queued = 2 })
+		rec.Update(id, func(s *Span) { s.Serving = 3 })
+		rec.Update(id, func(s *Span) { s.Answered = 4; s.Status = StatusOK })
+	}
+}
+
+// BenchmarkSnapshot is the cost of one snapshot of a live recording.
+func BenchmarkSnapshot(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rec := New(Meta{})
+			for range n {
+				s := NewSpan("s", Incoming, "ping")
+				rec.Begin(s)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				rec.Snapshot()
+			}
+		})
+	}
+}
+
+// BenchmarkExport is each export of a 100,000-span recording; "bytes" is
+// the size of the output.
+func BenchmarkExport(b *testing.B) {
+	snap := loadSnapshot(100_000, 1)
+	var saved bytes.Buffer
+	Save(&saved, snap)
+	exports := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"save", func(w io.Writer) error { return Save(w, snap) }},
+		{"load", func(io.Writer) error { _, err := Load(bytes.NewReader(saved.Bytes())); return err }},
+		{"summarize", func(io.Writer) error { Summarize(snap); return nil }},
+		{"chrome-trace", func(w io.Writer) error { return WriteChromeTrace(w, snap) }},
+		{"otlp", func(w io.Writer) error { return WriteOTLP(w, snap) }},
+		{"csv", func(w io.Writer) error { return WriteCSV(w, snap) }},
+		{"png-concurrency", func(w io.Writer) error { return WriteChartPNG(w, snap, ChartConcurrency, 1200, 600) }},
+		{"png-gantt", func(w io.Writer) error { return WriteChartPNG(w, snap, ChartGantt, 1200, 600) }},
+		{"png-latency", func(w io.Writer) error { return WriteChartPNG(w, snap, ChartLatency, 1200, 600) }},
+		{"svg-concurrency", func(w io.Writer) error { return WriteChartSVG(w, snap, ChartConcurrency, 1200, 600) }},
+		{"svg-gantt", func(w io.Writer) error { return WriteChartSVG(w, snap, ChartGantt, 1200, 600) }},
+		{"html", func(w io.Writer) error { return WriteHTML(w, snap) }},
+	}
+	for _, e := range exports {
+		b.Run(e.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := e.write(&buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if buf.Len() > 0 {
+				b.ReportMetric(float64(buf.Len()), "bytes")
+			}
+		})
+	}
+}
