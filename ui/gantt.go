@@ -493,22 +493,26 @@ func (t *throttle) request() {
 }
 
 // ganttLayout is the row order of a snapshot, built incrementally as spans
-// are appended: a group per top-level span, its children after it.
+// are appended: a group per top-level span, its children after it. Only
+// the groups from the first one that changed are flattened again, so a
+// live run whose latest tool calls gain children costs little per frame
+// however long it is.
 type ganttLayout struct {
-	done    int                       // spans laid out
-	index   map[recorder.SpanID]int32 // span ID → index in snap.Spans
-	groupOf []int32                   // span index → its group
-	groups  []ganttGroup              // in order of their top span
-	rows    []ganttRowRef             // flattened groups
-	rowOf   map[recorder.SpanID]int32 // span ID → row
-	evDone  int                       // events sorted into spanEv
-	spanEv  map[int32][]time.Duration // row → instants of events naming its span
-	evRows  []int32                   // rows that have events (for drawing)
+	done       int                       // spans laid out
+	index      map[recorder.SpanID]int32 // span ID → index in snap.Spans
+	groupOf    []int32                   // span index → its group
+	groups     []ganttGroup              // in order of their top span
+	rows       []ganttRowRef             // flattened groups
+	rowOfSpan  []int32                   // span index → row
+	evDone     int                       // events sorted into spanEv
+	spanEv     map[int32][]time.Duration // span index → instants of events naming it
+	dirtyGroup int                       // first group to flatten again
 }
 
 type ganttGroup struct {
 	top      int32
 	children []int32
+	row      int32 // the row of top
 }
 
 type ganttRowRef struct {
@@ -519,10 +523,9 @@ type ganttRowRef struct {
 func (l *ganttLayout) update(snap *recorder.Snapshot) {
 	if l.index == nil {
 		l.index = make(map[recorder.SpanID]int32)
-		l.rowOf = make(map[recorder.SpanID]int32)
 		l.spanEv = make(map[int32][]time.Duration)
 	}
-	added := l.done < len(snap.Spans)
+	l.dirtyGroup = len(l.groups)
 	for i := l.done; i < len(snap.Spans); i++ {
 		s := snap.Spans[i]
 		l.index[s.ID] = int32(i)
@@ -537,49 +540,47 @@ func (l *ganttLayout) update(snap *recorder.Snapshot) {
 			l.groups = append(l.groups, ganttGroup{top: int32(i)})
 		} else {
 			l.groups[g].children = append(l.groups[g].children, int32(i))
+			l.dirtyGroup = min(l.dirtyGroup, int(g))
 		}
 		l.groupOf = append(l.groupOf, g)
+		l.rowOfSpan = append(l.rowOfSpan, -1)
 	}
 	l.done = len(snap.Spans)
-	if added {
-		l.rows = l.rows[:0]
-		for _, g := range l.groups {
+	if l.dirtyGroup < len(l.groups) {
+		from := l.dirtyGroup
+		if from > 0 {
+			l.rows = l.rows[:l.groups[from-1].row+1+int32(len(l.groups[from-1].children))]
+		} else {
+			l.rows = l.rows[:0]
+		}
+		for gi := from; gi < len(l.groups); gi++ {
+			g := &l.groups[gi]
+			g.row = int32(len(l.rows))
+			l.rowOfSpan[g.top] = g.row
 			l.rows = append(l.rows, ganttRowRef{span: g.top})
 			for _, c := range g.children {
+				l.rowOfSpan[c] = int32(len(l.rows))
 				l.rows = append(l.rows, ganttRowRef{span: c, depth: 1})
 			}
 		}
-		for r, ref := range l.rows {
-			l.rowOf[snap.Spans[ref.span].ID] = int32(r)
-		}
-		// rows moved: sort the events again
-		l.evDone = 0
-		l.evRows = l.evRows[:0]
-		clear(l.spanEv)
 	}
 	for ; l.evDone < len(snap.Events); l.evDone++ {
 		e := snap.Events[l.evDone]
 		if e.Span == 0 {
 			continue
 		}
-		if r, ok := l.rowOf[e.Span]; ok {
-			if len(l.spanEv[r]) == 0 {
-				l.evRows = append(l.evRows, r)
-			}
-			l.spanEv[r] = append(l.spanEv[r], e.At)
+		if i, ok := l.index[e.Span]; ok {
+			l.spanEv[i] = append(l.spanEv[i], e.At)
 		}
 	}
 }
 
 func (l *ganttLayout) rowOfID(id recorder.SpanID) int {
-	if id == 0 {
+	i, ok := l.index[id]
+	if id == 0 || !ok {
 		return -1
 	}
-	r, ok := l.rowOf[id]
-	if !ok {
-		return -1
-	}
-	return int(r)
+	return int(l.rowOfSpan[i])
 }
 
 // Kind colours: one hue per kind, readable on light and dark themes.
@@ -744,18 +745,9 @@ func (g *Gantt) draw(w, h int) image.Image {
 			fillRect(img, x, y0+pad, x+px(4), y1-pad, kc)
 		}
 		g.drawBar(img, s, y0+pad, y1-pad, xOf, plotX0, w, line, r == selRow, pal)
-	}
-	// event ticks on their rows
-	for _, r32 := range g.layout.evRows {
-		r := int(r32)
-		if r < first || r >= last {
-			continue
-		}
-		y0 := top + int(float64(r)*rh-scroll)
-		y1 := top + int(float64(r+1)*rh-scroll)
-		for _, at := range g.layout.spanEv[int32(r)] {
-			x := xOf(at)
-			if x >= plotX0 && x < w {
+		// notifications that name this request
+		for _, at := range g.layout.spanEv[ref.span] {
+			if x := xOf(at); x >= plotX0 && x < w {
 				fillRect(img, x, max(y0, top), x+line, y1, pal.fg)
 			}
 		}

@@ -152,17 +152,50 @@ func TestGanttRows(t *testing.T) {
 			}
 		})
 	}
-	t.Run("appending lays out like a fresh start", func(t *testing.T) {
+	// two tool calls in flight at once, their requests interleaved
+	interleaved := &recorder.Snapshot{Meta: recorder.Meta{Title: "interleaved"}}
+	for i, parent := range []recorder.SpanID{0, 0, 1, 2, 1, 0, 2, 6, 1} {
+		method := "sampling/createMessage"
+		if parent == 0 {
+			method = "tools/call"
+		}
+		interleaved.Spans = append(interleaved.Spans, &recorder.Span{ID: recorder.SpanID(i + 1), Parent: parent, Method: method,
+			Kind: recorder.KindOf(method), Received: time.Duration(i) * ms, Answered: recorder.Unset})
+	}
+	for _, tt := range []struct {
+		name string
+		snap *recorder.Snapshot
+		want string
+	}{
+		{"fixed", fixedSnapshot(), "1 >2 >3 >4 >5 >6 >8 7 9 10"},
+		{"interleaved", interleaved, "1 >3 >5 >9 2 >4 >7 6 >8"},
+	} {
+		t.Run("appending lays out like a fresh start/"+tt.name, func(t *testing.T) {
+			for _, step := range []int{1, 2, 3} {
+				g := NewGantt()
+				for n := 0; n <= len(tt.snap.Spans); n += step {
+					part := *tt.snap
+					part.Spans = tt.snap.Spans[:n]
+					g.SetSnapshot(&part)
+				}
+				g.SetSnapshot(tt.snap)
+				if got := ids(g.Rows()); got != tt.want {
+					t.Errorf("rows after appending %d at a time = %q, want %q", step, got, tt.want)
+				}
+				fresh := NewGantt()
+				fresh.SetSnapshot(tt.snap)
+				for _, r := range fresh.Rows() {
+					if a, b := g.layout.rowOfID(r.Span.ID), fresh.layout.rowOfID(r.Span.ID); a != b {
+						t.Errorf("span %d: row %d appended, %d fresh", r.Span.ID, a, b)
+					}
+				}
+			}
+		})
+	}
+	t.Run("an update replaces a span", func(t *testing.T) {
 		full := fixedSnapshot()
 		g := NewGantt()
-		for n := 0; n <= len(full.Spans); n++ {
-			part := *full
-			part.Spans = full.Spans[:n]
-			g.SetSnapshot(&part)
-		}
-		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >8 7 9 10"; got != want {
-			t.Errorf("rows after appending one at a time = %q, want %q", got, want)
-		}
+		g.SetSnapshot(full)
 		// an update replaces a span's pointer: the row must show the new one
 		upd := *full
 		upd.Spans = slices.Clone(full.Spans)
