@@ -115,20 +115,30 @@ func renderScaled(w io.Writer, snap *Snapshot, c Chart, width, height int, rp ch
 		return err
 	}
 	ch.Width, ch.Height = width, height
-	ch.Background = chart.Style{Padding: chart.Box{Top: 40, Left: 10, Right: 20, Bottom: 10}}
+	// The title sits in the top 30 pixels, the legend in a row under it.
+	ch.Background = chart.Style{Padding: chart.Box{Top: 56, Left: 10, Right: 20, Bottom: 10}}
+	ch.TitleStyle = chart.Style{FontSize: 12, Padding: chart.Box{Top: 8}}
 	if err := ch.Render(rp, w); err != nil {
 		return fmt.Errorf("draw %s chart: %w", c, err)
 	}
 	return nil
 }
 
-// msFormatter labels a time axis in milliseconds or seconds.
-func msFormatter(v any) string {
-	f, _ := v.(float64)
-	if math.Abs(f) >= 10000 {
-		return fmt.Sprintf("%.1f s", f/1000)
+// timeFormatter labels a time axis that ends at endMS in milliseconds,
+// or in seconds when it spans two seconds or more.
+func timeFormatter(endMS float64) chart.ValueFormatter {
+	return func(v any) string {
+		f, _ := v.(float64)
+		switch {
+		case endMS >= 20000:
+			return fmt.Sprintf("%.0f s", f/1000)
+		case endMS >= 2000:
+			return fmt.Sprintf("%.1f s", f/1000)
+		case endMS >= 20:
+			return fmt.Sprintf("%.0f ms", f)
+		}
+		return fmt.Sprintf("%.2f ms", f)
 	}
-	return fmt.Sprintf("%.0f ms", f)
 }
 
 func intFormatter(v any) string {
@@ -159,22 +169,38 @@ func concurrencyChart(snap *Snapshot, width int, sc chartScale) chart.Chart {
 	top := float64(max(peakPend, sc.topReqs, 1))
 	return chart.Chart{
 		Title: fmt.Sprintf("Concurrency: peak %d in flight, %d pending", peakIn, peakPend),
-		XAxis: chart.XAxis{Name: "time", Range: xr, ValueFormatter: msFormatter},
+		XAxis: chart.XAxis{Name: "time", Range: xr, ValueFormatter: timeFormatter(xr.Max)},
 		YAxis: chart.YAxis{Name: "requests", Range: &chart.ContinuousRange{Min: 0, Max: top * 1.1},
 			ValueFormatter: intFormatter, Ticks: intTicks(top)},
 		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
-		Series: []chart.Series{
-			chart.ContinuousSeries{Name: "pending (queued + serving)", XValues: pendX, YValues: pendY,
-				Style: chart.Style{StrokeColor: drawing.ColorFromHex("ff7f0e"), StrokeWidth: 2, StrokeDashArray: []float64{5, 3}}},
-			chart.ContinuousSeries{Name: "in flight (serving)", XValues: inX, YValues: inY,
-				Style: chart.Style{StrokeColor: drawing.ColorFromHex("1f77b4"), StrokeWidth: 2,
-					FillColor: drawing.ColorFromHex("1f77b4").WithAlpha(48)}},
-		},
+		Series: append(
+			chunkedLine(pendX, pendY, chart.Style{StrokeColor: drawing.ColorFromHex("ff7f0e"), StrokeWidth: 2, StrokeDashArray: []float64{5, 3}}),
+			chunkedLine(inX, inY, chart.Style{StrokeColor: drawing.ColorFromHex("1f77b4"), StrokeWidth: 2,
+				FillColor: drawing.ColorFromHex("1f77b4").WithAlpha(48)})...),
 		Elements: []chart.Renderable{legend([]legendEntry{
 			{"in flight (serving)", drawing.ColorFromHex("1f77b4")},
 			{"pending (queued + serving)", drawing.ColorFromHex("ff7f0e")},
 		})},
 	}
+}
+
+// lineChunk is the most points one drawn path holds. The rasterizer's
+// cost grows with the square of a path's length for jagged lines (a
+// 5,000-point step line takes seconds as one path, milliseconds as many).
+const lineChunk = 64
+
+// chunkedLine cuts a line into series of at most lineChunk points that
+// share their end points, so that they draw as one line.
+func chunkedLine(xs, ys []float64, style chart.Style) []chart.Series {
+	var out []chart.Series
+	for i := 0; i < len(xs); i += lineChunk - 1 {
+		j := min(i+lineChunk, len(xs))
+		out = append(out, chart.ContinuousSeries{XValues: xs[i:j], YValues: ys[i:j], Style: style})
+		if j == len(xs) {
+			break
+		}
+	}
+	return out
 }
 
 // legendEntry is one line of a chart's legend.
@@ -218,7 +244,7 @@ func legend(entries []legendEntry) chart.Renderable {
 
 // intTicks returns ticks at whole numbers from 0 to top, at most about ten.
 func intTicks(top float64) []chart.Tick {
-	step := math.Max(1, math.Ceil(top/10))
+	step := math.Max(1, niceStep(top/8))
 	var ticks []chart.Tick
 	for v := 0.0; v <= top*1.1; v += step {
 		ticks = append(ticks, chart.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
@@ -322,14 +348,15 @@ func latencyChart(snap *Snapshot) chart.Chart {
 		bars.boxes = append(bars.boxes, box{x0: float64(i) * bin, x1: float64(i+1) * bin, y0: 0, y1: float64(c),
 			fill: col.WithAlpha(200), stroke: col})
 	}
-	what := "server→client"
+	// The chart font has no arrows: say it in words.
+	what := "server-to-client"
 	if dir == Outgoing {
-		what = "client→server"
+		what = "client-to-server"
 	}
 	return chart.Chart{
-		Title: fmt.Sprintf("Latency of %d %s requests (received → answered)", len(v), what),
+		Title: fmt.Sprintf("Latency of %d %s requests (received to answered)", len(v), what),
 		XAxis: chart.XAxis{Name: "latency", Range: &chart.ContinuousRange{Min: 0, Max: float64(n) * bin},
-			ValueFormatter: msFormatter},
+			ValueFormatter: timeFormatter(float64(n) * bin)},
 		YAxis: chart.YAxis{Name: "requests", Range: &chart.ContinuousRange{Min: 0, Max: float64(top) * 1.1},
 			ValueFormatter: intFormatter, Ticks: intTicks(float64(top))},
 		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
@@ -428,7 +455,7 @@ func ganttChart(snap *Snapshot, height int, sc chartScale) chart.Chart {
 	}
 	return chart.Chart{
 		Title:          title,
-		XAxis:          chart.XAxis{Name: "time", Range: xr, ValueFormatter: msFormatter},
+		XAxis:          chart.XAxis{Name: "time", Range: xr, ValueFormatter: timeFormatter(xr.Max)},
 		YAxis:          chart.YAxis{Style: chart.Style{Hidden: true}, Range: &chart.ContinuousRange{Min: 0, Max: float64(max(nrows, 1)) + 0.2}},
 		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
 		Series:         []chart.Series{g},

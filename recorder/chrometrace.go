@@ -3,23 +3,112 @@ package recorder
 import (
 	"bufio"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 )
 
-// traceEvent is one event of the Chrome Trace Event Format.
+// traceEvent is one event of the Chrome Trace Event Format. Args is
+// already JSON; the writer renders events by hand because a trace of
+// 100,000 requests has a million events.
 type traceEvent struct {
-	Name  string         `json:"name"`
-	Cat   string         `json:"cat,omitempty"`
-	Ph    string         `json:"ph"`
-	Ts    float64        `json:"ts"`
-	Pid   int            `json:"pid"`
-	Tid   int            `json:"tid"`
-	ID    string         `json:"id,omitempty"`
-	Scope string         `json:"s,omitempty"`
-	Args  map[string]any `json:"args,omitempty"`
+	Name  string
+	Cat   string
+	Ph    byte
+	Ts    time.Duration
+	Pid   int
+	Tid   int
+	ID    SpanID // for async events; rendered as "0x…"
+	Scope byte   // for instants
+	Args  []byte
+}
+
+// appendTo renders e as one JSON object.
+func (e *traceEvent) appendTo(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, e.Name)
+	if e.Cat != "" {
+		b = append(b, `,"cat":`...)
+		b = appendJSONString(b, e.Cat)
+	}
+	b = append(b, `,"ph":"`...)
+	b = append(b, e.Ph)
+	b = append(b, `","ts":`...)
+	b = appendMicros(b, e.Ts)
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(e.Pid), 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, int64(e.Tid), 10)
+	if e.ID != 0 {
+		b = append(b, `,"id":"0x`...)
+		b = strconv.AppendInt(b, int64(e.ID), 16)
+		b = append(b, '"')
+	}
+	if e.Scope != 0 {
+		b = append(b, `,"s":"`...)
+		b = append(b, e.Scope, '"')
+	}
+	if len(e.Args) > 0 {
+		b = append(b, `,"args":`...)
+		b = append(b, e.Args...)
+	}
+	return append(b, '}')
+}
+
+// appendMicros writes d in microseconds with up to three decimals.
+func appendMicros(b []byte, d time.Duration) []byte {
+	if d%time.Microsecond == 0 {
+		return strconv.AppendInt(b, int64(d/time.Microsecond), 10)
+	}
+	return strconv.AppendFloat(b, float64(d)/float64(time.Microsecond), 'f', -1, 64)
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			q, _ := json.Marshal(s) // rare: let the library escape it
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// traceArgs builds an args object from key, value pairs, skipping empty
+// strings and zero numbers where keep is false.
+type traceArgs struct{ b []byte }
+
+func (a *traceArgs) sep(key string) {
+	if len(a.b) == 0 {
+		a.b = append(a.b, '{')
+	} else {
+		a.b = append(a.b, ',')
+	}
+	a.b = appendJSONString(a.b, key)
+	a.b = append(a.b, ':')
+}
+func (a *traceArgs) str(key, v string) {
+	a.sep(key)
+	a.b = appendJSONString(a.b, v)
+}
+func (a *traceArgs) num(key string, v int64) {
+	a.sep(key)
+	a.b = strconv.AppendInt(a.b, v, 10)
+}
+func (a *traceArgs) float(key string, v float64) {
+	a.sep(key)
+	a.b = strconv.AppendFloat(a.b, v, 'f', -1, 64)
+}
+func (a *traceArgs) done() []byte {
+	if len(a.b) == 0 {
+		return nil
+	}
+	return append(a.b, '}')
 }
 
 // The Chrome trace's fixed process and thread numbers.
@@ -48,15 +137,20 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 	if snap == nil {
 		snap = &Snapshot{}
 	}
-	var events []traceEvent
+	steps := Steps(snap)
+	events := make([]traceEvent, 0, 32+6*len(snap.Spans)+len(snap.Events)+2*len(steps))
 	meta := func(pid, tid int, what, name string, sort int) {
-		events = append(events, traceEvent{Name: what, Ph: "M", Pid: pid, Tid: tid, Args: map[string]any{"name": name}})
+		var a traceArgs
+		a.str("name", name)
+		events = append(events, traceEvent{Name: what, Ph: 'M', Pid: pid, Tid: tid, Args: a.done()})
 		if sort > 0 {
 			sortWhat := "process_sort_index"
 			if what == "thread_name" {
 				sortWhat = "thread_sort_index"
 			}
-			events = append(events, traceEvent{Name: sortWhat, Ph: "M", Pid: pid, Tid: tid, Args: map[string]any{"sort_index": sort}})
+			var a traceArgs
+			a.num("sort_index", int64(sort))
+			events = append(events, traceEvent{Name: sortWhat, Ph: 'M', Pid: pid, Tid: tid, Args: a.done()})
 		}
 	}
 	meta(tracePidConcurrency, 0, "process_name", "concurrency", 1)
@@ -94,8 +188,6 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		}
 		return tid
 	}
-	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
 	for _, sp := range snap.Spans {
 		if sp.Received == Unset {
 			continue
@@ -103,7 +195,6 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		sess := sessionOf(sp.Session)
 		tid := tidOf(sess, sp)
 		end := spanEnd(snap, sp)
-		id := fmt.Sprintf("0x%x", int64(sp.ID))
 		cat := string(sp.Kind)
 		name := sp.Method
 		if sp.Name != "" {
@@ -113,43 +204,48 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		if sp.Open() {
 			status = "open"
 		}
-		args := map[string]any{"span": sp.ID, "status": status, "direction": sp.Direction}
-		if sp.RequestID != "" {
-			args["request_id"] = sp.RequestID
-		}
+		var args traceArgs
+		args.str("direction", string(sp.Direction))
 		if sp.Parent != 0 {
-			args["parent"] = sp.Parent
+			args.num("parent", int64(sp.Parent))
+		}
+		if !sp.Open() && sp.Direction == Incoming {
+			args.float("queue_ms", ms(sp.QueueTime()))
+		}
+		if sp.RequestID != "" {
+			args.str("request_id", sp.RequestID)
 		}
 		if sp.Round != 0 {
-			args["round"] = sp.Round
+			args.num("round", int64(sp.Round))
+		}
+		if !sp.Open() && sp.Direction == Incoming {
+			args.float("serve_ms", ms(sp.ServeTime()))
+		}
+		args.num("span", int64(sp.ID))
+		args.str("status", status)
+		if !sp.Open() {
+			args.float("total_ms", ms(sp.Total()))
 		}
 		if sp.Error != "" {
-			args["error"] = sp.Error
+			args.str("error", sp.Error)
 		}
-		if !sp.Open() {
-			args["total_ms"] = ms(sp.Total())
-			if sp.Direction == Incoming {
-				args["queue_ms"] = ms(sp.QueueTime())
-				args["serve_ms"] = ms(sp.ServeTime())
-			}
+		ev := func(name string, ph byte, at time.Duration, args []byte) {
+			events = append(events, traceEvent{Name: name, Cat: cat, Ph: ph, Ts: at, Pid: sess.pid, Tid: tid, ID: sp.ID, Args: args})
 		}
-		ev := func(name, ph string, at time.Duration, args map[string]any) {
-			events = append(events, traceEvent{Name: name, Cat: cat, Ph: ph, Ts: us(at), Pid: sess.pid, Tid: tid, ID: id, Args: args})
-		}
-		ev(name, "b", sp.Received, args)
+		ev(name, 'b', sp.Received, args.done())
 		if sp.Direction == Incoming {
 			serving := sp.Serving
 			if serving == Unset {
 				serving = end // never got a slot: queued to the end
 			}
-			ev("queued", "b", sp.Received, nil)
-			ev("queued", "e", serving, nil)
+			ev("queued", 'b', sp.Received, nil)
+			ev("queued", 'e', serving, nil)
 			if sp.Serving != Unset {
-				ev("serving", "b", serving, nil)
-				ev("serving", "e", end, nil)
+				ev("serving", 'b', serving, nil)
+				ev("serving", 'e', end, nil)
 			}
 		}
-		ev(name, "e", end, nil)
+		ev(name, 'e', end, nil)
 	}
 	for _, e := range snap.Events {
 		sess := sessionOf(e.Session)
@@ -161,25 +257,29 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		if name == "" {
 			name = string(e.Kind)
 		}
-		args := map[string]any{"kind": e.Kind}
-		if e.Text != "" {
-			args["text"] = e.Text
-		}
+		var args traceArgs
+		args.str("kind", string(e.Kind))
 		if e.Span != 0 {
-			args["span"] = e.Span
+			args.num("span", int64(e.Span))
 		}
-		events = append(events, traceEvent{Name: name, Cat: string(e.Kind), Ph: "i", Scope: "t", Ts: us(e.At), Pid: sess.pid, Tid: traceTidEvents, Args: args})
+		if e.Text != "" {
+			args.str("text", e.Text)
+		}
+		events = append(events, traceEvent{Name: name, Cat: string(e.Kind), Ph: 'i', Scope: 't', Ts: e.At, Pid: sess.pid, Tid: traceTidEvents, Args: args.done()})
 	}
-	for _, st := range Steps(snap) {
+	for _, st := range steps {
+		var in, pend traceArgs
+		in.num("requests", int64(st.InFlight))
+		pend.num("requests", int64(st.Pending))
 		events = append(events,
-			traceEvent{Name: "in flight", Ph: "C", Ts: us(st.At), Pid: tracePidConcurrency, Args: map[string]any{"requests": st.InFlight}},
-			traceEvent{Name: "pending", Ph: "C", Ts: us(st.At), Pid: tracePidConcurrency, Args: map[string]any{"requests": st.Pending}})
+			traceEvent{Name: "in flight", Ph: 'C', Ts: st.At, Pid: tracePidConcurrency, Args: in.done()},
+			traceEvent{Name: "pending", Ph: 'C', Ts: st.At, Pid: tracePidConcurrency, Args: pend.done()})
 	}
 	// Viewers sort by time; keep each span's own order at equal times so
 	// that parents open before and close after their children.
 	slices.SortStableFunc(events, func(a, b traceEvent) int {
-		if (a.Ph == "M") != (b.Ph == "M") {
-			if a.Ph == "M" {
+		if (a.Ph == 'M') != (b.Ph == 'M') {
+			if a.Ph == 'M' {
 				return -1
 			}
 			return 1
@@ -195,12 +295,15 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		"protocol": snap.Meta.Protocol, "server": snap.Meta.Server, "inspector": snap.Meta.Inspector,
 	})
 	bw.WriteString(",\n\"traceEvents\":[")
+	var line []byte
 	for i := range events {
+		line = line[:0]
 		if i > 0 {
-			bw.WriteByte(',')
+			line = append(line, ',')
 		}
-		bw.WriteByte('\n')
-		if err := enc.encode(&events[i]); err != nil {
+		line = append(line, '\n')
+		line = events[i].appendTo(line)
+		if _, err := bw.Write(line); err != nil {
 			return fmt.Errorf("write chrome trace: %w", err)
 		}
 	}
