@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
 )
@@ -100,7 +101,7 @@ func NewCallbacksPanel(cb engine.Callbacks) *CallbacksPanel {
 	p.SamplingReply.SetMinRowsVisible(2)
 	p.SamplingReply.OnChanged = onText
 	p.SamplingModel = newEntry("model name", onText)
-	p.SamplingManual = widget.NewCheck("Answer sampling by hand (Manual panel)", func(bool) { changed() })
+	p.SamplingManual = widget.NewCheck("Answer sampling by hand", func(bool) { changed() })
 	p.Elicitation = widget.NewSelect([]string{string(engine.ElicitAccept), string(engine.ElicitDecline), string(engine.ElicitCancel), string(engine.ElicitManual)}, func(string) { changed() })
 	p.Roots = widget.NewMultiLineEntry()
 	p.Roots.SetMinRowsVisible(2)
@@ -113,15 +114,15 @@ func NewCallbacksPanel(cb engine.Callbacks) *CallbacksPanel {
 	p.problem.Wrapping = fyne.TextWrapWord
 	p.problem.Hide()
 
-	latency := container.New(layout.NewGridLayout(4),
-		widget.NewLabel("Method"), widget.NewLabel("Distribution"), widget.NewLabel("Time / min / mean"), widget.NewLabel("max / deviation"),
-		boldLabel("Default"), p.Latency.Dist, p.Latency.A, p.Latency.B)
+	hint := widget.NewLabel("fixed: time · uniform: min and max · normal: mean and deviation · exponential: mean")
+	hint.Wrapping = fyne.TextWrapWord
+	hint.SizeName = theme.SizeNameCaptionText
+	latency := container.NewVBox(hint, widget.NewLabel("Every request"),
+		container.New(layout.NewGridLayout(3), p.Latency.Dist, p.Latency.A, p.Latency.B))
 	for _, m := range latencyMethods {
 		in := p.Overrides[m.method]
 		latency.Add(widget.NewLabel(m.label))
-		latency.Add(in.Dist)
-		latency.Add(in.A)
-		latency.Add(in.B)
+		latency.Add(container.New(layout.NewGridLayout(3), in.Dist, in.A, in.B))
 	}
 	form := widget.NewForm(
 		widget.NewFormItem("Dispatch", container.NewGridWithColumns(2, p.Dispatch, p.Slots)),
@@ -134,11 +135,11 @@ func NewCallbacksPanel(cb engine.Callbacks) *CallbacksPanel {
 		widget.NewFormItem("Failure rate", p.FailRate),
 		widget.NewFormItem("Timeout", p.Timeout),
 	)
-	form.Items[2].HintText = "{{.Index}}, {{.LastUserMessage}} and {{.Model}} are filled in"
-	form.Items[7].HintText = "fraction of requests answered with an error"
-	form.Items[8].HintText = "a request unanswered this long gets an error"
+	form.Items[2].HintText = "sees {{.Index}} {{.LastUserMessage}} {{.Model}}"
+	form.Items[7].HintText = "share of requests answered with an error"
+	form.Items[8].HintText = "unanswered this long: an error"
 	p.content = container.NewVBox(
-		widget.NewRichTextFromMarkdown("Changes apply to the **next request**, without reconnecting."),
+		wrapped(widget.NewRichTextFromMarkdown("Changes apply to the **next request**, without reconnecting.")),
 		form,
 		widget.NewSeparator(),
 		boldLabel("Latency"),
@@ -444,6 +445,13 @@ func newEntry(placeholder string, onChanged func(string)) *widget.Entry {
 	e.PlaceHolder = placeholder
 	e.OnChanged = onChanged
 	return e
+}
+
+// wrapped makes rich text wrap at word boundaries, so it does not widen
+// the column it is in.
+func wrapped(rt *widget.RichText) *widget.RichText {
+	rt.Wrapping = fyne.TextWrapWord
+	return rt
 }
 
 // boldLabel is a label in bold.

@@ -65,7 +65,7 @@ func NewManualPanel() *ManualPanel {
 	split := container.NewVSplit(p.list, container.NewVScroll(p.detail))
 	split.Offset = 0.3
 	p.content = container.NewBorder(
-		widget.NewRichTextFromMarkdown("Requests wait here when **Elicitation** is *manual* or **Answer sampling by hand** is on (Callbacks panel)."),
+		wrapped(widget.NewRichTextFromMarkdown("Requests wait here when **Elicitation** is *manual* or **Answer sampling by hand** is ticked (Callbacks panel).")),
 		nil, nil, nil, split)
 	return p
 }

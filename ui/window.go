@@ -217,6 +217,7 @@ func (m *MainWindow) listTools(s *engine.Session) {
 		m.Workload.SetTools(tools)
 		if m.opts.AutoRun && !m.autoRan {
 			m.autoRan = true
+			m.Tabs.SelectIndex(2) // show the run's progress
 			m.Run()
 		}
 	})
