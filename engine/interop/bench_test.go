@@ -1,0 +1,177 @@
+package interop
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// overheadFanout is how many sampling requests one fanout call sends in
+// BenchmarkEngineOverhead.
+const overheadFanout = 2000
+
+// BenchmarkEngineOverhead compares how many zero-latency sampling requests
+// per second the engine serves (dispatch gate, latency draw, reply
+// template, wire tap, recorder spans) with a bare Go SDK client whose
+// CreateMessageHandler answers at once. Both talk to the same in-memory
+// demo server's fanout tool in the same process, one fan-out each in
+// turn, so that noise hits both alike. Metrics: engine-req/s, bare-req/s,
+// and ratio = engine / bare (the target is >= 0.95).
+func BenchmarkEngineOverhead(b *testing.B) {
+	ctx := context.Background()
+	args := fmt.Sprintf(`{"n":%d,"kind":"sampling"}`, overheadFanout)
+
+	// The engine, recording into a fresh recording per session.
+	rec := recorder.New(recorder.Meta{Title: "overhead"})
+	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportDemo}, engine.DefaultCallbacks(), rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+
+	// The bare client.
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := demo.NewServer().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	bare := mcp.NewClient(&mcp.Implementation{Name: "bare"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Model: "bare", Role: "assistant", Content: &mcp.TextContent{Text: "reply"}}, nil
+		},
+	})
+	cs, err := bare.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: engine.DefaultProtocol})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+
+	runEngine := func() time.Duration {
+		start := time.Now()
+		res, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: []byte(args)}, nil)
+		if err != nil || res.OK != 1 {
+			b.Fatalf("engine fanout: %+v %v", res, err)
+		}
+		return time.Since(start)
+	}
+	runBare := func() time.Duration {
+		start := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": overheadFanout, "kind": "sampling"}})
+		if err != nil || res.IsError {
+			b.Fatalf("bare fanout: %v %v", res, err)
+		}
+		return time.Since(start)
+	}
+	runEngine() // warm up both
+	runBare()
+
+	var engineTime, bareTime time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			engineTime += runEngine()
+			bareTime += runBare()
+		} else {
+			bareTime += runBare()
+			engineTime += runEngine()
+		}
+	}
+	b.StopTimer()
+	reqs := float64(overheadFanout * b.N)
+	engineRate := reqs / engineTime.Seconds()
+	bareRate := reqs / bareTime.Seconds()
+	b.ReportMetric(engineRate, "engine-req/s")
+	b.ReportMetric(bareRate, "bare-req/s")
+	b.ReportMetric(engineRate/bareRate, "ratio")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkFidelity measures how closely the engine keeps to its injected
+// latency: the demo server fans out 100 concurrent sampling requests, each
+// answered after 200 ms under concurrent dispatch, and the metric
+// elapsed/latency is the tool call's time (first call sent → last result)
+// over 200 ms (the target is <= 1.03; 1.00 is perfect).
+func BenchmarkFidelity(b *testing.B) {
+	const n, latency = 100, 200 * time.Millisecond
+	targets := []struct {
+		name   string
+		target func(b *testing.B) engine.Target
+	}{
+		{"demo", func(*testing.B) engine.Target { return engine.Target{Transport: engine.TransportDemo} }},
+		{"ts-stdio", func(b *testing.B) engine.Target {
+			needTSServer(b)
+			return engine.Target{Transport: engine.TransportStdio, Command: tsStdioCommand()}
+		}},
+	}
+	// The floor: a bare Go SDK client whose handler sleeps 200 ms, against
+	// the same in-memory demo server.
+	b.Run("bare-sdk", func(b *testing.B) {
+		ctx := context.Background()
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := demo.NewServer().Connect(ctx, st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ss.Close()
+		bare := mcp.NewClient(&mcp.Implementation{Name: "bare"}, &mcp.ClientOptions{
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				time.Sleep(latency)
+				return &mcp.CreateMessageResult{Model: "bare", Role: "assistant", Content: &mcp.TextContent{Text: "reply"}}, nil
+			},
+		})
+		cs, err := bare.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: engine.DefaultProtocol})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		var total, worst time.Duration
+		for b.Loop() {
+			start := time.Now()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": n}})
+			el := time.Since(start)
+			if err != nil || res.IsError {
+				b.Fatalf("fanout: %v %v", res, err)
+			}
+			total += el
+			worst = max(worst, el)
+		}
+		b.ReportMetric(float64(total)/float64(b.N)/float64(latency), "elapsed/latency")
+		b.ReportMetric(float64(worst)/float64(latency), "worst/latency")
+	})
+	for _, tg := range targets {
+		b.Run(tg.name, func(b *testing.B) {
+			cb := engine.DefaultCallbacks()
+			cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: latency}
+			ctx := context.Background()
+			rec := recorder.New(recorder.Meta{Title: "fidelity"})
+			s, err := engine.Connect(ctx, tg.target(b), cb, rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			args := []byte(fmt.Sprintf(`{"n":%d,"kind":"sampling"}`, n))
+			var total, worst time.Duration
+			b.ResetTimer()
+			for b.Loop() {
+				res, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: args}, nil)
+				if err != nil || res.OK != 1 {
+					b.Fatalf("fanout: %+v %v", res, err)
+				}
+				total += res.Elapsed
+				worst = max(worst, res.Elapsed)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(total)/float64(b.N)/float64(latency), "elapsed/latency")
+			b.ReportMetric(float64(worst)/float64(latency), "worst/latency")
+			sum := recorder.Summarize(rec.Snapshot())
+			b.ReportMetric(float64(sum.PeakInFlight), "peak")
+		})
+	}
+}
