@@ -25,6 +25,7 @@ type Details struct {
 	facts   *widget.Label
 	params  *widget.Label
 	result  *widget.Label
+	body    *fyne.Container
 	content *container.Scroll
 }
 
@@ -46,11 +47,12 @@ func NewDetails() *Details {
 	d.header.TextStyle.Bold = true
 	d.header.Wrapping = fyne.TextWrapWord
 	d.header.Selectable = true
-	d.content = container.NewVScroll(container.NewVBox(
+	d.body = container.NewVBox(
 		d.header, d.facts,
 		widget.NewLabelWithStyle("Params", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), d.params,
 		widget.NewLabelWithStyle("Result", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), d.result,
-	))
+	)
+	d.content = container.NewVScroll(d.body)
 	d.ExtendBaseWidget(d)
 	d.SetSpan(nil, nil)
 	return d
@@ -76,13 +78,16 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 		d.facts.SetText("")
 		d.params.SetText("")
 		d.result.SetText("")
-		return
+	} else {
+		d.header.SetText(fmt.Sprintf("#%d %s", s.ID, spanLabel(s)))
+		d.facts.SetText(spanFacts(s, parent))
+		d.params.SetText(prettyJSON(s.Params))
+		d.result.SetText(prettyJSON(s.Result))
+		d.content.ScrollToTop()
 	}
-	d.header.SetText(fmt.Sprintf("#%d %s", s.ID, spanLabel(s)))
-	d.facts.SetText(spanFacts(s, parent))
-	d.params.SetText(prettyJSON(s.Params))
-	d.result.SetText(prettyJSON(s.Result))
-	d.content.ScrollToTop()
+	// the labels changed height: lay them out again
+	d.body.Refresh()
+	d.content.Refresh()
 }
 
 // Span returns the span shown, or nil.

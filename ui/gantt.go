@@ -733,17 +733,14 @@ func (g *Gantt) draw(w, h int) image.Image {
 			fillRect(img, 0, max(y0, top), w, y1, pal.sel)
 		case r == g.hoverRow:
 			fillRect(img, 0, max(y0, top), w, y1, pal.hover)
-		case ref.depth > 0:
+		case ref.depth > 0 && !g.compact:
 			fillRect(img, 0, max(y0, top), w, y1, pal.child)
 		case r%2 == 1 && !g.compact:
 			fillRect(img, 0, max(y0, top), w, y1, pal.stripe)
 		}
-		if !g.compact {
-			// the kind's colour as a swatch at the start of the label
-			kc := kindColor(s.Kind)
-			x := px(4 + float32(ref.depth)*ganttIndent)
-			fillRect(img, x, y0+pad, x+px(4), y1-pad, kc)
-		}
+		// the kind's colour as a swatch at the start of the label
+		x := px(4 + float32(ref.depth)*ganttIndent)
+		fillRect(img, x, y0+pad, x+px(4), y1-pad, kindColor(s.Kind))
 		g.drawBar(img, s, y0+pad, y1-pad, xOf, plotX0, w, line, r == selRow, pal)
 		// notifications that name this request
 		for _, at := range g.layout.spanEv[ref.span] {

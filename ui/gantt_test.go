@@ -266,10 +266,12 @@ func TestGanttGolden(t *testing.T) {
 		{"gantt_serial", fanoutSnapshot(5, 1, 500*ms), fyne.NewSize(600, 170)},
 		{"gantt_concurrent", fanoutSnapshot(5, 5, 500*ms), fyne.NewSize(600, 170)},
 		{"gantt_empty", &recorder.Snapshot{}, fyne.NewSize(400, 100)},
+		{"gantt_compact", bigSnapshot(120), fyne.NewSize(600, 300)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, w := showGantt(t, tt.snap, tt.size)
+			g, w := showGantt(t, tt.snap, tt.size)
+			g.SetCompact(strings.HasSuffix(tt.name, "compact"))
 			assertMarkup(t, tt.name+".xml", w.Canvas())
 			assertImage(t, tt.name+".png", w.Canvas().Capture())
 		})

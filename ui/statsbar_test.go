@@ -1,0 +1,49 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+func TestStatsBar(t *testing.T) {
+	test.NewTempApp(t)
+	tests := []struct {
+		name       string
+		sum        recorder.Summary
+		want       []string
+		importance widget.Importance
+	}{
+		{"serialized", recorder.Summary{
+			PeakInFlight: 1, PeakPending: 5, ElapsedMS: 2510,
+			ServeMS: recorder.Percentiles{P50: 500, P99: 502}, QueueMS: recorder.Percentiles{P50: 1000, P99: 2004.5},
+			ServerRequests: recorder.RequestCounts{Total: 5}, ToolCalls: recorder.CallCounts{Total: 1, Failed: 1},
+			Verdict:        recorder.VerdictSerialized, VerdictText: "serialized: 5 requests arrived together and were served one at a time",
+		}, []string{
+			"peak in flight 1", "peak pending 5", "elapsed 2.51 s", "serve p50 500 ms · p99 502 ms",
+			"queue p50 1.00 s · p99 2.00 s", "5 server requests (0 failed)", "1 tool calls (1 failed)",
+			"\nserialized: 5 requests arrived together and were served one at a time",
+		}, widget.DangerImportance},
+		{"concurrent", recorder.Summary{PeakInFlight: 5, PeakPending: 5, ElapsedMS: 0.4, Verdict: recorder.VerdictConcurrent},
+			[]string{"peak in flight 5", "elapsed 400 µs", "\nconcurrent"}, widget.SuccessImportance},
+		{"nothing yet", recorder.Summary{}, []string{"peak in flight 0", "\nno requests yet"}, widget.MediumImportance},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStatsBar()
+			s.SetSummary(tt.sum)
+			for _, w := range tt.want {
+				if !strings.Contains(s.Text(), w) {
+					t.Errorf("stats bar does not show %q:\n%s", w, s.Text())
+				}
+			}
+			if s.verdict.Importance != tt.importance {
+				t.Errorf("verdict importance = %v, want %v", s.verdict.Importance, tt.importance)
+			}
+		})
+	}
+}
