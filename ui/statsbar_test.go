@@ -22,7 +22,7 @@ func TestStatsBar(t *testing.T) {
 			PeakInFlight: 1, PeakPending: 5, ElapsedMS: 2510,
 			ServeMS: recorder.Percentiles{P50: 500, P99: 502}, QueueMS: recorder.Percentiles{P50: 1000, P99: 2004.5},
 			ServerRequests: recorder.RequestCounts{Total: 5}, ToolCalls: recorder.CallCounts{Total: 1, Failed: 1},
-			Verdict:        recorder.VerdictSerialized, VerdictText: "serialized: 5 requests arrived together and were served one at a time",
+			Verdict: recorder.VerdictSerialized, VerdictText: "serialized: 5 requests arrived together and were served one at a time",
 		}, []string{
 			"peak in flight 1", "peak pending 5", "elapsed 2.51 s", "serve p50 500 ms · p99 502 ms",
 			"queue p50 1.00 s · p99 2.00 s", "5 server requests (0 failed)", "1 tool calls (1 failed)",
