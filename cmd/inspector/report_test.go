@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -45,12 +46,13 @@ func TestReportSummary(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	for _, want := range []string{
-		"recording", "fixture", "peak in flight        1", "peak pending          5",
-		"sampling/createMessage  4",
-		"serialized: 5 requests arrived together and were served one at a time — 2.50 s, 5.0× the concurrent time",
+		`recording\s+fixture, 2026-01-02 03:04:05 UTC, 8 requests, 3 events\n`,
+		`peak in flight\s+1\n`, `peak pending\s+5\n`, `sampling/createMessage\s+4\n`,
+		`tool calls\s+2 total, 1 ok, 0 failed\n`,
+		`verdict\s+serialized: 5 requests arrived together and were served one at a time — 2\.50 s, 5\.0× the concurrent time`,
 	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		if !regexp.MustCompile(want).MatchString(r.stdout) {
+			t.Errorf("summary does not match %q:\n%s", want, r.stdout)
 		}
 	}
 
