@@ -73,17 +73,17 @@ func (c *ConcurrencyChart) useAxis(a *timeAxis) {
 func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 	c.snap = snap
 	c.steps = nil
-	c.stepsV = 0
+	c.stepsV++
 	if snap != nil {
-		c.setSteps(recorder.Steps(snap), snap.Version)
+		c.setSteps(recorder.Steps(snap))
 	}
 	c.redraw.request()
 }
 
-// setSteps replaces the steps drawn; version identifies them for caching.
-func (c *ConcurrencyChart) setSteps(steps []recorder.Step, version uint64) {
+// setSteps replaces the steps drawn.
+func (c *ConcurrencyChart) setSteps(steps []recorder.Step) {
 	c.steps = steps
-	c.stepsV = version + 1
+	c.stepsV++ // a new cache key: two recordings may share a version
 	_, pend := recorder.Peaks(steps)
 	c.peak = pend
 }

@@ -107,19 +107,21 @@ func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // SetSnapshot shows snap. A snapshot of the same recording as the one shown
-// (same creation time, at least as many spans) only lays out the new
-// spans; any other starts afresh, fitted to the whole recording.
+// (same creation time and title, at least as many spans) only lays out the
+// new spans and keeps the view and selection; any other starts afresh,
+// fitted to the whole recording.
 func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	if snap == nil {
 		snap = &recorder.Snapshot{}
 	}
-	same := g.snap != nil && g.snap.Meta.Created.Equal(snap.Meta.Created) &&
+	same := g.snap != nil && !snap.Meta.Created.IsZero() && g.snap.Meta.Created.Equal(snap.Meta.Created) &&
 		g.snap.Meta.Title == snap.Meta.Title && len(snap.Spans) >= g.layout.done
 	if !same {
 		g.layout = ganttLayout{}
 		g.scrollY = 0
 		g.hoverRow = -1
 		g.fitted = false
+		g.selected = 0
 	}
 	g.snap = snap
 	g.layout.update(snap)

@@ -96,7 +96,7 @@ func fanoutSnapshot(n, slots int, serve time.Duration) *recorder.Snapshot {
 // bigSnapshot is n requests in tool calls of 10, overlapping in waves,
 // for benchmarks.
 func bigSnapshot(n int) *recorder.Snapshot {
-	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: "big"}}
+	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: "big", Created: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)}}
 	var id recorder.SpanID
 	for len(snap.Spans) < n {
 		id++

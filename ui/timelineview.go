@@ -146,14 +146,14 @@ func (t *TimelineView) SetRecording(rec *recorder.Recording) {
 }
 
 // SetSnapshot shows a finished or loaded recording, fitted to the view. It
-// stops following a live recording.
+// stops following a live recording; when snap is the final snapshot of the
+// recording shown, the selected request stays selected.
 func (t *TimelineView) SetSnapshot(snap *recorder.Snapshot) {
 	t.Stop()
 	if snap == nil {
 		snap = &recorder.Snapshot{}
 	}
 	t.gantt.SetFollow(false)
-	t.gantt.SetSnapshot(nil) // start afresh even for a snapshot of the same recording
 	t.apply(makeFrame(snap))
 	t.Fit()
 }
@@ -298,7 +298,7 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.snap = f.snap
 	t.gantt.SetSnapshot(f.snap)
 	t.chart.snap = f.snap
-	t.chart.setSteps(f.steps, f.snap.Version)
+	t.chart.setSteps(f.steps)
 	t.chart.redraw.request()
 	t.setStats(func() { t.stats.SetSummary(f.summary) })
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {

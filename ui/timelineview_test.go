@@ -195,6 +195,12 @@ func TestTimelineLive(t *testing.T) {
 		t.Errorf("FramesDrawn stayed at %d after a frame", before)
 	}
 
+	// the run's final snapshot stops following and keeps the selection
+	tv.SetSnapshot(rec.Snapshot())
+	if s := tv.Details().Span(); s == nil || s.ID != 2 || tv.Gantt().Following() {
+		t.Errorf("after the final snapshot: details show %v, following %v; want span 2, not following", s, tv.Gantt().Following())
+	}
+
 	// a loaded snapshot stops the ticker: later changes are not shown
 	tv.SetSnapshot(fixedSnapshot())
 	rec.Begin(recorder.NewSpan("s1", recorder.Incoming, "ping"))
