@@ -68,6 +68,9 @@ func WriteChartPNG(w io.Writer, snap *Snapshot, c Chart, width, height int) erro
 	return renderChart(w, snap, c, width, height, chart.PNG)
 }
 
+// svgRenderer is go-chart's SVG renderer.
+var svgRenderer chart.RendererProvider = chart.SVG
+
 // WriteChartSVG draws chart c of snap as a width × height SVG image.
 func WriteChartSVG(w io.Writer, snap *Snapshot, c Chart, width, height int) error {
 	return renderChart(w, snap, c, width, height, chart.SVG)

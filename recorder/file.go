@@ -186,16 +186,13 @@ func Load(r io.Reader) (*Snapshot, error) {
 
 func loadRecording(data []byte) (*Snapshot, error) {
 	// Check the header before the body so that a newer version is
-	// reported as such, not as whatever field it changed.
-	var head struct {
-		Format  *string         `json:"format"`
-		Version *int            `json:"version"`
-		Meta    json.RawMessage `json:"meta"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	// reported as such, not as whatever field it changed. The header
+	// fields come first in files we write: read tokens up to "spans".
+	format, version, err := peekHeader(data)
+	if err != nil {
 		return nil, describeJSONError(data, err)
 	}
-	if err := checkHeader("recording", head.Format, head.Version, RecordingFormat, RecordingVersion); err != nil {
+	if err := checkHeader("recording", format, version, RecordingFormat, RecordingVersion); err != nil {
 		return nil, err
 	}
 	var f recordingFile
@@ -225,6 +222,50 @@ func loadRecording(data []byte) (*Snapshot, error) {
 		snap.Now = lastInstant(snap)
 	}
 	return snap, nil
+}
+
+// peekHeader reads the top-level "format" and "version" of a JSON object,
+// skipping other values, and stops at "spans" (or the end).
+func peekHeader(data []byte) (format *string, version *int, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return nil, nil, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "spans", "events":
+			if format != nil && version != nil {
+				return format, version, nil
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, nil, err
+			}
+		case "format":
+			var f string
+			if err := dec.Decode(&f); err != nil {
+				return nil, nil, err
+			}
+			format = &f
+		case "version":
+			var v int
+			if err := dec.Decode(&v); err != nil {
+				return nil, nil, err
+			}
+			version = &v
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return format, version, nil
 }
 
 // checkHeader says what is wrong with a format name and version.

@@ -1,0 +1,87 @@
+package recorder
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestHTMLReport(t *testing.T) {
+	cases := []struct {
+		name  string
+		snaps []*Snapshot
+		want  []string
+		svgs  int
+	}{
+		{"one recording", []*Snapshot{fixedSnapshot()}, []string{
+			"Fanout Inspector: fixture", "serialized: 5 requests arrived together",
+			"Slowest requests", "elicitation/create", "user declined", `class="verdict serialized"`,
+			"Peak pending (queued + serving)</td><td>5</td>",
+		}, 3},
+		{"empty", []*Snapshot{emptySnapshot()}, []string{"no fan-out", "No finished requests."}, 3},
+		{"comparison", []*Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}, []string{
+			"fixture vs load", "Differences (A → B)", "<h2>A: fixture</h2>", "<h2>B: load</h2>",
+			"verdict: serialized → ",
+		}, 6},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteHTML(&buf, c.snaps...); err != nil {
+				t.Fatal(err)
+			}
+			page := buf.String()
+			for _, w := range c.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("report lacks %q", w)
+				}
+			}
+			if n := strings.Count(page, "<svg"); n != c.svgs {
+				t.Errorf("%d inline charts, want %d", n, c.svgs)
+			}
+			// Self-contained: nothing is loaded from anywhere.
+			if m := regexp.MustCompile(`(?i)(src|href)\s*=|@import|url\(`).FindString(page); m != "" {
+				t.Errorf("report refers to an outside resource: %q", m)
+			}
+			if strings.Contains(page, "<?xml") {
+				t.Error("an XML declaration inside HTML")
+			}
+		})
+	}
+	t.Run("escapes", func(t *testing.T) {
+		snap := fixedSnapshot()
+		snap.Meta.Title = `<script>alert(1)</script>`
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, snap); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), "<script>") {
+			t.Error("a title was not escaped")
+		}
+	})
+	t.Run("wrong count", func(t *testing.T) {
+		if err := WriteHTML(&bytes.Buffer{}); err == nil {
+			t.Error("no recordings gave no error")
+		}
+		s := fixedSnapshot()
+		if err := WriteHTML(&bytes.Buffer{}, s, s, s); err == nil {
+			t.Error("three recordings gave no error")
+		}
+	})
+}
+
+func TestComparisonSharesScale(t *testing.T) {
+	sc := scaleOf(fixedSnapshot(), oneRequestSnapshot())
+	if sc.endMS != 3000 || sc.topReqs != 5 {
+		t.Errorf("scale %+v, want the longer recording's 3000 ms and the higher peak 5", sc)
+	}
+	// The shorter recording's chart ends where the longer one's does.
+	var buf bytes.Buffer
+	if err := renderScaled(&buf, oneRequestSnapshot(), ChartGantt, 600, 300, svgRenderer, sc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), ">3.0 s</text>") {
+		t.Error("the one-request chart's time axis does not reach 3.0 s")
+	}
+}
