@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	chart "github.com/wcharczuk/go-chart/v2"
@@ -39,6 +40,8 @@ type ConcurrencyChart struct {
 	peak   int
 	height float32 // the height the chart asks for
 
+	hover fyne.Position // the pointer, or X < 0 when it is elsewhere
+
 	img    image.Image
 	imgKey chartKey
 	err    error
@@ -56,7 +59,7 @@ type chartKey struct {
 
 // NewConcurrencyChart returns an empty chart with its own time axis.
 func NewConcurrencyChart() *ConcurrencyChart {
-	c := &ConcurrencyChart{axis: newTimeAxis(), height: ConcurrencyChartHeight}
+	c := &ConcurrencyChart{axis: newTimeAxis(), height: ConcurrencyChartHeight, hover: fyne.NewPos(-1, -1)}
 	c.ExtendBaseWidget(c)
 	c.redraw.fn = c.Refresh
 	c.axis.listen(c.redraw.request)
@@ -93,6 +96,43 @@ func (c *ConcurrencyChart) VisibleRange() (start, end time.Duration) {
 	return c.axis.start, c.axis.end
 }
 
+// ValueAt returns how many incoming requests were in flight and pending
+// at offset t.
+func (c *ConcurrencyChart) ValueAt(t time.Duration) (inFlight, pending int) {
+	i := sort.Search(len(c.steps), func(i int) bool { return c.steps[i].At > t }) - 1
+	if i < 0 {
+		return 0, 0
+	}
+	return c.steps[i].InFlight, c.steps[i].Pending
+}
+
+// HoverText returns the readout shown for the instant under the pointer,
+// or "" when the pointer is not over the plot.
+func (c *ConcurrencyChart) HoverText() string {
+	if c.hover.X < ganttGutter || c.hover.X >= c.Size().Width {
+		return ""
+	}
+	w := max(c.Size().Width-ganttGutter, 1)
+	t := c.axis.start + time.Duration(float64(c.hover.X-ganttGutter)/float64(w)*float64(c.axis.end-c.axis.start))
+	f, p := c.ValueAt(t)
+	return fmt.Sprintf("%s: %d in flight, %d pending", formatOffset(t), f, p)
+}
+
+// MouseIn is called when the pointer enters the chart.
+func (c *ConcurrencyChart) MouseIn(ev *desktop.MouseEvent) { c.MouseMoved(ev) }
+
+// MouseMoved shows the values at the instant under the pointer.
+func (c *ConcurrencyChart) MouseMoved(ev *desktop.MouseEvent) {
+	c.hover = ev.Position
+	c.Refresh() // labels only: the chart image is cached
+}
+
+// MouseOut hides the readout.
+func (c *ConcurrencyChart) MouseOut() {
+	c.hover = fyne.NewPos(-1, -1)
+	c.Refresh()
+}
+
 // Err returns the error of the last render, if it failed.
 func (c *ConcurrencyChart) Err() error { return c.err }
 
@@ -127,6 +167,10 @@ func (c *ConcurrencyChart) CreateRenderer() fyne.WidgetRenderer {
 	r.zero.Alignment = fyne.TextAlignTrailing
 	r.message = canvas.NewText("", theme.Color(theme.ColorNameDisabled))
 	r.message.TextSize = small
+	r.cursor = canvas.NewLine(theme.Color(theme.ColorNameForeground))
+	r.readout = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+	r.readout.TextSize = small
+	r.readoutBg = canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
 	return r
 }
 
@@ -292,6 +336,9 @@ type chartRenderer struct {
 	c                                            *ConcurrencyChart
 	raster                                       *canvas.Raster
 	title, inFlight, pending, top, zero, message *canvas.Text
+	cursor                                       *canvas.Line
+	readoutBg                                    *canvas.Rectangle
+	readout                                      *canvas.Text
 }
 
 func (r *chartRenderer) Destroy() {}
@@ -304,7 +351,7 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 func (r *chartRenderer) MinSize() fyne.Size { return r.c.MinSize() }
 
 func (r *chartRenderer) Objects() []fyne.CanvasObject {
-	return []fyne.CanvasObject{r.raster, r.title, r.inFlight, r.pending, r.top, r.zero, r.message}
+	return []fyne.CanvasObject{r.raster, r.title, r.inFlight, r.pending, r.top, r.zero, r.message, r.cursor, r.readoutBg, r.readout}
 }
 
 func (r *chartRenderer) Refresh() {
@@ -334,7 +381,32 @@ func (r *chartRenderer) Refresh() {
 	}
 	r.message.Move(fyne.NewPos(ganttGutter+8, 4))
 	r.message.Resize(r.message.MinSize())
-	for _, o := range []*canvas.Text{r.title, r.inFlight, r.pending, r.top, r.zero, r.message} {
+	if text := c.HoverText(); text == "" {
+		r.cursor.Hide()
+		r.readout.Hide()
+		r.readoutBg.Hide()
+	} else {
+		r.cursor.StrokeColor = fg
+		r.cursor.Position1 = fyne.NewPos(c.hover.X, 0)
+		r.cursor.Position2 = fyne.NewPos(c.hover.X, size.Height)
+		r.readout.Text, r.readout.Color = text, fg
+		ms := r.readout.MinSize()
+		x := c.hover.X + 6
+		if x+ms.Width > size.Width {
+			x = c.hover.X - 6 - ms.Width
+		}
+		r.readout.Move(fyne.NewPos(x, 2))
+		r.readout.Resize(ms)
+		r.readoutBg.FillColor = theme.Color(theme.ColorNameOverlayBackground)
+		r.readoutBg.Move(fyne.NewPos(x-3, 1))
+		r.readoutBg.Resize(ms.AddWidthHeight(6, 2))
+		r.cursor.Show()
+		r.readout.Show()
+		r.readoutBg.Show()
+		r.cursor.Refresh()
+		r.readoutBg.Refresh()
+	}
+	for _, o := range []*canvas.Text{r.title, r.inFlight, r.pending, r.top, r.zero, r.message, r.readout} {
 		o.Refresh()
 	}
 	r.raster.Refresh()

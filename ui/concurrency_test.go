@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,20 @@ func TestConcurrencyChartGolden(t *testing.T) {
 			assertImage(t, tt.name+".png", w.Canvas().Capture())
 			if err := c.Err(); err != nil {
 				t.Errorf("chart error: %v", err)
+			}
+			// the readout under the pointer: at 1.2 s in the fixed recording,
+			// sampling #4 and the elicitation were served, 4 were pending
+			if tt.name == "chart_fixed" {
+				start, end := c.VisibleRange()
+				x := ganttGutter + float32(float64(1260*ms-start)/float64(end-start))*(800-ganttGutter)
+				test.MoveMouse(w.Canvas(), fyne.NewPos(x, 50))
+				if got := c.HoverText(); !strings.HasSuffix(got, ": 2 in flight, 4 pending") {
+					t.Errorf("readout = %q, want 2 in flight, 4 pending", got)
+				}
+				test.MoveMouse(w.Canvas(), fyne.NewPos(20, 50))
+				if got := c.HoverText(); got != "" {
+					t.Errorf("readout over the gutter = %q, want none", got)
+				}
 			}
 			// zooming the Gantt moves the chart with it
 			g.ZoomIn()

@@ -71,8 +71,9 @@ type Gantt struct {
 
 	scrollY  float32 // first visible row pixel, in dp
 	selected recorder.SpanID
-	hoverRow int
-	hoverPos fyne.Position
+	hoverRow   int
+	hoverEvent int // index in snap.Events of the notification under the pointer
+	hoverPos   fyne.Position
 
 	img    *image.RGBA
 	frames atomic.Int64
@@ -83,7 +84,7 @@ type Gantt struct {
 
 // NewGantt returns an empty Gantt with its own time axis.
 func NewGantt() *Gantt {
-	g := &Gantt{axis: newTimeAxis(), hoverRow: -1}
+	g := &Gantt{axis: newTimeAxis(), hoverRow: -1, hoverEvent: -1}
 	g.ExtendBaseWidget(g)
 	g.axis.listen(g.changed)
 	g.redraw.fn = g.Refresh
@@ -119,7 +120,7 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	if !same {
 		g.layout = ganttLayout{}
 		g.scrollY = 0
-		g.hoverRow = -1
+		g.hoverRow, g.hoverEvent = -1, -1
 		g.fitted = false
 		g.selected = 0
 	}
@@ -320,31 +321,71 @@ func (g *Gantt) Tapped(ev *fyne.PointEvent) {
 // MouseIn is called when the pointer enters the Gantt.
 func (g *Gantt) MouseIn(ev *desktop.MouseEvent) { g.MouseMoved(ev) }
 
-// MouseMoved shows the tooltip of the request under the pointer.
+// MouseMoved shows the tooltip of the request, or the notification, under
+// the pointer.
 func (g *Gantt) MouseMoved(ev *desktop.MouseEvent) {
-	row := g.rowAt(ev.Position.Y)
-	if row == g.hoverRow && (row < 0 || ev.Position == g.hoverPos) {
+	row, event := g.rowAt(ev.Position.Y), g.eventAt(ev.Position)
+	if row == g.hoverRow && event == g.hoverEvent && (row < 0 && event < 0 || ev.Position == g.hoverPos) {
 		return
 	}
-	g.hoverRow, g.hoverPos = row, ev.Position
+	g.hoverRow, g.hoverEvent, g.hoverPos = row, event, ev.Position
 	g.changed()
 }
 
 // MouseOut hides the tooltip.
 func (g *Gantt) MouseOut() {
-	if g.hoverRow >= 0 {
-		g.hoverRow = -1
+	if g.hoverRow >= 0 || g.hoverEvent >= 0 {
+		g.hoverRow, g.hoverEvent = -1, -1
 		g.changed()
 	}
 }
 
-// Tooltip returns the lines of the tooltip shown for the request under
-// the pointer, or nil.
+// eventAt returns the index of the notification drawn nearest to pos in
+// the lane under the ruler (within a few units), or -1.
+func (g *Gantt) eventAt(pos fyne.Position) int {
+	if g.snap == nil || pos.Y < ganttRulerH || pos.Y >= ganttRulerH+ganttLaneH || pos.X < ganttGutter {
+		return -1
+	}
+	perUnit := float64(g.axis.end-g.axis.start) / float64(g.plotW())
+	at := float64(g.axis.start) + float64(pos.X-ganttGutter)*perUnit
+	best, bestD := -1, 4*perUnit
+	for i, e := range g.snap.Events {
+		if d := math.Abs(float64(e.At) - at); d <= bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
+}
+
+// Tooltip returns the lines of the tooltip shown for the request or
+// notification under the pointer, or nil.
 func (g *Gantt) Tooltip() []string {
+	if g.snap != nil && g.hoverEvent >= 0 && g.hoverEvent < len(g.snap.Events) {
+		return eventSummary(g.snap, g.snap.Events[g.hoverEvent])
+	}
 	if g.hoverRow < 0 || g.hoverRow >= len(g.layout.rows) {
 		return nil
 	}
 	return spanSummary(g.snap, g.snap.Spans[g.layout.rows[g.hoverRow].span])
+}
+
+// eventSummary describes a notification in a few lines, for the tooltip.
+func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
+	name := e.Method
+	if name == "" {
+		name = string(e.Kind)
+	}
+	lines := []string{fmt.Sprintf("%s at %s", name, formatOffset(e.At))}
+	if e.Text != "" {
+		lines = append(lines, truncate(e.Text, 80))
+	}
+	if len(e.Data) > 0 {
+		lines = append(lines, truncate(string(e.Data), 80))
+	}
+	if s := findSpan(snap, e.Span); s != nil {
+		lines = append(lines, fmt.Sprintf("about #%d %s", s.ID, spanLabel(s)))
+	}
+	return lines
 }
 
 // MinSize is enough for the gutter, the ruler and a few rows.

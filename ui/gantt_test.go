@@ -293,6 +293,14 @@ func TestGanttGolden(t *testing.T) {
 		if got := g.Tooltip(); got != nil {
 			t.Errorf("tooltip over the ruler = %q, want none", got)
 		}
+		// the progress notification at 1.1 s, in the lane under the ruler
+		start, end := g.VisibleRange()
+		x := ganttGutter + float32(float64(1100*ms-start)/float64(end-start))*(800-ganttGutter) + 2
+		test.MoveMouse(w.Canvas(), fyne.NewPos(x, ganttRulerH+ganttLaneH/2))
+		want = []string{"notifications/progress at 1.100 s", "about #1 tools/call fanout"}
+		if got := g.Tooltip(); !slices.Equal(got, want) {
+			t.Errorf("tooltip over a notification = %q, want %q", got, want)
+		}
 	})
 }
 
