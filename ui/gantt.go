@@ -69,8 +69,8 @@ type Gantt struct {
 	compact bool
 	fitted  bool // the view has been fitted at least once
 
-	scrollY  float32 // first visible row pixel, in dp
-	selected recorder.SpanID
+	scrollY    float32 // first visible row pixel, in dp
+	selected   recorder.SpanID
 	hoverRow   int
 	hoverEvent int // index in snap.Events of the notification under the pointer
 	hoverPos   fyne.Position
