@@ -406,13 +406,25 @@ func ganttChart(snap *Snapshot, height int, sc chartScale) chart.Chart {
 		slices.SortStableFunc(order, func(a, b int) int {
 			return int(spans[a].Received - spans[b].Received)
 		})
+		// Rows thinner than 2 pixels are no use: past that many, a request
+		// goes in the row that frees first, drawn over its neighbour.
+		maxRows := max(1, height/2)
 		var free []time.Duration // when each row is next free
 		for _, i := range order {
 			s := spans[i]
 			r := slices.IndexFunc(free, func(t time.Duration) bool { return t <= s.Received })
-			if r < 0 {
+			switch {
+			case r >= 0:
+			case len(free) < maxRows:
 				r = len(free)
 				free = append(free, 0)
+			default:
+				r = 0
+				for k, t := range free {
+					if t < free[r] {
+						r = k
+					}
+				}
 			}
 			free[r] = spanEnd(snap, s)
 			rows[i] = r
