@@ -12,6 +12,16 @@
 // gate), Serving (the handler got its slot and started, injected latency
 // included) and Answered (the response was written). A request the client
 // sent (outgoing) has only Sent (stored in Received) and Answered.
+//
+// [Summarize] turns a snapshot into the figures and verdict a run is judged
+// by. [Save] and [Load] keep recordings as versioned JSON files; a
+// [Journal] appends a live recording to disk as it grows so that a killed
+// run still leaves it behind, and [LoadFile] reads journals too. The
+// exports open in other tools: [WriteChromeTrace] (Perfetto,
+// chrome://tracing), [WriteOTLP] (Jaeger, any OTLP receiver), [WriteCSV],
+// [WriteChartPNG] and [WriteChartSVG] (go-chart images), [WriteHTML] (a
+// self-contained report, or a comparison of two runs with [Compare]).
+// docs/recording-format.md describes every format.
 package recorder
 
 import (
