@@ -153,3 +153,30 @@ func TestJournalDefaultDir(t *testing.T) {
 		t.Error("opening an existing journal file succeeded")
 	}
 }
+
+func TestJournalFlushesPromptly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	rec := New(Meta{})
+	j, err := OpenJournal(path, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	s := NewSpan("s", Incoming, "ping")
+	s.Received, s.Queued, s.Serving = rec.Now(), rec.Now(), rec.Now()
+	id := rec.Begin(s)
+	rec.Update(id, func(s *Span) { s.Answered, s.Status = rec.Now(), StatusOK })
+	start := time.Now()
+	for {
+		data, _ := os.ReadFile(path)
+		if bytes.Contains(data, []byte(`"span":{"id":1,`)) {
+			break
+		}
+		// The bound is JournalFlushInterval; allow five times that on a
+		// busy machine.
+		if time.Since(start) > 5*JournalFlushInterval {
+			t.Fatalf("the finished span is not in the journal after %v", time.Since(start))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
