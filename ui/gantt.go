@@ -507,8 +507,10 @@ func (a *timeAxis) set(start, end time.Duration) {
 	}
 }
 
-// throttle runs fn at most once every minFrameInterval: a request within
-// the interval is deferred to its end, and requests meanwhile coalesce.
+// throttle runs fn at most once every minFrameInterval, and once for any
+// number of requests made while handling one event: the first request
+// queues fn behind the event (or until the interval is over), later ones
+// join it.
 type throttle struct {
 	fn      func()
 	last    time.Time
@@ -516,23 +518,24 @@ type throttle struct {
 }
 
 func (t *throttle) request() {
+	if minFrameInterval <= 0 {
+		t.fn() // tests: draw at once
+		return
+	}
 	if t.pending {
 		return
 	}
-	wait := minFrameInterval - time.Since(t.last)
-	if wait <= 0 {
+	t.pending = true
+	run := func() {
+		t.pending = false
 		t.last = time.Now()
 		t.fn()
+	}
+	if wait := minFrameInterval - time.Since(t.last); wait > 0 {
+		time.AfterFunc(wait, func() { fyne.Do(run) })
 		return
 	}
-	t.pending = true
-	time.AfterFunc(wait, func() {
-		fyne.Do(func() {
-			t.pending = false
-			t.last = time.Now()
-			t.fn()
-		})
-	})
+	fyne.Do(run)
 }
 
 // ganttLayout is the row order of a snapshot, built incrementally as spans
