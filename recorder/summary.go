@@ -20,13 +20,15 @@ const (
 	// VerdictBounded: the requests in flight hit a ceiling well below the
 	// requests pending, and every wait happened while the ceiling was full.
 	VerdictBounded = "bounded"
-	// VerdictConcurrent: every pending request was served at once.
+	// VerdictConcurrent: every pending request was served at once, or
+	// waiting took a negligible share (under 5 %) of the requests' time.
 	VerdictConcurrent = "concurrent"
 	// VerdictPartial: some requests ran at once, but some waited while
 	// there was no clear ceiling.
 	VerdictPartial = "partial"
-	// VerdictNoFanout: fewer than two incoming requests, or never two
-	// pending at once: there was no fan-out to judge.
+	// VerdictNoFanout: fewer than two incoming requests, never two pending
+	// at once, or one at a time with only a brief overlap: there was no
+	// fan-out to judge.
 	VerdictNoFanout = "no-fanout"
 )
 
@@ -151,9 +153,16 @@ type burst struct {
 	// the whole burst would have taken had they all been served at once.
 	longest time.Duration
 	// fullWait and wait are how long requests waited in the queue while
-	// every slot up to the peak in flight was taken, and in all.
-	fullWait, wait time.Duration
+	// every slot up to the peak in flight was taken, and in all; serve is
+	// how long they were served (all summed over requests, whole run).
+	fullWait, wait, serve time.Duration
 }
+
+// negligibleWait is the share of waiting in all request time (waiting +
+// serving) below which requests count as served at once: a request that
+// arrives a few microseconds before another ends and waits that long is
+// not a sign of serialization.
+const negligibleWait = 0.05
 
 func findBurst(snap *Snapshot, steps []Step, peakInFlight, peakPending int) burst {
 	var b burst
@@ -188,8 +197,10 @@ func findBurst(snap *Snapshot, steps []Step, peakInFlight, peakPending int) burs
 		b.longest = max(b.longest, serve)
 	}
 	for i := 0; i+1 < len(steps); i++ {
+		span := steps[i+1].At - steps[i].At
+		b.serve += span * time.Duration(steps[i].InFlight)
 		if waiting := steps[i].Pending - steps[i].InFlight; waiting > 0 {
-			dt := (steps[i+1].At - steps[i].At) * time.Duration(waiting)
+			dt := span * time.Duration(waiting)
 			b.wait += dt
 			if steps[i].InFlight >= peakInFlight {
 				b.fullWait += dt
@@ -225,12 +236,22 @@ func verdict(snap *Snapshot, steps []Step, sum Summary) (string, string) {
 	if b.requests <= 1 {
 		together = fmt.Sprintf("%d requests were pending at once", sum.PeakPending)
 	}
+	waitShare := 0.0
+	if total := b.wait + b.serve; total > 0 {
+		waitShare = float64(b.wait) / float64(total)
+	}
 	switch {
+	case sum.PeakInFlight <= 1 && waitShare < negligibleWait:
+		return VerdictNoFanout, fmt.Sprintf("no fan-out: the server sent %d requests; they overlapped only briefly (%.1f%% of their time waiting)",
+			n, 100*waitShare)
 	case sum.PeakInFlight <= 1:
 		return VerdictSerialized, fmt.Sprintf("serialized: %s and were served one at a time%s", together, cost)
 	case sum.PeakInFlight >= sum.PeakPending:
 		return VerdictConcurrent, fmt.Sprintf("concurrent: %s and all %d were served at once%s",
 			together, sum.PeakPending, cost)
+	case waitShare < negligibleWait:
+		return VerdictConcurrent, fmt.Sprintf("concurrent: %s and up to %d were served at once, with no noticeable wait (%.1f%% of their time)%s",
+			together, sum.PeakInFlight, 100*waitShare, cost)
 	}
 	// A ceiling: in flight stays well below pending, and (almost) all the
 	// waiting happened while every slot was taken.

@@ -61,6 +61,23 @@ func TestSummarizeVerdicts(t *testing.T) {
 			queueMax: 300, serveP: 100,
 		},
 		{
+			// The fifth request arrives 10 µs before the first ends and
+			// gets its slot 40 µs later: still concurrent.
+			name: "concurrent with jitter",
+			snap: shape([3]float64{0, 0, 500}, [3]float64{1, 1, 501}, [3]float64{2, 2, 502}, [3]float64{3, 3, 503},
+				[3]float64{499.99, 500.03, 1000}),
+			verdict: VerdictConcurrent, inFlight: 4, pend: 5,
+			textHas:  []string{"up to 4 were served at once", "no noticeable wait"},
+			queueMax: 0.04, serveP: 500,
+		},
+		{
+			name:    "barely overlapping",
+			snap:    shape([3]float64{0, 0, 500}, [3]float64{499.9, 500, 1000}),
+			verdict: VerdictNoFanout, inFlight: 1, pend: 2,
+			textHas:  []string{"overlapped only briefly"},
+			queueMax: 0.1, serveP: 500,
+		},
+		{
 			name:    "one request",
 			snap:    shape([3]float64{0, 0, 500}),
 			verdict: VerdictNoFanout, inFlight: 1, pend: 1, achieved: 1,
