@@ -176,10 +176,13 @@ func Load(r io.Reader) (*Snapshot, error) {
 	}
 	// The first line of a journal is a complete header object; a saved
 	// recording's first line is its header left open.
-	first, _, _ := bytes.Cut(trimmed, []byte("\n"))
+	first, rest, _ := bytes.Cut(trimmed, []byte("\n"))
 	var head fileHeader
 	if json.Unmarshal(first, &head) == nil && head.Format == JournalFormat {
 		return loadJournal(trimmed)
+	}
+	if len(rest) == 0 && bytes.HasPrefix(first, []byte(`{"format":"`+JournalFormat+`"`)) {
+		return nil, errors.New("the journal's first line is incomplete: the run was killed as it started, before anything was recorded")
 	}
 	return loadRecording(trimmed)
 }

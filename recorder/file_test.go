@@ -76,6 +76,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bad direction", strings.Replace(g, `"direction":"outgoing"`, `"direction":"sideways"`, 1), `direction "sideways"`},
 		{"ids out of order", strings.Replace(g, `{"id":2,`, `{"id":1,`, 1), "not above the previous id"},
 		{"bad journal line", "{\"format\":\"fanout-inspector-journal\",\"version\":1,\"meta\":{\"created\":\"2026-01-02T03:04:05Z\"}}\n{garbage\n{\"end\":5}\n", "damaged at line 2"},
+		{"torn journal header", "{\"format\":\"fanout-inspector-journal\",\"version\":1,\"me", "killed as it started"},
 		{"newer journal", "{\"format\":\"fanout-inspector-journal\",\"version\":7,\"meta\":{}}\n", "journal is format version 7"},
 	}
 	for _, c := range cases {

@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -39,6 +40,7 @@ type reportRun struct {
 	Label, Name                 string
 	Meta                        Meta
 	Created                     string
+	Config                      string // the run's configuration, indented JSON
 	Summary                     Summary
 	Methods                     []methodCount
 	Concurrency, Gantt, Latency template.HTML
@@ -80,6 +82,14 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 			Label: string(rune('A' + i)), Name: titleOf(s), Meta: s.Meta,
 			Created: s.Meta.Created.UTC().Format("2006-01-02 15:04:05 MST"),
 			Summary: Summarize(s),
+		}
+		if len(s.Meta.Config) > 0 {
+			var out bytes.Buffer
+			if json.Indent(&out, s.Meta.Config, "", "  ") == nil {
+				run.Config = out.String()
+			} else {
+				run.Config = string(s.Meta.Config)
+			}
 		}
 		for m, n := range run.Summary.ServerRequests.ByMethod {
 			run.Methods = append(run.Methods, methodCount{m, n})

@@ -18,6 +18,7 @@ func TestHTMLReport(t *testing.T) {
 			"Fanout Inspector: fixture", "serialized: 5 requests arrived together",
 			"Slowest requests", "elicitation/create", "user declined", `class="verdict serialized"`,
 			"Peak pending (queued + serving)</td><td>5</td>",
+			"Configuration of the run", "&#34;policy&#34;: &#34;serial&#34;",
 		}, 3},
 		{"empty", []*Snapshot{emptySnapshot()}, []string{"no fan-out", "No finished requests."}, 3},
 		{"comparison", []*Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}, []string{

@@ -14,19 +14,8 @@ import (
 // ExportTraceServiceRequest in its JSON mapping: camelCase names, 64-bit
 // integers as strings, trace and span IDs as hex).
 type (
-	otlpRequest struct {
-		ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
-	}
-	otlpResourceSpans struct {
-		Resource   otlpResource     `json:"resource"`
-		ScopeSpans []otlpScopeSpans `json:"scopeSpans"`
-	}
 	otlpResource struct {
 		Attributes []otlpKeyValue `json:"attributes"`
-	}
-	otlpScopeSpans struct {
-		Scope otlpScope  `json:"scope"`
-		Spans []otlpSpan `json:"spans"`
 	}
 	otlpScope struct {
 		Name    string `json:"name"`
@@ -241,17 +230,27 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 	if snap.Meta.Server != "" {
 		resource = append(resource, otlpString("fanout.server", snap.Meta.Server))
 	}
-	req := otlpRequest{ResourceSpans: []otlpResourceSpans{{
-		Resource: otlpResource{Attributes: resource},
-		ScopeSpans: []otlpScopeSpans{{
-			Scope: otlpScope{Name: "github.com/fanout-inspector/inspector/recorder", Version: snap.Meta.Inspector},
-			Spans: spans,
-		}},
-	}}}
+	// Written piece by piece, one span a line, so that a large recording
+	// is never held twice in memory.
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := newLineEncoder(bw).encode(req); err != nil {
+	enc := newLineEncoder(bw)
+	bw.WriteString(`{"resourceSpans":[{"resource":`)
+	if err := enc.encode(otlpResource{Attributes: resource}); err != nil {
 		return fmt.Errorf("write otlp: %w", err)
 	}
+	bw.WriteString(`,"scopeSpans":[{"scope":`)
+	enc.encode(otlpScope{Name: "github.com/fanout-inspector/inspector/recorder", Version: snap.Meta.Inspector})
+	bw.WriteString(`,"spans":[`)
+	for i := range spans {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+		if err := enc.encode(&spans[i]); err != nil {
+			return fmt.Errorf("write otlp: span %s: %w", spans[i].Name, err)
+		}
+	}
+	bw.WriteString("\n]}]}]}")
 	bw.WriteByte('\n')
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write otlp: %w", err)
