@@ -38,8 +38,11 @@
 //
 // # Transports
 //
-// The demo server (in process), stdio and legacy SSE are tapped. The
-// streamable HTTP connection is not: it learns the negotiated protocol
-// through an SDK-internal hook that a wrapper would hide. Its spans take
-// Received from the handler's start and Answered from the handler's end.
+// The demo server (in process) and stdio are tapped by wrapping the
+// transport's connection. Streamable HTTP and legacy SSE are tapped one
+// layer lower, in the HTTP client: each POST body is a message written,
+// each response body (one JSON message or an event stream) carries the
+// messages read. Wrapping their connection instead would hide an
+// SDK-internal hook of the streamable connection, which then would never
+// open its server-to-client event stream.
 package engine

@@ -107,7 +107,14 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 		done:     make(chan struct{}),
 		notices:  newNoticeQueue(256),
 	}
-	s.life, s.endLife = context.WithCancel(context.Background())
+	// Transports keep the context they connect with for the whole session
+	// (the SSE transport's event stream is a request made with it), so
+	// they get one that lives until Close; ctx only bounds the connecting.
+	s.life, s.endLife = context.WithCancel(context.WithoutCancel(ctx))
+	outer := ctx
+	stopWatch := context.AfterFunc(outer, s.endLife)
+	defer stopWatch()
+	ctx = s.life
 	s.setCallbacks(cb)
 
 	transport, err := s.transport(ctx, inner)
@@ -139,6 +146,12 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 		s.notices.stop()
 		s.endLife()
 		return nil, err
+	}
+	if !stopWatch() {
+		// ctx ended just as the session started: honour it.
+		cs.Close()
+		s.notices.stop()
+		return nil, fmt.Errorf("connecting to %s: %w", t, context.Cause(outer))
 	}
 	s.cs = cs
 	s.info = serverInfo(cs.InitializeResult())

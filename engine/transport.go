@@ -65,7 +65,8 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 				return nil, fmt.Errorf("%s: header name %q is not valid (give names like Authorization)", t.kind(), k)
 			}
 		}
-		hc := &http.Client{Transport: &headerRoundTripper{base: http.DefaultTransport, headers: t.Headers}}
+		s.tap = newWireTap(s)
+		hc := &http.Client{Transport: &tapRoundTripper{base: http.DefaultTransport, headers: t.Headers, tap: s.tap}}
 		if t.kind() == TransportHTTP {
 			inner = &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: hc}
 		} else {
@@ -74,32 +75,11 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 	default:
 		return nil, fmt.Errorf("transport %q: want demo, stdio, http or sse", t.Transport)
 	}
-	if _, ok := inner.(*mcp.StreamableClientTransport); ok {
-		// The streamable client connection learns the negotiated protocol
-		// through an SDK-internal hook that a wrapper would hide (it then
-		// would not open its server-to-client event stream), so its
-		// messages are not tapped: spans get their times from the
-		// handlers and the middleware instead.
-		return inner, nil
+	if t.kind() == TransportHTTP || t.kind() == TransportSSE {
+		return inner, nil // tapped below the SDK, in the HTTP client
 	}
 	s.tap = newWireTap(s)
 	return &tappedTransport{inner: inner, tap: s.tap}, nil
-}
-
-// headerRoundTripper adds the target's extra headers to every request.
-type headerRoundTripper struct {
-	base    http.RoundTripper
-	headers map[string]string
-}
-
-func (h *headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, v := range h.headers {
-			r.Header.Set(k, v)
-		}
-	}
-	return h.base.RoundTrip(r)
 }
 
 // stderrLines turns what a stdio server writes to stderr into one event
