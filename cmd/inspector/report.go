@@ -21,7 +21,7 @@ Summarize a recording (saved with 'inspector run --record FILE', from the app,
 or a journal a run left behind, even a killed one), export it to other
 formats, or compare it with another recording.
 
-Flags may come before or after RECORDING.
+Flags may come before or after RECORDING. RECORDING - reads standard input.
 
   --json            print the summary as one JSON object (with --compare:
                     {"a": …, "b": …, "differences": […]})
@@ -55,12 +55,25 @@ type reportOptions struct {
 
 // reportCommand implements `inspector report`.
 func reportCommand(args []string) int {
-	return reportMain(args, os.Stdout, os.Stderr)
+	return reportMain(args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// reportLoad reads a recording or journal from path, or from stdin when
+// path is "-".
+func reportLoad(path string, stdin io.Reader) (*recorder.Snapshot, error) {
+	if path != "-" {
+		return recorder.LoadFile(path)
+	}
+	snap, err := recorder.Load(stdin)
+	if err != nil {
+		return nil, fmt.Errorf("standard input: %w", err)
+	}
+	return snap, nil
 }
 
 // reportMain is `inspector report` with its streams passed in; it returns
 // the exit code.
-func reportMain(args []string, stdout, stderr io.Writer) int {
+func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var o reportOptions
 	fs := flag.NewFlagSet("inspector report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -114,7 +127,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	a, err := recorder.LoadFile(files[0])
+	a, err := reportLoad(files[0], stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "inspector report: %v\n", err)
 		return exitFailure
@@ -122,7 +135,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	snaps := []*recorder.Snapshot{a}
 	names := []string{files[0]}
 	if o.compare != "" {
-		b, err := recorder.LoadFile(o.compare)
+		b, err := reportLoad(o.compare, stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "inspector report: --compare: %v\n", err)
 			return exitFailure

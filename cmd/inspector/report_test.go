@@ -63,6 +63,25 @@ func TestReportSummary(t *testing.T) {
 	}
 }
 
+func TestReportStdin(t *testing.T) {
+	data, err := os.ReadFile(fixtureRecording)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	code := reportMain([]string{"-", "--json"}, bytes.NewReader(data), &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"peak_pending": 5`) {
+		t.Errorf("stdin summary: %s", out.String())
+	}
+	code = reportMain([]string{"-"}, strings.NewReader("nope"), &out, &errb)
+	if code != exitFailure || !strings.Contains(errb.String(), "standard input: not a recording") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
 func TestReportExports(t *testing.T) {
 	dir := t.TempDir()
 	out := func(name string) string { return filepath.Join(dir, name) }
