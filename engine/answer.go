@@ -31,6 +31,7 @@ type outCall struct {
 	span   recorder.SpanID
 	token  string       // tools/call: its progress token
 	rounds atomic.Int32 // how many times it was written (multi-round-trip rounds)
+	ids    []jsonrpc.ID // its ids on the wire, one per round (guarded by the tap's mu)
 }
 
 // sendingMiddleware records every request the client sends as an outgoing
@@ -77,6 +78,9 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		unhook := context.AfterFunc(s.life, func() { stopLife(errSessionClosed) })
 		res, err := next(context.WithValue(ctx, outKey{}, oc), method, req)
 		unhook()
+		if s.tap != nil {
+			s.tap.forget(oc)
+		}
 		if method == "tools/call" {
 			s.callsMu.Lock()
 			delete(s.calls, oc)

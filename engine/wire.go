@@ -181,6 +181,7 @@ func (t *wireTap) sendingRequest(ctx context.Context, req *jsonrpc.Request) {
 	}
 	t.mu.Lock()
 	t.out[req.ID] = oc
+	oc.ids = append(oc.ids, req.ID)
 	t.mu.Unlock()
 	round := oc.rounds.Add(1)
 	now := t.s.rec.Now()
@@ -312,6 +313,17 @@ func (t *wireTap) closeInner() {
 		err := c.Close()
 		t.closed(err)
 	}
+}
+
+// forget drops a finished client request's ids, answered or not (a
+// cancelled request's answer may never come).
+func (t *wireTap) forget(oc *outCall) {
+	t.mu.Lock()
+	for _, id := range oc.ids {
+		delete(t.out, id)
+	}
+	oc.ids = nil
+	t.mu.Unlock()
 }
 
 // reset forgets every request still tracked, once the connection is gone.

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkSamplingFanout measures zero-latency sampling requests per
+// second through the engine: the in-process demo server fans out 100
+// requests per tool call, the engine serves them concurrently, recording
+// each as a span.
+func BenchmarkSamplingFanout(b *testing.B) {
+	ctx := context.Background()
+	s, err := Connect(ctx, Target{}, DefaultCallbacks(), recorder.New(recorder.Meta{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	benchFanout(b, func(n int) error {
+		res, err := s.Run(ctx, Workload{Tool: "fanout", Args: fanoutArgs(n, "sampling")}, nil)
+		if err == nil && res.Failed > 0 {
+			b.Fatalf("run %+v", res)
+		}
+		return err
+	})
+}
+
+// BenchmarkSamplingBareSDK is the same fan-out against a bare SDK client
+// whose handler answers at once, without the engine: the floor the
+// engine's overhead is measured against.
+func BenchmarkSamplingBareSDK(b *testing.B) {
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := demo.NewServer().Connect(ctx, st, nil); err != nil {
+		b.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: "reply"}, Model: "bare", Role: "assistant"}, nil
+		},
+	})
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: DefaultProtocol})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	benchFanout(b, func(n int) error {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": n, "kind": "sampling"}})
+		return err
+	})
+}
+
+func benchFanout(b *testing.B, fanout func(n int) error) {
+	const per = 100
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += per {
+		if err := fanout(min(per, b.N-done)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+}
+
+// TestNoGoroutineLeaks checks that serving requests leaves no goroutine
+// behind, and that Close takes the session's own goroutines with it.
+func TestNoGoroutineLeaks(t *testing.T) {
+	settle := func(limit int) int {
+		var n int
+		waitFor(3*time.Second, func() bool {
+			runtime.GC()
+			n = runtime.NumGoroutine()
+			return n <= limit
+		})
+		return n
+	}
+	before := settle(0)
+	s := connectDemo(t, DefaultCallbacks())
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(50, "sampling")})
+	during := settle(before + 30)
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(200, "sampling"), Calls: 3, Concurrency: 3})
+	if after := settle(during); after > during+2 {
+		t.Errorf("goroutines grew from %d to %d after serving 600 more requests", during, after)
+	}
+	s.Close()
+	if n := settle(before + 2); n > before+2 {
+		t.Errorf("%d goroutines after Close, %d before Connect", n, before)
+	}
+	s.tap.mu.Lock()
+	defer s.tap.mu.Unlock()
+	if len(s.tap.in)+len(s.tap.out)+len(s.tap.answering) != 0 {
+		t.Errorf("tap still tracks %d/%d/%d requests", len(s.tap.in), len(s.tap.out), len(s.tap.answering))
+	}
+}
