@@ -32,7 +32,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
                 [--dispatch concurrent|serial|bounded:N] [--latency SPEC] [--sampling-latency SPEC] [--elicitation-latency SPEC] [--roots-latency SPEC] [--seed N]
                 [--sampling-reply TEMPLATE] [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]
                 [--tool NAME [--args JSON|@FILE] [--calls N] [--concurrency C] [--call-timeout D]] [--list-tools]
-                [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--csv F] [--png F] [--svg F] [--html F]
+                [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
                 [--json] [--assert EXPR]...
 
 SPEC is 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms.
@@ -70,6 +70,8 @@ type runOptions struct {
 // runOutputs are the export files of a run, the same as report writes.
 type runOutputs struct {
 	trace, otlp, csv, png, svg, html string
+	chart                            string
+	width, height                    int
 }
 
 // runCommand runs `inspector run`.
@@ -98,8 +100,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.outputs.trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
 	fs.StringVar(&o.outputs.otlp, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
 	fs.StringVar(&o.outputs.csv, "csv", "", "write one CSV row per request to `FILE`")
-	fs.StringVar(&o.outputs.png, "png", "", "draw the concurrency chart as a PNG image in `FILE`")
-	fs.StringVar(&o.outputs.svg, "svg", "", "draw the concurrency chart as an SVG image in `FILE`")
+	fs.StringVar(&o.outputs.png, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
+	fs.StringVar(&o.outputs.svg, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
+	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt or latency")
+	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
+	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
 	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
@@ -143,6 +148,13 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.callTimeout < 0 {
 		return usageErr("--call-timeout %v: must not be negative", o.callTimeout)
 	}
+	chart, err := recorder.ParseChart(o.outputs.chart)
+	if err != nil {
+		return usageErr("--chart: %v", err)
+	}
+	if o.outputs.width < 64 || o.outputs.height < 48 || o.outputs.width > 20000 || o.outputs.height > 20000 {
+		return usageErr("--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.outputs.width, o.outputs.height)
+	}
 	toolArgs, code := readToolArgs(o.args, stderr)
 	if code != exitOK {
 		return code
@@ -167,7 +179,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 	}
-	r := &runner{o: o, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
+	r := &runner{o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
 
 	sess, err := engine.Connect(ctx, target, cb, rec)
 	if err != nil {
@@ -244,6 +256,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runner ends a run: it saves what was recorded, however the run ended.
 type runner struct {
 	o       runOptions
+	chart   recorder.Chart
 	rec     *recorder.Recording
 	journal *recorder.Journal
 	stdout  io.Writer
@@ -285,10 +298,10 @@ func (r *runner) save() int {
 		{"--otlp", r.o.outputs.otlp, func(w io.Writer) error { return recorder.WriteOTLP(w, snap) }},
 		{"--csv", r.o.outputs.csv, func(w io.Writer) error { return recorder.WriteCSV(w, snap) }},
 		{"--png", r.o.outputs.png, func(w io.Writer) error {
-			return recorder.WriteChartPNG(w, snap, recorder.ChartConcurrency, 1200, 600)
+			return recorder.WriteChartPNG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
 		}},
 		{"--svg", r.o.outputs.svg, func(w io.Writer) error {
-			return recorder.WriteChartSVG(w, snap, recorder.ChartConcurrency, 1200, 600)
+			return recorder.WriteChartSVG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
 		}},
 		{"--html", r.o.outputs.html, func(w io.Writer) error { return recorder.WriteHTML(w, snap) }},
 	}

@@ -190,9 +190,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--url", "ftp://x/y", "--tool", "t"}, "--url"},
 		{[]string{"--url", "http://127.0.0.1:9/mcp", "--stdio", "x"}, "--stdio and --url"},
 		{[]string{"--env", "A=1"}, "--env"},
+		{[]string{"--url", ""}, "--url is empty"},
 		{[]string{"--header", "X: y"}, "--header"},
 		{[]string{"--stdio", "'unbalanced"}, "--stdio"},
 		{[]string{"--calls", "0"}, "--calls"},
+		{[]string{"--chart", "pie"}, "--chart"},
 		{[]string{"--args", "[1,2]"}, "--args"},
 		{[]string{"--url", "http://127.0.0.1:9/mcp"}, "--tool"},
 		{[]string{"--elicitation", "manual"}, "--elicitation manual"},
@@ -301,6 +303,7 @@ func TestRunOutputs(t *testing.T) {
 	}
 	r := inspector(t, "run", "--args", "@"+file("args.json"), "--calls", "2", "--concurrency", "2",
 		"--record", file("run.json"), "--trace", file("trace.json"), "--otlp", file("otlp.json"), "--csv", file("run.csv"),
+		"--png", file("chart.png"), "--svg", file("gantt.svg"), "--chart", "gantt", "--width", "800", "--height", "400", "--html", file("report.html"),
 		"--journal", file("journal.jsonl"))
 	if r.code != exitOK {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
@@ -329,6 +332,12 @@ func TestRunOutputs(t *testing.T) {
 		b, err := os.ReadFile(file(name))
 		if err != nil || !json.Valid(b) {
 			t.Errorf("%s: not written as JSON (%v)", name, err)
+		}
+	}
+	for name, magic := range map[string]string{"chart.png": "\x89PNG", "gantt.svg": "<svg", "report.html": "<html"} {
+		b, err := os.ReadFile(file(name))
+		if err != nil || !strings.Contains(string(b[:min(len(b), 512)]), magic) {
+			t.Errorf("%s: want a file starting with %q (%v)", name, magic, err)
 		}
 	}
 	if b, err := os.ReadFile(file("run.csv")); err != nil || strings.Count(string(b), "\n") < 7 {
