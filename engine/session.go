@@ -165,6 +165,11 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection,
 		Text: fmt.Sprintf("connected to %s (protocol %s)", describeServer(s.info), s.info.Protocol)})
 	go s.watch()
+	if s.info.hasCapability("logging") {
+		// Ask for the server's log messages so that they reach the
+		// timeline and OnLog; a server that refuses just sends none.
+		_ = cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"})
+	}
 	return s, nil
 }
 
@@ -385,6 +390,15 @@ func (s *Session) nextIndex(method string) int64 {
 	defer s.arrivalMu.Unlock()
 	s.arrivals[method]++
 	return s.arrivals[method]
+}
+
+func (info ServerInfo) hasCapability(name string) bool {
+	for _, c := range info.Capabilities {
+		if c == name {
+			return true
+		}
+	}
+	return false
 }
 
 func serverInfo(res *mcp.InitializeResult) ServerInfo {

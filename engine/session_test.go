@@ -513,3 +513,66 @@ func TestBadTargets(t *testing.T) {
 	})
 	_ = errors.New
 }
+
+// TestProgressLogsAndCallTimeout runs the demo's slow tool: its progress
+// notifications are events on the call's span, its log messages reach
+// OnLog, and a call timeout fails the call as timed out.
+func TestProgressLogsAndCallTimeout(t *testing.T) {
+	s := connectDemo(t, DefaultCallbacks())
+	logs := make(chan recorder.Event, 100)
+	s.OnLog(func(e recorder.Event) { logs <- e })
+	var progress []Progress
+	res, err := s.Run(context.Background(), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":200,"steps":4}`), Calls: 2, Concurrency: 2},
+		func(p Progress) { progress = append(progress, p) })
+	if err != nil || res.OK != 2 {
+		t.Fatalf("run %+v, %v", res, err)
+	}
+	if len(progress) != 2 || progress[1].Done != 2 {
+		t.Errorf("progress callbacks %+v", progress)
+	}
+	snap := s.Recording().Snapshot()
+	calls := map[recorder.SpanID]int{}
+	for _, sp := range spansOf(snap, "tools/call") {
+		calls[sp.ID] = 0
+	}
+	var nlogs int
+	for _, e := range snap.Events {
+		switch e.Kind {
+		case recorder.EventProgress:
+			if _, ok := calls[e.Span]; !ok {
+				t.Errorf("progress event %q not linked to a call (span %d)", e.Text, e.Span)
+			}
+			calls[e.Span]++
+		case recorder.EventLog:
+			nlogs++
+		}
+	}
+	for id, n := range calls {
+		if n != 4 {
+			t.Errorf("call %d has %d progress events, want 4", id, n)
+		}
+	}
+	if nlogs == 0 {
+		t.Error("no log message events: the session should ask for the server's logs")
+	}
+	select {
+	case e := <-logs:
+		if e.Kind != recorder.EventLog || e.Text == "" {
+			t.Errorf("OnLog got %+v", e)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("OnLog was never called")
+	}
+
+	res, err = s.Run(context.Background(), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":3000,"steps":1}`), CallTimeout: ms(200)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 1 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0], "call timeout") {
+		t.Errorf("run %+v, want one call failed by the call timeout", res)
+	}
+	calls2 := spansOf(s.Recording().Snapshot(), "tools/call")
+	if last := calls2[len(calls2)-1]; last.Status != recorder.StatusTimeout {
+		t.Errorf("timed out call has status %q", last.Status)
+	}
+}

@@ -44,7 +44,8 @@ type RunResult struct {
 
 // Run calls w.Tool w.Calls times, w.Concurrency at a time, each call an
 // outgoing span with the server requests it causes as children. progress,
-// if not nil, is called (from the calling goroutines) after each call.
+// if not nil, is called after each call, from the calling goroutines but
+// one call at a time, with Done increasing.
 // Run returns an error when the workload is invalid or when the
 // connection was lost during the run; failed calls alone are counted in
 // the result, not returned as an error.
@@ -72,7 +73,8 @@ func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) 
 	}
 
 	var (
-		mu     sync.Mutex
+		mu         sync.Mutex
+		progressMu sync.Mutex
 		res    = RunResult{Total: calls}
 		seen   = map[string]bool{}
 		next   int
@@ -126,9 +128,14 @@ func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) 
 					}
 				}
 				p := Progress{Total: calls, Done: res.OK + res.Failed, OK: res.OK, Failed: res.Failed, Elapsed: time.Since(start)}
+				if progress != nil {
+					// One at a time and in order, while the next calls go on.
+					progressMu.Lock()
+				}
 				mu.Unlock()
 				if progress != nil {
 					progress(p)
+					progressMu.Unlock()
 				}
 			}
 		}()
