@@ -75,13 +75,13 @@ func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) 
 	var (
 		mu         sync.Mutex
 		progressMu sync.Mutex
-		res    = RunResult{Total: calls}
-		seen   = map[string]bool{}
-		next   int
-		lost   bool
-		wg     sync.WaitGroup
-		start  = time.Now()
-		lastAt time.Time
+		res        = RunResult{Total: calls}
+		seen       = map[string]bool{}
+		next       int
+		lost       bool
+		wg         sync.WaitGroup
+		start      = time.Now()
+		lastAt     time.Time
 	)
 	for range conc {
 		wg.Add(1)
