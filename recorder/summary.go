@@ -225,20 +225,27 @@ func verdict(snap *Snapshot, steps []Step, sum Summary) (string, string) {
 	}
 	b := findBurst(snap, steps, sum.PeakInFlight, sum.PeakPending)
 	took := b.to - b.from
-	cost := ""
-	if b.longest > 0 {
-		cost = fmt.Sprintf(" — %s, %.1f× the concurrent time (%s, the longest serve time among them)",
-			seconds(took), float64(took)/float64(b.longest), seconds(b.longest))
-	} else {
-		cost = fmt.Sprintf(" — %s", seconds(took))
-	}
-	together := fmt.Sprintf("%d requests arrived together", b.requests)
-	if b.requests <= 1 {
-		together = fmt.Sprintf("%d requests were pending at once", sum.PeakPending)
-	}
 	waitShare := 0.0
 	if total := b.wait + b.serve; total > 0 {
 		waitShare = float64(b.wait) / float64(total)
+	}
+	// When the busy period holds just the requests pending at the peak,
+	// they arrived together: compare its length with what serving them all
+	// at once would have taken. A longer busy period (a load test, calls
+	// overlapping) has no such single figure: say how much time went to
+	// waiting instead.
+	var together, cost string
+	if b.requests <= sum.PeakPending && b.requests >= 2 {
+		together = fmt.Sprintf("%d requests arrived together", b.requests)
+		cost = " — " + seconds(took)
+		if b.longest > 0 {
+			cost += fmt.Sprintf(", %.1f× the concurrent time (%s, the longest serve time among them)",
+				float64(took)/float64(b.longest), seconds(b.longest))
+		}
+	} else {
+		together = fmt.Sprintf("up to %d requests were pending at once (%d in a busy period of %s)",
+			sum.PeakPending, b.requests, seconds(took))
+		cost = fmt.Sprintf(" — %.1f%% of the requests' time went to waiting", 100*waitShare)
 	}
 	switch {
 	case sum.PeakInFlight <= 1 && waitShare < negligibleWait:

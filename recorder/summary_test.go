@@ -71,6 +71,16 @@ func TestSummarizeVerdicts(t *testing.T) {
 			queueMax: 0.04, serveP: 500,
 		},
 		{
+			// Fan-outs that overlap one another (a load test) make one
+			// long busy period: no "arrived together" there.
+			name: "busy period",
+			snap: shape([3]float64{0, 0, 100}, [3]float64{0, 0, 100}, [3]float64{60, 60, 160},
+				[3]float64{60, 60, 160}, [3]float64{120, 120, 220}, [3]float64{120, 120, 220}),
+			verdict: VerdictConcurrent, inFlight: 4, pend: 4,
+			textHas:  []string{"up to 4 requests were pending at once (6 in a busy period of 0.22 s)", "0.0% of the requests' time went to waiting"},
+			queueMax: 0, serveP: 100,
+		},
+		{
 			name:    "barely overlapping",
 			snap:    shape([3]float64{0, 0, 500}, [3]float64{499.9, 500, 1000}),
 			verdict: VerdictNoFanout, inFlight: 1, pend: 2,
