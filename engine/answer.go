@@ -285,6 +285,10 @@ func (s *Session) stopped(ctx context.Context, e *inEntry) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
 	case errors.Is(cause, errSessionClosed):
 		s.finish(e, recorder.StatusAborted, "session closed", nil)
+	case errors.Is(cause, context.Canceled) && !e.wire && parentOf(ctx) != 0:
+		// An input request of a multi-round-trip call: the SDK gives up
+		// on the round's other requests when one fails.
+		s.finish(e, recorder.StatusCancelled, "cancelled: the tool call that asked for it gave up on this round", nil)
 	case errors.Is(cause, context.Canceled):
 		// The SDK cancels a request's context with no cause when the
 		// server sends notifications/cancelled for it.

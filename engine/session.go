@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -96,6 +97,10 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	}
 	if err := cb.Validate(); err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
+	}
+	if p := t.Protocol; p != "" && p != "latest" && !slices.Contains(mcp.SupportedProtocolVersions(), p) {
+		return nil, fmt.Errorf("connect: protocol %q is not one this inspector speaks; choose latest or one of %s",
+			p, strings.Join(mcp.SupportedProtocolVersions(), ", "))
 	}
 	s := &Session{
 		rec:      rec,

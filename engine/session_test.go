@@ -483,6 +483,7 @@ func TestBadTargets(t *testing.T) {
 		{Target{Transport: TransportStdio, Command: "/no/such/server"}, "cannot run"},
 		{Target{Transport: TransportHTTP, URL: "localhost:1"}, "not an http(s) URL"},
 		{Target{Transport: "carrier-pigeon"}, "want demo, stdio, http or sse"},
+		{Target{Protocol: "1999-01-01"}, "choose latest or one of"},
 		{Target{Transport: TransportHTTP, URL: "http://127.0.0.1:1/mcp"}, "connecting to http"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fanout-inspector/inspector/engine/demo"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -54,7 +55,9 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		s.stderr = &stderrLines{s: s}
 		cmd.Stderr = s.stderr
 		s.cmd = cmd
-		inner = &mcp.CommandTransport{Command: cmd}
+		// A server that does not exit within 2s of its stdin closing is
+		// sent SIGTERM, then SIGKILL: Close should not hang on it.
+		inner = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	case t.kind() == TransportHTTP || t.kind() == TransportSSE:
 		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
