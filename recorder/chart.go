@@ -110,9 +110,9 @@ func renderScaled(w io.Writer, snap *Snapshot, c Chart, width, height int, rp ch
 	case ChartConcurrency:
 		ch = concurrencyChart(snap, width, sc)
 	case ChartLatency:
-		ch = latencyChart(snap)
+		ch = latencyChart(snap, width)
 	case ChartGantt:
-		ch = ganttChart(snap, height, sc)
+		ch = ganttChart(snap, width, height, sc)
 	default:
 		_, err := ParseChart(string(c))
 		return err
@@ -125,6 +125,23 @@ func renderScaled(w io.Writer, snap *Snapshot, c Chart, width, height int, rp ch
 		return fmt.Errorf("draw %s chart: %w", c, err)
 	}
 	return nil
+}
+
+// timeAxis is an x axis from startMS to about endMS with round ticks,
+// about one per 100 pixels of a chart width pixels wide.
+func timeAxis(name string, startMS, endMS float64, width int) chart.XAxis {
+	step := niceStep((endMS - startMS) / math.Max(2, float64(width)/100))
+	startMS = math.Floor(startMS/step) * step
+	format := timeFormatter(endMS)
+	var ticks []chart.Tick
+	for i := 0; ; i++ {
+		v := startMS + float64(i)*step
+		ticks = append(ticks, chart.Tick{Value: v, Label: format(v)})
+		if v >= endMS-step*1e-9 {
+			break
+		}
+	}
+	return chart.XAxis{Name: name, Ticks: ticks, Range: &chart.ContinuousRange{Min: startMS, Max: ticks[len(ticks)-1].Value}}
 }
 
 // timeFormatter labels a time axis that ends at endMS in milliseconds,
@@ -172,7 +189,7 @@ func concurrencyChart(snap *Snapshot, width int, sc chartScale) chart.Chart {
 	top := float64(max(peakPend, sc.topReqs, 1))
 	return chart.Chart{
 		Title: fmt.Sprintf("Concurrency: peak %d in flight, %d pending", peakIn, peakPend),
-		XAxis: chart.XAxis{Name: "time", Range: xr, ValueFormatter: timeFormatter(xr.Max)},
+		XAxis: timeAxis("time", 0, xr.Max, width),
 		YAxis: chart.YAxis{Name: "requests", Range: &chart.ContinuousRange{Min: 0, Max: top * 1.1},
 			ValueFormatter: intFormatter, Ticks: intTicks(top)},
 		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
@@ -326,17 +343,23 @@ func latencies(snap *Snapshot) ([]float64, Direction) {
 
 // latencyChart draws a histogram of latencies with about 30 bars of a
 // round width.
-func latencyChart(snap *Snapshot) chart.Chart {
+func latencyChart(snap *Snapshot, width int) chart.Chart {
 	v, dir := latencies(snap)
-	hi := 1.0
+	// About 30 bars of a round width, from a round value at or below the
+	// fastest request (0 when that is near 0) to the slowest.
+	lo, hi := 0.0, 1.0
 	if len(v) > 0 {
-		hi = math.Max(slices.Max(v), 1e-3)
+		lo, hi = slices.Min(v), math.Max(slices.Max(v), 1e-3)
 	}
-	bin := niceStep(hi / 30)
-	n := int(math.Floor(hi/bin)) + 1
+	bin := niceStep((hi - lo) / 30)
+	if lo < 3*bin {
+		lo = 0
+	}
+	lo = math.Floor(lo/bin) * bin
+	n := int(math.Floor((hi-lo)/bin)) + 1
 	counts := make([]int, n)
 	for _, x := range v {
-		counts[min(int(x/bin), n-1)]++
+		counts[max(0, min(int((x-lo)/bin), n-1))]++
 	}
 	top := 1
 	for _, c := range counts {
@@ -348,7 +371,7 @@ func latencyChart(snap *Snapshot) chart.Chart {
 		if c == 0 {
 			continue
 		}
-		bars.boxes = append(bars.boxes, box{x0: float64(i) * bin, x1: float64(i+1) * bin, y0: 0, y1: float64(c),
+		bars.boxes = append(bars.boxes, box{x0: lo + float64(i)*bin, x1: lo + float64(i+1)*bin, y0: 0, y1: float64(c),
 			fill: col.WithAlpha(200), stroke: col})
 	}
 	// The chart font has no arrows: say it in words.
@@ -358,8 +381,7 @@ func latencyChart(snap *Snapshot) chart.Chart {
 	}
 	return chart.Chart{
 		Title: fmt.Sprintf("Latency of %d %s requests (received to answered)", len(v), what),
-		XAxis: chart.XAxis{Name: "latency", Range: &chart.ContinuousRange{Min: 0, Max: float64(n) * bin},
-			ValueFormatter: timeFormatter(float64(n) * bin)},
+		XAxis: timeAxis("latency", lo, lo+float64(n)*bin, width),
 		YAxis: chart.YAxis{Name: "requests", Range: &chart.ContinuousRange{Min: 0, Max: float64(top) * 1.1},
 			ValueFormatter: intFormatter, Ticks: intTicks(float64(top))},
 		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
@@ -387,7 +409,7 @@ const ganttRowsMax = 200
 
 // ganttChart draws each request as a box: pale while queued, solid while
 // served, coloured by kind.
-func ganttChart(snap *Snapshot, height int, sc chartScale) chart.Chart {
+func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
 	xr := timeRange(snap, sc)
 	var spans []*Span
 	for _, s := range snap.Spans {
@@ -470,7 +492,7 @@ func ganttChart(snap *Snapshot, height int, sc chartScale) chart.Chart {
 	}
 	return chart.Chart{
 		Title:          title,
-		XAxis:          chart.XAxis{Name: "time", Range: xr, ValueFormatter: timeFormatter(xr.Max)},
+		XAxis:          timeAxis("time", 0, xr.Max, width),
 		YAxis:          chart.YAxis{Style: chart.Style{Hidden: true}, Range: &chart.ContinuousRange{Min: 0, Max: float64(max(nrows, 1)) + 0.2}},
 		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
 		Series:         []chart.Series{g},
