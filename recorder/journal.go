@@ -60,6 +60,9 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 		path = filepath.Join(dir, time.Now().UTC().Format("20060102-150405.000000000")+".jsonl")
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("open journal: %s already exists (a journal is never overwritten): choose another name, or remove it", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}

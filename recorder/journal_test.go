@@ -149,8 +149,8 @@ func TestJournalDefaultDir(t *testing.T) {
 		t.Errorf("journal at %q, want it in %q", j.Path(), dir)
 	}
 	// A second journal never overwrites the first.
-	if _, err := OpenJournal(j.Path(), rec); err == nil {
-		t.Error("opening an existing journal file succeeded")
+	if _, err := OpenJournal(j.Path(), rec); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("opening an existing journal file: err = %v, want one that says it exists", err)
 	}
 }
 
