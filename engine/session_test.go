@@ -577,3 +577,108 @@ func TestProgressLogsAndCallTimeout(t *testing.T) {
 		t.Errorf("timed out call has status %q", last.Status)
 	}
 }
+
+// TestSeededRunsRepeat checks that two sessions with the same seed give
+// the n-th request of a fan-out the same latency, although the requests
+// are served concurrently, and that the sampling reply numbers requests
+// in arrival order.
+func TestSeededRunsRepeat(t *testing.T) {
+	serveTimes := func() ([]time.Duration, []string) {
+		cb := DefaultCallbacks()
+		cb.Seed = 42
+		cb.Latency = LatencyModel{Dist: Uniform, A: ms(50), B: ms(600)}
+		s := connectDemo(t, cb)
+		run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
+		spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+		// Arrival order is the order the spans were begun in (by ID).
+		var d []time.Duration
+		var replies []string
+		for _, sp := range spans {
+			d = append(d, sp.ServeTime())
+			var r struct{ Content struct{ Text string } }
+			json.Unmarshal(sp.Result, &r)
+			replies = append(replies, r.Content.Text)
+		}
+		return d, replies
+	}
+	a, ra := serveTimes()
+	b, _ := serveTimes()
+	if len(a) != 5 || len(b) != 5 {
+		t.Fatalf("spans %d and %d, want 5", len(a), len(b))
+	}
+	for i := range a {
+		if diff := a[i] - b[i]; diff > ms(40) || diff < -ms(40) {
+			t.Errorf("request %d served %v then %v with the same seed", i+1, a[i], b[i])
+		}
+	}
+	want := []string{"reply 1", "reply 2", "reply 3", "reply 4", "reply 5"}
+	for i := range want {
+		if ra[i] != want[i] {
+			t.Errorf("replies %q, want %q", ra, want)
+			break
+		}
+	}
+}
+
+// TestServerPing checks that a ping from the server is served like any
+// request, with its per-method latency.
+func TestServerPing(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "pinger", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ping"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if err := req.Session.Ping(ctx, nil); err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil, nil
+	})
+	cb := DefaultCallbacks()
+	cb.MethodLatency = map[string]LatencyModel{"ping": {Dist: Fixed, A: ms(150)}}
+	s := connectServer(t, srv, cb)
+	if res := run(t, s, Workload{Tool: "ping"}); res.OK != 1 {
+		t.Fatalf("run %+v", res)
+	}
+	spans := spansOf(s.Recording().Snapshot(), "ping")
+	if len(spans) != 1 || spans[0].Status != recorder.StatusOK || spans[0].ServeTime() < ms(140) || spans[0].Kind != recorder.KindPing {
+		t.Fatalf("ping spans %+v", spans)
+	}
+}
+
+// TestManualWithoutHandler checks that a manual request nobody can answer
+// fails at once with a message saying so.
+func TestManualWithoutHandler(t *testing.T) {
+	cb := DefaultCallbacks()
+	cb.SamplingManual = true
+	s := connectDemo(t, cb)
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
+	spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+	if len(spans) != 1 || spans[0].Status != recorder.StatusError || !strings.Contains(spans[0].Error, "nobody is attached") {
+		t.Fatalf("spans %+v", spans)
+	}
+}
+
+// TestCloseEndsWaits checks that Close does not wait for latencies or
+// for a person: pending requests end as aborted at once.
+func TestCloseEndsWaits(t *testing.T) {
+	cb := DefaultCallbacks()
+	cb.Latency = LatencyModel{Dist: Fixed, A: 30 * time.Second}
+	s := connectDemo(t, cb)
+	go s.Run(context.Background(), Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")}, nil)
+	if !waitFor(5*time.Second, func() bool { return len(spansOf(s.Recording().Snapshot(), "sampling/createMessage")) == 3 }) {
+		t.Fatal("requests never arrived")
+	}
+	start := time.Now()
+	s.Close()
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("Close took %v", el)
+	}
+	for _, sp := range s.Recording().Snapshot().Spans {
+		if sp.Open() {
+			t.Errorf("span %d (%s) still open after Close", sp.ID, sp.Method)
+		}
+		if sp.Method == "sampling/createMessage" && sp.Status != recorder.StatusAborted {
+			t.Errorf("span %d status %q, want aborted", sp.ID, sp.Status)
+		}
+	}
+	if s.Err() != nil {
+		t.Errorf("Err after Close = %v", s.Err())
+	}
+}
