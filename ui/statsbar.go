@@ -50,8 +50,15 @@ func (s *StatsBar) CreateRenderer() fyne.WidgetRenderer {
 // SetSummary shows sum.
 func (s *StatsBar) SetSummary(sum recorder.Summary) {
 	s.summary = sum
-	s.numbers.SetText(statsLine(sum))
-	s.verdict.SetText(verdictLine(sum))
+	// setting a label's text measures it again: skip what did not change,
+	// as a live run shows the same numbers for many frames
+	if text := statsLine(sum); text != s.numbers.Text {
+		s.numbers.SetText(text)
+	}
+	if text := verdictLine(sum); text != s.verdict.Text {
+		s.verdict.SetText(text)
+	}
+	importance := s.verdict.Importance
 	switch sum.Verdict {
 	case recorder.VerdictSerialized:
 		s.verdict.Importance = widget.DangerImportance
@@ -62,7 +69,9 @@ func (s *StatsBar) SetSummary(sum recorder.Summary) {
 	default:
 		s.verdict.Importance = widget.MediumImportance
 	}
-	s.verdict.Refresh()
+	if s.verdict.Importance != importance {
+		s.verdict.Refresh()
+	}
 }
 
 // SetCompare shows a compared recording's summary on a line of its own;

@@ -307,8 +307,8 @@ func (t *TimelineView) apply(f liveFrame) {
 	} else if sel == nil && t.details.Span() != nil && t.cmpGantt == nil {
 		t.details.SetSpan(nil, nil)
 	}
-	if t.cmpGantt != nil {
-		t.title.SetText("A: " + recordingName(t.snap))
+	if name := "A: " + recordingName(t.snap); t.cmpGantt != nil && t.title.Text != name {
+		t.title.SetText(name)
 	}
 }
 
@@ -336,7 +336,9 @@ type liveFeed struct {
 // changed (or while requests are open, since they grow with time), and
 // hands it to show through runOnMain. A frame is not taken while the
 // previous one has not been shown yet, so a busy main goroutine never
-// builds a backlog.
+// builds a backlog. The summary, which costs as much as the rest of the
+// frame, is recomputed at most every summaryInterval; a frame that reused
+// an old one is followed by a fresh one when the recording goes quiet.
 func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(liveFrame)) *liveFeed {
 	l := &liveFeed{done: make(chan struct{})}
 	var busy atomic.Bool
@@ -345,15 +347,20 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 		defer l.wg.Done()
 		tick := time.NewTicker(max(minFrameInterval, time.Millisecond))
 		defer tick.Stop()
-		var last uint64
-		first, open := true, false
+		var (
+			last         uint64
+			first, open  = true, false
+			stale        bool // the last frame's summary is older than its snapshot
+			summary      recorder.Summary
+			summarizedAt time.Time
+		)
 		for {
 			select {
 			case <-l.done:
 				return
 			case <-tick.C:
 			}
-			if v := rec.Version(); !first && v == last && !open || busy.Load() {
+			if v := rec.Version(); !first && v == last && !open && !stale || busy.Load() {
 				continue
 			}
 			first = false
@@ -366,7 +373,11 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 					break
 				}
 			}
-			f := makeFrame(snap)
+			f := liveFrame{snap: snap, steps: recorder.Steps(snap)}
+			if stale = time.Since(summarizedAt) < summaryInterval; !stale {
+				summary, summarizedAt = summarize(snap, f.steps), time.Now()
+			}
+			f.summary = summary
 			busy.Store(true)
 			runOnMain(func() {
 				defer busy.Store(false)
@@ -381,6 +392,10 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 	}()
 	return l
 }
+
+// summaryInterval is the least time between two summaries of a live
+// recording: the numbers need not change 30 times a second.
+const summaryInterval = 250 * time.Millisecond
 
 func (l *liveFeed) stop() {
 	l.once.Do(func() { close(l.done) })
