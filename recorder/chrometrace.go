@@ -194,7 +194,9 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		}
 		sess := sessionOf(sp.Session)
 		tid := tidOf(sess, sp)
-		end := spanEnd(snap, sp)
+		// Phases out of order (a damaged or hand-made file) are clamped so
+		// that every begin precedes its end.
+		end := max(spanEnd(snap, sp), sp.Received)
 		cat := string(sp.Kind)
 		name := sp.Method
 		if sp.Name != "" {
@@ -234,8 +236,8 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		}
 		ev(name, 'b', sp.Received, args.done())
 		if sp.Direction == Incoming {
-			serving := sp.Serving
-			if serving == Unset {
+			serving := min(max(sp.Serving, sp.Received), end)
+			if sp.Serving == Unset {
 				serving = end // never got a slot: queued to the end
 			}
 			ev("queued", 'b', sp.Received, nil)

@@ -56,6 +56,10 @@ func snapshots() map[string]*Snapshot {
 		"one":     oneRequestSnapshot(),
 		"empty":   emptySnapshot(),
 		"load":    loadSnapshot(2000, 7),
+		"disordered": {Meta: Meta{Created: fixedCreated}, Version: 1, Events: []Event{}, Now: msd(10), Spans: []*Span{
+			{ID: 1, Direction: Incoming, Method: "ping", Kind: KindPing, Received: msd(5), Queued: msd(4), Serving: msd(2), Answered: msd(3), Status: StatusOK},
+			{ID: 2, Direction: Incoming, Method: "ping", Kind: KindPing, Received: msd(1), Queued: Unset, Serving: Unset, Answered: Unset},
+		}},
 	}
 }
 

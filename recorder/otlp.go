@@ -132,7 +132,7 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		if s.Received == Unset {
 			continue
 		}
-		end := spanEnd(snap, s)
+		end := max(spanEnd(snap, s), s.Received) // never before the start
 		o := otlpSpan{
 			TraceID:           ids.trace(root(s)),
 			SpanID:            ids.span(s.ID),
