@@ -27,6 +27,11 @@ var assertOps = []string{"<=", ">=", "==", "!=", "<", ">"}
 // server_requests.by_method.sampling/createMessage).
 func parseAssertion(expr string) (assertion, error) {
 	a := assertion{Expr: expr}
+	for wrong, right := range map[string]string{"=>": ">=", "=<": "<="} {
+		if strings.Contains(expr, wrong) {
+			return a, fmt.Errorf("--assert %q: %s is not an operator; write %s", expr, wrong, right)
+		}
+	}
 	at := -1
 	for i := 0; i < len(expr) && at < 0; i++ {
 		for _, op := range assertOps {

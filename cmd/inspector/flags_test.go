@@ -80,6 +80,7 @@ func TestParseAssertion(t *testing.T) {
 		{"server_requests.by_method.roots/list==0", true, 0, ""},
 		{"queue_ms.p99!=0", false, 0, ""},
 		{"peak_in_flight=5", false, 0, "no comparison"},
+		{"peak_in_flight=>5", false, 0, "write >="},
 		{"verdict==1", false, 0, "unknown key"},
 		{">=5", false, 0, "nothing before"},
 		{"peak_in_flight>=", false, 0, "is not a number"},

@@ -183,7 +183,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	sess, err := engine.Connect(ctx, target, cb, rec)
 	if err != nil {
-		return r.fail(fmt.Sprintf("cannot connect to %s: %v", target, err))
+		return r.fail(connectFailure(target, err))
 	}
 	if o.listTools {
 		tools, err := sess.ListTools(ctx)
@@ -251,6 +251,19 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitAssertion
 	}
 	return exitOK
+}
+
+// connectFailure says why connecting failed and what to check.
+func connectFailure(t engine.Target, err error) string {
+	why := strings.TrimPrefix(err.Error(), "connecting to "+t.String()+": ")
+	hint := ""
+	switch t.Transport {
+	case engine.TransportHTTP, engine.TransportSSE:
+		hint = "; check that the server is running and listening at that URL (and that --url/--sse match its transport)"
+	case engine.TransportStdio:
+		hint = "; check that the command starts an MCP server on its own: run it in a shell, it should wait for input on stdin"
+	}
+	return fmt.Sprintf("cannot connect to %s: %s%s", t, why, hint)
 }
 
 // runner ends a run: it saves what was recorded, however the run ended.
@@ -428,8 +441,33 @@ func writeSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summary
 	}
 	fmt.Fprintf(tw, "verdict\t%s\n", verdict)
 	tw.Flush()
-	for _, e := range res.Errors {
-		fmt.Fprintf(w, "tool call error: %s\n", e)
+	writeCallErrors(w, res.Errors)
+}
+
+// maxCallErrors is the most distinct tool call errors the summary lists.
+const maxCallErrors = 5
+
+// writeCallErrors lists the distinct first lines of the failed calls'
+// errors, so that a load test with many failures stays readable.
+func writeCallErrors(w io.Writer, errs []string) {
+	var lines []string
+	seen := map[string]bool{}
+	for _, e := range errs {
+		line, _, _ := strings.Cut(strings.TrimSpace(e), "\n")
+		if len(line) > 300 {
+			line = line[:300] + "…"
+		}
+		if !seen[line] {
+			seen[line] = true
+			lines = append(lines, line)
+		}
+	}
+	for i, line := range lines {
+		if i == maxCallErrors {
+			fmt.Fprintf(w, "… and %d more distinct tool call errors (the recording has them all)\n", len(lines)-maxCallErrors)
+			break
+		}
+		fmt.Fprintf(w, "tool call error: %s\n", line)
 	}
 }
 

@@ -228,11 +228,23 @@ func (f *fanout) finish(ctx context.Context, req *mcp.CallToolRequest, out Fanou
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s requests answered in %.1f ms as the server saw it", out.N, out.Kind, out.ElapsedMS)
 	if out.Failed > 0 {
-		fmt.Fprintf(&b, ", %d failed", out.Failed)
+		// The first line says what went wrong, for tools that show one line.
+		first := ""
+		for _, r := range out.Replies {
+			if r.Error != "" {
+				first = r.Error
+				break
+			}
+		}
+		if first == "" {
+			first = "some input requests were not answered"
+		}
+		fmt.Fprintf(&b, "%d of %d %s requests failed: %s\n", out.Failed, out.N, out.Kind, first)
+		fmt.Fprintf(&b, "answered in %.1f ms as the server saw it:\n", out.ElapsedMS)
+	} else {
+		fmt.Fprintf(&b, "%d %s requests answered in %.1f ms as the server saw it:\n", out.N, out.Kind, out.ElapsedMS)
 	}
-	b.WriteString(":\n")
 	for i, r := range out.Replies {
 		if i == maxListed {
 			fmt.Fprintf(&b, "… and %d more\n", len(out.Replies)-maxListed)
