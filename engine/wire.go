@@ -132,8 +132,17 @@ func (t *wireTap) read(msg jsonrpc.Message) {
 			s.notification(m.Method, m.Params)
 			return
 		}
-		now := s.rec.Now()
 		key := idKey(m.ID)
+		t.mu.Lock()
+		_, seen := t.in[key]
+		t.mu.Unlock()
+		if seen {
+			// The same request again (an event stream replayed after a
+			// reconnect): keep the first span.
+			m.Params = injectMeta(m.Params, key)
+			return
+		}
+		now := s.rec.Now()
 		sp := recorder.NewSpan(s.name, recorder.Incoming, m.Method)
 		sp.RequestID = key
 		sp.Received = now

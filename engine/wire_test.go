@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestInjectMeta checks that the tap's key lands in _meta without losing
+// anything the server sent, whatever shape the params have.
+func TestInjectMeta(t *testing.T) {
+	tests := []struct {
+		name, params string
+		keep         map[string]string // top-level field -> JSON it must keep
+	}{
+		{"absent", ``, nil},
+		{"null", `null`, nil},
+		{"empty object", `{}`, nil},
+		{"spaced empty", ` { } `, nil},
+		{"fields", `{"maxTokens":5,"messages":[]}`, map[string]string{"maxTokens": `5`, "messages": `[]`}},
+		{"existing meta", `{"_meta":{"progressToken":"t1"},"x":1}`, map[string]string{"x": `1`}},
+		{"meta mentioned in a string only", `{"note":"\"_meta\" is reserved"}`, map[string]string{"note": `"\"_meta\" is reserved"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := injectMeta(json.RawMessage(tt.params), `7`)
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(out, &obj); err != nil {
+				t.Fatalf("injectMeta(%s) = %s, not a JSON object: %v", tt.params, out, err)
+			}
+			var meta map[string]any
+			json.Unmarshal(obj["_meta"], &meta)
+			if meta[wireKey] != "7" {
+				t.Errorf("injectMeta(%s) = %s, no wire key", tt.params, out)
+			}
+			if tt.name == "existing meta" && meta["progressToken"] != "t1" {
+				t.Errorf("lost the server's progress token: %s", out)
+			}
+			for k, v := range tt.keep {
+				if string(obj[k]) != v {
+					t.Errorf("field %s = %s, want %s", k, obj[k], v)
+				}
+			}
+		})
+	}
+	t.Run("not an object", func(t *testing.T) {
+		if out := injectMeta(json.RawMessage(`[1,2]`), "7"); string(out) != `[1,2]` {
+			t.Errorf("array params changed to %s", out)
+		}
+	})
+}
+
+func TestProgressToken(t *testing.T) {
+	tests := []struct{ params, want string }{
+		{`{"_meta":{"progressToken":"abc"}}`, "abc"},
+		{`{"_meta":{"progressToken":12}}`, "12"},
+		{`{"progressToken":"top","progress":1}`, "top"},
+		{`{"x":1}`, ""},
+		{`{"_meta":{"progressToken":`, ""},
+	}
+	for _, tt := range tests {
+		if got := progressToken(json.RawMessage(tt.params)); got != tt.want {
+			t.Errorf("progressToken(%s) = %q, want %q", tt.params, got, tt.want)
+		}
+	}
+}
