@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+func TestGUIFlagErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"stray argument", []string{"run.json"}, "use --open FILE"},
+		{"args not an object", []string{"--args", "[1,2]"}, "want a JSON object"},
+		{"args file missing", []string{"--args", "@/no/such/file.json"}, "cannot read the file"},
+		{"autorun without a tool off the demo", []string{"--autorun", "--url", "http://127.0.0.1:1/mcp"}, "--autorun: name the tool"},
+		{"negative exit-after", []string{"--exit-after", "-1s"}, "must not be negative"},
+		{"zero calls", []string{"--calls", "0"}, "want 1 or more"},
+		{"open a missing file", []string{"--open", "/no/such/recording.json"}, "--open /no/such/recording.json"},
+		{"bad dispatch (shared with run)", []string{"--dispatch", "sometimes"}, "--dispatch"},
+		{"two servers", []string{"--demo", "--url", "http://x/mcp"}, "choose one server"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := guiMain(tt.args, &stdout, &stderr); code != exitUsage {
+				t.Errorf("exit code %d, want %d (usage); stderr:\n%s", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr %q does not say %q", stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestFyneAppTOMLTwins checks that the metadata `fyne package` reads
+// (cmd/inspector/FyneApp.toml) and the repository root's copy agree, name
+// the app ID the binary uses for its preferences, and point at the icon.
+func TestFyneAppTOMLTwins(t *testing.T) {
+	type meta struct {
+		Details struct {
+			Icon, Name, ID, Version string
+		}
+	}
+	var pkg, root meta
+	if _, err := toml.DecodeFile("FyneApp.toml", &pkg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := toml.DecodeFile(filepath.Join("..", "..", "FyneApp.toml"), &root); err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Details.ID != appID || root.Details.ID != appID {
+		t.Errorf("app IDs %q and %q, the binary uses %q", pkg.Details.ID, root.Details.ID, appID)
+	}
+	if pkg.Details.Name != root.Details.Name || pkg.Details.Version != root.Details.Version {
+		t.Errorf("the twins differ: %+v vs %+v", pkg.Details, root.Details)
+	}
+	if pkg.Details.Version != version {
+		t.Errorf("FyneApp.toml version %q, the binary says %q", pkg.Details.Version, version)
+	}
+	if got, want := filepath.Clean(pkg.Details.Icon), filepath.Clean(filepath.Join("..", "..", root.Details.Icon)); got != want {
+		t.Errorf("icons %q and %q are not the same file", got, want)
+	}
+}
