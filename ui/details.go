@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -15,7 +16,8 @@ import (
 
 // Details shows everything about one request: its method, direction, kind,
 // status and error, ids and parent, phase instants and durations, and its
-// params and result as indented JSON. All text can be selected and copied.
+// params and result as indented JSON. All text can be selected, and the
+// params and result copied with a button.
 type Details struct {
 	widget.BaseWidget
 
@@ -27,6 +29,8 @@ type Details struct {
 	result  *widget.Label
 	body    *fyne.Container
 	content *container.Scroll
+
+	copyParams, copyResult *widget.Button // put the JSON on the clipboard
 }
 
 // NewDetails returns a details pane with nothing selected.
@@ -47,10 +51,24 @@ func NewDetails() *Details {
 	d.header.TextStyle.Bold = true
 	d.header.Wrapping = fyne.TextWrapWord
 	d.header.Selectable = true
+	copyButton := func(body *widget.Label) *widget.Button {
+		b := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
+			if d.span != nil {
+				fyne.CurrentApp().Clipboard().SetContent(body.Text)
+			}
+		})
+		b.Importance = widget.LowImportance
+		return b
+	}
+	heading := func(title string, copyBtn *widget.Button) fyne.CanvasObject {
+		return container.NewBorder(nil, nil, nil, copyBtn,
+			widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	}
+	d.copyParams, d.copyResult = copyButton(d.params), copyButton(d.result)
 	d.body = container.NewVBox(
 		d.header, d.facts,
-		widget.NewLabelWithStyle("Params", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), d.params,
-		widget.NewLabelWithStyle("Result", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), d.result,
+		heading("Params", d.copyParams), d.params,
+		heading("Result", d.copyResult), d.result,
 	)
 	d.content = container.NewVScroll(d.body)
 	d.ExtendBaseWidget(d)

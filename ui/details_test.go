@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -43,6 +44,12 @@ func TestDetails(t *testing.T) {
 			for _, w := range tt.not {
 				if strings.Contains(text, w) {
 					t.Errorf("details show %q:\n%s", w, text)
+				}
+			}
+			if tt.span != nil {
+				test.Tap(d.copyResult)
+				if got, want := fyne.CurrentApp().Clipboard().Content(), prettyJSON(tt.span.Result); got != want {
+					t.Errorf("copied result = %q, want %q", got, want)
 				}
 			}
 		})

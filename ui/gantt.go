@@ -98,6 +98,8 @@ func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
 	r.raster = canvas.NewRaster(g.draw)
 	r.empty = canvas.NewText("No requests recorded yet", theme.Color(theme.ColorNameDisabled))
 	r.empty.Alignment = fyne.TextAlignCenter
+	r.count = canvas.NewText("", theme.Color(theme.ColorNameDisabled))
+	r.count.TextSize = theme.Size(theme.SizeNameCaptionText)
 	r.tipBg = canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
 	r.tipBg.StrokeColor = theme.Color(theme.ColorNameShadow)
 	r.tipBg.StrokeWidth = 1
@@ -801,6 +803,13 @@ func (g *Gantt) draw(w, h int) image.Image {
 			fillRect(img, x, rulerH, x+line, h, pal.now)
 		}
 	}
+	// where the visible rows are among all of them
+	if total := float64(len(g.layout.rows)) * rh; total > float64(h-top) {
+		view := float64(h - top)
+		y0 := top + int(scroll/total*view)
+		y1 := top + int((scroll+view)/total*view+0.5)
+		fillRect(img, w-px(5), y0, w-px(1), max(y1, y0+px(8)), pal.faint)
+	}
 	return img
 }
 
@@ -1040,6 +1049,7 @@ type ganttRenderer struct {
 	ruler   []*canvas.Text
 	labels  []*canvas.Text
 	empty   *canvas.Text
+	count   *canvas.Text // how many requests, in the gutter over the labels
 	tipBg   *canvas.Rectangle
 	tip     []*canvas.Text
 	objects []fyne.CanvasObject
@@ -1066,7 +1076,7 @@ func (r *ganttRenderer) refreshObjects() {
 	for _, t := range r.labels {
 		r.objects = append(r.objects, t)
 	}
-	r.objects = append(r.objects, r.empty, r.tipBg)
+	r.objects = append(r.objects, r.count, r.empty, r.tipBg)
 	for _, t := range r.tip {
 		r.objects = append(r.objects, t)
 	}
@@ -1145,6 +1155,18 @@ func (r *ganttRenderer) Refresh() {
 		}
 	}
 	hideFrom(r.labels, n)
+
+	// the number of requests, over their labels
+	switch n := len(g.layout.rows); n {
+	case 1:
+		r.count.Text = "1 request"
+	default:
+		r.count.Text = fmt.Sprintf("%d requests", n)
+	}
+	r.count.Color = theme.Color(theme.ColorNameDisabled)
+	r.count.Move(fyne.NewPos(8, 4))
+	r.count.Resize(r.count.MinSize())
+	r.count.Refresh()
 
 	// empty state
 	if g.snap == nil || len(g.layout.rows) == 0 {
