@@ -373,7 +373,7 @@ func loadJournal(data []byte) (*Snapshot, error) {
 	}
 	snap := &Snapshot{Meta: *head.Meta, Spans: []*Span{}, Events: []Event{}, Version: 1}
 	var end *time.Duration
-	seen := map[SpanID]bool{}
+	seen := map[SpanID]int{} // span ID → index in snap.Spans
 	for i := 1; i < len(lines); i++ {
 		line := bytes.TrimSpace(lines[i])
 		if len(line) == 0 {
@@ -391,8 +391,10 @@ func loadJournal(data []byte) (*Snapshot, error) {
 			if l.Span.ID <= 0 {
 				return nil, fmt.Errorf("the journal is damaged at line %d: span id %d", i+1, l.Span.ID)
 			}
-			if !seen[l.Span.ID] {
-				seen[l.Span.ID] = true
+			if i, ok := seen[l.Span.ID]; ok {
+				snap.Spans[i] = l.Span // changed after it ended: the last line wins
+			} else {
+				seen[l.Span.ID] = len(snap.Spans)
 				snap.Spans = append(snap.Spans, l.Span)
 			}
 		case l.Event != nil:

@@ -26,7 +26,9 @@ const JournalFlushInterval = 200 * time.Millisecond
 // metadata ({"meta":…}), and {"end":…} when the journal is closed. Spans
 // still open when the process died are not in it.
 //
-// A Journal is an [Observer] of its recording: OpenJournal registers it.
+// A Journal is an [Observer] (and [ChangeObserver]) of its recording:
+// OpenJournal registers it. A span that changes after it ended is written
+// again; the last line of a span wins.
 type Journal struct {
 	path string
 	rec  *Recording
@@ -34,7 +36,6 @@ type Journal struct {
 
 	mu      sync.Mutex
 	pending []journalLine
-	written map[SpanID]bool
 	closed  bool
 	err     error
 	meta    []byte // the last metadata written, to notice changes
@@ -67,7 +68,7 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	j := &Journal{
-		path: path, rec: rec, file: f, written: map[SpanID]bool{},
+		path: path, rec: rec, file: f,
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	snap := rec.observeFrom(j)
@@ -126,6 +127,10 @@ func (j *Journal) SpanFinished(s *Span) {
 	j.mu.Unlock()
 }
 
+// SpanChanged implements [ChangeObserver]: it queues the span again; the
+// last line of a span wins when the journal is read.
+func (j *Journal) SpanChanged(s *Span) { j.SpanFinished(s) }
+
 // EventAdded implements [Observer]: it queues the event for writing.
 func (j *Journal) EventAdded(e Event) {
 	j.mu.Lock()
@@ -172,12 +177,6 @@ func (j *Journal) flush(end *time.Duration) error {
 	enc := newLineEncoder(w)
 	var err error
 	for _, l := range lines {
-		if l.Span != nil {
-			if j.written[l.Span.ID] {
-				continue
-			}
-			j.written[l.Span.ID] = true
-		}
 		if err = enc.encode(l); err != nil {
 			break
 		}

@@ -180,3 +180,28 @@ func TestJournalFlushesPromptly(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestJournalKeepsChangesAfterEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	rec := New(Meta{})
+	j, err := OpenJournal(path, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSpan("s", Incoming, "sampling/createMessage")
+	s.Received, s.Queued, s.Serving = 1, 2, 3
+	id := rec.Begin(s)
+	rec.Update(id, func(s *Span) { s.Answered, s.Status = 4, StatusOK })
+	time.Sleep(2 * JournalFlushInterval) // the ok line reaches the file first
+	rec.Update(id, func(s *Span) { s.Status, s.Error = StatusAborted, "the answer could not be sent" })
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Spans) != 1 || snap.Spans[0].Status != StatusAborted {
+		t.Errorf("journal gives %+v, want the one span, aborted", snap.Spans[0])
+	}
+}

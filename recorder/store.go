@@ -118,13 +118,29 @@ func (r *Recording) Update(id SpanID, f func(*Span)) {
 	r.spans[i] = p
 	r.version++
 	finished := old.Open() && !p.Open()
+	changed := !old.Open() // a span that had ended changed again
 	obs := r.observer
 	r.mu.Unlock()
-	if finished {
+	switch {
+	case finished:
 		for _, o := range obs {
 			o.SpanFinished(p)
 		}
+	case changed:
+		for _, o := range obs {
+			if c, ok := o.(ChangeObserver); ok {
+				c.SpanChanged(p)
+			}
+		}
 	}
+}
+
+// ChangeObserver is an [Observer] that also wants to hear of changes to
+// spans that had already ended (an answer that could not be written turns
+// an ok span into an aborted one). The rules of Observer apply.
+type ChangeObserver interface {
+	Observer
+	SpanChanged(s *Span)
 }
 
 // Span returns the current value of span id, or nil.
