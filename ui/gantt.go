@@ -110,15 +110,16 @@ func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // SetSnapshot shows snap. A snapshot of the same recording as the one shown
-// (same creation time and title, at least as many spans) only lays out the
+// (same creation time, at least as many spans) only lays out the
 // new spans and keeps the view and selection; any other starts afresh,
 // fitted to the whole recording.
 func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	if snap == nil {
 		snap = &recorder.Snapshot{}
 	}
+	// a recording's creation time never changes, its title may
 	same := g.snap != nil && !snap.Meta.Created.IsZero() && g.snap.Meta.Created.Equal(snap.Meta.Created) &&
-		g.snap.Meta.Title == snap.Meta.Title && len(snap.Spans) >= g.layout.done
+		len(snap.Spans) >= g.layout.done
 	if !same {
 		g.layout = ganttLayout{}
 		g.scrollY = 0
@@ -288,11 +289,22 @@ func (g *Gantt) scroll(ev *fyne.ScrollEvent, mods fyne.KeyModifier) {
 	if dx != 0 {
 		g.panBy(dx)
 	}
-	if dy != 0 {
-		g.scrollY -= dy
-		g.clampScroll()
-		g.changed()
+	g.scrollRows(dy)
+}
+
+// scrollRows scrolls the rows by dy units (positive: earlier rows come
+// into view). Leaving the latest rows stops following the live end, as
+// the person wants to read what scrolled by.
+func (g *Gantt) scrollRows(dy float32) {
+	if dy == 0 {
+		return
 	}
+	g.scrollY -= dy
+	g.clampScroll()
+	if g.follow && g.scrollY < float32(len(g.layout.rows))*g.rowH()-g.rowsAreaH()-1 {
+		g.SetFollow(false)
+	}
+	g.changed()
 }
 
 // Dragged pans the view: sideways in time, up and down through the rows.
@@ -300,11 +312,7 @@ func (g *Gantt) Dragged(ev *fyne.DragEvent) {
 	if ev.Dragged.DX != 0 {
 		g.panBy(ev.Dragged.DX)
 	}
-	if ev.Dragged.DY != 0 {
-		g.scrollY -= ev.Dragged.DY
-		g.clampScroll()
-		g.changed()
-	}
+	g.scrollRows(ev.Dragged.DY)
 }
 
 // DragEnd is called when a drag ends; there is nothing left to do.

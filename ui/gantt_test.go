@@ -398,6 +398,13 @@ func TestGanttFollowLive(t *testing.T) {
 			t.Errorf("at %v: bottom row is %v, want the latest span #%d", now, bottom, last.ID)
 		}
 	}
+	// scrolling back through the rows stops following, so they stay put
+	g.scroll(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 3 * ganttRowH}}, 0)
+	if g.Following() {
+		t.Error("scrolling up to earlier rows kept following")
+	}
+	g.SetFollow(true)
+
 	// panning stops following
 	var followed []bool
 	g.OnFollowChanged = func(on bool) { followed = append(followed, on) }
