@@ -14,8 +14,7 @@ import (
 // ManualPanel lists the sampling and elicitation requests waiting for a
 // person (manual mode) and lets the person answer the selected one:
 // sampling with an editable reply and model, elicitation with a form
-// generated from the requested schema; either can be declined, and an
-// elicitation cancelled. The waiting time is the request's serving phase
+// generated from the requested schema (or declined, or cancelled). The waiting time is the request's serving phase
 // on the timeline. A request the server cancels, or that times out,
 // leaves the list by itself.
 type ManualPanel struct {
