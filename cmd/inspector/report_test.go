@@ -179,7 +179,14 @@ func TestReportJournal(t *testing.T) {
 		rec.Update(id, func(s *recorder.Span) { s.Answered = rec.Now(); s.Status = recorder.StatusOK })
 	}
 	// Not closed: as a killed run leaves it, once the flush has run.
-	time.Sleep(3 * recorder.JournalFlushInterval)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(recorder.JournalFlushInterval / 2) {
+		if snap, err := recorder.LoadFile(path); err == nil && len(snap.Spans) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the journal did not get its 3 spans within 10 s")
+		}
+	}
 	r := inspector(t, "report", "--json", path)
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
