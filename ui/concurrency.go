@@ -66,10 +66,11 @@ func NewConcurrencyChart() *ConcurrencyChart {
 	return c
 }
 
-// useAxis makes the chart follow axis (shared with a Gantt).
-func (c *ConcurrencyChart) useAxis(a *timeAxis) {
+// useAxis makes the chart follow axis (shared with a Gantt) until the
+// returned function is called.
+func (c *ConcurrencyChart) useAxis(a *timeAxis) (release func()) {
 	c.axis = a
-	a.listen(c.redraw.request)
+	return a.listen(c.redraw.request)
 }
 
 // SetSnapshot shows the concurrency of snap's incoming requests.

@@ -492,12 +492,19 @@ func extentOf(snap *recorder.Snapshot) time.Duration {
 // and, when comparing, a second Gantt and chart.
 type timeAxis struct {
 	start, end time.Duration
-	listeners  []func()
+	listeners  map[int]func()
+	next       int
 }
 
-func newTimeAxis() *timeAxis { return &timeAxis{end: time.Second} }
+func newTimeAxis() *timeAxis { return &timeAxis{end: time.Second, listeners: map[int]func(){}} }
 
-func (a *timeAxis) listen(f func()) { a.listeners = append(a.listeners, f) }
+// listen calls f after every change of the range, until cancel is called.
+func (a *timeAxis) listen(f func()) (cancel func()) {
+	id := a.next
+	a.next++
+	a.listeners[id] = f
+	return func() { delete(a.listeners, id) }
+}
 
 // set changes the range, keeping it at least minVisibleSpan wide and not
 // starting before the recording, and tells the listeners.
@@ -1227,8 +1234,9 @@ func (r *ganttRenderer) Refresh() {
 	r.raster.Refresh()
 }
 
-// useAxis makes the Gantt show axis, shared with other widgets.
-func (g *Gantt) useAxis(a *timeAxis) {
+// useAxis makes the Gantt show axis, shared with other widgets, until
+// the returned function is called.
+func (g *Gantt) useAxis(a *timeAxis) (release func()) {
 	g.axis = a
-	a.listen(g.changed)
+	return a.listen(g.changed)
 }

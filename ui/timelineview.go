@@ -35,6 +35,8 @@ type TimelineView struct {
 	cmpGantt *Gantt
 	cmpChart *ConcurrencyChart
 	cmpSnap  *recorder.Snapshot
+	// cmpRelease detaches the compared Gantt and chart from the time axis
+	cmpRelease func()
 
 	snap    *recorder.Snapshot
 	follow  *widget.Check
@@ -164,6 +166,10 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 	t.cmpSnap = snap
 	if snap == nil {
 		t.setStats(func() { t.stats.SetCompare(nil) })
+		if t.cmpRelease != nil {
+			t.cmpRelease() // the shared axis forgets the removed widgets
+			t.cmpRelease = nil
+		}
 		t.cmpGantt, t.cmpChart = nil, nil
 		t.chart.SetHeight(ConcurrencyChartHeight)
 		t.area.Objects = []fyne.CanvasObject{t.pane(t.gantt, t.chart, nil)}
@@ -172,8 +178,8 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 	}
 	if t.cmpGantt == nil {
 		t.cmpGantt, t.cmpChart = NewGantt(), NewConcurrencyChart()
-		t.cmpGantt.useAxis(t.gantt.axis)
-		t.cmpChart.useAxis(t.gantt.axis)
+		r1, r2 := t.cmpGantt.useAxis(t.gantt.axis), t.cmpChart.useAxis(t.gantt.axis)
+		t.cmpRelease = func() { r1(); r2() }
 		t.cmpGantt.SetCompact(t.compact.Checked)
 		t.cmpGantt.OnSelect = func(s *recorder.Span) {
 			if s != nil && t.gantt.selected != 0 {

@@ -133,6 +133,9 @@ func TestTimelineGolden(t *testing.T) {
 		t.Errorf("compared Gantt shows %v – %v, the first %v – %v", s2, e2, s1, e1)
 	}
 	tv.SetCompare(nil)
+	if n := len(tv.gantt.axis.listeners); n != 2 {
+		t.Errorf("after SetCompare(nil) the time axis has %d listeners, want the Gantt's and the chart's", n)
+	}
 	if tv.cmpGantt != nil || strings.Contains(tv.StatsText(), "B:") {
 		t.Errorf("SetCompare(nil) kept the second recording:\n%s", tv.StatsText())
 	}
