@@ -188,12 +188,21 @@ func describeServer(info ServerInfo) string {
 // watch waits for the connection to end and records why.
 func (s *Session) watch() {
 	waitErr := s.cs.Wait()
-	s.closeTransport()
 	var reason string
 	if s.closing.Load() {
+		s.closeTransport()
 		reason = "session closed"
 	} else {
-		cause := s.lostCause(waitErr)
+		var cause error
+		if s.tap != nil && s.tap.failure() != nil {
+			// The cause is known; a stdio server still running is reaped
+			// (which may take its terminate timeout) in the background.
+			cause = s.explainWireError(s.tap.failure())
+			go s.closeTransport()
+		} else {
+			s.closeTransport() // quick: the server has gone, reap it
+			cause = s.lostCause(waitErr)
+		}
 		s.errMu.Lock()
 		s.err = cause
 		s.errMu.Unlock()
@@ -218,17 +227,17 @@ func (s *Session) watch() {
 // lostCause says, as well as can be known, why the connection ended
 // without Close being called.
 func (s *Session) lostCause(waitErr error) error {
+	if s.tap != nil {
+		if err := s.tap.failure(); err != nil {
+			return s.explainWireError(err)
+		}
+	}
 	if s.cmd != nil && s.cmd.ProcessState != nil {
 		msg := "server exited: " + s.cmd.ProcessState.String()
 		if tail := s.stderr.last(); tail != "" {
 			msg += " (last stderr line: " + tail + ")"
 		}
 		return errors.New(msg)
-	}
-	if s.tap != nil {
-		if err := s.tap.failure(); err != nil {
-			return s.explainWireError(err)
-		}
 	}
 	if waitErr != nil {
 		return fmt.Errorf("connection lost: %w", waitErr)

@@ -682,3 +682,20 @@ func TestCloseEndsWaits(t *testing.T) {
 		t.Errorf("Err after Close = %v", s.Err())
 	}
 }
+
+// TestStdioGarbageMidSession checks that non-JSON output in the middle of
+// a session ends it with an error that says what went wrong.
+func TestStdioGarbageMidSession(t *testing.T) {
+	cb := DefaultCallbacks()
+	cb.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
+	s := connectTarget(t, stdioTarget("garbage-later"), cb)
+	_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not JSON-RPC") {
+		t.Fatalf("Run error %v, want one saying the server wrote something that is not JSON-RPC", err)
+	}
+	for _, sp := range s.Recording().Snapshot().Spans {
+		if sp.Open() {
+			t.Errorf("span %d (%s) still open", sp.ID, sp.Method)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 //   - "fanout-exit": a fanout tool that sends 5 sampling requests, then
 //     the process exits with status 1 after 300ms, mid-fan-out;
 //   - "garbage": writes a non-JSON line to stdout before serving;
+//   - "garbage-later": the fanout tool writes a non-JSON line to stdout;
 //   - "stderr": writes two lines to stderr, then serves an echo tool.
 func serveTestServer(mode string) {
 	ctx := context.Background()
@@ -32,6 +33,9 @@ func serveTestServer(mode string) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "fanout"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if mode == "garbage-later" {
+			os.Stdout.Write([]byte("progress: 50% done\n"))
+		}
 		if mode == "fanout-exit" {
 			go func() {
 				time.Sleep(300 * time.Millisecond)

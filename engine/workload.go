@@ -179,5 +179,5 @@ func (s *Session) connectionBroken(err error) bool {
 	if errors.As(err, &rpc) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	return s.waitDone(time.Second)
+	return s.waitDone(3 * time.Second)
 }
