@@ -87,7 +87,8 @@ func summaryOf(t *testing.T, r result) recorder.Summary {
 // TestSeedScenario is the product's reason to exist: 5 sampling requests
 // of 500 ms fanned out by the demo server take about 500 ms when served
 // concurrently and about 2.5 s when served one at a time — over the
-// in-process demo and over stdio to a demo-server subprocess.
+// in-process demo (on both protocol eras) and over stdio to a demo-server
+// subprocess.
 func TestSeedScenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end timing test")
@@ -98,6 +99,10 @@ func TestSeedScenario(t *testing.T) {
 	}{
 		{"demo", []string{"--demo"}},
 		{"stdio", []string{"--stdio", inspectorBin + " demo-server", "--tool", "fanout"}},
+		// On 2026-07-28 the requests come as input_required rounds of the
+		// call (multi round-trip) instead of requests on the wire: the
+		// dispatch policy must hold all the same.
+		{"demo 2026-07-28", []string{"--demo", "--protocol", "latest"}},
 	}
 	cases := []struct {
 		dispatch string
