@@ -323,3 +323,32 @@ func TestMainWindowExports(t *testing.T) {
 	m.Bridge.Disconnect()
 	loop.settle(50 * time.Millisecond)
 }
+
+// TestLogAndRecentConnections checks that the server's log messages reach
+// the Log panel and that a connection is remembered for the next start.
+func TestLogAndRecentConnections(t *testing.T) {
+	loop := newMainLoop(t)
+	off := ""
+	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &off})
+	defer m.Window.Close()
+	m.Connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	m.Workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
+	m.Run()
+	loop.waitFor(t, "the slow tool's log messages in the Log panel", 10*time.Second, func() bool {
+		n := 0
+		for _, l := range m.Log.Lines() {
+			if strings.Contains(l, " log ") {
+				n++
+			}
+		}
+		return n >= 4 && !m.Workload.Running()
+	})
+
+	again := NewConnectionPanel(engine.Target{}, loop.Preferences())
+	if recent := again.RecentTargets(); len(recent) != 1 || recent[0].String() != "demo" {
+		t.Errorf("recent connections on the next start: %v, want [demo]", recent)
+	}
+	m.Bridge.Disconnect()
+	loop.settle(50 * time.Millisecond)
+}
