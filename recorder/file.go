@@ -127,6 +127,10 @@ func SaveFile(path string, snap *Snapshot) error {
 		tmp.Close()
 		return err
 	}
+	if err := tmp.Chmod(FileMode(path)); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save recording: %w", err)
+	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return fmt.Errorf("save recording: %w", err)
@@ -138,6 +142,17 @@ func SaveFile(path string, snap *Snapshot) error {
 		return fmt.Errorf("save recording: %w", err)
 	}
 	return nil
+}
+
+// FileMode is the permission a file written through a temporary file and
+// a rename should get: that of the file it replaces, or 0644 for a new one
+// (what os.Create gives under the usual umask). Temporary files are
+// created 0600, which would otherwise stick.
+func FileMode(path string) os.FileMode {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Mode().Perm()
+	}
+	return 0o644
 }
 
 // LoadFile reads a recording saved by [Save], or a journal written by a

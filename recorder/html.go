@@ -113,6 +113,12 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 		data.Runs = append(data.Runs, run)
 	}
 	if data.Compare {
+		if data.Runs[0].Name == data.Runs[1].Name {
+			// Same title twice: tell them apart by when they were made.
+			for i := range data.Runs {
+				data.Runs[i].Name += ", " + data.Runs[i].Created
+			}
+		}
 		data.Title = fmt.Sprintf("Fanout Inspector: %s vs %s", data.Runs[0].Name, data.Runs[1].Name)
 		data.Differences = Compare(data.Runs[0].Summary, data.Runs[1].Summary)
 	} else {
