@@ -516,9 +516,16 @@ type boxSeries struct {
 	merge bool
 }
 
-func (b boxSeries) GetName() string           { return b.name }
+// GetName implements chart.Series.
+func (b boxSeries) GetName() string { return b.name }
+
+// GetYAxis implements chart.Series: boxes use the primary axis.
 func (b boxSeries) GetYAxis() chart.YAxisType { return chart.YAxisPrimary }
-func (b boxSeries) GetStyle() chart.Style     { return chart.Style{} }
+
+// GetStyle implements chart.Series; each box carries its own colours.
+func (b boxSeries) GetStyle() chart.Style { return chart.Style{} }
+
+// Validate implements chart.Series: every corner must be a finite number.
 func (b boxSeries) Validate() error {
 	for _, x := range b.boxes {
 		if math.IsNaN(x.x0+x.x1+x.y0+x.y1) || math.IsInf(x.x0+x.x1+x.y0+x.y1, 0) {
