@@ -43,6 +43,7 @@ type ConcurrencyChart struct {
 	hover fyne.Position // the pointer, or X < 0 when it is elsewhere
 
 	img    image.Image
+	out    *image.RGBA // reused between renders of the same size
 	imgKey chartKey
 	err    error
 	redraw throttle
@@ -195,7 +196,11 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	c.frames.Add(1)
 	bg := toRGBA(theme.Color(theme.ColorNameBackground))
 	grid := mix(bg, toRGBA(theme.Color(theme.ColorNameForeground)), 0.12)
-	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	out := c.out
+	if out == nil || out.Rect.Dx() != w || out.Rect.Dy() != h {
+		out = image.NewRGBA(image.Rect(0, 0, w, h))
+		c.out = out
+	}
 	fillRect(out, 0, 0, w, h, bg)
 	fillRect(out, gutter-1, 0, gutter, h, grid)
 	plot, err := renderConcurrency(c.steps, c.axis.start, c.axis.end, w-gutter, h, c.yMax(), bg)
@@ -203,6 +208,16 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	if err == nil {
 		for y := 0; y < h; y++ {
 			copy(out.Pix[y*out.Stride+gutter*4:y*out.Stride+w*4], plot.Pix[y*plot.Stride:y*plot.Stride+(w-gutter)*4])
+		}
+		// a dotted line at the peak, where the gutter's label points
+		if y := h - int(float64(c.peak)/c.yMax()*float64(h)+0.5); c.peak > 0 && y >= 0 && y < h {
+			row := out.Pix[y*out.Stride:]
+			for x := gutter; x < w; x++ {
+				i := 4 * x
+				if x%4 < 2 && row[i] == bg.R && row[i+1] == bg.G && row[i+2] == bg.B {
+					row[i], row[i+1], row[i+2] = grid.R, grid.G, grid.B // under the lines, not over them
+				}
+			}
 		}
 	}
 	c.img, c.imgKey = out, key
