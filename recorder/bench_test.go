@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"testing"
 )
 
@@ -19,6 +20,29 @@ func BenchmarkAppend(b *testing.B) {
 		rec.Update(id, func(s *Span) { s.Queued = 2 })
 		rec.Update(id, func(s *Span) { s.Serving = 3 })
 		rec.Update(id, func(s *Span) { s.Answered = 4; s.Status = StatusOK })
+	}
+}
+
+// BenchmarkAppendJournaled is BenchmarkAppend with a journal following the
+// recording: the engine's extra cost is queueing the finished span; the
+// journal's goroutine encodes and writes it.
+func BenchmarkAppendJournaled(b *testing.B) {
+	rec := New(Meta{})
+	j, err := OpenJournal(filepath.Join(b.TempDir(), "bench.jsonl"), rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s := NewSpan("s", Incoming, "sampling/createMessage")
+		s.Received = 1
+		id := rec.Begin(s)
+		rec.Update(id, func(s *Span) { s.Queued = 2 })
+		rec.Update(id, func(s *Span) { s.Serving = 3 })
+		rec.Update(id, func(s *Span) { s.Answered = 4; s.Status = StatusOK })
+	}
+	if err := j.Close(); err != nil { // includes writing what is left
+		b.Fatal(err)
 	}
 }
 
