@@ -80,7 +80,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		})
 		return n
 	}
-	before := settle(0)
+	before := runtime.NumGoroutine()
 	s := connectDemo(t, DefaultCallbacks())
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(50, "sampling")})
 	during := settle(before + 30)
