@@ -280,7 +280,7 @@ func (m *MainWindow) Stop() {
 
 // runDone shows how a run ended.
 func (m *MainWindow) runDone(res engine.RunResult, err error) {
-	m.Workload.SetResult(res, err)
+	m.Workload.SetResult(res, err, m.stopping)
 	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) {
 		m.Errors.Show("Running the workload", err)
 	}

@@ -352,3 +352,49 @@ func TestLogAndRecentConnections(t *testing.T) {
 	m.Bridge.Disconnect()
 	loop.settle(50 * time.Millisecond)
 }
+
+// TestStopAndNewRun stops a long run from the Stop button, then starts a
+// new run (a fresh recording on a fresh connection).
+func TestStopAndNewRun(t *testing.T) {
+	loop := newMainLoop(t)
+	off := ""
+	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &off})
+	defer m.Window.Close()
+	m.Connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	first := m.Bridge.Session()
+	m.Workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":30000,"steps":3}`)})
+	test.Tap(m.Workload.RunButton)
+	loop.settle(300 * time.Millisecond)
+	if !m.Workload.Running() || m.Workload.StopButton.Disabled() {
+		t.Fatal("the run did not start, or Stop is not enabled")
+	}
+	start := time.Now()
+	test.Tap(m.Workload.StopButton)
+	loop.waitFor(t, "the run to stop", 5*time.Second, func() bool { return !m.Workload.Running() })
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("stopping took %v", took)
+	}
+	if st := m.Workload.Status(); !strings.HasPrefix(st, "Stopped after") || !strings.Contains(st, "0 of 1 calls had finished ok") {
+		t.Errorf("status after Stop: %q", st)
+	}
+	if errs := m.Errors.Shown(); len(errs) > 0 {
+		t.Errorf("Stop showed errors: %q", errs)
+	}
+
+	m.NewRun()
+	loop.waitFor(t, "a new connection", 15*time.Second, func() bool {
+		s := m.Bridge.Session()
+		return s != nil && s != first && len(m.Workload.Tool.Options) > 0
+	})
+	loop.waitFor(t, "the timeline to show the new recording", 5*time.Second, func() bool {
+		for _, r := range m.Timeline.Rows() {
+			if r.Span.Kind == recorder.KindTool {
+				return false
+			}
+		}
+		return len(m.Timeline.Rows()) > 0
+	})
+	m.Bridge.Disconnect()
+	loop.settle(50 * time.Millisecond)
+}

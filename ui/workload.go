@@ -57,7 +57,7 @@ type WorkloadPanel struct {
 	running     bool
 	started     time.Time
 	last        engine.Progress
-	ticker      *time.Ticker
+	stopTick    chan struct{} // stops the elapsed-time ticker
 	content     fyne.CanvasObject
 
 	mu        sync.Mutex // guards the fields below, written from engine goroutines
@@ -247,13 +247,21 @@ func (p *WorkloadPanel) SetRunning(on bool) {
 		p.last = engine.Progress{}
 		p.Progress.SetValue(0)
 		p.showProgress()
-		if p.ticker == nil {
-			t := time.NewTicker(200 * time.Millisecond)
-			p.ticker = t
+		if p.stopTick == nil {
+			// The elapsed time moves on even while no call finishes.
+			stop := make(chan struct{})
+			p.stopTick = stop
 			go func() {
-				for range t.C {
+				t := time.NewTicker(200 * time.Millisecond)
+				defer t.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-t.C:
+					}
 					fyne.Do(func() {
-						if p.running && p.ticker == t {
+						if p.running && p.stopTick == stop {
 							p.showProgress()
 						}
 					})
@@ -264,9 +272,9 @@ func (p *WorkloadPanel) SetRunning(on bool) {
 	}
 	p.RunButton.Enable()
 	p.StopButton.Disable()
-	if p.ticker != nil {
-		p.ticker.Stop()
-		p.ticker = nil
+	if p.stopTick != nil {
+		close(p.stopTick)
+		p.stopTick = nil
 	}
 }
 
@@ -298,23 +306,33 @@ func (p *WorkloadPanel) ReportProgress(pr engine.Progress) {
 	})
 }
 
-// SetResult shows how a run ended and re-enables Run.
-func (p *WorkloadPanel) SetResult(res engine.RunResult, err error) {
+// SetResult shows how a run ended and re-enables Run; stopped says the
+// person pressed Stop (so the cancelled calls are not news).
+func (p *WorkloadPanel) SetResult(res engine.RunResult, err error, stopped bool) {
 	p.SetRunning(false)
-	p.last = engine.Progress{Total: res.Total, Done: res.OK + res.Failed, OK: res.OK, Failed: res.Failed, Elapsed: res.Elapsed}
+	done := res.OK + res.Failed
+	p.last = engine.Progress{Total: res.Total, Done: done, OK: res.OK, Failed: res.Failed, Elapsed: res.Elapsed}
 	if res.Total > 0 {
-		p.Progress.SetValue(float64(res.OK+res.Failed) / float64(res.Total))
+		p.Progress.SetValue(float64(done) / float64(res.Total))
 	}
-	text := fmt.Sprintf("Done: %d of %d calls ok, %d failed, in %s.", res.OK, res.Total, res.Failed, res.Elapsed.Round(time.Millisecond))
-	if err != nil {
-		text = fmt.Sprintf("Ended after %d of %d calls (%d ok, %d failed): %v", res.OK+res.Failed, res.Total, res.OK, res.Failed, err)
+	var text string
+	switch {
+	case stopped:
+		text = fmt.Sprintf("Stopped after %s: %d of %d calls had finished ok; the rest were cancelled.",
+			time.Since(p.started).Round(100*time.Millisecond), res.OK, res.Total)
+	case err != nil:
+		text = fmt.Sprintf("Ended after %d of %d calls (%d ok, %d failed): %v", done, res.Total, res.OK, res.Failed, err)
+	default:
+		text = fmt.Sprintf("Done: %d of %d calls ok, %d failed, in %s.", res.OK, res.Total, res.Failed, res.Elapsed.Round(time.Millisecond))
 	}
-	for i, e := range res.Errors {
-		if i == 3 {
-			text += fmt.Sprintf("\n… and %d more errors", len(res.Errors)-3)
-			break
+	if !stopped {
+		for i, e := range res.Errors {
+			if i == 3 {
+				text += fmt.Sprintf("\n… and %d more errors", len(res.Errors)-3)
+				break
+			}
+			text += "\n• " + e
 		}
-		text += "\n• " + e
 	}
 	p.status.SetText(text)
 }
