@@ -92,11 +92,15 @@ func (d *Details) MinSize() fyne.Size {
 func (d *Details) SetSpan(s, parent *recorder.Span) {
 	d.span, d.parent = s, parent
 	if s == nil {
+		d.copyParams.Disable()
+		d.copyResult.Disable()
 		d.header.SetText("Click a request in the timeline to see its details.")
 		d.facts.SetText("")
 		d.params.SetText("")
 		d.result.SetText("")
 	} else {
+		d.copyParams.Enable()
+		d.copyResult.Enable()
 		d.header.SetText(fmt.Sprintf("#%d %s", s.ID, spanLabel(s)))
 		d.facts.SetText(spanFacts(s, parent))
 		d.params.SetText(prettyJSON(s.Params))
