@@ -55,6 +55,9 @@ var KindColor = map[Kind]string{
 	KindOther:       "#8c564b",
 }
 
+// failedColor outlines failed requests in the Gantt chart.
+var failedColor = drawing.ColorFromHex("d62728")
+
 func kindColor(k Kind) drawing.Color {
 	if c, ok := KindColor[k]; ok {
 		return drawing.ColorFromHex(c[1:])
@@ -459,6 +462,7 @@ func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
 	}
 	g := boxSeries{name: "requests", merge: true}
 	seen := map[Kind]bool{}
+	failed := false
 	for i, s := range spans {
 		col := kindColor(s.Kind)
 		seen[s.Kind] = true
@@ -477,7 +481,12 @@ func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
 			serving = s.Received
 		}
 		if end > serving || s.Direction == Outgoing || s.Serving != Unset {
-			g.boxes = append(g.boxes, box{x0: ms(serving), x1: ms(end), y0: y0, y1: y1, fill: col})
+			b := box{x0: ms(serving), x1: ms(end), y0: y0, y1: y1, fill: col}
+			if !s.Open() && s.Status != StatusOK {
+				b.stroke, b.strokeWidth = failedColor, 2.5 // a red outline marks a failed request
+				failed = true
+			}
+			g.boxes = append(g.boxes, b)
 		}
 	}
 	var keys []legendEntry
@@ -485,6 +494,9 @@ func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
 		if seen[k] {
 			keys = append(keys, legendEntry{string(k), kindColor(k)})
 		}
+	}
+	if failed {
+		keys = append(keys, legendEntry{"failed (outline)", failedColor})
 	}
 	title := fmt.Sprintf("Timeline of %d requests (pale: queued, solid: serving)", len(spans))
 	if len(spans) == 0 {
@@ -504,6 +516,7 @@ func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
 type box struct {
 	x0, x1, y0, y1 float64
 	fill, stroke   drawing.Color
+	strokeWidth    float64 // 1 when 0
 }
 
 // boxSeries is a chart series of filled rectangles: the bars of a
@@ -540,6 +553,7 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 	type rect struct {
 		l, t, rt, bt int
 		fill, stroke drawing.Color
+		width        float64
 	}
 	var pending []rect // at most one open rectangle per pixel row band
 	open := map[[2]int]int{}
@@ -550,7 +564,7 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 			r.SetStrokeWidth(0)
 		} else {
 			r.SetStrokeColor(p.stroke)
-			r.SetStrokeWidth(1)
+			r.SetStrokeWidth(max(p.width, 1))
 		}
 		r.MoveTo(p.l, p.t)
 		r.LineTo(p.rt, p.t)
@@ -568,13 +582,13 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 		p := rect{
 			l: cb.Left + xr.Translate(x.x0), rt: cb.Left + xr.Translate(x.x1),
 			t: cb.Bottom - yr.Translate(x.y1), bt: cb.Bottom - yr.Translate(x.y0),
-			fill: x.fill, stroke: x.stroke,
+			fill: x.fill, stroke: x.stroke, width: x.strokeWidth,
 		}
 		if p.rt <= p.l {
 			p.rt = p.l + 1 // never thinner than a pixel
 		}
-		if !b.merge {
-			draw(p)
+		if !b.merge || !p.stroke.IsZero() {
+			draw(p) // outlined boxes stand alone
 			continue
 		}
 		key := [2]int{p.t, int(p.fill.R)<<24 | int(p.fill.G)<<16 | int(p.fill.B)<<8 | int(p.fill.A)}
