@@ -78,6 +78,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 			n = runtime.NumGoroutine()
 			return n <= limit
 		})
+		t.Logf("goroutines %d (limit %d)", n, limit)
 		return n
 	}
 	before := runtime.NumGoroutine()

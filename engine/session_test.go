@@ -699,3 +699,42 @@ func TestStdioGarbageMidSession(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsChanged checks that a server's tools/list_changed reaches
+// OnToolsChanged and the timeline, and that ListTools is recorded.
+func TestToolsChanged(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "growing", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "grow"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		mcp.AddTool(srv, &mcp.Tool{Name: "grown"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grew"}}}, nil, nil
+	})
+	s := connectServer(t, srv, DefaultCallbacks())
+	if !s.Info().hasCapability("tools.listChanged") {
+		t.Errorf("capabilities %v, want tools.listChanged", s.Info().Capabilities)
+	}
+	changed := make(chan struct{}, 4)
+	s.OnToolsChanged(func() { changed <- struct{}{} })
+	run(t, s, Workload{Tool: "grow"})
+	select {
+	case <-changed:
+	case <-time.After(3 * time.Second):
+		t.Fatal("OnToolsChanged not called")
+	}
+	tools, err := s.ListTools(context.Background())
+	if err != nil || len(tools) != 2 {
+		t.Fatalf("ListTools = %d tools, %v; want grow and grown", len(tools), err)
+	}
+	snap := s.Recording().Snapshot()
+	if len(spansOf(snap, "tools/list")) != 1 {
+		t.Error("ListTools was not recorded as a tools/list span")
+	}
+	var ev bool
+	for _, e := range snap.Events {
+		ev = ev || (e.Kind == recorder.EventListChanged && e.Method == "notifications/tools/list_changed")
+	}
+	if !ev {
+		t.Error("no list_changed event on the timeline")
+	}
+}
