@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -75,8 +77,13 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	if b.JournalDir != "" {
 		// A journal that cannot be opened is no reason not to connect;
 		// the recording is still kept in memory and can be saved.
-		name := fmt.Sprintf("%s/run-%s.jsonl", b.JournalDir, time.Now().Format("20060102-150405.000"))
-		if j, err := recorder.OpenJournal(name, rec); err == nil {
+		name := filepath.Join(b.JournalDir, "run-"+time.Now().Format("20060102-150405.000")+".jsonl")
+		err := os.MkdirAll(b.JournalDir, 0o755)
+		var j *recorder.Journal
+		if err == nil {
+			j, err = recorder.OpenJournal(name, rec)
+		}
+		if err == nil {
 			journal = j
 		} else if b.OnLog != nil {
 			b.OnLog(recorder.Event{Kind: recorder.EventOther, Text: "no journal for this run: " + err.Error()})

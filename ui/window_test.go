@@ -179,7 +179,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 // the four requests overlap.
 func TestMainWindowEndToEnd(t *testing.T) {
 	loop := newMainLoop(t)
-	journals := t.TempDir()
+	journals := filepath.Join(t.TempDir(), "not", "made", "yet")
 	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &journals, Version: "test"})
 	defer m.Window.Close()
 	m.Window.Resize(fyne.NewSize(1400, 900))
