@@ -215,7 +215,7 @@ type answerFunc func(ctx context.Context, cb *Callbacks, e *inEntry) (mcp.Result
 // once.
 func (s *Session) serve(ctx context.Context, method string, params mcp.Params, answer answerFunc) (mcp.Result, error) {
 	entered := s.rec.Now()
-	cb := s.Callbacks()
+	cb := s.current()
 	e := s.entryFor(ctx, method, params, entered)
 	s.rec.Update(e.span, func(sp *recorder.Span) { sp.Queued = entered })
 
@@ -279,7 +279,7 @@ func (s *Session) stopped(ctx context.Context, e *inEntry) error {
 	cause := context.Cause(ctx)
 	switch {
 	case errors.Is(cause, errRequestTimeout):
-		cb := s.Callbacks()
+		cb := s.current()
 		msg := fmt.Sprintf("fanout-inspector: no answer within the request timeout (%v)", cb.RequestTimeout)
 		s.finish(e, recorder.StatusTimeout, msg, nil)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}

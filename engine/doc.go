@@ -8,24 +8,43 @@
 // # How a server request is timed
 //
 // A server request's span goes through four instants. Received: the
-// session's connection is wrapped (the wire tap), so the request is timed
-// as it is read off the wire, before the SDK dispatches it. Queued: its
+// request is timed by the wire tap (see Transports) as it is read, before
+// the SDK dispatches it; the span is created then, with the params as
+// they arrived, its JSON-RPC id and its arrival index. Queued: its
 // handler was entered. Serving: the dispatch gate let it in (serial and
-// bounded dispatch are a first-come-first-served ticket queue, so the
-// reader keeps reading while requests wait). Answered: its response was
-// written to the wire. The handler cannot see the JSON-RPC id (the SDK
-// does not pass it), so the tap hands it over in the params' _meta under
-// a private key that the handler removes; the recorded params are those
-// read off the wire.
+// bounded dispatch are a first-come-first-served ticket queue, not a
+// semaphore, so the reader keeps reading while requests wait in arrival
+// order). Answered: its response is being written; the dispatch slot is
+// held until then, so that serial really is one at a time end to end.
+//
+// The SDK does not give a handler its request's JSON-RPC id, and starts
+// handlers on goroutines in an order that need not be the order of
+// arrival, so matching a handler to a wire read by method and order
+// would be a guess. Instead the tap adds the id to the request's
+// params._meta under a private key ("fanout-inspector/wire-id") as it
+// reads it; the handler reads the id back (and deletes the key before
+// anything else sees it), which names the span exactly. The response is
+// matched to the span by its id when it is written. Requests that do not
+// come over the wire (multi round-trip input requests) get their span
+// when the handler starts.
+//
+// Each request's latency and injected failure are drawn from a random
+// source seeded with the seed, the method and the request's arrival index
+// among requests of that method, so the same seed gives the same values
+// however the requests overlap.
 //
 // # Parents
 //
 // A server request's Parent is the tool call that caused it when that can
-// be known: the call whose progress token (every tool call gets one) the
-// request echoes in its _meta; or, failing that, the only tool call in
-// flight on the session; or, for requests a tool asked for in its result
-// (multi round-trip, protocol 2026-07-28), the call whose result asked,
-// with Round set to the round.
+// be known, decided when the request is read: the call whose progress
+// token (the session gives every tool call one) the request echoes in its
+// params._meta; failing that, the only tool call in flight on the
+// session; otherwise none (0) — with several calls in flight and no
+// token, any choice would be a guess. A request a tool asked for in its
+// result (multi round-trip, protocol 2026-07-28) has the call as parent
+// for certain: the SDK runs it with the call's context, which carries
+// the call's span, and its Round is how many times the call had been
+// sent when it was asked for.
 //
 // # Multi round-trip
 //

@@ -254,6 +254,29 @@ func (s *Session) Name() string { return s.name }
 // Callbacks returns the callbacks in use.
 func (s *Session) Callbacks() Callbacks {
 	s.cbMu.RLock()
+	cb := s.cb
+	s.cbMu.RUnlock()
+	return cb.clone()
+}
+
+// clone copies cb's map and slice, so that a caller changing them does
+// not change the session's.
+func (cb Callbacks) clone() Callbacks {
+	cb.Roots = append([]string(nil), cb.Roots...)
+	if cb.MethodLatency != nil {
+		ml := make(map[string]LatencyModel, len(cb.MethodLatency))
+		for k, v := range cb.MethodLatency {
+			ml[k] = v
+		}
+		cb.MethodLatency = ml
+	}
+	return cb
+}
+
+// current is the callbacks as they are, for a request about to be
+// served; the caller must not change them.
+func (s *Session) current() Callbacks {
+	s.cbMu.RLock()
 	defer s.cbMu.RUnlock()
 	return s.cb
 }
@@ -276,14 +299,7 @@ func (s *Session) SetCallbacks(cb Callbacks) {
 }
 
 func (s *Session) setCallbacks(cb Callbacks) {
-	cb.Roots = append([]string(nil), cb.Roots...)
-	if cb.MethodLatency != nil {
-		ml := make(map[string]LatencyModel, len(cb.MethodLatency))
-		for k, v := range cb.MethodLatency {
-			ml[k] = v
-		}
-		cb.MethodLatency = ml
-	}
+	cb = cb.clone()
 	cb.reply, _ = parseReply(cb.SamplingReply)
 	s.cbMu.Lock()
 	s.cb = cb
