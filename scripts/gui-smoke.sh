@@ -5,7 +5,8 @@
 #   - the app exits with status 0 within its --exit-after time,
 #   - a screenshot taken mid-run is not blank,
 #   - the log has no "Error in Fyne call thread" (a widget touched off
-#     the main goroutine).
+#     the main goroutine),
+#   - the run's journal holds the requests and ends cleanly.
 #
 # Needs Xvfb and ImageMagick (import, identify). Environment:
 #   INSPECTOR_BIN  use this binary instead of building one
@@ -45,7 +46,7 @@ shot_at=${SMOKE_SHOT_AT:-5}
 echo "gui-smoke: inspector gui --autorun --exit-after $exit_after on $DISPLAY"
 start=$(date +%s)
 # shellcheck disable=SC2086
-LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after "$exit_after" --fps-report \
+XDG_CACHE_HOME="$out/cache" LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after "$exit_after" --fps-report \
   --dispatch bounded:3 --latency 400ms --args '{"n":12,"kind":"sampling"}' ${SMOKE_ARGS:-} \
   >"$out/app.log" 2>&1 &
 app=$!
@@ -65,6 +66,11 @@ limit=$(( ${exit_after%s} + 15 ))
 if grep -q "Error in Fyne call thread" "$out/app.log"; then
   fail "a widget was touched off the main goroutine (see the log)"
 fi
+
+journal=$(ls "$out"/cache/fanout-inspector/journal/*.jsonl 2>/dev/null | head -1)
+[ -n "$journal" ] || fail "the run left no journal in $out/cache/fanout-inspector/journal"
+tail -n 1 "$journal" | grep -q '^{"end":' || fail "the journal $journal does not end cleanly"
+grep -q '"method":"sampling/createMessage"' "$journal" || fail "the journal $journal holds no sampling requests"
 
 colours=$(identify -format '%k' "$out/screenshot.png")
 stddev=$(identify -format '%[fx:standard_deviation]' "$out/screenshot.png")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -69,6 +70,7 @@ type MainWindow struct {
 	stopping   bool               // the person pressed Stop
 	autoRan    bool
 	live       *recorder.Recording
+	closeOnce  sync.Once
 }
 
 // NewMainWindow builds the main window of app a (not shown yet: call
@@ -108,7 +110,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	w.SetContent(split)
 	w.Resize(fyne.NewSize(1400, 900))
 	m.buildMenu()
-	w.SetOnClosed(m.shutdown)
+	w.SetOnClosed(m.Close)
 	m.updateTitle()
 	return m
 }
@@ -323,8 +325,13 @@ func (m *MainWindow) updateTitle() {
 	m.Window.SetTitle(title)
 }
 
-// shutdown stops the live view and closes the connection (so that the
-// journal is closed cleanly) when the window closes.
+// Close stops the live view and closes the connection, so that its
+// journal ends cleanly. The window calls it when it closes; call it also
+// after the app quit (quitting does not close windows). Calling it again
+// does nothing.
+func (m *MainWindow) Close() { m.closeOnce.Do(m.shutdown) }
+
+// shutdown is Close's work.
 func (m *MainWindow) shutdown() {
 	m.Timeline.Stop()
 	done := make(chan struct{})

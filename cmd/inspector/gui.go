@@ -135,6 +135,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	m.Window.SetMaster()
 	m.Window.ShowAndRun()
+	m.Close() // quitting does not close the window: end the connection and its journal cleanly
 	if fps != nil {
 		fmt.Fprintln(stdout, fps.report())
 	}
