@@ -274,7 +274,18 @@ func downsample(steps []recorder.Step, start, end time.Duration, cols int) (xs, 
 	}
 	x := float64(end) / float64(time.Millisecond)
 	xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
-	return xs, inFlight, pending
+	// Where a column's level falls back at its end and the next column's
+	// rises at the same instant, three or more points share an x: the
+	// middle ones draw nothing the first and last do not.
+	n := 0
+	for i := range xs {
+		if n > 0 && i+1 < len(xs) && xs[n-1] == xs[i] && xs[i] == xs[i+1] {
+			continue // the last point kept and the next one share its x
+		}
+		xs[n], inFlight[n], pending[n] = xs[i], inFlight[i], pending[i]
+		n++
+	}
+	return xs[:n], inFlight[:n], pending[:n]
 }
 
 // chartChunk is the most points of one go-chart path.

@@ -35,6 +35,13 @@ func TestDownsample(t *testing.T) {
 			xs: []float64{0, 5, 5, 10, 10, 20}, fl: []float64{0, 0, 3, 3, 1, 1}, pe: []float64{0, 0, 4, 4, 1, 1},
 		},
 		{
+			name: "a fall at a column's end and a rise at the next one's start make one step",
+			steps: []recorder.Step{{At: 0}, {At: 6 * ms, InFlight: 3, Pending: 3}, {At: 7 * ms, InFlight: 1, Pending: 1},
+				{At: 11 * ms, InFlight: 4, Pending: 4}, {At: 12 * ms}},
+			end: 20 * ms, cols: 4,
+			xs: []float64{0, 5, 5, 10, 10, 15, 15, 20}, fl: []float64{0, 0, 3, 3, 4, 4, 0, 0}, pe: []float64{0, 0, 3, 3, 4, 4, 0, 0},
+		},
+		{
 			name:  "the level in force before the range",
 			steps: []recorder.Step{{At: 0, InFlight: 2, Pending: 5}, {At: 100 * ms}},
 			start: 50 * ms, end: 60 * ms, cols: 2,
