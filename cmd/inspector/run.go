@@ -232,7 +232,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return r.fail(fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
 			target, lost, res.OK+res.Failed, o.calls))
 	case ctx.Err() != nil:
-		return r.fail("interrupted")
+		return r.fail("interrupted before the run finished; what was recorded so far is saved (--record, --journal)")
 	case runErr != nil:
 		return r.fail(fmt.Sprintf("the run on %s did not complete: %v", target, runErr))
 	}

@@ -365,6 +365,63 @@ func TestListTools(t *testing.T) {
 	}
 }
 
+// TestInterrupt checks Ctrl-C mid-run: the run stops at once, exits 1 and
+// still saves the recording.
+func TestInterrupt(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "run.json")
+	cmd := exec.Command(inspectorBin, "run", "--tool", "slow", "--args", `{"ms":20000,"steps":20}`, "--record", rec)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
+			t.Errorf("after Ctrl-C: %v, want exit 1\nstderr: %s", err, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("run did not stop within 10 s of Ctrl-C")
+	}
+	if !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("stderr does not say the run was interrupted:\n%s", errb.String())
+	}
+	snap, err := recorder.LoadFile(rec)
+	if err != nil {
+		t.Fatalf("no recording after Ctrl-C: %v", err)
+	}
+	for _, s := range snap.Spans {
+		if s.Method == "tools/call" && s.Open() {
+			t.Errorf("the interrupted call is still open in the recording")
+		}
+	}
+}
+
+func TestListToolsJSON(t *testing.T) {
+	r := inspector(t, "run", "--list-tools", "--json")
+	var out struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			InputSchema map[string]any `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &out) != nil {
+		t.Fatalf("exit %d, stdout not the tools as JSON:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	names := map[string]bool{}
+	for _, tool := range out.Tools {
+		names[tool.Name] = tool.InputSchema["type"] == "object"
+	}
+	if !names["fanout"] || !names["echo"] || !names["slow"] {
+		t.Errorf("tools %v, want fanout, echo and slow with object input schemas", names)
+	}
+}
+
 // TestFailedCallsAreCounted checks a failing tool call is reported, not fatal.
 func TestFailedCallsAreCounted(t *testing.T) {
 	r := inspector(t, "run", "--fail-rate", "1", "--json")
