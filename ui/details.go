@@ -31,6 +31,8 @@ type Details struct {
 	content *container.Scroll
 
 	copyParams, copyResult *widget.Button // put the JSON on the clipboard
+	notesTitle             *widget.Label
+	notes                  *widget.Label // the notifications that name the request
 }
 
 // NewDetails returns a details pane with nothing selected.
@@ -65,10 +67,13 @@ func NewDetails() *Details {
 			widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}
 	d.copyParams, d.copyResult = copyButton(d.params), copyButton(d.result)
+	d.notes = mono()
+	d.notesTitle = widget.NewLabelWithStyle("Notifications", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.body = container.NewVBox(
 		d.header, d.facts,
 		heading("Params", d.copyParams), d.params,
 		heading("Result", d.copyResult), d.result,
+		d.notesTitle, d.notes,
 	)
 	d.content = container.NewVScroll(d.body)
 	d.ExtendBaseWidget(d)
@@ -87,8 +92,45 @@ func (d *Details) MinSize() fyne.Size {
 	return fyne.NewSize(240, d.BaseWidget.MinSize().Height)
 }
 
+// maxNotes is the most notifications listed for one request.
+const maxNotes = 50
+
+// SetNotifications lists the notifications that name the request shown
+// (progress of a tool call, the cancellation of a request), up to
+// fifty; nil or none hides the list.
+func (d *Details) SetNotifications(events []recorder.Event) {
+	if len(events) == 0 {
+		d.notes.SetText("")
+		d.notesTitle.Hide()
+		d.notes.Hide()
+	} else {
+		var b strings.Builder
+		for i, e := range events {
+			if i == maxNotes {
+				fmt.Fprintf(&b, "… and %d more\n", len(events)-maxNotes)
+				break
+			}
+			name := e.Method
+			if name == "" {
+				name = string(e.Kind)
+			}
+			fmt.Fprintf(&b, "%s  %s", formatOffset(e.At), name)
+			if e.Text != "" {
+				b.WriteString("  " + truncate(e.Text, 80))
+			} else if len(e.Data) > 0 {
+				b.WriteString("  " + truncate(string(e.Data), 80))
+			}
+			b.WriteByte('\n')
+		}
+		d.notes.SetText(strings.TrimRight(b.String(), "\n"))
+		d.notesTitle.Show()
+		d.notes.Show()
+	}
+	d.body.Refresh()
+}
+
 // SetSpan shows s (nil shows a hint) and the tool call that caused it, if
-// known.
+// known. It clears the notifications: set them after it.
 func (d *Details) SetSpan(s, parent *recorder.Span) {
 	d.span, d.parent = s, parent
 	if s == nil {
@@ -107,6 +149,9 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 		d.result.SetText(prettyJSON(s.Result))
 		d.content.ScrollToTop()
 	}
+	d.notes.SetText("")
+	d.notesTitle.Hide()
+	d.notes.Hide()
 	// the labels changed height: lay them out again
 	d.body.Refresh()
 	d.content.Refresh()
@@ -117,7 +162,11 @@ func (d *Details) Span() *recorder.Span { return d.span }
 
 // Text returns everything the pane shows, as text.
 func (d *Details) Text() string {
-	return strings.Join([]string{d.header.Text, d.facts.Text, "Params", d.params.Text, "Result", d.result.Text}, "\n")
+	parts := []string{d.header.Text, d.facts.Text, "Params", d.params.Text, "Result", d.result.Text}
+	if d.notes.Visible() {
+		parts = append(parts, "Notifications", d.notes.Text)
+	}
+	return strings.Join(parts, "\n")
 }
 
 // spanFacts lists a span's properties one per line, aligned.

@@ -282,6 +282,18 @@ func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 		return
 	}
 	t.details.SetSpan(s, findSpan(snap, s.Parent))
+	t.details.SetNotifications(eventsOf(snap, s.ID))
+}
+
+// eventsOf returns the events of snap that name span id.
+func eventsOf(snap *recorder.Snapshot, id recorder.SpanID) []recorder.Event {
+	var evs []recorder.Event
+	for _, e := range snap.Events {
+		if e.Span == id {
+			evs = append(evs, e)
+		}
+	}
+	return evs
 }
 
 func findSpan(snap *recorder.Snapshot, id recorder.SpanID) *recorder.Span {
@@ -309,7 +321,7 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.setStats(func() { t.stats.SetSummary(f.summary) })
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
 		// the selected request changed (it was answered, say)
-		t.details.SetSpan(sel, findSpan(f.snap, sel.Parent))
+		t.showDetails(sel, f.snap)
 	} else if sel == nil && t.details.Span() != nil && t.cmpGantt == nil {
 		t.details.SetSpan(nil, nil)
 	}

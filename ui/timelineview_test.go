@@ -30,18 +30,22 @@ func TestTimelineTapShowsDetails(t *testing.T) {
 		name string
 		row  int
 		want []string
+		not  []string
 	}{
 		{"a sampling request", 3, []string{
 			"#4 sampling/createMessage", "direction  incoming", "status     ok", "parent     #1 tools/call fanout",
 			"received   0.012 s", "serving    1.010 s", "waited     998 ms", "served     500 ms",
 			`"text": "question 2"`, `"text": "answer 2"`,
-		}},
+		}, []string{"Notifications"}},
 		{"a failed elicitation", 6, []string{
 			"#8 elicitation/create", "status     error", "error      the user declined", "Params\n(none)",
-		}},
+		}, nil},
 		{"the tool call", 0, []string{
 			"#1 tools/call fanout", "direction  outgoing", "round trip 2.56 s", `"name": "fanout"`, `"text": "5 answers"`,
-		}},
+			"Notifications\n0.600 s  notifications/progress\n1.100 s  notifications/progress",
+		}, nil},
+		{"the cancelled roots/list", 8, []string{"status     cancelled", "Notifications\n2.000 s  notifications/cancelled"}, nil},
+		{"a request named by no notification", 4, []string{"#5 sampling/createMessage"}, []string{"Notifications"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,6 +54,11 @@ func TestTimelineTapShowsDetails(t *testing.T) {
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("details do not show %q:\n%s", w, text)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(text, w) {
+					t.Errorf("details show %q:\n%s", w, text)
 				}
 			}
 		})
