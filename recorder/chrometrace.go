@@ -138,11 +138,11 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		snap = &Snapshot{}
 	}
 	steps := Steps(snap)
-	events := make([]traceEvent, 0, 32+6*len(snap.Spans)+len(snap.Events)+2*len(steps))
+	var metas []traceEvent // process and thread names, written first
 	meta := func(pid, tid int, what, name string, sort int) {
 		var a traceArgs
 		a.str("name", name)
-		events = append(events, traceEvent{Name: what, Ph: 'M', Pid: pid, Tid: tid, Args: a.done()})
+		metas = append(metas, traceEvent{Name: what, Ph: 'M', Pid: pid, Tid: tid, Args: a.done()})
 		if sort > 0 {
 			sortWhat := "process_sort_index"
 			if what == "thread_name" {
@@ -150,7 +150,7 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 			}
 			var a traceArgs
 			a.num("sort_index", int64(sort))
-			events = append(events, traceEvent{Name: sortWhat, Ph: 'M', Pid: pid, Tid: tid, Args: a.done()})
+			metas = append(metas, traceEvent{Name: sortWhat, Ph: 'M', Pid: pid, Tid: tid, Args: a.done()})
 		}
 	}
 	meta(tracePidConcurrency, 0, "process_name", "concurrency", 1)
@@ -188,25 +188,132 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		}
 		return tid
 	}
-	for _, sp := range snap.Spans {
+	// The timed events are kept as small records without pointers (a
+	// trace of 100,000 requests has over a million) and rendered from the
+	// spans as they are written.
+	const (
+		whatBegin = iota // the request's own b
+		whatQueuedBegin
+		whatQueuedEnd
+		whatServingBegin
+		whatServingEnd
+		whatEnd // the request's own e
+		whatInstant
+		whatInFlight
+		whatPending
+	)
+	type timed struct {
+		at   time.Duration
+		seq  uint32 // emission order, which breaks ties in time
+		idx  uint32 // span, event or step index
+		what uint8
+	}
+	timeline := make([]timed, 0, 6*len(snap.Spans)+len(snap.Events)+2*len(steps))
+	add := func(at time.Duration, idx int, what uint8) {
+		timeline = append(timeline, timed{at: at, seq: uint32(len(timeline)), idx: uint32(idx), what: what})
+	}
+	pids := make([]int32, len(snap.Spans))
+	tids := make([]int32, len(snap.Spans))
+	// Phases out of order (a damaged or hand-made file) are clamped so that
+	// every begin precedes its end.
+	ends := func(sp *Span) (serving, end time.Duration) {
+		end = max(spanEnd(snap, sp), sp.Received)
+		serving = min(max(sp.Serving, sp.Received), end)
+		if sp.Serving == Unset {
+			serving = end // never got a slot: queued to the end
+		}
+		return serving, end
+	}
+	for i, sp := range snap.Spans {
 		if sp.Received == Unset {
 			continue
 		}
 		sess := sessionOf(sp.Session)
-		tid := tidOf(sess, sp)
-		// Phases out of order (a damaged or hand-made file) are clamped so
-		// that every begin precedes its end.
-		end := max(spanEnd(snap, sp), sp.Received)
-		cat := string(sp.Kind)
-		name := sp.Method
-		if sp.Name != "" {
-			name += " " + sp.Name
+		pids[i], tids[i] = int32(sess.pid), int32(tidOf(sess, sp))
+		serving, end := ends(sp)
+		add(sp.Received, i, whatBegin)
+		if sp.Direction == Incoming {
+			add(sp.Received, i, whatQueuedBegin)
+			add(serving, i, whatQueuedEnd)
+			if sp.Serving != Unset {
+				add(serving, i, whatServingBegin)
+				add(end, i, whatServingEnd)
+			}
+		}
+		add(end, i, whatEnd)
+	}
+	eventPids := make([]int32, len(snap.Events))
+	for i, e := range snap.Events {
+		sess := sessionOf(e.Session)
+		if !sess.events {
+			sess.events = true
+			meta(sess.pid, traceTidEvents, "thread_name", "notifications", 1)
+		}
+		eventPids[i] = int32(sess.pid)
+		add(e.At, i, whatInstant)
+	}
+	for i, st := range steps {
+		add(st.At, i, whatInFlight)
+		add(st.At, i, whatPending)
+	}
+	// Viewers sort by time; at equal times keep the order of emission, so
+	// that parents open before and close after their children.
+	slices.SortFunc(timeline, func(a, b timed) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq))
+	})
+
+	var args traceArgs
+	render := func(t timed) traceEvent {
+		args.b = args.b[:0]
+		switch t.what {
+		case whatInstant:
+			e := &snap.Events[t.idx]
+			name := e.Method
+			if name == "" {
+				name = string(e.Kind)
+			}
+			args.str("kind", string(e.Kind))
+			if e.Span != 0 {
+				args.num("span", int64(e.Span))
+			}
+			if e.Text != "" {
+				args.str("text", e.Text)
+			}
+			return traceEvent{Name: name, Cat: string(e.Kind), Ph: 'i', Scope: 't', Ts: e.At,
+				Pid: int(eventPids[t.idx]), Tid: traceTidEvents, Args: args.done()}
+		case whatInFlight:
+			args.num("requests", int64(steps[t.idx].InFlight))
+			return traceEvent{Name: "in flight", Ph: 'C', Ts: t.at, Pid: tracePidConcurrency, Args: args.done()}
+		case whatPending:
+			args.num("requests", int64(steps[t.idx].Pending))
+			return traceEvent{Name: "pending", Ph: 'C', Ts: t.at, Pid: tracePidConcurrency, Args: args.done()}
+		}
+		sp := snap.Spans[t.idx]
+		ev := traceEvent{Cat: string(sp.Kind), Ts: t.at, Pid: int(pids[t.idx]), Tid: int(tids[t.idx]), ID: sp.ID}
+		switch t.what {
+		case whatQueuedBegin, whatQueuedEnd:
+			ev.Name = "queued"
+		case whatServingBegin, whatServingEnd:
+			ev.Name = "serving"
+		default:
+			ev.Name = sp.Method
+			if sp.Name != "" {
+				ev.Name += " " + sp.Name
+			}
+		}
+		switch t.what {
+		case whatBegin, whatQueuedBegin, whatServingBegin:
+			ev.Ph = 'b'
+		default:
+			ev.Ph = 'e'
+		}
+		if t.what != whatBegin {
+			return ev
 		}
 		status := string(sp.Status)
 		if sp.Open() {
 			status = "open"
 		}
-		var args traceArgs
 		args.str("direction", string(sp.Direction))
 		if sp.Parent != 0 {
 			args.num("parent", int64(sp.Parent))
@@ -231,63 +338,9 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		if sp.Error != "" {
 			args.str("error", sp.Error)
 		}
-		ev := func(name string, ph byte, at time.Duration, args []byte) {
-			events = append(events, traceEvent{Name: name, Cat: cat, Ph: ph, Ts: at, Pid: sess.pid, Tid: tid, ID: sp.ID, Args: args})
-		}
-		ev(name, 'b', sp.Received, args.done())
-		if sp.Direction == Incoming {
-			serving := min(max(sp.Serving, sp.Received), end)
-			if sp.Serving == Unset {
-				serving = end // never got a slot: queued to the end
-			}
-			ev("queued", 'b', sp.Received, nil)
-			ev("queued", 'e', serving, nil)
-			if sp.Serving != Unset {
-				ev("serving", 'b', serving, nil)
-				ev("serving", 'e', end, nil)
-			}
-		}
-		ev(name, 'e', end, nil)
+		ev.Args = args.done()
+		return ev
 	}
-	for _, e := range snap.Events {
-		sess := sessionOf(e.Session)
-		if !sess.events {
-			sess.events = true
-			meta(sess.pid, traceTidEvents, "thread_name", "notifications", 1)
-		}
-		name := e.Method
-		if name == "" {
-			name = string(e.Kind)
-		}
-		var args traceArgs
-		args.str("kind", string(e.Kind))
-		if e.Span != 0 {
-			args.num("span", int64(e.Span))
-		}
-		if e.Text != "" {
-			args.str("text", e.Text)
-		}
-		events = append(events, traceEvent{Name: name, Cat: string(e.Kind), Ph: 'i', Scope: 't', Ts: e.At, Pid: sess.pid, Tid: traceTidEvents, Args: args.done()})
-	}
-	for _, st := range steps {
-		var in, pend traceArgs
-		in.num("requests", int64(st.InFlight))
-		pend.num("requests", int64(st.Pending))
-		events = append(events,
-			traceEvent{Name: "in flight", Ph: 'C', Ts: st.At, Pid: tracePidConcurrency, Args: in.done()},
-			traceEvent{Name: "pending", Ph: 'C', Ts: st.At, Pid: tracePidConcurrency, Args: pend.done()})
-	}
-	// Viewers sort by time; keep each span's own order at equal times so
-	// that parents open before and close after their children.
-	slices.SortStableFunc(events, func(a, b traceEvent) int {
-		if (a.Ph == 'M') != (b.Ph == 'M') {
-			if a.Ph == 'M' {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.Ts, b.Ts)
-	})
 
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := newLineEncoder(bw)
@@ -298,14 +351,24 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 	})
 	bw.WriteString(",\n\"traceEvents\":[")
 	var line []byte
-	for i := range events {
+	write := func(first bool, ev *traceEvent) error {
 		line = line[:0]
-		if i > 0 {
+		if !first {
 			line = append(line, ',')
 		}
 		line = append(line, '\n')
-		line = events[i].appendTo(line)
-		if _, err := bw.Write(line); err != nil {
+		line = ev.appendTo(line)
+		_, err := bw.Write(line)
+		return err
+	}
+	for i := range metas {
+		if err := write(i == 0, &metas[i]); err != nil {
+			return fmt.Errorf("write chrome trace: %w", err)
+		}
+	}
+	for _, t := range timeline {
+		ev := render(t)
+		if err := write(false, &ev); err != nil {
 			return fmt.Errorf("write chrome trace: %w", err)
 		}
 	}

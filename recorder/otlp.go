@@ -4,53 +4,12 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
-)
-
-// The JSON shapes of OTLP/JSON traces (opentelemetry-proto's
-// ExportTraceServiceRequest in its JSON mapping: camelCase names, 64-bit
-// integers as strings, trace and span IDs as hex).
-type (
-	otlpResource struct {
-		Attributes []otlpKeyValue `json:"attributes"`
-	}
-	otlpScope struct {
-		Name    string `json:"name"`
-		Version string `json:"version,omitempty"`
-	}
-	otlpSpan struct {
-		TraceID           string         `json:"traceId"`
-		SpanID            string         `json:"spanId"`
-		ParentSpanID      string         `json:"parentSpanId,omitempty"`
-		Name              string         `json:"name"`
-		Kind              int            `json:"kind"`
-		StartTimeUnixNano string         `json:"startTimeUnixNano"`
-		EndTimeUnixNano   string         `json:"endTimeUnixNano"`
-		Attributes        []otlpKeyValue `json:"attributes"`
-		Events            []otlpEvent    `json:"events,omitempty"`
-		Status            otlpStatus     `json:"status"`
-	}
-	otlpEvent struct {
-		TimeUnixNano string         `json:"timeUnixNano"`
-		Name         string         `json:"name"`
-		Attributes   []otlpKeyValue `json:"attributes,omitempty"`
-	}
-	otlpStatus struct {
-		Code    int    `json:"code,omitempty"`
-		Message string `json:"message,omitempty"`
-	}
-	otlpKeyValue struct {
-		Key   string    `json:"key"`
-		Value otlpValue `json:"value"`
-	}
-	otlpValue struct {
-		StringValue *string  `json:"stringValue,omitempty"`
-		IntValue    *string  `json:"intValue,omitempty"`
-		DoubleValue *float64 `json:"doubleValue,omitempty"`
-	}
 )
 
 // OTLP span kinds and status codes.
@@ -60,12 +19,61 @@ const (
 	otlpStatusError = 2
 )
 
-func otlpString(k, v string) otlpKeyValue { return otlpKeyValue{k, otlpValue{StringValue: &v}} }
-func otlpInt(k string, v int64) otlpKeyValue {
-	s := strconv.FormatInt(v, 10)
-	return otlpKeyValue{k, otlpValue{IntValue: &s}}
+// otlpAttr is one attribute of an OTLP span, event or resource: a string,
+// an integer or a double.
+type otlpAttr struct {
+	key  string
+	kind byte // 's', 'i' or 'd'
+	s    string
+	i    int64
+	d    float64
 }
-func otlpDouble(k string, v float64) otlpKeyValue { return otlpKeyValue{k, otlpValue{DoubleValue: &v}} }
+
+func otlpString(k, v string) otlpAttr         { return otlpAttr{key: k, kind: 's', s: v} }
+func otlpInt(k string, v int64) otlpAttr      { return otlpAttr{key: k, kind: 'i', i: v} }
+func otlpDouble(k string, v float64) otlpAttr { return otlpAttr{key: k, kind: 'd', d: v} }
+func otlpEventAttr(k, v string) []otlpAttr    { return []otlpAttr{otlpString(k, v)} }
+func otlpQueueAttr(queueMS float64) []otlpAttr {
+	return []otlpAttr{otlpDouble("fanout.queue_ms", queueMS)}
+}
+
+// appendOTLPAttrs renders attributes as an OTLP/JSON KeyValue list.
+func appendOTLPAttrs(b []byte, attrs []otlpAttr) []byte {
+	b = append(b, '[')
+	for i, a := range attrs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"key":`...)
+		b = appendJSONString(b, a.key)
+		switch a.kind {
+		case 's':
+			b = append(b, `,"value":{"stringValue":`...)
+			b = appendJSONString(b, a.s)
+		case 'i':
+			b = append(b, `,"value":{"intValue":"`...)
+			b = strconv.AppendInt(b, a.i, 10)
+			b = append(b, '"')
+		default:
+			b = append(b, `,"value":{"doubleValue":`...)
+			b = appendJSONFloat(b, a.d)
+		}
+		b = append(b, "}}"...)
+	}
+	return append(b, ']')
+}
+
+// appendJSONFloat writes v as encoding/json would.
+func appendJSONFloat(b []byte, v float64) []byte {
+	if abs := math.Abs(v); abs != 0 && (abs < 1e-6 || abs >= 1e21) || math.IsNaN(v) || math.IsInf(v, 0) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return append(b, '0') // JSON has no NaN or infinity
+		}
+		out, _ := json.Marshal(v)
+		return append(b, out...)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
 
 // otlpIDs derives trace and span IDs from the recording's creation time and
 // a span ID, so that exporting the same recording twice gives the same
@@ -96,6 +104,9 @@ func (o otlpIDs) span(id SpanID) string    { return o.hash("span", id, 8) }
 // starts and the span's notifications are span events. Times are
 // Meta.Created plus the offsets. IDs are hex, derived from Meta.Created
 // and span IDs, so the same recording always exports the same IDs.
+//
+// The JSON is rendered by hand, one span a line (a recording of 100,000
+// requests exports in well under a second).
 func WriteOTLP(w io.Writer, snap *Snapshot) error {
 	if snap == nil {
 		snap = &Snapshot{}
@@ -118,6 +129,7 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		}
 		return id
 	}
+	traceOf := map[SpanID]string{} // root → trace ID
 	events := map[SpanID][]Event{}
 	for _, e := range snap.Events {
 		if _, ok := byID[e.Span]; ok && e.Span != 0 {
@@ -125,32 +137,69 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		}
 	}
 	base := snap.Meta.Created.UnixNano()
-	at := func(d time.Duration) string { return strconv.FormatInt(base+int64(d), 10) }
+	appendTime := func(b []byte, d time.Duration) []byte {
+		b = append(b, '"')
+		b = strconv.AppendInt(b, base+int64(d), 10)
+		return append(b, '"')
+	}
 
-	spans := make([]otlpSpan, 0, len(snap.Spans))
+	resource := []otlpAttr{otlpString("service.name", "fanout-inspector")}
+	if snap.Meta.Inspector != "" {
+		resource = append(resource, otlpString("service.version", snap.Meta.Inspector))
+	}
+	if snap.Meta.Title != "" {
+		resource = append(resource, otlpString("fanout.title", snap.Meta.Title))
+	}
+	if snap.Meta.Target != "" {
+		resource = append(resource, otlpString("fanout.target", snap.Meta.Target))
+	}
+	if snap.Meta.Server != "" {
+		resource = append(resource, otlpString("fanout.server", snap.Meta.Server))
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	b := []byte(`{"resourceSpans":[{"resource":{"attributes":`)
+	b = appendOTLPAttrs(b, resource)
+	b = append(b, `},"scopeSpans":[{"scope":{"name":"github.com/fanout-inspector/inspector/recorder"`...)
+	if snap.Meta.Inspector != "" {
+		b = append(b, `,"version":`...)
+		b = appendJSONString(b, snap.Meta.Inspector)
+	}
+	b = append(b, `},"spans":[`...)
+	bw.Write(b)
+
+	type otlpEvent struct {
+		at    time.Duration
+		name  string
+		attrs []otlpAttr
+	}
+	var attr []otlpAttr
+	var evs []otlpEvent
+	first := true
 	for _, s := range snap.Spans {
 		if s.Received == Unset {
 			continue
 		}
 		end := max(spanEnd(snap, s), s.Received) // never before the start
-		o := otlpSpan{
-			TraceID:           ids.trace(root(s)),
-			SpanID:            ids.span(s.ID),
-			Name:              s.Method,
-			Kind:              otlpKindServer,
-			StartTimeUnixNano: at(s.Received),
-			EndTimeUnixNano:   at(end),
+		r := root(s)
+		trace, ok := traceOf[r]
+		if !ok {
+			trace = ids.trace(r)
+			traceOf[r] = trace
 		}
-		if s.Direction == Outgoing {
-			o.Kind = otlpKindClient
-		}
-		if _, ok := byID[s.Parent]; ok && s.Parent != 0 && s.Parent != s.ID {
-			o.ParentSpanID = ids.span(s.Parent)
-		}
+		name := s.Method
 		if s.Name != "" {
-			o.Name += " " + s.Name
+			name += " " + s.Name
 		}
-		attr := []otlpKeyValue{otlpString("mcp.method.name", s.Method)}
+		kind := otlpKindServer
+		if s.Direction == Outgoing {
+			kind = otlpKindClient
+		}
+		status := string(s.Status)
+		if s.Open() {
+			status = "open"
+		}
+
+		attr = append(attr[:0], otlpString("mcp.method.name", s.Method))
 		if s.Session != "" {
 			attr = append(attr, otlpString("mcp.session.id", s.Session))
 		}
@@ -165,10 +214,6 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 			if s.Name != "" {
 				attr = append(attr, otlpString("gen_ai.tool.name", s.Name))
 			}
-		}
-		status := string(s.Status)
-		if s.Open() {
-			status = "open"
 		}
 		attr = append(attr,
 			otlpString("fanout.direction", string(s.Direction)),
@@ -186,72 +231,92 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		if !s.Open() {
 			attr = append(attr, otlpDouble("fanout.total_ms", ms(s.Total())))
 		}
-		if s.Status != StatusOK && !s.Open() {
+		failed := s.Status != StatusOK && !s.Open()
+		if failed {
 			attr = append(attr, otlpString("error.type", status))
-			o.Status = otlpStatus{Code: otlpStatusError, Message: s.Error}
-			if o.Status.Message == "" {
-				o.Status.Message = status
-			}
 		}
-		o.Attributes = attr
+
+		evs = evs[:0]
 		if s.Direction == Incoming {
 			if s.Queued != Unset {
-				o.Events = append(o.Events, otlpEvent{TimeUnixNano: at(s.Queued), Name: "queued"})
+				evs = append(evs, otlpEvent{at: s.Queued, name: "queued"})
 			}
 			if s.Serving != Unset {
-				o.Events = append(o.Events, otlpEvent{TimeUnixNano: at(s.Serving), Name: "serving",
-					Attributes: []otlpKeyValue{otlpDouble("fanout.queue_ms", ms(s.QueueTime()))}})
+				evs = append(evs, otlpEvent{at: s.Serving, name: "serving", attrs: otlpQueueAttr(ms(s.QueueTime()))})
 			}
 		}
 		for _, e := range events[s.ID] {
-			name := e.Method
-			if name == "" {
-				name = string(e.Kind)
+			en := e.Method
+			if en == "" {
+				en = string(e.Kind)
 			}
-			ev := otlpEvent{TimeUnixNano: at(e.At), Name: name, Attributes: []otlpKeyValue{otlpString("fanout.event.kind", string(e.Kind))}}
+			ev := otlpEvent{at: e.At, name: en, attrs: otlpEventAttr("fanout.event.kind", string(e.Kind))}
 			if e.Text != "" {
-				ev.Attributes = append(ev.Attributes, otlpString("fanout.event.text", e.Text))
+				ev.attrs = append(ev.attrs, otlpString("fanout.event.text", e.Text))
 			}
-			o.Events = append(o.Events, ev)
+			evs = append(evs, ev)
 		}
-		spans = append(spans, o)
-	}
 
-	resource := []otlpKeyValue{otlpString("service.name", "fanout-inspector")}
-	if snap.Meta.Inspector != "" {
-		resource = append(resource, otlpString("service.version", snap.Meta.Inspector))
-	}
-	if snap.Meta.Title != "" {
-		resource = append(resource, otlpString("fanout.title", snap.Meta.Title))
-	}
-	if snap.Meta.Target != "" {
-		resource = append(resource, otlpString("fanout.target", snap.Meta.Target))
-	}
-	if snap.Meta.Server != "" {
-		resource = append(resource, otlpString("fanout.server", snap.Meta.Server))
-	}
-	// Written piece by piece, one span a line, so that a large recording
-	// is never held twice in memory.
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := newLineEncoder(bw)
-	bw.WriteString(`{"resourceSpans":[{"resource":`)
-	if err := enc.encode(otlpResource{Attributes: resource}); err != nil {
-		return fmt.Errorf("write otlp: %w", err)
-	}
-	bw.WriteString(`,"scopeSpans":[{"scope":`)
-	enc.encode(otlpScope{Name: "github.com/fanout-inspector/inspector/recorder", Version: snap.Meta.Inspector})
-	bw.WriteString(`,"spans":[`)
-	for i := range spans {
-		if i > 0 {
-			bw.WriteByte(',')
+		b = b[:0]
+		if !first {
+			b = append(b, ',')
 		}
-		bw.WriteByte('\n')
-		if err := enc.encode(&spans[i]); err != nil {
-			return fmt.Errorf("write otlp: span %s: %w", spans[i].Name, err)
+		first = false
+		b = append(b, "\n{\"traceId\":\""...)
+		b = append(b, trace...)
+		b = append(b, `","spanId":"`...)
+		b = append(b, ids.span(s.ID)...)
+		b = append(b, '"')
+		if _, ok := byID[s.Parent]; ok && s.Parent != 0 && s.Parent != s.ID {
+			b = append(b, `,"parentSpanId":"`...)
+			b = append(b, ids.span(s.Parent)...)
+			b = append(b, '"')
+		}
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"kind":`...)
+		b = strconv.AppendInt(b, int64(kind), 10)
+		b = append(b, `,"startTimeUnixNano":`...)
+		b = appendTime(b, s.Received)
+		b = append(b, `,"endTimeUnixNano":`...)
+		b = appendTime(b, end)
+		b = append(b, `,"attributes":`...)
+		b = appendOTLPAttrs(b, attr)
+		if len(evs) > 0 {
+			b = append(b, `,"events":[`...)
+			for i, ev := range evs {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"timeUnixNano":`...)
+				b = appendTime(b, ev.at)
+				b = append(b, `,"name":`...)
+				b = appendJSONString(b, ev.name)
+				if len(ev.attrs) > 0 {
+					b = append(b, `,"attributes":`...)
+					b = appendOTLPAttrs(b, ev.attrs)
+				}
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		b = append(b, `,"status":{`...)
+		if failed {
+			msg := s.Error
+			if msg == "" {
+				msg = status
+			}
+			b = append(b, `"code":`...)
+			b = strconv.AppendInt(b, otlpStatusError, 10)
+			b = append(b, `,"message":`...)
+			b = appendJSONString(b, msg)
+		}
+		b = append(b, "}}"...)
+		if _, err := bw.Write(b); err != nil {
+			return fmt.Errorf("write otlp: %w", err)
 		}
 	}
-	bw.WriteString("\n]}]}]}")
-	bw.WriteByte('\n')
+	bw.WriteString("\n]}]}]}\n")
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write otlp: %w", err)
 	}
