@@ -2,6 +2,8 @@ package recorder
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,6 +113,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("{\"format\":\"fanout-inspector-journal\",\"version\":1,\"meta\":{}}\n{\"span\":{\"id\":1,\"direction\":\"incoming\",\"received\":1,\"queued\":2,\"serving\":3,\"answered\":4,\"status\":\"ok\"}}\n{\"ev"))
 	f.Add([]byte(`{"format":"fanout-inspector-recording","version":1,"meta":{},"spans":[{"id":1,"direction":"incoming","received":-1,"queued":-1,"serving":-1,"answered":-1}]}`))
 	f.Add([]byte("not json"))
+	// Strings that need escaping in every export.
+	f.Add([]byte(`{"format":"fanout-inspector-recording","version":1,"meta":{"title":"t\"<&>\u0001é"},"spans":[{"id":1,"session":"s\"\\\n\u00e9\ud800","direction":"outgoing","method":"tools/call","kind":"tool","name":"\u2028x","received":0,"queued":0,"serving":0,"answered":5,"status":"error","error":"bad\tthing"}],"events":[{"at":1,"session":"s","kind":"log","text":"\u0000","span":1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		snap, err := Load(bytes.NewReader(data))
 		if err != nil {
@@ -123,13 +127,16 @@ func FuzzLoad(f *testing.F) {
 		// panicking, and load again to the same spans.
 		Summarize(snap)
 		var out bytes.Buffer
-		if err := WriteChromeTrace(&out, snap); err != nil {
-			t.Fatal(err)
+		for name, write := range map[string]func(io.Writer, *Snapshot) error{"chrome trace": WriteChromeTrace, "otlp": WriteOTLP} {
+			out.Reset()
+			if err := write(&out, snap); err != nil {
+				t.Fatal(err)
+			}
+			if !json.Valid(out.Bytes()) {
+				t.Fatalf("the %s export is not valid JSON", name)
+			}
 		}
 		if err := WriteCSV(&out, snap); err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteOTLP(&out, snap); err != nil {
 			t.Fatal(err)
 		}
 		out.Reset()
