@@ -260,6 +260,12 @@ func connectFailure(t engine.Target, err error) string {
 	switch t.Transport {
 	case engine.TransportHTTP, engine.TransportSSE:
 		hint = "; check that the server is running and listening at that URL (and that --url/--sse match its transport)"
+		for _, refused := range []string{"Unauthorized", "Forbidden", "401", "403"} {
+			if strings.Contains(why, refused) {
+				hint = "; the server refused the request: check its credentials, as in --header 'Authorization: Bearer TOKEN'"
+				break
+			}
+		}
 	case engine.TransportStdio:
 		hint = "; check that the command starts an MCP server on its own: run it in a shell, it should wait for input on stdin"
 	}
