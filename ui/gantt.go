@@ -50,7 +50,9 @@ var minFrameInterval = 33 * time.Millisecond
 //
 // The mouse wheel scrolls rows; Ctrl+wheel (Cmd on macOS) zooms around the
 // pointer; Shift+wheel, a horizontal wheel or dragging pans; a click
-// selects a request and calls OnSelect. Everything is drawn on one raster
+// selects a request and calls OnSelect. Once clicked, the keyboard works
+// too: Up, Down, Page Up, Page Down, Home and End move the selection, Left
+// and Right pan, + and - zoom, 0 fits, Escape clears the selection. Everything is drawn on one raster
 // into a reused image, so ten thousand rows stay smooth.
 type Gantt struct {
 	widget.BaseWidget
@@ -69,6 +71,7 @@ type Gantt struct {
 	compact bool
 	fitted  bool // the view has been fitted at least once
 
+	focused    bool    // has the keyboard focus
 	scrollY    float32 // first visible row pixel, in dp
 	selected   recorder.SpanID
 	hoverRow   int
@@ -318,14 +321,78 @@ func (g *Gantt) Dragged(ev *fyne.DragEvent) {
 // DragEnd is called when a drag ends; there is nothing left to do.
 func (g *Gantt) DragEnd() {}
 
-// Tapped selects the request of the row under the pointer.
+// Tapped selects the request of the row under the pointer, and takes the
+// keyboard focus.
 func (g *Gantt) Tapped(ev *fyne.PointEvent) {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(g); c != nil && !g.focused {
+		c.Focus(g)
+	}
 	row := g.rowAt(ev.Position.Y)
 	if row < 0 {
 		g.Select(0)
 		return
 	}
 	g.Select(g.snap.Spans[g.layout.rows[row].span].ID)
+}
+
+// FocusGained is called when the Gantt gets the keyboard focus.
+func (g *Gantt) FocusGained() {
+	g.focused = true
+	g.changed()
+}
+
+// FocusLost is called when the Gantt loses the keyboard focus.
+func (g *Gantt) FocusLost() {
+	g.focused = false
+	g.changed()
+}
+
+// TypedRune zooms with + and -, and fits the recording with 0.
+func (g *Gantt) TypedRune(r rune) {
+	switch r {
+	case '+', '=':
+		g.ZoomIn()
+	case '-':
+		g.ZoomOut()
+	case '0':
+		g.Fit()
+	}
+}
+
+// TypedKey moves the selection with the arrow, page, Home and End keys,
+// pans with Left and Right, and clears the selection with Escape.
+func (g *Gantt) TypedKey(ev *fyne.KeyEvent) {
+	rows := len(g.layout.rows)
+	row := g.layout.rowOfID(g.selected)
+	page := max(int(g.rowsAreaH()/g.rowH())-1, 1)
+	move := func(to int) {
+		if rows > 0 {
+			g.Select(g.snap.Spans[g.layout.rows[min(max(to, 0), rows-1)].span].ID)
+		}
+	}
+	if row < 0 {
+		row = max(int(g.scrollY/g.rowH()), 0) - 1 // Down selects the first visible row
+	}
+	switch ev.Name {
+	case fyne.KeyDown:
+		move(row + 1)
+	case fyne.KeyUp:
+		move(row - 1)
+	case fyne.KeyPageDown:
+		move(row + page)
+	case fyne.KeyPageUp:
+		move(row - page)
+	case fyne.KeyHome:
+		move(0)
+	case fyne.KeyEnd:
+		move(rows - 1)
+	case fyne.KeyLeft:
+		g.panBy(g.plotW() / 10)
+	case fyne.KeyRight:
+		g.panBy(-g.plotW() / 10)
+	case fyne.KeyEscape:
+		g.Select(0)
+	}
 }
 
 // MouseIn is called when the pointer enters the Gantt.
@@ -817,6 +884,10 @@ func (g *Gantt) draw(w, h int) image.Image {
 		if x := xOf(g.snap.Now); x >= plotX0 && x < w {
 			fillRect(img, x, rulerH, x+line, h, pal.now)
 		}
+	}
+	// a frame that says the keys go here
+	if g.focused {
+		outline(img, 0, 0, w, h, line, pal.now, 0, w)
 	}
 	// where the visible rows are among all of them
 	if total := float64(len(g.layout.rows)) * rh; total > float64(h-top) {

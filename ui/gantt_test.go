@@ -507,3 +507,47 @@ func BenchmarkGanttLayout(b *testing.B) {
 		l.update(snap)
 	}
 }
+
+func TestGanttKeyboard(t *testing.T) {
+	test.NewTempApp(t)
+	tests := []struct {
+		name     string
+		keys     []fyne.KeyName
+		runes    string
+		selected recorder.SpanID
+		start    time.Duration
+	}{
+		{"down selects the first row, then the next", []fyne.KeyName{fyne.KeyDown, fyne.KeyDown}, "", 2, 0},
+		{"up stops at the first row", []fyne.KeyName{fyne.KeyDown, fyne.KeyUp, fyne.KeyUp}, "", 1, 0},
+		{"end and home", []fyne.KeyName{fyne.KeyEnd}, "", 10, 0},
+		{"page down moves a screenful less one row", []fyne.KeyName{fyne.KeyHome, fyne.KeyPageDown}, "", 5, 0},
+		{"escape clears", []fyne.KeyName{fyne.KeyDown, fyne.KeyEscape}, "", 0, 0},
+		{"right pans a tenth of the view later", []fyne.KeyName{fyne.KeyRight}, "", 0, 283500 * time.Microsecond},
+		{"+ zooms in around the middle, 0 fits again", nil, "+0", 0, 0},
+		{"+ zooms in around the middle", nil, "+", 0, 708750 * time.Microsecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// 140 units high: five rows fit under the ruler
+			g, w := showGantt(t, fixedSnapshot(), fyne.NewSize(ganttGutter+600, 140))
+			test.TapAt(g, fyne.NewPos(10, 5)) // on the ruler: focus, no selection
+			if w.Canvas().Focused() != g {
+				t.Fatal("a click did not give the Gantt the keyboard focus")
+			}
+			for _, k := range tt.keys {
+				w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: k})
+			}
+			test.Type(g, tt.runes)
+			var got recorder.SpanID
+			if s := g.Selected(); s != nil {
+				got = s.ID
+			}
+			if got != tt.selected {
+				t.Errorf("selected #%d, want #%d", got, tt.selected)
+			}
+			if start, _ := g.VisibleRange(); (start - tt.start).Abs() > time.Microsecond {
+				t.Errorf("view starts at %v, want %v", start, tt.start)
+			}
+		})
+	}
+}

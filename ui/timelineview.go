@@ -93,7 +93,7 @@ func NewTimelineView() *TimelineView {
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.Fit),
 		t.follow, t.compact,
 	)
-	hint := widget.NewLabel("wheel: rows · Ctrl+wheel: zoom · Shift+wheel or drag: pan · click: details")
+	hint := widget.NewLabel("wheel: rows · Ctrl+wheel: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc")
 	hint.Importance = widget.LowImportance
 	hint.Truncation = fyne.TextTruncateEllipsis
 	toolbar := container.NewVBox(
