@@ -47,3 +47,18 @@ func TestHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestSSE runs the seed scenario against the demo server behind the legacy
+// HTTP+SSE transport.
+func TestSSE(t *testing.T) {
+	srv := demo.NewServer()
+	hs := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer hs.Close()
+	r := inspector(t, "run", "--sse", hs.URL, "--tool", "fanout", "--latency", "200ms", "--json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if s := summaryOf(t, r); s.PeakInFlight != 5 || s.ToolCalls.OK != 1 {
+		t.Errorf("over SSE: peak_in_flight %d, tool_calls %+v; want 5 and one ok call", s.PeakInFlight, s.ToolCalls)
+	}
+}
