@@ -69,7 +69,8 @@ type Gantt struct {
 	axis    *timeAxis
 	follow  bool
 	compact bool
-	fitted  bool // the view has been fitted at least once
+	fitted  bool                   // the view has been fitted at least once
+	hidden  map[recorder.Kind]bool // kinds of request given no row
 
 	focused    bool    // has the keyboard focus
 	scrollY    float32 // first visible row pixel, in dp
@@ -131,7 +132,7 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 		g.selected = 0
 	}
 	g.snap = snap
-	g.layout.update(snap)
+	g.layout.update(snap, g.hidden)
 	if g.selected != 0 && g.layout.rowOfID(g.selected) < 0 {
 		g.selected = 0
 	}
@@ -213,6 +214,28 @@ func (g *Gantt) SetCompact(on bool) {
 	g.clampScroll()
 	g.changed()
 }
+
+// SetKindHidden hides or shows the rows of requests of kind k (their
+// concurrency still counts in the chart and the stats).
+func (g *Gantt) SetKindHidden(k recorder.Kind, hidden bool) {
+	if g.hidden[k] == hidden {
+		return
+	}
+	if g.hidden == nil {
+		g.hidden = map[recorder.Kind]bool{}
+	}
+	g.hidden[k] = hidden
+	if g.snap != nil {
+		g.layout.dirtyGroup = 0
+		g.layout.flatten(g.snap, g.hidden)
+	}
+	g.hoverRow = -1
+	g.clampScroll()
+	g.changed()
+}
+
+// KindHidden reports whether the rows of requests of kind k are hidden.
+func (g *Gantt) KindHidden(k recorder.Kind) bool { return g.hidden[k] }
 
 // Select selects the span with the given ID (0 clears the selection),
 // scrolls it into view and calls OnSelect.
@@ -640,9 +663,9 @@ type ganttLayout struct {
 }
 
 type ganttGroup struct {
-	top      int32
-	children []int32
-	row      int32 // the row of top
+	top        int32
+	children   []int32
+	start, end int32 // the group's rows: [start, end)
 }
 
 type ganttRowRef struct {
@@ -650,7 +673,9 @@ type ganttRowRef struct {
 	depth int8
 }
 
-func (l *ganttLayout) update(snap *recorder.Snapshot) {
+// update lays out the spans of snap that are new since the last update;
+// hidden says which kinds get no row.
+func (l *ganttLayout) update(snap *recorder.Snapshot, hidden map[recorder.Kind]bool) {
 	if l.index == nil {
 		l.index = make(map[recorder.SpanID]int32)
 		l.spanEv = make(map[int32][]time.Duration)
@@ -676,24 +701,44 @@ func (l *ganttLayout) update(snap *recorder.Snapshot) {
 		l.rowOfSpan = append(l.rowOfSpan, -1)
 	}
 	l.done = len(snap.Spans)
-	if l.dirtyGroup < len(l.groups) {
-		from := l.dirtyGroup
-		if from > 0 {
-			l.rows = l.rows[:l.groups[from-1].row+1+int32(len(l.groups[from-1].children))]
-		} else {
-			l.rows = l.rows[:0]
-		}
-		for gi := from; gi < len(l.groups); gi++ {
-			g := &l.groups[gi]
-			g.row = int32(len(l.rows))
-			l.rowOfSpan[g.top] = g.row
-			l.rows = append(l.rows, ganttRowRef{span: g.top})
-			for _, c := range g.children {
-				l.rowOfSpan[c] = int32(len(l.rows))
-				l.rows = append(l.rows, ganttRowRef{span: c, depth: 1})
-			}
-		}
+	l.flatten(snap, hidden)
+	l.sortEvents(snap)
+}
+
+// flatten lays the groups from l.dirtyGroup on out as rows, leaving out
+// the spans of hidden kinds.
+func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]bool) {
+	from := l.dirtyGroup
+	if from >= len(l.groups) {
+		return
 	}
+	if from > 0 {
+		l.rows = l.rows[:l.groups[from-1].end]
+	} else {
+		l.rows = l.rows[:0]
+	}
+	add := func(span int32, depth int8) {
+		if hidden[snap.Spans[span].Kind] {
+			l.rowOfSpan[span] = -1
+			return
+		}
+		l.rowOfSpan[span] = int32(len(l.rows))
+		l.rows = append(l.rows, ganttRowRef{span: span, depth: depth})
+	}
+	for gi := from; gi < len(l.groups); gi++ {
+		g := &l.groups[gi]
+		g.start = int32(len(l.rows))
+		add(g.top, 0)
+		for _, c := range g.children {
+			add(c, 1)
+		}
+		g.end = int32(len(l.rows))
+	}
+	l.dirtyGroup = len(l.groups)
+}
+
+// sortEvents sorts the new events of snap to the spans they name.
+func (l *ganttLayout) sortEvents(snap *recorder.Snapshot) {
 	for ; l.evDone < len(snap.Events); l.evDone++ {
 		e := snap.Events[l.evDone]
 		if e.Span == 0 {

@@ -192,6 +192,33 @@ func TestGanttRows(t *testing.T) {
 			}
 		})
 	}
+	t.Run("hidden kinds get no row", func(t *testing.T) {
+		full := fixedSnapshot()
+		g := NewGantt()
+		g.SetKindHidden(recorder.KindTool, true)
+		for n := 0; n <= len(full.Spans); n += 3 {
+			part := *full
+			part.Spans = full.Spans[:n]
+			g.SetSnapshot(&part)
+		}
+		g.SetSnapshot(full)
+		if got, want := ids(g.Rows()), ">2 >3 >4 >5 >6 >8 7 9 10"; got != want {
+			t.Errorf("rows without tool calls = %q, want %q", got, want)
+		}
+		g.SetKindHidden(recorder.KindPing, true)
+		if got, want := ids(g.Rows()), ">2 >3 >4 >5 >6 >8 9 10"; got != want {
+			t.Errorf("rows without tool calls and pings = %q, want %q", got, want)
+		}
+		g.Select(7)
+		if g.Selected() != nil {
+			t.Errorf("a hidden ping was selected")
+		}
+		g.SetKindHidden(recorder.KindTool, false)
+		g.SetKindHidden(recorder.KindPing, false)
+		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >8 7 9 10"; got != want {
+			t.Errorf("rows shown again = %q, want %q", got, want)
+		}
+	})
 	t.Run("an update replaces a span", func(t *testing.T) {
 		full := fixedSnapshot()
 		g := NewGantt()
@@ -504,7 +531,7 @@ func BenchmarkGanttLayout(b *testing.B) {
 	snap := bigSnapshot(100000)
 	for b.Loop() {
 		var l ganttLayout
-		l.update(snap)
+		l.update(snap, nil)
 	}
 }
 

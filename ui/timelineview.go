@@ -47,6 +47,9 @@ type TimelineView struct {
 	left    *fyne.Container // toolbar, area and stats bar
 	content fyne.CanvasObject
 
+	// kindToggles hide and show the rows of a kind: the legend's kinds
+	kindToggles map[recorder.Kind]*widget.Button
+
 	// runOnMain hands work from the ticker to the main goroutine; tests
 	// replace it.
 	runOnMain func(func())
@@ -98,7 +101,7 @@ func NewTimelineView() *TimelineView {
 	hint.Truncation = fyne.TextTruncateEllipsis
 	toolbar := container.NewVBox(
 		container.NewBorder(nil, nil, tools, nil, hint),
-		legend(),
+		t.legend(),
 	)
 	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
 	t.left = container.NewBorder(toolbar, t.stats, nil, nil, t.area)
@@ -181,6 +184,9 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 		r1, r2 := t.cmpGantt.useAxis(t.gantt.axis), t.cmpChart.useAxis(t.gantt.axis)
 		t.cmpRelease = func() { r1(); r2() }
 		t.cmpGantt.SetCompact(t.compact.Checked)
+		for k, hidden := range t.gantt.hidden {
+			t.cmpGantt.SetKindHidden(k, hidden)
+		}
 		t.cmpGantt.OnSelect = func(s *recorder.Span) {
 			if s != nil && t.gantt.selected != 0 {
 				t.gantt.selected = 0
@@ -420,25 +426,54 @@ func (l *liveFeed) stop() {
 }
 
 // legend shows what the colours and marks of the Gantt and chart mean.
-func legend() fyne.CanvasObject {
+// Clicking a kind hides its rows, or shows them again.
+func (t *TimelineView) legend() fyne.CanvasObject {
 	small := theme.Size(theme.SizeNameCaptionText)
-	item := func(c color.Color, label string) fyne.CanvasObject {
+	item := func(c color.Color, label string) (*canvas.Rectangle, *canvas.Text, fyne.CanvasObject) {
 		sw := canvas.NewRectangle(c)
 		sw.SetMinSize(fyne.NewSize(10, 10))
 		txt := canvas.NewText(label, theme.Color(theme.ColorNameForeground))
 		txt.TextSize = small
-		return container.NewHBox(container.NewCenter(sw), txt)
+		return sw, txt, container.NewHBox(container.NewCenter(sw), txt)
 	}
 	items := []fyne.CanvasObject{}
+	t.kindToggles = map[recorder.Kind]*widget.Button{}
 	for _, k := range legendKinds {
-		items = append(items, item(kindColors[k], string(k)))
+		sw, txt, look := item(kindColors[k], string(k))
+		var b *widget.Button
+		b = widget.NewButton("", func() {
+			hide := !t.gantt.KindHidden(k)
+			t.gantt.SetKindHidden(k, hide)
+			if t.cmpGantt != nil {
+				t.cmpGantt.SetKindHidden(k, hide)
+			}
+			// a hidden kind's swatch is hollow and its name faint
+			sw.FillColor, sw.StrokeColor, sw.StrokeWidth = kindColors[k], kindColors[k], 0
+			txt.Color = theme.Color(theme.ColorNameForeground)
+			if hide {
+				sw.FillColor, sw.StrokeWidth = color.Transparent, 1
+				txt.Color = theme.Color(theme.ColorNameDisabled)
+			}
+			sw.Refresh()
+			txt.Refresh()
+		})
+		b.Importance = widget.LowImportance
+		t.kindToggles[k] = b
+		// the button takes the clicks; the swatch and name show through it
+		items = append(items, container.NewStack(b, look))
 	}
+	items = append(items, widget.NewSeparator())
 	pale := mix(toRGBA(theme.Color(theme.ColorNameBackground)), kindColors[recorder.KindSampling], 0.35)
-	items = append(items,
-		widget.NewSeparator(),
-		item(pale, "queued"), item(kindColors[recorder.KindSampling], "serving"),
-		item(failColor, "failed (hatched: cancelled, timeout, aborted)"),
-		item(eventColor(recorder.EventProgress), "notification"),
-	)
+	for _, o := range []struct {
+		c     color.Color
+		label string
+	}{
+		{pale, "queued"}, {kindColors[recorder.KindSampling], "serving"},
+		{failColor, "failed (hatched: cancelled, timeout, aborted)"},
+		{eventColor(recorder.EventProgress), "notification"},
+	} {
+		_, _, look := item(o.c, o.label)
+		items = append(items, look)
+	}
 	return container.NewHBox(items...)
 }

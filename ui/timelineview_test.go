@@ -74,6 +74,26 @@ func TestTimelineTapShowsDetails(t *testing.T) {
 	})
 }
 
+func TestTimelineLegendHidesKinds(t *testing.T) {
+	test.NewTempApp(t)
+	tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
+	tv.SetSnapshot(fixedSnapshot())
+	tv.SetCompare(fixedSnapshot())
+	test.Tap(tv.kindToggles[recorder.KindSampling])
+	for _, g := range []*Gantt{tv.Gantt(), tv.cmpGantt} {
+		if got, want := ids(g.Rows()), "1 >8 7 9 10"; got != want {
+			t.Errorf("rows with sampling hidden = %q, want %q", got, want)
+		}
+	}
+	if !strings.Contains(tv.StatsText(), "peak pending 5") {
+		t.Errorf("hiding rows changed the stats:\n%s", tv.StatsText())
+	}
+	test.Tap(tv.kindToggles[recorder.KindSampling])
+	if got := len(tv.Rows()); got != 10 {
+		t.Errorf("%d rows after showing sampling again, want 10", got)
+	}
+}
+
 func TestTimelineStats(t *testing.T) {
 	test.NewTempApp(t)
 	tests := []struct {
