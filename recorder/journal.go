@@ -2,18 +2,20 @@ package recorder
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
 
 // JournalFlushInterval is the longest a finished span or an event waits in
 // memory before a [Journal] writes it to its file: a killed process loses
-// at most this much of its recording (plus spans still open).
+// at most this much of its recording.
 const JournalFlushInterval = 200 * time.Millisecond
 
 // Journal appends a live recording to a file as it happens, one JSON
@@ -23,8 +25,10 @@ const JournalFlushInterval = 200 * time.Millisecond
 //
 // The first line is a header with the recording's metadata; then one line
 // per finished span ({"span":…}), per event ({"event":…}), per change of
-// metadata ({"meta":…}), and {"end":…} when the journal is closed. Spans
-// still open when the process died are not in it.
+// metadata ({"meta":…}), and {"end":…} when the journal is closed. A span
+// still open is written in its latest state at each flush in which it
+// changed, so a killed run's journal shows what was in flight; the last
+// line of a span wins.
 //
 // A Journal is an [Observer] (and [ChangeObserver]) of its recording:
 // OpenJournal registers it. A span that changes after it ended is written
@@ -36,9 +40,15 @@ type Journal struct {
 
 	mu      sync.Mutex
 	pending []journalLine
-	closed  bool
-	err     error
-	meta    []byte // the last metadata written, to notice changes
+	// open holds the latest version of each open span that changed since
+	// the last flush: written once per flush however often it changed.
+	open map[SpanID]*Span
+	// ended holds the spans that have ended, so that a late notice of an
+	// earlier, open version (two goroutines racing) is ignored.
+	ended  map[SpanID]bool
+	closed bool
+	err    error
+	meta   []byte // the last metadata written, to notice changes
 
 	stop chan struct{}
 	done chan struct{}
@@ -68,7 +78,7 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	j := &Journal{
-		path: path, rec: rec, file: f,
+		path: path, rec: rec, file: f, open: map[SpanID]*Span{}, ended: map[SpanID]bool{},
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	snap := rec.observeFrom(j)
@@ -85,7 +95,10 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 	}
 	j.mu.Lock()
 	for _, s := range snap.Spans {
-		if !s.Open() {
+		if s.Open() {
+			j.open[s.ID] = s
+		} else {
+			j.ended[s.ID] = true
 			j.pending = append(j.pending, journalLine{Span: s})
 		}
 	}
@@ -122,14 +135,42 @@ func (j *Journal) Path() string { return j.path }
 func (j *Journal) SpanFinished(s *Span) {
 	j.mu.Lock()
 	if !j.closed {
+		delete(j.open, s.ID)
+		j.ended[s.ID] = true
 		j.pending = append(j.pending, journalLine{Span: s})
 	}
 	j.mu.Unlock()
 }
 
-// SpanChanged implements [ChangeObserver]: it queues the span again; the
-// last line of a span wins when the journal is read.
-func (j *Journal) SpanChanged(s *Span) { j.SpanFinished(s) }
+// SpanChanged implements [ChangeObserver]. An open span is written at the
+// next flush in its latest state (so that a killed run still shows what
+// was in flight); a span that changes after it ended is written again.
+// The last line of a span wins when the journal is read.
+func (j *Journal) SpanChanged(s *Span) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.closed:
+	case !s.Open():
+		j.pending = append(j.pending, journalLine{Span: s})
+	case !j.ended[s.ID]:
+		if cur, ok := j.open[s.ID]; !ok || phasesReached(s) >= phasesReached(cur) {
+			j.open[s.ID] = s
+		}
+	}
+}
+
+// phasesReached counts the phases of s that have a time: a later version
+// of an open span never has fewer.
+func phasesReached(s *Span) int {
+	n := 0
+	for _, d := range []time.Duration{s.Received, s.Queued, s.Serving, s.Answered} {
+		if d != Unset {
+			n++
+		}
+	}
+	return n
+}
 
 // EventAdded implements [Observer]: it queues the event for writing.
 func (j *Journal) EventAdded(e Event) {
@@ -157,8 +198,15 @@ func (j *Journal) loop() {
 // flush writes the pending lines (and end, if not nil) to the file.
 func (j *Journal) flush(end *time.Duration) error {
 	j.mu.Lock()
-	lines := j.pending
+	// Open spans first: a span that ended since is in pending, after them.
+	lines := make([]journalLine, 0, len(j.open)+len(j.pending))
+	for _, s := range j.open {
+		lines = append(lines, journalLine{Span: s})
+	}
+	slices.SortFunc(lines, func(a, b journalLine) int { return cmp.Compare(a.Span.ID, b.Span.ID) })
+	lines = append(lines, j.pending...)
 	j.pending = nil
+	clear(j.open)
 	j.mu.Unlock()
 	if meta := j.rec.metaJSON(); meta != nil && string(meta) != string(j.meta) {
 		j.meta = meta

@@ -96,8 +96,19 @@ func (r *Recording) Begin(s Span) SpanID {
 	p.ID = SpanID(len(r.spans) + 1)
 	r.spans = append(r.spans, p)
 	r.version++
+	obs := r.observer
 	r.mu.Unlock()
+	notifyChanged(obs, p)
 	return p.ID
+}
+
+// notifyChanged tells the observers that want to know of every change.
+func notifyChanged(obs []Observer, s *Span) {
+	for _, o := range obs {
+		if c, ok := o.(ChangeObserver); ok {
+			c.SpanChanged(s)
+		}
+	}
 }
 
 // Update changes span id through f, which works on a private copy. If the
@@ -118,26 +129,24 @@ func (r *Recording) Update(id SpanID, f func(*Span)) {
 	r.spans[i] = p
 	r.version++
 	finished := old.Open() && !p.Open()
-	changed := !old.Open() // a span that had ended changed again
 	obs := r.observer
 	r.mu.Unlock()
-	switch {
-	case finished:
+	if finished {
 		for _, o := range obs {
 			o.SpanFinished(p)
 		}
-	case changed:
-		for _, o := range obs {
-			if c, ok := o.(ChangeObserver); ok {
-				c.SpanChanged(p)
-			}
-		}
+	} else {
+		notifyChanged(obs, p)
 	}
 }
 
-// ChangeObserver is an [Observer] that also wants to hear of changes to
-// spans that had already ended (an answer that could not be written turns
-// an ok span into an aborted one). The rules of Observer apply.
+// ChangeObserver is an [Observer] that also wants to hear of every other
+// change of a span: its Begin, its updates while open, and changes after
+// it ended (an answer that could not be written turns an ok span into an
+// aborted one). The change that ends a span goes to SpanFinished only.
+// The rules of Observer apply: calls come outside the recording's lock,
+// from the goroutine that made the change, so two changes of one span
+// made by two goroutines may arrive in either order.
 type ChangeObserver interface {
 	Observer
 	SpanChanged(s *Span)
