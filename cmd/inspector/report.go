@@ -266,5 +266,18 @@ func reportSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summar
 	fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
 	fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
 	fmt.Fprintf(tw, "verdict\t%s\n", sum.VerdictText)
+	open := 0
+	for _, sp := range snap.Spans {
+		if sp.Open() {
+			open++
+		}
+	}
+	if open > 0 {
+		what := fmt.Sprintf("%d requests: the recording stopped before they were answered", open)
+		if open == 1 {
+			what = "1 request: the recording stopped before it was answered"
+		}
+		fmt.Fprintf(tw, "still open\t%s (a journal of a killed run, or a live snapshot)\n", what)
+	}
 	tw.Flush()
 }

@@ -50,6 +50,7 @@ func TestReportSummary(t *testing.T) {
 		`peak in flight\s+1\n`, `peak pending\s+5\n`, `sampling/createMessage\s+4\n`,
 		`tool calls\s+2 total, 1 ok, 0 failed\n`,
 		`verdict\s+serialized: 5 requests arrived together and were served one at a time — 2\.50 s, 5\.0× the concurrent time`,
+		`still open\s+1 request: the recording stopped before it was answered`,
 	} {
 		if !regexp.MustCompile(want).MatchString(r.stdout) {
 			t.Errorf("summary does not match %q:\n%s", want, r.stdout)
