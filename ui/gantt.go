@@ -34,6 +34,7 @@ const (
 	ganttRowH      = 20  // one request
 	ganttCompactH  = 4   // one request in compact mode
 	ganttIndent    = 14  // indentation of a child row's label
+	ganttFoldW     = 18  // the fold marker of a tool call, at the gutter's right end
 	minVisibleSpan = 10 * time.Microsecond
 )
 
@@ -71,6 +72,7 @@ type Gantt struct {
 	compact bool
 	fitted  bool                   // the view has been fitted at least once
 	hidden  map[recorder.Kind]bool // kinds of request given no row
+	foldAll bool                   // tool calls start folded
 
 	focused    bool    // has the keyboard focus
 	scrollY    float32 // first visible row pixel, in dp
@@ -125,7 +127,7 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	same := g.snap != nil && !snap.Meta.Created.IsZero() && g.snap.Meta.Created.Equal(snap.Meta.Created) &&
 		len(snap.Spans) >= g.layout.done
 	if !same {
-		g.layout = ganttLayout{}
+		g.layout = ganttLayout{collapseAll: g.foldAll}
 		g.scrollY = 0
 		g.hoverRow, g.hoverEvent = -1, -1
 		g.fitted = false
@@ -225,6 +227,11 @@ func (g *Gantt) SetKindHidden(k recorder.Kind, hidden bool) {
 		g.hidden = map[recorder.Kind]bool{}
 	}
 	g.hidden[k] = hidden
+	g.relayout()
+}
+
+// relayout lays all rows out again, after a change of what is hidden.
+func (g *Gantt) relayout() {
 	if g.snap != nil {
 		g.layout.dirtyGroup = 0
 		g.layout.flatten(g.snap, g.hidden)
@@ -234,12 +241,50 @@ func (g *Gantt) SetKindHidden(k recorder.Kind, hidden bool) {
 	g.changed()
 }
 
+// CollapseAll shows only the top row of every tool call (on) or every row
+// (off), forgetting which ones were folded or unfolded by hand.
+func (g *Gantt) CollapseAll(on bool) {
+	g.foldAll = on
+	g.layout.collapseAll = on
+	clear(g.layout.toggled)
+	g.relayout()
+}
+
+// SetCollapsed folds (or unfolds) the requests caused by tool call id
+// under its row.
+func (g *Gantt) SetCollapsed(id recorder.SpanID, collapsed bool) {
+	i, ok := g.layout.index[id]
+	if !ok || g.layout.groups[g.layout.groupOf[i]].top != i {
+		return
+	}
+	gi := g.layout.groupOf[i]
+	if g.layout.collapsed(int(gi)) == collapsed {
+		return
+	}
+	if g.layout.toggled == nil {
+		g.layout.toggled = map[int32]bool{}
+	}
+	g.layout.toggled[gi] = !g.layout.toggled[gi]
+	g.relayout()
+}
+
+// Collapsed reports whether the requests caused by tool call id are
+// folded under its row.
+func (g *Gantt) Collapsed(id recorder.SpanID) bool {
+	i, ok := g.layout.index[id]
+	return ok && g.layout.collapsed(int(g.layout.groupOf[i]))
+}
+
 // KindHidden reports whether the rows of requests of kind k are hidden.
 func (g *Gantt) KindHidden(k recorder.Kind) bool { return g.hidden[k] }
 
 // Select selects the span with the given ID (0 clears the selection),
 // scrolls it into view and calls OnSelect.
 func (g *Gantt) Select(id recorder.SpanID) {
+	if i, ok := g.layout.index[id]; ok && g.layout.rowOfSpan[i] < 0 {
+		// a request folded under its tool call: unfold it
+		g.SetCollapsed(g.snap.Spans[g.layout.groups[g.layout.groupOf[i]].top].ID, false)
+	}
 	row := g.layout.rowOfID(id)
 	if row < 0 {
 		id = 0
@@ -355,7 +400,12 @@ func (g *Gantt) Tapped(ev *fyne.PointEvent) {
 		g.Select(0)
 		return
 	}
-	g.Select(g.snap.Spans[g.layout.rows[row].span].ID)
+	id := g.snap.Spans[g.layout.rows[row].span].ID
+	if ev.Position.X >= ganttGutter-ganttFoldW && ev.Position.X < ganttGutter && g.layout.groupWithChildren(row) >= 0 {
+		g.SetCollapsed(id, !g.Collapsed(id)) // the fold marker
+		return
+	}
+	g.Select(id)
 }
 
 // FocusGained is called when the Gantt gets the keyboard focus.
@@ -660,6 +710,9 @@ type ganttLayout struct {
 	evDone     int                       // events sorted into spanEv
 	spanEv     map[int32][]time.Duration // span index → instants of events naming it
 	dirtyGroup int                       // first group to flatten again
+	// A group is collapsed when collapseAll differs from toggled[group].
+	collapseAll bool
+	toggled     map[int32]bool
 }
 
 type ganttGroup struct {
@@ -729,12 +782,34 @@ func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]
 		g := &l.groups[gi]
 		g.start = int32(len(l.rows))
 		add(g.top, 0)
+		folded := l.collapsed(gi)
 		for _, c := range g.children {
-			add(c, 1)
+			if folded {
+				l.rowOfSpan[c] = -1
+			} else {
+				add(c, 1)
+			}
 		}
 		g.end = int32(len(l.rows))
 	}
 	l.dirtyGroup = len(l.groups)
+}
+
+// collapsed reports whether group gi shows only its top row.
+func (l *ganttLayout) collapsed(gi int) bool { return l.collapseAll != l.toggled[int32(gi)] }
+
+// groupWithChildren returns the group whose top is the span of row, if it
+// has children, or -1.
+func (l *ganttLayout) groupWithChildren(row int) int {
+	if row < 0 || row >= len(l.rows) {
+		return -1
+	}
+	span := l.rows[row].span
+	gi := l.groupOf[span]
+	if g := l.groups[gi]; g.top != span || len(g.children) == 0 {
+		return -1
+	}
+	return int(gi)
 }
 
 // sortEvents sorts the new events of snap to the spans they name.
@@ -916,6 +991,9 @@ func (g *Gantt) draw(w, h int) image.Image {
 		// the kind's colour as a swatch at the start of the label
 		x := px(4 + float32(ref.depth)*ganttIndent)
 		fillRect(img, x, y0+pad, x+px(4), y1-pad, kindColor(s.Kind))
+		if gi := g.layout.groupWithChildren(r); gi >= 0 && !g.compact {
+			foldMarker(img, plotX0-px(ganttFoldW)/2-px(1), (y0+y1)/2, px(4), g.layout.collapsed(gi), pal.faint)
+		}
 		g.drawBar(img, s, y0+pad, y1-pad, xOf, plotX0, w, line, r == selRow, pal)
 		// notifications that name this request
 		for _, at := range g.layout.spanEv[ref.span] {
@@ -985,6 +1063,20 @@ func (g *Gantt) drawBar(img *image.RGBA, s *recorder.Span, y0, y1 int, xOf func(
 	if s.Open() && x3 <= w {
 		// an open request: a bright leading edge that grows with time
 		fillRect(img, x3-line, y0-1, x3, y1+1, pal.fg)
+	}
+}
+
+// foldMarker draws a small triangle centred on (cx, cy) with half-size r:
+// pointing right for a folded tool call, down for an unfolded one.
+func foldMarker(img *image.RGBA, cx, cy, r int, folded bool, c color.RGBA) {
+	for j := 0; j <= r; j++ {
+		if folded {
+			x := cx - r/2 + j
+			fillRect(img, x, cy-(r-j), x+1, cy+(r-j)+1, c)
+		} else {
+			y := cy - r/2 + j
+			fillRect(img, cx-(r-j), y, cx+(r-j)+1, y+1, c)
+		}
 	}
 }
 
@@ -1274,7 +1366,7 @@ func (r *ganttRenderer) Refresh() {
 			s := g.snap.Spans[ref.span]
 			lbl := r.text(&r.labels, n, small)
 			n++
-			lbl.Text = truncate(spanLabel(s), 26-2*int(ref.depth))
+			lbl.Text = truncate(spanLabel(s), 24-2*int(ref.depth))
 			lbl.Color = fg
 			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
 				lbl.Color = failColor
@@ -1288,8 +1380,14 @@ func (r *ganttRenderer) Refresh() {
 	hideFrom(r.labels, n)
 
 	// the number of requests, over their labels
-	switch n := len(g.layout.rows); n {
-	case 1:
+	total := 0
+	if g.snap != nil {
+		total = len(g.snap.Spans)
+	}
+	switch n := len(g.layout.rows); {
+	case n < total:
+		r.count.Text = fmt.Sprintf("%d of %d requests", n, total)
+	case n == 1:
 		r.count.Text = "1 request"
 	default:
 		r.count.Text = fmt.Sprintf("%d requests", n)

@@ -219,6 +219,32 @@ func TestGanttRows(t *testing.T) {
 			t.Errorf("rows shown again = %q, want %q", got, want)
 		}
 	})
+	t.Run("folding tool calls", func(t *testing.T) {
+		g, win := showGantt(t, fixedSnapshot(), fyne.NewSize(800, 260))
+		g.CollapseAll(true)
+		if got, want := ids(g.Rows()), "1 7 9 10"; got != want {
+			t.Errorf("rows with tool calls folded = %q, want %q", got, want)
+		}
+		// the fold marker at the gutter's right end unfolds the first call
+		test.TapAt(g, fyne.NewPos(ganttGutter-ganttFoldW/2, ganttRulerH+ganttLaneH+ganttRowH/2))
+		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >8 7 9 10"; got != want || g.Selected() != nil {
+			t.Errorf("rows after clicking the fold marker = %q (selected %v), want %q and no selection", got, g.Selected(), want)
+		}
+		g.SetCollapsed(1, true)
+		if got, want := ids(g.Rows()), "1 7 9 10"; got != want {
+			t.Errorf("rows after folding #1 = %q, want %q", got, want)
+		}
+		assertImage(t, "gantt_folded.png", win.Canvas().Capture())
+		// selecting a folded request unfolds its tool call
+		g.Select(4)
+		if s := g.Selected(); s == nil || s.ID != 4 || g.Collapsed(1) {
+			t.Errorf("selecting folded #4: selected %v, #1 folded %v", s, g.Collapsed(1))
+		}
+		g.CollapseAll(false)
+		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >8 7 9 10"; got != want {
+			t.Errorf("rows unfolded = %q, want %q", got, want)
+		}
+	})
 	t.Run("an update replaces a span", func(t *testing.T) {
 		full := fixedSnapshot()
 		g := NewGantt()

@@ -41,6 +41,7 @@ type TimelineView struct {
 	snap    *recorder.Snapshot
 	follow  *widget.Check
 	compact *widget.Check
+	fold    *widget.Check
 	title   *widget.Label
 	cmpTtl  *widget.Label
 	area    *fyne.Container // the Gantt and chart, or both recordings
@@ -90,11 +91,17 @@ func NewTimelineView() *TimelineView {
 			t.cmpGantt.SetCompact(on)
 		}
 	})
+	t.fold = widget.NewCheck("Fold tool calls", func(on bool) {
+		t.gantt.CollapseAll(on)
+		if t.cmpGantt != nil {
+			t.cmpGantt.CollapseAll(on)
+		}
+	})
 	tools := container.NewHBox(
 		widget.NewButtonWithIcon("", theme.ZoomOutIcon(), t.ZoomOut),
 		widget.NewButtonWithIcon("", theme.ZoomInIcon(), t.ZoomIn),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.Fit),
-		t.follow, t.compact,
+		t.follow, t.compact, t.fold,
 	)
 	hint := widget.NewLabel("wheel: rows · Ctrl+wheel: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc")
 	hint.Importance = widget.LowImportance
@@ -184,6 +191,7 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 		r1, r2 := t.cmpGantt.useAxis(t.gantt.axis), t.cmpChart.useAxis(t.gantt.axis)
 		t.cmpRelease = func() { r1(); r2() }
 		t.cmpGantt.SetCompact(t.compact.Checked)
+		t.cmpGantt.CollapseAll(t.fold.Checked)
 		for k, hidden := range t.gantt.hidden {
 			t.cmpGantt.SetKindHidden(k, hidden)
 		}

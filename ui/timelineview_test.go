@@ -74,7 +74,7 @@ func TestTimelineTapShowsDetails(t *testing.T) {
 	})
 }
 
-func TestTimelineLegendHidesKinds(t *testing.T) {
+func TestTimelineLegendAndFolding(t *testing.T) {
 	test.NewTempApp(t)
 	tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
 	tv.SetSnapshot(fixedSnapshot())
@@ -91,6 +91,16 @@ func TestTimelineLegendHidesKinds(t *testing.T) {
 	test.Tap(tv.kindToggles[recorder.KindSampling])
 	if got := len(tv.Rows()); got != 10 {
 		t.Errorf("%d rows after showing sampling again, want 10", got)
+	}
+
+	// folding stays on for the next recording shown
+	test.Tap(tv.fold)
+	tv.SetSnapshot(fanoutSnapshot(3, 1, 100*ms))
+	tv.SetCompare(fanoutSnapshot(4, 1, 100*ms))
+	for _, g := range []*Gantt{tv.Gantt(), tv.cmpGantt} {
+		if got, want := ids(g.Rows()), "1"; got != want {
+			t.Errorf("rows with tool calls folded = %q, want %q", got, want)
+		}
 	}
 }
 
