@@ -19,10 +19,7 @@ import (
 // time.
 func TestManualAnswers(t *testing.T) {
 	loop := newMainLoop(t)
-	off := ""
-	cb := engine.DefaultCallbacks()
-	m := NewMainWindow(loop, Options{Callbacks: cb, JournalDir: &off})
-	defer m.Window.Close()
+	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
 
@@ -110,6 +107,4 @@ func TestManualAnswers(t *testing.T) {
 	if errs := m.Errors.Shown(); len(errs) > 0 {
 		t.Errorf("errors shown: %q", errs)
 	}
-	m.Bridge.Disconnect()
-	loop.settle(50 * time.Millisecond)
 }

@@ -83,6 +83,27 @@ func (l *mainLoop) settle(d time.Duration) {
 	}
 }
 
+// openMainWindow builds the main window on the loop's app and, when the
+// test ends, closes it and runs the UI work still queued, so that no
+// timer of this test touches widgets while the next test runs.
+func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
+	t.Helper()
+	if opts.JournalDir == nil {
+		off := ""
+		opts.JournalDir = &off
+	}
+	if opts.Callbacks.Dispatch.Mode == "" {
+		opts.Callbacks = engine.DefaultCallbacks()
+	}
+	m := NewMainWindow(loop, opts)
+	t.Cleanup(func() {
+		m.Close()
+		loop.settle(300 * time.Millisecond) // longer than any throttle or flush delay
+		m.Window.Close()
+	})
+	return m
+}
+
 // typeInto replaces an entry's text the way a person does: select all
 // and type.
 func typeInto(e interface {
@@ -180,8 +201,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 func TestMainWindowEndToEnd(t *testing.T) {
 	loop := newMainLoop(t)
 	journals := filepath.Join(t.TempDir(), "not", "made", "yet")
-	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &journals, Version: "test"})
-	defer m.Window.Close()
+	m := openMainWindow(t, loop, Options{JournalDir: &journals, Version: "test"})
 	m.Window.Resize(fyne.NewSize(1400, 900))
 
 	test.Tap(m.Connection.ConnectBtn)
@@ -288,15 +308,11 @@ func TestMainWindowEndToEnd(t *testing.T) {
 	if errs := m.Errors.Shown(); len(errs) > 0 {
 		t.Errorf("errors shown: %q", errs)
 	}
-	m.Bridge.Disconnect()
-	loop.settle(50 * time.Millisecond)
 }
 
 func TestMainWindowExports(t *testing.T) {
 	loop := newMainLoop(t)
-	off := ""
-	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &off})
-	defer m.Window.Close()
+	m := openMainWindow(t, loop, Options{})
 	dir := t.TempDir()
 	if err := m.SaveFile(filepath.Join(dir, "empty.json")); err == nil || !strings.Contains(err.Error(), "nothing to save") {
 		t.Errorf("saving with nothing recorded: %v, want 'nothing to save'", err)
@@ -320,17 +336,13 @@ func TestMainWindowExports(t *testing.T) {
 	if err := m.OpenFile(filepath.Join(dir, "out.csv")); err == nil {
 		t.Errorf("opening a CSV as a recording gave no error")
 	}
-	m.Bridge.Disconnect()
-	loop.settle(50 * time.Millisecond)
 }
 
 // TestLogAndRecentConnections checks that the server's log messages reach
 // the Log panel and that a connection is remembered for the next start.
 func TestLogAndRecentConnections(t *testing.T) {
 	loop := newMainLoop(t)
-	off := ""
-	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &off})
-	defer m.Window.Close()
+	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
 	m.Workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
@@ -349,17 +361,13 @@ func TestLogAndRecentConnections(t *testing.T) {
 	if recent := again.RecentTargets(); len(recent) != 1 || recent[0].String() != "demo" {
 		t.Errorf("recent connections on the next start: %v, want [demo]", recent)
 	}
-	m.Bridge.Disconnect()
-	loop.settle(50 * time.Millisecond)
 }
 
 // TestStopAndNewRun stops a long run from the Stop button, then starts a
 // new run (a fresh recording on a fresh connection).
 func TestStopAndNewRun(t *testing.T) {
 	loop := newMainLoop(t)
-	off := ""
-	m := NewMainWindow(loop, Options{Callbacks: engine.DefaultCallbacks(), JournalDir: &off})
-	defer m.Window.Close()
+	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
 	first := m.Bridge.Session()
@@ -395,6 +403,4 @@ func TestStopAndNewRun(t *testing.T) {
 		}
 		return len(m.Timeline.Rows()) > 0
 	})
-	m.Bridge.Disconnect()
-	loop.settle(50 * time.Millisecond)
 }
