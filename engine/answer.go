@@ -96,6 +96,11 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		end := s.rec.Now()
+		if status == recorder.StatusTimeout || status == recorder.StatusCancelled {
+			// The SDK tells the server with notifications/cancelled.
+			s.rec.AddEvent(recorder.Event{At: end, Session: s.name, Kind: recorder.EventCancelled,
+				Method: "notifications/cancelled", Span: oc.span, Text: "the inspector gave up on " + method + ": " + errText})
+		}
 		s.rec.Update(oc.span, func(sp *recorder.Span) {
 			if !sp.Open() {
 				return

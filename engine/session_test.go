@@ -573,8 +573,16 @@ func TestProgressLogsAndCallTimeout(t *testing.T) {
 		t.Errorf("run %+v, want one call failed by the call timeout", res)
 	}
 	calls2 := spansOf(s.Recording().Snapshot(), "tools/call")
-	if last := calls2[len(calls2)-1]; last.Status != recorder.StatusTimeout {
+	last := calls2[len(calls2)-1]
+	if last.Status != recorder.StatusTimeout {
 		t.Errorf("timed out call has status %q", last.Status)
+	}
+	var gaveUp bool
+	for _, e := range s.Recording().Snapshot().Events {
+		gaveUp = gaveUp || (e.Kind == recorder.EventCancelled && e.Span == last.ID)
+	}
+	if !gaveUp {
+		t.Error("no cancelled event on the timed-out call")
 	}
 }
 
