@@ -404,3 +404,71 @@ func TestStopAndNewRun(t *testing.T) {
 		return len(m.Timeline.Rows()) > 0
 	})
 }
+
+// TestConnectFailureShowsOneDialog connects to a command that does not
+// exist: the person gets one dialog saying what failed, and the panel
+// offers Connect again.
+func TestConnectFailureShowsOneDialog(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.Connection.SetTarget(engine.Target{Transport: engine.TransportStdio, Command: "/no/such/mcp-server --flag"})
+	test.Tap(m.Connection.ConnectBtn)
+	loop.waitFor(t, "the error dialog", 15*time.Second, func() bool { return len(m.Errors.Shown()) > 0 })
+	loop.settle(100 * time.Millisecond)
+	errs := m.Errors.Shown()
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "Connecting to stdio: /no/such/mcp-server") {
+		t.Errorf("errors shown: %q, want one that says what was being connected to", errs)
+	}
+	overlays := m.Window.Canvas().Overlays().List()
+	if len(overlays) == 0 {
+		t.Errorf("no dialog on the window")
+	}
+	if m.Connection.ConnectBtn.Disabled() || !strings.HasPrefix(m.Connection.Status(), "Not connected") {
+		t.Errorf("after the failure: connect disabled %v, status %q", m.Connection.ConnectBtn.Disabled(), m.Connection.Status())
+	}
+	if !strings.Contains(m.Window.Title(), "not connected") {
+		t.Errorf("title %q", m.Window.Title())
+	}
+}
+
+// TestCompareAndReport opens a saved run as the comparison and exports
+// the HTML report of both.
+func TestCompareAndReport(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.Connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"roots"}`)})
+	m.Run()
+	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.Workload.Running() })
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.json")
+	if err := m.SaveFile(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.OpenCompare(first); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "report.html")
+	if err := m.ExportFile(Exports[exportHTML], report); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Comparison of two recordings") {
+		t.Errorf("with a comparison open, the HTML report is not a comparison")
+	}
+	m.setCompare(nil)
+	single := filepath.Join(dir, "single.html")
+	if err := m.ExportFile(Exports[exportHTML], single); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(single); strings.Contains(string(b), "Comparison of two recordings") {
+		t.Errorf("after closing the comparison the report still compares")
+	}
+	if err := m.OpenCompare(filepath.Join(dir, "missing.json")); err == nil {
+		t.Errorf("comparing with a missing file gave no error")
+	}
+}
