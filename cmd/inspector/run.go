@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -191,7 +192,12 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			sess.Close()
 			return r.fail(fmt.Sprintf("cannot list the tools of %s: %v", target, err))
 		}
-		printTools(stdout, tools, o.json && o.tool == "")
+		switch {
+		case o.json && o.tool != "":
+			printTools(stderr, tools, false) // stdout carries the summary's JSON alone
+		default:
+			printTools(stdout, tools, o.json)
+		}
 		if o.tool == "" {
 			sess.Close()
 			if code := r.save(); code != exitOK {
@@ -202,7 +208,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	w := engine.Workload{Tool: o.tool, Args: toolArgs, Calls: o.calls, Concurrency: o.concurrency, CallTimeout: o.callTimeout}
-	res, runErr := sess.Run(ctx, w, nil)
+	res, runErr := sess.Run(ctx, w, progressLine(stderr, o.calls))
 	// A call that failed because the server went away may return a
 	// moment before the session notices: give it that moment.
 	var lost error
@@ -251,6 +257,29 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitAssertion
 	}
 	return exitOK
+}
+
+// progressLine returns a progress callback that keeps one line on stderr
+// up to date during a load test, when stderr is a terminal; nil otherwise.
+func progressLine(stderr io.Writer, calls int) func(engine.Progress) {
+	f, ok := stderr.(*os.File)
+	if !ok || calls < 2 || !isTerminal(f) {
+		return nil
+	}
+	var mu sync.Mutex
+	var last time.Time
+	return func(p engine.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Done < p.Total && time.Since(last) < 100*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(f, "\r%d/%d calls, %d failed, %.1f s", p.Done, p.Total, p.Failed, p.Elapsed.Seconds())
+		if p.Done == p.Total {
+			fmt.Fprint(f, "\r\033[K")
+		}
+	}
 }
 
 // connectFailure says why connecting failed and what to check.
