@@ -74,7 +74,7 @@ func BenchmarkExport(b *testing.B) {
 		write func(io.Writer) error
 	}{
 		{"save", func(w io.Writer) error { return Save(w, snap) }},
-		{"load", func(io.Writer) error { _, err := Load(bytes.NewReader(saved.Bytes())); return err }},
+		{"load", func(io.Writer) error { _, err := loadBytes(saved.Bytes()); return err }},
 		{"summarize", func(io.Writer) error { Summarize(snap); return nil }},
 		{"chrome-trace", func(w io.Writer) error { return WriteChromeTrace(w, snap) }},
 		{"otlp", func(w io.Writer) error { return WriteOTLP(w, snap) }},

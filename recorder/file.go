@@ -159,12 +159,11 @@ func FileMode(path string) os.FileMode {
 // [Journal] (the kind is told from the first line). The error says what
 // was wrong with the file and what to do about it.
 func LoadFile(path string) (*Snapshot, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path) // sized from the file: no regrowing
 	if err != nil {
 		return nil, fmt.Errorf("cannot open recording: %w", err)
 	}
-	defer f.Close()
-	snap, err := Load(f)
+	snap, err := loadBytes(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -179,6 +178,11 @@ func Load(r io.Reader) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read recording: %w", err)
 	}
+	return loadBytes(data)
+}
+
+// loadBytes is [Load] of a whole file's bytes.
+func loadBytes(data []byte) (*Snapshot, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, errors.New("the file is empty: it is not a recording (save one with `inspector run --save FILE` or from the app)")
@@ -214,8 +218,7 @@ func loadRecording(data []byte) (*Snapshot, error) {
 		return nil, err
 	}
 	var f recordingFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&f); err != nil {
+	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, describeJSONError(data, err)
 	}
 	if f.Meta == nil {
