@@ -215,6 +215,26 @@ func TestOTLPSchema(t *testing.T) {
 			if name == "fixture" && parents != 5 {
 				t.Errorf("%d spans have a parent, want the 5 requests of the tool call", parents)
 			}
+			if name != "fixture" {
+				return
+			}
+			// The semantic conventions, read through the real schema.
+			byName := map[string]map[string]string{}
+			codes := map[string]int32{}
+			for _, sp := range req.ResourceSpans[0].ScopeSpans[0].Spans {
+				attrs := map[string]string{}
+				for _, kv := range sp.Attributes {
+					attrs[kv.Key] = kv.Value.GetStringValue()
+				}
+				byName[sp.Name] = attrs
+				codes[sp.Name] = int32(sp.Status.GetCode())
+			}
+			if a := byName["tools/call fan_out"]; a["gen_ai.tool.name"] != "fan_out" || a["mcp.session.id"] != "s1" || a["jsonrpc.request.id"] != "3" {
+				t.Errorf("tool call attributes %v", a)
+			}
+			if a := byName["elicitation/create"]; a["error.type"] != "error" || codes["elicitation/create"] != 2 {
+				t.Errorf("failed request: attributes %v, status code %d; want error.type and ERROR", a, codes["elicitation/create"])
+			}
 		})
 	}
 }
