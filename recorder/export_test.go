@@ -80,6 +80,8 @@ func TestChromeTraceValid(t *testing.T) {
 			type slot struct{ pid, tid float64 }
 			var complete = map[slot][][2]float64{}
 			spans, counters := 0, 0
+			peak := map[string]float64{} // counter name → highest value
+			names := map[string]bool{}   // process and thread names
 			for i, ev := range trace.TraceEvents {
 				for _, k := range []string{"ph", "ts", "pid", "tid"} {
 					if _, ok := ev[k]; !ok {
@@ -111,7 +113,13 @@ func TestChromeTraceValid(t *testing.T) {
 					complete[s] = append(complete[s], [2]float64{ts, ts + dur})
 				case "C":
 					counters++
-				case "M", "i":
+					v := ev["args"].(map[string]any)["requests"].(float64)
+					peak[ev["name"].(string)] = max(peak[ev["name"].(string)], v)
+				case "M":
+					if n, ok := ev["args"].(map[string]any)["name"].(string); ok {
+						names[n] = true
+					}
+				case "i":
 				default:
 					t.Errorf("event %d has unexpected ph %q", i, ph)
 				}
@@ -135,6 +143,17 @@ func TestChromeTraceValid(t *testing.T) {
 			}
 			if len(snap.Spans) > 0 && counters == 0 {
 				t.Error("no counter events for in-flight and pending")
+			}
+			sum := Summarize(snap)
+			if peak["in flight"] != float64(sum.PeakInFlight) || peak["pending"] != float64(sum.PeakPending) {
+				t.Errorf("counters peak at %v, want in flight %d and pending %d", peak, sum.PeakInFlight, sum.PeakPending)
+			}
+			if name == "fixture" {
+				for _, n := range []string{"concurrency", "session s1", "incoming sampling", "outgoing tool", "notifications"} {
+					if !names[n] {
+						t.Errorf("no track named %q (tracks: %v)", n, names)
+					}
+				}
 			}
 		})
 	}
