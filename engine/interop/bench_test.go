@@ -180,6 +180,35 @@ func BenchmarkFidelity(b *testing.B) {
 			lat := float64(latency / time.Millisecond)
 			b.ReportMetric(sum.ServeMS.P50/lat, "serve-p50/latency")
 			b.ReportMetric(sum.ServeMS.P99/lat, "serve-p99/latency")
+			if spread, ok := arrivalSpread(rec.Snapshot()); ok {
+				b.ReportMetric(float64(spread)/float64(time.Millisecond), "arrival-spread-ms")
+			}
 		})
 	}
+}
+
+// arrivalSpread is the mean, over the tool calls of snap, of the time
+// between the first and the last of the call's server requests arriving:
+// the part of a fan-out's time spent putting the requests on the wire,
+// which no client can save.
+func arrivalSpread(snap *recorder.Snapshot) (time.Duration, bool) {
+	first := map[recorder.SpanID]time.Duration{}
+	last := map[recorder.SpanID]time.Duration{}
+	for _, s := range snap.Spans {
+		if s.Direction != recorder.Incoming || s.Parent == 0 {
+			continue
+		}
+		if f, ok := first[s.Parent]; !ok || s.Received < f {
+			first[s.Parent] = s.Received
+		}
+		last[s.Parent] = max(last[s.Parent], s.Received)
+	}
+	if len(first) == 0 {
+		return 0, false
+	}
+	var total time.Duration
+	for id, f := range first {
+		total += last[id] - f
+	}
+	return total / time.Duration(len(first)), true
 }
