@@ -65,6 +65,11 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 
 	return func() (engine.Target, engine.Callbacks, error) {
 		var t engine.Target
+		for name, v := range map[string]string{"stdio": *stdio, "url": *httpURL, "sse": *sseURL} {
+			if flagWasSet(fs, name) && strings.TrimSpace(v) == "" {
+				return t, def, fmt.Errorf("--%s is empty: give the server's %s", name, map[string]string{"stdio": "command line", "url": "URL", "sse": "URL"}[name])
+			}
+		}
 		var chosen []string
 		if *demoFlag {
 			chosen = append(chosen, "--demo")
@@ -196,6 +201,13 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 		}
 		return t, cb, nil
 	}
+}
+
+// flagWasSet reports whether the flag name was given on the command line.
+func flagWasSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // checkURL says what is wrong with an http or https server URL, or nil.
