@@ -129,6 +129,16 @@ func (d *Details) SetNotifications(events []recorder.Event) {
 	d.body.Refresh()
 }
 
+// SetChildren says how many requests the tool call shown caused, and how
+// many of them failed; it is not shown for a request that caused none.
+func (d *Details) SetChildren(total, failed int) {
+	if total == 0 || d.span == nil {
+		return
+	}
+	d.facts.SetText(d.facts.Text + fmt.Sprintf("\n%-10s %d (%d failed)", "caused", total, failed))
+	d.body.Refresh()
+}
+
 // SetSpan shows s (nil shows a hint) and the tool call that caused it, if
 // known. It clears the notifications: set them after it.
 func (d *Details) SetSpan(s, parent *recorder.Span) {

@@ -516,7 +516,11 @@ func (g *Gantt) Tooltip() []string {
 	if g.hoverRow < 0 || g.hoverRow >= len(g.layout.rows) {
 		return nil
 	}
-	return spanSummary(g.snap, g.snap.Spans[g.layout.rows[g.hoverRow].span])
+	lines := spanSummary(g.snap, g.snap.Spans[g.layout.rows[g.hoverRow].span])
+	if gi := g.layout.groupWithChildren(g.hoverRow); gi >= 0 && g.layout.collapsed(gi) {
+		lines = append(lines, fmt.Sprintf("%d requests folded under it: click ▸ to unfold", len(g.layout.groups[gi].children)))
+	}
+	return lines
 }
 
 // eventSummary describes a notification in a few lines, for the tooltip.

@@ -235,6 +235,11 @@ func TestGanttRows(t *testing.T) {
 			t.Errorf("rows after folding #1 = %q, want %q", got, want)
 		}
 		assertImage(t, "gantt_folded.png", win.Canvas().Capture())
+		test.MoveMouse(win.Canvas(), fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttRowH/2))
+		if tip := g.Tooltip(); len(tip) == 0 || tip[len(tip)-1] != "6 requests folded under it: click ▸ to unfold" {
+			t.Errorf("tooltip of a folded tool call = %q", tip)
+		}
+		test.MoveMouse(win.Canvas(), fyne.NewPos(400, 250))
 		// selecting a folded request unfolds its tool call
 		g.Select(4)
 		if s := g.Selected(); s == nil || s.ID != 4 || g.Collapsed(1) {

@@ -297,6 +297,16 @@ func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 	}
 	t.details.SetSpan(s, findSpan(snap, s.Parent))
 	t.details.SetNotifications(eventsOf(snap, s.ID))
+	var total, failed int
+	for _, c := range snap.Spans {
+		if c.Parent == s.ID {
+			total++
+			if c.Status != recorder.StatusOpen && c.Status != recorder.StatusOK {
+				failed++
+			}
+		}
+	}
+	t.details.SetChildren(total, failed)
 }
 
 // eventsOf returns the events of snap that name span id.

@@ -41,11 +41,12 @@ func TestTimelineTapShowsDetails(t *testing.T) {
 			"#8 elicitation/create", "status     error", "error      the user declined", "Params\n(none)",
 		}, nil},
 		{"the tool call", 0, []string{
-			"#1 tools/call fanout", "direction  outgoing", "round trip 2.56 s", `"name": "fanout"`, `"text": "5 answers"`,
+			"#1 tools/call fanout", "direction  outgoing", "round trip 2.56 s", "caused     6 (1 failed)",
+			`"name": "fanout"`, `"text": "5 answers"`,
 			"Notifications\n0.600 s  notifications/progress\n1.100 s  notifications/progress",
 		}, nil},
 		{"the cancelled roots/list", 8, []string{"status     cancelled", "Notifications\n2.000 s  notifications/cancelled"}, nil},
-		{"a request named by no notification", 4, []string{"#5 sampling/createMessage"}, []string{"Notifications"}},
+		{"a request named by no notification", 4, []string{"#5 sampling/createMessage"}, []string{"Notifications", "caused"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
