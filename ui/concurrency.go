@@ -126,13 +126,13 @@ func (c *ConcurrencyChart) MouseIn(ev *desktop.MouseEvent) { c.MouseMoved(ev) }
 // MouseMoved shows the values at the instant under the pointer.
 func (c *ConcurrencyChart) MouseMoved(ev *desktop.MouseEvent) {
 	c.hover = ev.Position
-	c.Refresh() // labels only: the chart image is cached
+	c.redraw.request() // labels only: the chart image is cached
 }
 
 // MouseOut hides the readout.
 func (c *ConcurrencyChart) MouseOut() {
 	c.hover = fyne.NewPos(-1, -1)
-	c.Refresh()
+	c.redraw.request()
 }
 
 // Err returns the error of the last render, if it failed.
