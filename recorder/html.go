@@ -109,7 +109,7 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 		if run.Latency, err = inlineSVG(s, ChartLatency, lw, 300, chartScale{}); err != nil {
 			return err
 		}
-		run.Slowest = slowest(s, SlowestRequests)
+		run.Slowest = Slowest(s, SlowestRequests)
 		data.Runs = append(data.Runs, run)
 	}
 	if data.Compare {
@@ -174,9 +174,9 @@ func inlineSVG(s *Snapshot, c Chart, width, height int, sc chartScale) (template
 	return template.HTML(svg), nil
 }
 
-// slowest returns the n finished spans with the longest total time, the
-// slowest first.
-func slowest(s *Snapshot, n int) []*Span {
+// Slowest returns the n finished spans of s with the longest total time
+// (received → answered), the slowest first.
+func Slowest(s *Snapshot, n int) []*Span {
 	var done []*Span
 	for _, sp := range s.Spans {
 		if !sp.Open() && sp.Received != Unset {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -39,6 +40,7 @@ Flags may come before or after RECORDING. RECORDING - reads standard input.
                     both recordings on one time scale
   --save FILE       save the recording again (turns a journal into a
                     recording file)
+  --slowest N       also list the N slowest requests (not with --json)
 
 Exit codes: 0 ok, 1 a file could not be read or written, 2 bad flags.
 `
@@ -51,6 +53,7 @@ type reportOptions struct {
 	html, save                 string
 	chart                      string
 	width, height              int
+	slowest                    int
 }
 
 // reportCommand implements `inspector report`.
@@ -90,6 +93,7 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.height, "height", 600, "chart height in pixels")
 	fs.StringVar(&o.html, "html", "", "write an HTML report to `FILE`")
 	fs.StringVar(&o.save, "save", "", "save the recording to `FILE`")
+	fs.IntVar(&o.slowest, "slowest", 0, "also list the `N` slowest requests")
 
 	// Flags may follow the recording's name: parse, take one positional
 	// argument, parse the rest.
@@ -120,6 +124,10 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	chart, err := recorder.ParseChart(o.chart)
 	if err != nil {
 		fmt.Fprintf(stderr, "inspector report: --chart: %v\n", err)
+		return exitUsage
+	}
+	if o.slowest < 0 {
+		fmt.Fprintf(stderr, "inspector report: --slowest %d: give a number of requests, 0 or more\n", o.slowest)
 		return exitUsage
 	}
 	if o.width < 64 || o.height < 48 || o.width > 20000 || o.height > 20000 {
@@ -166,6 +174,9 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "%s: %s\n", string(rune('A'+i)), names[i])
 			}
 			reportSummaryText(stdout, s, sums[i])
+			if o.slowest > 0 {
+				reportSlowest(stdout, s, o.slowest)
+			}
 			fmt.Fprintln(stdout)
 		}
 		if len(snaps) == 2 {
@@ -278,6 +289,32 @@ func reportSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summar
 			what = "1 request: the recording stopped before it was answered"
 		}
 		fmt.Fprintf(tw, "still open\t%s (a journal of a killed run, or a live snapshot)\n", what)
+	}
+	tw.Flush()
+}
+
+// reportSlowest lists the n slowest finished requests of snap.
+func reportSlowest(w io.Writer, snap *recorder.Snapshot, n int) {
+	spans := recorder.Slowest(snap, n)
+	fmt.Fprintf(w, "\nslowest requests:\n")
+	if len(spans) == 0 {
+		fmt.Fprintln(w, "  none finished")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "id\tmethod\tdirection\tstatus\treceived ms\tqueue ms\tserve ms\ttotal ms\t")
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+	for _, s := range spans {
+		method := s.Method
+		if s.Name != "" {
+			method += " " + s.Name
+		}
+		status := string(s.Status)
+		if s.Error != "" {
+			status += ": " + s.Error
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.ID, method, s.Direction, status,
+			ms(s.Received), ms(s.QueueTime()), ms(s.ServeTime()), ms(s.Total()))
 	}
 	tw.Flush()
 }

@@ -57,6 +57,11 @@ func TestReportSummary(t *testing.T) {
 		}
 	}
 
+	r = inspector(t, "report", fixtureRecording, "--slowest", "2")
+	if !regexp.MustCompile(`slowest requests:\n.*id.*total ms\n\s*1\s+tools/call fan_out\s+outgoing\s+ok\s+0\.0\s+0\.0\s+2520\.0\s+2520\.0\n\s*6\s+elicitation/create\s+incoming\s+error: user declined`).MatchString(r.stdout) {
+		t.Errorf("--slowest 2 did not list the tool call and the elicitation:\n%s", r.stdout)
+	}
+
 	r = inspector(t, "report", "--json", fixtureRecording)
 	s := summaryOf(t, r)
 	if s.PeakPending != 5 || s.PeakInFlight != 1 || s.Verdict != recorder.VerdictSerialized {
