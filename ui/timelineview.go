@@ -371,7 +371,6 @@ func makeFrame(snap *recorder.Snapshot) liveFrame {
 type liveFeed struct {
 	done chan struct{}
 	once sync.Once
-	wg   sync.WaitGroup
 }
 
 // startLiveFeed takes a snapshot of rec about 30 times a second when it
@@ -384,9 +383,7 @@ type liveFeed struct {
 func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(liveFrame)) *liveFeed {
 	l := &liveFeed{done: make(chan struct{})}
 	var busy atomic.Bool
-	l.wg.Add(1)
 	go func() {
-		defer l.wg.Done()
 		tick := time.NewTicker(max(minFrameInterval, time.Millisecond))
 		defer tick.Stop()
 		var (
