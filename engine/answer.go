@@ -89,6 +89,9 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		status, errText := s.outcome(ctx, res, err)
 		stopLife(nil)
+		if status == recorder.StatusAborted && !s.closing.Load() && s.waitDone(2*time.Second) && s.Err() != nil {
+			errText = s.Err().Error() // why the connection was lost says more than the SDK's error
+		}
 		var result json.RawMessage
 		if err == nil {
 			if b, e := json.Marshal(res); e == nil {
@@ -130,6 +133,10 @@ func (s *Session) outcome(ctx context.Context, res mcp.Result, err error) (recor
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return recorder.StatusCancelled, err.Error()
 	case errors.Is(err, mcp.ErrConnectionClosed) || s.isDone():
+		return recorder.StatusAborted, err.Error()
+	}
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) && s.connectionBroken(err) {
 		return recorder.StatusAborted, err.Error()
 	}
 	return recorder.StatusError, err.Error()

@@ -172,8 +172,11 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	go s.watch()
 	if s.info.hasCapability("logging") {
 		// Ask for the server's log messages so that they reach the
-		// timeline and OnLog; a server that refuses just sends none.
-		_ = cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"})
+		// timeline and OnLog; a server that refuses or does not answer
+		// (within 5s) just sends none.
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_ = cs.SetLoggingLevel(lctx, &mcp.SetLoggingLevelParams{Level: "info"})
+		cancel()
 	}
 	return s, nil
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -407,8 +406,9 @@ func TestStdioServerExits(t *testing.T) {
 		if sp.Open() {
 			t.Errorf("span %d (%s) still open", sp.ID, sp.Method)
 		}
-		if sp.Method == "sampling/createMessage" && sp.Status != recorder.StatusAborted {
-			t.Errorf("span %d status %q, want aborted", sp.ID, sp.Status)
+		if (sp.Method == "sampling/createMessage" || sp.Method == "tools/call") &&
+			(sp.Status != recorder.StatusAborted || !strings.Contains(sp.Error, "server exited: exit status 1")) {
+			t.Errorf("%s span %d: status %q error %q, want aborted because the server exited", sp.Method, sp.ID, sp.Status, sp.Error)
 		}
 	}
 	if err := s.Close(); err != nil {
@@ -512,7 +512,6 @@ func TestBadTargets(t *testing.T) {
 			}
 		}
 	})
-	_ = errors.New
 }
 
 // TestProgressLogsAndCallTimeout runs the demo's slow tool: its progress
@@ -682,8 +681,9 @@ func TestCloseEndsWaits(t *testing.T) {
 		if sp.Open() {
 			t.Errorf("span %d (%s) still open after Close", sp.ID, sp.Method)
 		}
-		if sp.Method == "sampling/createMessage" && sp.Status != recorder.StatusAborted {
-			t.Errorf("span %d status %q, want aborted", sp.ID, sp.Status)
+		if (sp.Method == "sampling/createMessage" || sp.Method == "tools/call") &&
+			(sp.Status != recorder.StatusAborted || sp.Error != "session closed") {
+			t.Errorf("%s span %d: status %q error %q, want aborted: session closed", sp.Method, sp.ID, sp.Status, sp.Error)
 		}
 	}
 	if s.Err() != nil {

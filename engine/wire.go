@@ -295,6 +295,21 @@ func (t *wireTap) fail(err error) {
 	t.mu.Unlock()
 }
 
+// wrapped reports whether the tap wraps the connection (so it sees read
+// errors), rather than sitting in an HTTP client.
+func (t *wireTap) wrapped() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.conn != nil
+}
+
+// broken reports whether reading failed or the connection was closed.
+func (t *wireTap) broken() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.readErr != nil || t.isClosed
+}
+
 func (t *wireTap) closed(err error) {
 	t.mu.Lock()
 	t.isClosed = true

@@ -168,9 +168,10 @@ func describeJSONError(b []byte, err error) string {
 }
 
 // connectionBroken reports whether a call's error means the connection
-// is gone. An error that is not the server's JSON-RPC answer nor the
-// caller's context may be the first sign of a connection ending, so it
-// gives the session a moment to notice.
+// is gone. The wire tap of a wrapped connection knows at once; over HTTP,
+// an error that is neither the server's JSON-RPC answer nor the caller's
+// context may be the first sign of the connection ending, so the session
+// gets a moment to notice.
 func (s *Session) connectionBroken(err error) bool {
 	if errors.Is(err, mcp.ErrConnectionClosed) || s.isDone() {
 		return true
@@ -179,5 +180,8 @@ func (s *Session) connectionBroken(err error) bool {
 	if errors.As(err, &rpc) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	return s.waitDone(3 * time.Second)
+	if s.tap != nil && s.tap.wrapped() {
+		return s.tap.broken()
+	}
+	return s.waitDone(time.Second)
 }
