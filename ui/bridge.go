@@ -55,7 +55,7 @@ func NewBridge(cb engine.Callbacks) *Bridge {
 }
 
 // ErrNotConnected is returned by [Bridge.Run] without a connection.
-var ErrNotConnected = errors.New("not connected: connect to a server first (Connection panel)")
+var ErrNotConnected = errors.New("not connected: connect to a server first (Server panel)")
 
 // ErrRunning is returned by [Bridge.Run] while a run is going on.
 var ErrRunning = errors.New("a run is already going on: stop it first")

@@ -24,7 +24,7 @@ var latencyMethods = []struct{ method, label string }{
 
 // sameAsDefault is the distribution choice of an override row that
 // follows the default latency.
-const sameAsDefault = "same as default"
+const sameAsDefault = "as default"
 
 // distChoices are the latency distributions as the panel names them.
 var distChoices = []struct {
@@ -117,12 +117,13 @@ func NewCallbacksPanel(cb engine.Callbacks) *CallbacksPanel {
 	hint := widget.NewLabel("fixed: time · uniform: min and max · normal: mean and deviation · exponential: mean")
 	hint.Wrapping = fyne.TextWrapWord
 	hint.SizeName = theme.SizeNameCaptionText
-	latency := container.NewVBox(hint, widget.NewLabel("Every request"),
-		container.New(layout.NewGridLayout(3), p.Latency.Dist, p.Latency.A, p.Latency.B))
+	row := func(in *LatencyInputs) fyne.CanvasObject {
+		return container.NewBorder(nil, nil, in.Dist, nil, container.New(layout.NewGridLayout(2), in.A, in.B))
+	}
+	latency := container.NewVBox(hint, widget.NewLabel("Every request"), row(p.Latency))
 	for _, m := range latencyMethods {
-		in := p.Overrides[m.method]
 		latency.Add(widget.NewLabel(m.label))
-		latency.Add(container.New(layout.NewGridLayout(3), in.Dist, in.A, in.B))
+		latency.Add(row(p.Overrides[m.method]))
 	}
 	form := widget.NewForm(
 		widget.NewFormItem("Dispatch", container.NewGridWithColumns(2, p.Dispatch, p.Slots)),
@@ -328,7 +329,7 @@ func (in *LatencyInputs) showFor() {
 	}
 }
 
-// set fills the inputs from m; set false selects "same as default".
+// set fills the inputs from m; set false selects "as default".
 func (in *LatencyInputs) set(m engine.LatencyModel, set bool) {
 	if !set {
 		in.Dist.SetSelected(sameAsDefault)
@@ -353,7 +354,7 @@ func (in *LatencyInputs) set(m engine.LatencyModel, set bool) {
 	in.showFor()
 }
 
-// model reads the inputs; set is false for "same as default".
+// model reads the inputs; set is false for "as default".
 func (in *LatencyInputs) model(what string) (m engine.LatencyModel, set bool, err error) {
 	if in.Dist.Selected == sameAsDefault {
 		return m, false, nil

@@ -44,7 +44,7 @@ type Options struct {
 }
 
 // MainWindow is Fanout Inspector's window: the panels on the left
-// (Connection, Callbacks, Workload, Manual, Log), the [TimelineView] on
+// (Server, Callbacks, Workload, Manual, Log), the [TimelineView] on
 // the right, and the File, Run and View menus. Its methods are called on
 // Fyne's main goroutine; the work that blocks (connecting, running)
 // happens in goroutines that report back through fyne.Do.
@@ -99,7 +99,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 
 	m.manualTab = container.NewTabItem("Manual", m.Manual)
 	m.Tabs = container.NewAppTabs(
-		container.NewTabItem("Connection", container.NewVScroll(m.Connection)),
+		container.NewTabItem("Server", container.NewVScroll(m.Connection)), // the connection; short so all five tabs fit,
 		container.NewTabItem("Callbacks", container.NewVScroll(m.Callbacks)),
 		container.NewTabItem("Workload", container.NewVScroll(m.Workload)),
 		m.manualTab,
