@@ -307,3 +307,41 @@ func BenchmarkTimelineLiveFrame(b *testing.B) {
 		})
 	}
 }
+
+func TestTimelineLiveIdles(t *testing.T) {
+	test.NewTempApp(t)
+	tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
+	ch := make(chan func(), 1)
+	tv.runOnMain = func(f func()) { ch <- f }
+	rec := recorder.New(recorder.Meta{Title: "idle"})
+	s := recorder.NewSpan("s1", recorder.Incoming, "ping")
+	s.Received, s.Queued, s.Serving, s.Answered, s.Status = 0, 0, 0, time.Millisecond, recorder.StatusOK
+	rec.Begin(s)
+	tv.SetRecording(rec)
+
+	// frames come while the recording changes, then stop: nothing is open
+	frames := 0
+	quiet := time.After(3 * time.Second)
+	for idle := time.NewTimer(400 * time.Millisecond); ; {
+		select {
+		case f := <-ch:
+			f()
+			frames++
+			idle.Reset(400 * time.Millisecond)
+			continue
+		case <-idle.C:
+		case <-quiet:
+			t.Fatalf("the live view kept drawing an unchanging recording: %d frames in 3 s", frames)
+		}
+		break
+	}
+	if frames == 0 || frames > 12 {
+		t.Errorf("%d frames for a recording that never changed, want a first one and a few more at most", frames)
+	}
+	if got := len(tv.Rows()); got != 1 {
+		t.Errorf("%d rows, want 1", got)
+	}
+	// a change brings frames back
+	rec.Begin(recorder.NewSpan("s1", recorder.Incoming, "ping"))
+	pump(t, ch, func() bool { return len(tv.Rows()) == 2 })
+}
