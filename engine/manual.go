@@ -97,6 +97,12 @@ func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *inEntry, met
 		p.mu.Lock()
 		r := p.result
 		p.mu.Unlock()
+		_, sampling := r.(*mcp.CreateMessageResult)
+		_, elicit := r.(*mcp.ElicitResult)
+		if (method == "sampling/createMessage" && !sampling) || (method == "elicitation/create" && !elicit) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+				Message: fmt.Sprintf("fanout-inspector: the answer given by hand does not fit a %s request", method)}
+		}
 		return r, nil
 	case <-ctx.Done():
 		p.end()

@@ -746,3 +746,30 @@ func TestToolsChanged(t *testing.T) {
 		t.Error("no list_changed event on the timeline")
 	}
 }
+
+// TestAnswersTheSDKRefuses checks that an answer built by the inspector
+// but refused by the SDK (a manual elicitation answer that does not fit
+// the schema, or an answer of the wrong kind) shows as an error, as the
+// server saw it.
+func TestAnswersTheSDKRefuses(t *testing.T) {
+	cb := DefaultCallbacks()
+	cb.Elicitation = ElicitManual
+	cb.SamplingManual = true
+	s := connectDemo(t, cb)
+	s.SetManualHandler(func(p *PendingRequest) {
+		if p.Method == "elicitation/create" {
+			p.Accept(map[string]any{"color": "purple"}) // not in the enum, required name missing
+		} else {
+			p.Decline() // an elicitation answer to a sampling request
+		}
+	})
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "elicitation")})
+	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
+	snap := s.Recording().Snapshot()
+	for _, method := range []string{"elicitation/create", "sampling/createMessage"} {
+		spans := spansOf(snap, method)
+		if len(spans) != 1 || spans[0].Status != recorder.StatusError || spans[0].Error == "" {
+			t.Errorf("%s spans %+v, want one error", method, spans)
+		}
+	}
+}

@@ -234,9 +234,11 @@ func (t *wireTap) sendingResponse(resp *jsonrpc.Response) {
 		}
 		sp.Answered = now
 		switch {
-		case e.handled:
+		case e.handled && (e.status != recorder.StatusOK || resp.Error == nil):
 			sp.Status, sp.Error = e.status, e.errText
 		case resp.Error != nil:
+			// Also an answer the handler built but the SDK refused to
+			// send, such as elicitation content the schema rejects.
 			sp.Status, sp.Error = recorder.StatusError, resp.Error.Error()
 		default:
 			sp.Status = recorder.StatusOK
