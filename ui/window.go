@@ -234,8 +234,9 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 		m.opened = ""
 		m.Timeline.SetRecording(m.live)
 		m.Connection.SetConnected(target, &info, nil)
+		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, protocol %s", target, info.Name, info.Version, info.Protocol))
 		if p := m.Bridge.JournalPath(); p != "" {
-			m.Log.Append("journaling this connection's recording to " + p)
+			m.logNote(recorder.EventOther, "journaling this connection's recording to "+p)
 		}
 		m.updateTitle()
 		return
@@ -248,6 +249,11 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	}
 	m.Connection.SetConnected(target, nil, err)
 	m.updateTitle()
+	if err != nil {
+		m.logNote(recorder.EventConnection, "connection lost: "+err.Error())
+	} else {
+		m.logNote(recorder.EventConnection, "disconnected from "+target.String())
+	}
 	if err != nil {
 		m.Errors.Show("The connection to "+target.String()+" ended", err)
 	}
@@ -267,6 +273,7 @@ func (m *MainWindow) Run() {
 	m.Workload.ShowProblem("")
 	m.stopping = false
 	m.Workload.SetRunning(true)
+	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", w.Tool, w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
 	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
 		m.opened = ""
 		m.Timeline.SetRecording(m.live)
@@ -283,6 +290,7 @@ func (m *MainWindow) Stop() {
 // runDone shows how a run ended.
 func (m *MainWindow) runDone(res engine.RunResult, err error) {
 	m.Workload.SetResult(res, err, m.stopping)
+	m.logNote(recorder.EventOther, "run ended: "+m.Workload.Status())
 	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) {
 		m.Errors.Show("Running the workload", err)
 	}
@@ -301,6 +309,16 @@ func (m *MainWindow) NewRun() {
 	m.live = nil
 	m.Timeline.SetSnapshot(nil)
 	m.updateTitle()
+}
+
+// logNote adds a line of the app's own to the Log panel, timed like the
+// recording's events.
+func (m *MainWindow) logNote(kind recorder.EventKind, text string) {
+	var at time.Duration
+	if rec := m.liveRecording(); rec != nil {
+		at = rec.Now()
+	}
+	m.Log.AppendEvent(recorder.Event{At: at, Kind: kind, Text: text})
 }
 
 // liveRecording is the current connection's recording, or nil.

@@ -348,14 +348,24 @@ func TestLogAndRecentConnections(t *testing.T) {
 	m.Workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
 	m.Run()
 	loop.waitFor(t, "the slow tool's log messages in the Log panel", 10*time.Second, func() bool {
-		n := 0
+		n, ended := 0, false
 		for _, l := range m.Log.Lines() {
 			if strings.Contains(l, " log ") {
 				n++
 			}
+			ended = ended || strings.Contains(l, "run ended")
 		}
-		return n >= 4 && !m.Workload.Running()
+		return n >= 4 && ended
 	})
+
+	var connected, ran bool
+	for _, l := range m.Log.Lines() {
+		connected = connected || strings.Contains(l, "connected to demo: fanout-demo")
+		ran = ran || strings.Contains(l, "run ended: Done: 1 of 1 calls ok")
+	}
+	if !connected || !ran {
+		t.Errorf("the log lacks the connection or the run's end:\n%s", strings.Join(m.Log.Lines(), "\n"))
+	}
 
 	again := NewConnectionPanel(engine.Target{}, loop.Preferences())
 	if recent := again.RecentTargets(); len(recent) != 1 || recent[0].String() != "demo" {
