@@ -76,7 +76,11 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		// Close must not wait for calls in flight: end them with it.
 		ctx, stopLife := context.WithCancelCause(ctx)
 		unhook := context.AfterFunc(s.life, func() { stopLife(errSessionClosed) })
-		res, err := next(context.WithValue(ctx, outKey{}, oc), method, req)
+		callCtx := context.WithValue(ctx, outKey{}, oc)
+		res, err := next(callCtx, method, req)
+		if err == nil && method == "tools/call" {
+			res, err = s.callRounds(callCtx, method, req, res, next)
+		}
 		unhook()
 		if s.tap != nil {
 			s.tap.forget(oc)
@@ -331,7 +335,7 @@ func (s *Session) entryFor(ctx context.Context, method string, params mcp.Params
 		// Asked for inside a tool call's result (multi round-trip): the
 		// call is the parent, the round is how many times it was sent.
 		sp.Parent = oc.span
-		sp.Round = int(max(oc.rounds.Load(), 1))
+		sp.Round, _ = ctx.Value(roundKey{}).(int)
 	} else {
 		var tok string
 		if meta != nil {

@@ -42,18 +42,24 @@
 // session; otherwise none (0) — with several calls in flight and no
 // token, any choice would be a guess. A request a tool asked for in its
 // result (multi round-trip, protocol 2026-07-28) has the call as parent
-// for certain: the SDK runs it with the call's context, which carries
-// the call's span, and its Round is how many times the call had been
-// sent when it was asked for.
+// for certain: it is served with the call's context, which carries
+// the call's span, and its Round says which round asked for it.
 //
 // # Multi round-trip
 //
-// The SDK's own retry loop is kept: it calls the session's handlers
-// directly with the tool call's context, so those requests go through the
-// same dispatch, latency and recording; the handler recognises them by
-// that context. roots/list asked for that way is answered by the SDK from
-// the roots list the session keeps in step with [Callbacks.Roots], without
-// latency or a span.
+// On protocol 2026-07-28 (SEP-2322) a server asks for sampling,
+// elicitation and roots inside a tool call's result (input_required), and
+// the client retries the call with the answers. The session turns the
+// SDK's own retry loop off and runs it itself: the SDK's loop would
+// answer roots/list from the client's root list without passing through
+// any handler of ours, so roots would get no latency, no dispatch and no
+// span. The session's loop serves each round's input requests
+// concurrently through the same handlers as requests sent on the wire
+// (dispatch gate, latency, failures, manual answers), records each with
+// the call as Parent and Round set to the round, and sends the call again
+// with the answers, for at most 10 rounds. Such requests never cross the
+// wire on their own, so their Received is when the round was handed to
+// the handler.
 //
 // # Transports
 //

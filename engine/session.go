@@ -136,8 +136,10 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 			Sampling: &mcp.SamplingCapabilities{},
 		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.toolsChanged() },
+		// The session runs the multi-round-trip loop itself (see callRounds).
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	s.client.AddRoots(rootsOf(cb.Roots)...) // answers roots asked for inside a multi-round-trip call
+	s.client.AddRoots(rootsOf(cb.Roots)...) // so that changing them notifies the server
 	s.client.AddSendingMiddleware(s.sendingMiddleware)
 	s.client.AddReceivingMiddleware(s.receivingMiddleware)
 

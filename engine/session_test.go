@@ -335,34 +335,51 @@ func TestElicitationAndRootsModes(t *testing.T) {
 }
 
 // TestMultiRoundTrip checks that on protocol 2026-07-28, where the demo
-// server asks for its requests in an input_required result, the requests
-// are served under the dispatch policy, recorded with their round, and
-// linked to the call.
+// server asks for its requests in an input_required result, every kind of
+// input request (roots included) is served under the dispatch policy,
+// recorded with its round, and linked to the call, and that the answers
+// reach the tool.
 func TestMultiRoundTrip(t *testing.T) {
-	cb := DefaultCallbacks()
-	cb.Dispatch = DispatchPolicy{Mode: Serial}
-	cb.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
-	s := connectTarget(t, Target{Protocol: "2026-07-28"}, cb)
-	if s.Info().Protocol != "2026-07-28" {
-		t.Skipf("negotiated %s", s.Info().Protocol)
-	}
-	res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
-	if res.OK != 1 {
-		t.Fatalf("run %+v", res)
-	}
-	snap := s.Recording().Snapshot()
-	call := spansOf(snap, "tools/call")[0]
-	spans := spansOf(snap, "sampling/createMessage")
-	if len(spans) != 3 {
-		t.Fatalf("%d sampling spans, want 3", len(spans))
-	}
-	for _, sp := range spans {
-		if sp.Parent != call.ID || sp.Round != 1 {
-			t.Errorf("span %d parent %d round %d, want parent %d round 1", sp.ID, sp.Parent, sp.Round, call.ID)
-		}
-	}
-	if in, _ := recorder.Peaks(recorder.Steps(snap)); in != 1 {
-		t.Errorf("peak in flight %d under serial dispatch, want 1", in)
+	for _, kind := range []string{"sampling", "elicitation", "roots"} {
+		t.Run(kind, func(t *testing.T) {
+			cb := DefaultCallbacks()
+			cb.Dispatch = DispatchPolicy{Mode: Serial}
+			cb.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
+			cb.Roots = []string{"file:///mrtr"}
+			s := connectTarget(t, Target{Protocol: "2026-07-28"}, cb)
+			if s.Info().Protocol != "2026-07-28" {
+				t.Fatalf("negotiated %s, want 2026-07-28", s.Info().Protocol)
+			}
+			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, kind)})
+			if res.OK != 1 {
+				t.Fatalf("run %+v", res)
+			}
+			snap := s.Recording().Snapshot()
+			call := spansOf(snap, "tools/call")[0]
+			var served []*recorder.Span
+			for _, sp := range snap.Spans {
+				if sp.Direction == recorder.Incoming {
+					served = append(served, sp)
+				}
+			}
+			if len(served) != 3 {
+				t.Fatalf("%d served requests, want 3", len(served))
+			}
+			for _, sp := range served {
+				if sp.Parent != call.ID || sp.Round != 1 || sp.Status != recorder.StatusOK {
+					t.Errorf("span %d (%s): parent %d round %d status %q, want parent %d round 1 ok", sp.ID, sp.Method, sp.Parent, sp.Round, sp.Status, call.ID)
+				}
+				if sp.ServeTime() < ms(90) {
+					t.Errorf("span %d served %v, want the 100ms latency", sp.ID, sp.ServeTime())
+				}
+			}
+			if in, _ := recorder.Peaks(recorder.Steps(snap)); in != 1 {
+				t.Errorf("peak in flight %d under serial dispatch, want 1", in)
+			}
+			if kind == "roots" && !strings.Contains(string(call.Result), "file:///mrtr") {
+				t.Errorf("tool result %s does not carry the configured root", call.Result)
+			}
+		})
 	}
 }
 
