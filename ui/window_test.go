@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -480,5 +482,36 @@ func TestCompareAndReport(t *testing.T) {
 	}
 	if err := m.OpenCompare(filepath.Join(dir, "missing.json")); err == nil {
 		t.Errorf("comparing with a missing file gave no error")
+	}
+}
+
+// TestMenuAndShortcuts checks the File menu's items and that the keyboard
+// shortcuts reach them: Ctrl+R runs the workload, Ctrl+S opens the save
+// dialog.
+func TestMenuAndShortcuts(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	var file []string
+	for _, it := range m.Window.MainMenu().Items[0].Items {
+		file = append(file, it.Label)
+	}
+	for _, want := range []string{"Open recording…", "Open second recording to compare…", "Save recording…", "Export", "New run", "Quit"} {
+		if !slices.Contains(file, want) {
+			t.Errorf("File menu %q lacks %q", file, want)
+		}
+	}
+	press := func(key fyne.KeyName) {
+		m.Window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault})
+	}
+	m.Connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	press(fyne.KeyR)
+	if !m.Workload.Running() {
+		t.Fatalf("Ctrl+R did not start the run: %q", m.Workload.problem.Text)
+	}
+	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.Workload.Running() })
+	press(fyne.KeyS)
+	if len(m.Window.Canvas().Overlays().List()) == 0 {
+		t.Errorf("Ctrl+S opened no save dialog")
 	}
 }
