@@ -30,7 +30,7 @@ type outKey struct{}
 type outCall struct {
 	span   recorder.SpanID
 	token  string       // tools/call: its progress token
-	rounds atomic.Int32 // how many times it was written (multi-round-trip rounds)
+	rounds atomic.Int32 // how many times it was written (once per multi-round-trip round)
 	ids    []jsonrpc.ID // its ids on the wire, one per round (guarded by the tap's mu)
 }
 

@@ -180,7 +180,7 @@ func (s *Session) explainWireError(err error) error {
 // when the connection is gone, why.
 func (s *Session) explainCallError(what string, err error) error {
 	if errors.Is(err, mcp.ErrConnectionClosed) || s.isDone() {
-		if s.waitDone(2e9) {
+		if s.waitDone(2 * time.Second) {
 			if cause := s.Err(); cause != nil {
 				return fmt.Errorf("%s: the connection was lost: %w", what, cause)
 			}
