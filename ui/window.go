@@ -147,6 +147,7 @@ func (m *MainWindow) wire() {
 	}
 	m.Bridge.OnPending = func(req *engine.PendingRequest) {
 		fyne.Do(func() {
+			defer m.Errors.Recover("showing a request that waits for you") // its schema is the server's data
 			m.Manual.Add(req)
 			m.Tabs.Select(m.manualTab)
 		})
@@ -213,6 +214,7 @@ func (m *MainWindow) listTools(s *engine.Session) {
 		return
 	}
 	fyne.Do(func() {
+		defer m.Errors.Recover("showing the server's tools") // their schemas are the server's data
 		if m.Bridge.Session() != s {
 			return
 		}
