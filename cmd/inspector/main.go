@@ -14,6 +14,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/fanout-inspector/inspector/cmd/inspector/internal/plainlocale"
 )
 
 // Exit codes shared by every subcommand.
@@ -25,6 +27,7 @@ const (
 )
 
 func main() {
+	plainlocale.Restore()
 	os.Exit(dispatch(os.Args[1:]))
 }
 
