@@ -215,3 +215,38 @@ func TestSchemaFormRejectsBadSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaFormOddSchemas builds forms from schemas servers really send
+// that stray from the simple shapes: a type list, boolean schemas, oneOf
+// without consts, titled multi-select items, and a property order to keep.
+func TestSchemaFormOddSchemas(t *testing.T) {
+	test.NewTempApp(t)
+	f, err := NewSchemaForm(json.RawMessage(`{"type":"object","properties":{
+		"maybe":{"type":["string","null"]},
+		"any":true,
+		"never":false,
+		"mixed":{"oneOf":[{"const":1},{"title":"no const"}]},
+		"picks":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]},"minItems":1},
+		"emptyEnum":{"enum":[]}
+	}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]FieldKind{}
+	for _, fld := range f.Fields() {
+		kinds[fld.Name] = fld.Kind
+	}
+	want := map[string]FieldKind{"maybe": FieldString, "any": FieldJSON, "never": FieldJSON, "mixed": FieldJSON, "picks": FieldMulti, "emptyEnum": FieldJSON}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("field kinds %v, want %v", kinds, want)
+	}
+	f.Field("picks").Group.SetSelected([]string{"B"})
+	typeInto(f.Field("any").Entry, `[1, "two"]`)
+	got, err := f.Content()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, map[string]any{"picks": []any{"b"}, "any": []any{1.0, "two"}}) {
+		t.Errorf("Content() = %#v", got)
+	}
+}
