@@ -132,6 +132,10 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 		g.hoverRow, g.hoverEvent = -1, -1
 		g.fitted = false
 		g.selected = 0
+	} else if reparented(g.snap, snap, g.layout.done) {
+		// a request learnt its tool call after it was laid out: lay
+		// everything out again, keeping the view and what was folded
+		g.layout = ganttLayout{collapseAll: g.layout.collapseAll, toggled: g.layout.toggled}
 	}
 	g.snap = snap
 	g.layout.update(snap, g.hidden)
@@ -150,6 +154,18 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	}
 	g.clampScroll()
 	g.changed()
+}
+
+// reparented reports whether any of the first n spans of next has another
+// parent than in prev. Only spans updated since prev (a new pointer) are
+// compared, so this costs a pointer comparison per span.
+func reparented(prev, next *recorder.Snapshot, n int) bool {
+	for i := range min(n, len(prev.Spans), len(next.Spans)) {
+		if a, b := prev.Spans[i], next.Spans[i]; a != b && a.Parent != b.Parent {
+			return true
+		}
+	}
+	return false
 }
 
 // Snapshot returns the snapshot shown, or nil.
@@ -264,7 +280,7 @@ func (g *Gantt) SetCollapsed(id recorder.SpanID, collapsed bool) {
 	if g.layout.toggled == nil {
 		g.layout.toggled = map[int32]bool{}
 	}
-	g.layout.toggled[gi] = !g.layout.toggled[gi]
+	g.layout.toggled[i] = !g.layout.toggled[i]
 	g.relayout()
 }
 
@@ -714,7 +730,8 @@ type ganttLayout struct {
 	evDone     int                       // events sorted into spanEv
 	spanEv     map[int32][]time.Duration // span index → instants of events naming it
 	dirtyGroup int                       // first group to flatten again
-	// A group is collapsed when collapseAll differs from toggled[group].
+	// A group is collapsed when collapseAll differs from toggled[the span
+	// index of its top], which stays put when groups are laid out again.
 	collapseAll bool
 	toggled     map[int32]bool
 }
@@ -800,7 +817,7 @@ func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]
 }
 
 // collapsed reports whether group gi shows only its top row.
-func (l *ganttLayout) collapsed(gi int) bool { return l.collapseAll != l.toggled[int32(gi)] }
+func (l *ganttLayout) collapsed(gi int) bool { return l.collapseAll != l.toggled[l.groups[gi].top] }
 
 // groupWithChildren returns the group whose top is the span of row, if it
 // has children, or -1.

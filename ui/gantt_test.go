@@ -250,6 +250,25 @@ func TestGanttRows(t *testing.T) {
 			t.Errorf("rows unfolded = %q, want %q", got, want)
 		}
 	})
+	t.Run("a request that learns its tool call moves under it", func(t *testing.T) {
+		full := fixedSnapshot()
+		g := NewGantt()
+		g.SetSnapshot(full)
+		g.SetCollapsed(1, true)
+		upd := *full
+		upd.Spans = slices.Clone(full.Spans)
+		ping := *full.Spans[6]
+		ping.Parent = 1
+		upd.Spans[6] = &ping
+		g.SetSnapshot(&upd)
+		if got, want := ids(g.Rows()), "1 9 10"; got != want || !g.Collapsed(1) {
+			t.Errorf("rows after #7 was linked to folded #1 = %q (folded %v), want %q", got, g.Collapsed(1), want)
+		}
+		g.SetCollapsed(1, false)
+		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >7 >8 9 10"; got != want {
+			t.Errorf("rows after #7 was linked to #1 = %q, want %q", got, want)
+		}
+	})
 	t.Run("an update replaces a span", func(t *testing.T) {
 		full := fixedSnapshot()
 		g := NewGantt()
