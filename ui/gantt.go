@@ -953,30 +953,44 @@ func (g *Gantt) draw(w, h int) image.Image {
 	plotX0 := px(ganttGutter)
 	rulerH, laneH := px(ganttRulerH), px(ganttLaneH)
 	top := rulerH + laneH
+	line := max(1, int(sc+0.5))
 	start, end := float64(g.axis.start), float64(g.axis.end)
 	perNs := float64(w-plotX0) / (end - start)
 	xOf := func(t time.Duration) int { return plotX0 + int(math.Floor((float64(t)-start)*perNs)) }
 
-	// ruler and grid
-	fillRect(img, 0, 0, w, rulerH, pal.ruler)
-	fillRect(img, 0, rulerH-1, w, rulerH, pal.grid)
-	for _, t := range rulerTicks(g.axis.start, g.axis.end, g.plotW()) {
+	// the grid under the rows
+	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	for _, t := range ticks {
 		x := xOf(t.at)
-		fillRect(img, x, rulerH-px(5), x+1, rulerH, pal.faint)
 		fillRect(img, x, rulerH, x+1, h, pal.grid)
 	}
 	fillRect(img, plotX0-1, 0, plotX0, h, pal.grid)
+	// the ruler and the notification lane go over the rows, which may be
+	// scrolled half under them
+	defer func() {
+		fillRect(img, 0, 0, w, top, pal.bg)
+		fillRect(img, 0, 0, w, rulerH, pal.ruler)
+		fillRect(img, 0, rulerH-1, w, rulerH, pal.grid)
+		fillRect(img, plotX0-1, 0, plotX0, top, pal.grid)
+		for _, t := range ticks {
+			x := xOf(t.at)
+			fillRect(img, x, rulerH-px(5), x+1, rulerH, pal.faint)
+			fillRect(img, x, rulerH, x+1, top, pal.grid)
+		}
+		if g.snap == nil {
+			return
+		}
+		for _, e := range g.snap.Events {
+			if x := xOf(e.At); x >= plotX0 && x < w {
+				fillRect(img, x, rulerH+px(2), x+max(1, px(2)), top-px(2), eventColor(e.Kind))
+			}
+		}
+		if g.focused {
+			outline(img, 0, 0, w, h, line, pal.now, 0, w)
+		}
+	}()
 	if g.snap == nil {
 		return img
-	}
-
-	// notification lane
-	for _, e := range g.snap.Events {
-		x := xOf(e.At)
-		if x < plotX0 || x >= w {
-			continue
-		}
-		fillRect(img, x, rulerH+px(2), x+max(1, px(2)), top-px(2), eventColor(e.Kind))
 	}
 
 	// rows
@@ -989,7 +1003,6 @@ func (g *Gantt) draw(w, h int) image.Image {
 		pad = 0
 	}
 	selRow := g.layout.rowOfID(g.selected)
-	line := max(1, int(sc+0.5))
 	for r := first; r < last; r++ {
 		ref := g.layout.rows[r]
 		s := g.snap.Spans[ref.span]
@@ -1028,10 +1041,6 @@ func (g *Gantt) draw(w, h int) image.Image {
 		if x := xOf(g.snap.Now); x >= plotX0 && x < w {
 			fillRect(img, x, rulerH, x+line, h, pal.now)
 		}
-	}
-	// a frame that says the keys go here
-	if g.focused {
-		outline(img, 0, 0, w, h, line, pal.now, 0, w)
 	}
 	// where the visible rows are among all of them
 	if total := float64(len(g.layout.rows)) * rh; total > float64(h-top) {
