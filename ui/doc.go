@@ -4,21 +4,24 @@
 //
 // The timeline side is one widget, [TimelineView], made of
 //
-//   - a [Gantt]: one row per request, grouped under the tool call that
-//     caused it, each bar split into its queued (pale) and serving (solid)
-//     phases, coloured by kind, failures marked in red, notifications as
-//     ticks, with zoom, pan, follow-live, hover tooltips and selection;
+//   - a [Gantt]: one row per request, grouped (and foldable) under the tool
+//     call that caused it, each bar split into its queued (pale) and
+//     serving (solid) phases, coloured by kind, failures marked in red,
+//     notifications as ticks, with zoom, pan, follow-live, hover tooltips,
+//     selection by mouse or keyboard, and kinds hidden from the legend;
 //   - a [ConcurrencyChart] under it on the same time axis: requests in
-//     flight and pending over time;
+//     flight and pending over time, drawn with go-chart from steps
+//     downsampled to one value per pixel column;
 //   - a [StatsBar]: peaks, elapsed time, percentiles and the verdict in
 //     words (serialized, concurrent, bounded…);
 //   - a [Details] pane: the selected request's phases, ids, params and
-//     result as formatted JSON.
+//     result as formatted JSON, and the notifications that name it.
 //
 // Give a TimelineView a live [recorder.Recording] with
 // [TimelineView.SetRecording] (one ticker redraws it at most about 30 times
 // a second, and only when the recording changed) or a finished one with
-// [TimelineView.SetSnapshot]. Every method of the package's widgets must be
-// called on Fyne's main goroutine; the live ticker hands its snapshots over
-// with [fyne.Do].
+// [TimelineView.SetSnapshot]; [TimelineView.SetCompare] shows a second
+// recording under the first on the same time scale. Every method of the
+// package's widgets must be called on Fyne's main goroutine; the live
+// ticker hands its snapshots over with [fyne.Do].
 package ui
