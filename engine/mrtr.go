@@ -36,7 +36,11 @@ func (s *Session) callRounds(ctx context.Context, method string, req mcp.Request
 		if err != nil {
 			return nil, err
 		}
-		p := *req.GetParams().(*mcp.CallToolParams)
+		params, ok := req.GetParams().(*mcp.CallToolParams)
+		if !ok || params == nil {
+			return nil, fmt.Errorf("multi-round-trip: cannot retry a call with params of type %T", req.GetParams())
+		}
+		p := *params
 		p.InputResponses, p.RequestState = answers, r.RequestState
 		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
 		if res, err = next(ctx, method, req); err != nil {
