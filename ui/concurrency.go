@@ -33,12 +33,13 @@ const ConcurrencyChartHeight = 140
 type ConcurrencyChart struct {
 	widget.BaseWidget
 
-	axis   *timeAxis
-	snap   *recorder.Snapshot
-	steps  []recorder.Step
-	stepsV uint64 // version of snap the steps were computed for
-	peak   int
-	height float32 // the height the chart asks for
+	axis    *timeAxis
+	ownAxis bool // not shared with a Gantt: fitted to each snapshot
+	snap    *recorder.Snapshot
+	steps   []recorder.Step
+	stepsV  uint64 // version of snap the steps were computed for
+	peak    int
+	height  float32 // the height the chart asks for
 
 	hover fyne.Position // the pointer, or X < 0 when it is elsewhere
 
@@ -60,7 +61,7 @@ type chartKey struct {
 
 // NewConcurrencyChart returns an empty chart with its own time axis.
 func NewConcurrencyChart() *ConcurrencyChart {
-	c := &ConcurrencyChart{axis: newTimeAxis(), height: ConcurrencyChartHeight, hover: fyne.NewPos(-1, -1)}
+	c := &ConcurrencyChart{axis: newTimeAxis(), ownAxis: true, height: ConcurrencyChartHeight, hover: fyne.NewPos(-1, -1)}
 	c.ExtendBaseWidget(c)
 	c.redraw.fn = c.Refresh
 	c.axis.listen(c.redraw.request)
@@ -70,17 +71,21 @@ func NewConcurrencyChart() *ConcurrencyChart {
 // useAxis makes the chart follow axis (shared with a Gantt) until the
 // returned function is called.
 func (c *ConcurrencyChart) useAxis(a *timeAxis) (release func()) {
-	c.axis = a
+	c.axis, c.ownAxis = a, false
 	return a.listen(c.redraw.request)
 }
 
-// SetSnapshot shows the concurrency of snap's incoming requests.
+// SetSnapshot shows the concurrency of snap's incoming requests; a chart
+// on its own (not under a Gantt) is fitted to the whole recording.
 func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 	c.snap = snap
 	c.steps = nil
 	c.stepsV++
 	if snap != nil {
 		c.setSteps(recorder.Steps(snap))
+	}
+	if c.ownAxis {
+		c.axis.set(0, max(extentOf(snap), time.Millisecond)*21/20)
 	}
 	c.redraw.request()
 }

@@ -192,3 +192,17 @@ func BenchmarkSteps(b *testing.B) {
 		recorder.Steps(snap)
 	}
 }
+
+func TestConcurrencyChartOnItsOwn(t *testing.T) {
+	test.NewTempApp(t)
+	c := NewConcurrencyChart()
+	w := test.NewTempWindow(t, c)
+	w.Resize(fyne.NewSize(600, ConcurrencyChartHeight))
+	c.SetSnapshot(fixedSnapshot())
+	if start, end := c.VisibleRange(); start != 0 || end != 2835*ms {
+		t.Errorf("a chart on its own shows %v – %v, want the whole recording, 0 – 2.835 s", start, end)
+	}
+	if f, p := c.ValueAt(100 * ms); f != 1 || p != 5 {
+		t.Errorf("at 0.1 s: %d in flight, %d pending; want 1 and 5", f, p)
+	}
+}
