@@ -790,3 +790,57 @@ func TestAnswersTheSDKRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiRoundTripRounds checks a tool that asks for input twice: the
+// requests of each round carry that round's number and the answers of
+// both rounds reach the tool.
+func TestMultiRoundTripRounds(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "rounds", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "twice"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		switch req.Params.RequestState {
+		case "":
+			return &mcp.CallToolResult{RequestState: "asked-sampling", InputRequests: mcp.InputRequestMap{
+				"s1": &mcp.CreateMessageParams{MaxTokens: 5, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "one"}}}},
+				"s2": &mcp.CreateMessageParams{MaxTokens: 5, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "two"}}}},
+			}}, nil, nil
+		case "asked-sampling":
+			a := req.Params.InputResponses["s1"]
+			b, _ := json.Marshal(a)
+			return &mcp.CallToolResult{RequestState: "asked-roots:" + string(b), InputRequests: mcp.InputRequestMap{
+				"r": &mcp.ListRootsParams{},
+			}}, nil, nil
+		}
+		roots, _ := json.Marshal(req.Params.InputResponses["r"])
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: req.Params.RequestState + " " + string(roots)}}}, nil, nil
+	})
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cb := DefaultCallbacks()
+	cb.SamplingReply = "re: {{.LastUserMessage}}"
+	s, err := connect(ctx, Target{Protocol: "2026-07-28"}, cb, recorder.New(recorder.Meta{}), ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if res := run(t, s, Workload{Tool: "twice"}); res.OK != 1 {
+		t.Fatalf("run %+v", res)
+	}
+	snap := s.Recording().Snapshot()
+	call := spansOf(snap, "tools/call")[0]
+	for _, sp := range spansOf(snap, "sampling/createMessage") {
+		if sp.Round != 1 || sp.Parent != call.ID {
+			t.Errorf("sampling span %d round %d parent %d, want round 1 of %d", sp.ID, sp.Round, sp.Parent, call.ID)
+		}
+	}
+	roots := spansOf(snap, "roots/list")
+	if len(roots) != 1 || roots[0].Round != 2 || roots[0].Parent != call.ID {
+		t.Errorf("roots spans %+v, want one in round 2", roots)
+	}
+	result := string(call.Result)
+	if !strings.Contains(result, "re: one") || !strings.Contains(result, "file:///tmp") {
+		t.Errorf("tool result %s lacks the answers of both rounds", result)
+	}
+}
