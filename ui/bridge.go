@@ -46,6 +46,7 @@ type Bridge struct {
 	sess    *engine.Session
 	journal *recorder.Journal
 	cancel  context.CancelFunc // of the running workload
+	abandon context.CancelFunc // of a connection being made
 	gen     int                // counts connections, to ignore stale endings
 }
 
@@ -57,6 +58,11 @@ func NewBridge(cb engine.Callbacks) *Bridge {
 // ErrNotConnected is returned by [Bridge.Run] without a connection.
 var ErrNotConnected = errors.New("not connected: connect to a server first (Server panel)")
 
+// ErrAbandoned is returned by [Bridge.Connect] when a Disconnect or a
+// newer Connect gave up the connection while it was being made: the
+// person changed their mind, nothing failed.
+var ErrAbandoned = errors.New("the connection was given up while it was being made")
+
 // ErrRunning is returned by [Bridge.Run] while a run is going on.
 var ErrRunning = errors.New("a run is already going on: stop it first")
 
@@ -66,10 +72,13 @@ var ErrRunning = errors.New("a run is already going on: stop it first")
 // a goroutine.
 func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session, error) {
 	b.Disconnect()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	b.mu.Lock()
 	cb := b.cb
 	b.gen++
 	gen := b.gen
+	b.abandon = cancel
 	b.mu.Unlock()
 
 	rec := recorder.New(recorder.Meta{Target: t.String(), Inspector: b.Inspector})
@@ -94,6 +103,9 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		if journal != nil {
 			journal.Close()
 		}
+		if b.replaced(gen) {
+			return nil, ErrAbandoned
+		}
 		return nil, err
 	}
 	if b.OnLog != nil {
@@ -112,15 +124,23 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		if journal != nil {
 			journal.Close()
 		}
-		return nil, errors.New("the connection was replaced while it was being made")
+		return nil, ErrAbandoned
 	}
-	b.sess, b.journal, b.target = s, journal, t
+	b.sess, b.journal, b.target, b.abandon = s, journal, t, nil
 	b.mu.Unlock()
 	if b.OnSession != nil {
 		b.OnSession(s, nil)
 	}
 	go b.watch(s, gen)
 	return s, nil
+}
+
+// replaced reports whether connection gen was given up by a Disconnect
+// or a newer Connect.
+func (b *Bridge) replaced(gen int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.gen != gen
 }
 
 // watch reports when the connection ends by itself.
@@ -149,12 +169,15 @@ func (b *Bridge) watch(s *engine.Session, gen int) {
 // requests end as aborted). It does nothing when not connected.
 func (b *Bridge) Disconnect() error {
 	b.mu.Lock()
-	s, j, cancel := b.sess, b.journal, b.cancel
-	b.sess, b.journal = nil, nil
+	s, j, cancel, abandon := b.sess, b.journal, b.cancel, b.abandon
+	b.sess, b.journal, b.abandon = nil, nil, nil
 	b.gen++
 	b.mu.Unlock()
 	if cancel != nil {
 		cancel()
+	}
+	if abandon != nil {
+		abandon() // a connection still being made
 	}
 	if s == nil {
 		return nil

@@ -184,6 +184,9 @@ func (m *MainWindow) Connect(t engine.Target) {
 				m.Connection.SetConnected(t, nil, nil)
 			}
 		})
+		if errors.Is(err, ErrAbandoned) {
+			return // Disconnect pressed, or another Connect: not an error
+		}
 		if err != nil {
 			m.Errors.Show("Connecting to "+t.String(), err)
 			return

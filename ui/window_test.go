@@ -515,3 +515,30 @@ func TestMenuAndShortcuts(t *testing.T) {
 		t.Errorf("Ctrl+S opened no save dialog")
 	}
 }
+
+// TestDisconnectWhileConnecting gives up a connection that hangs (a
+// server that never answers initialize): no error dialog, and the panel
+// offers Connect again at once.
+func TestDisconnectWhileConnecting(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.Connection.SetTarget(engine.Target{Transport: engine.TransportStdio, Command: "sleep 30"})
+	test.Tap(m.Connection.ConnectBtn)
+	loop.settle(300 * time.Millisecond)
+	if !strings.HasPrefix(m.Connection.Status(), "Connecting to stdio: sleep 30") {
+		t.Fatalf("status while connecting: %q", m.Connection.Status())
+	}
+	start := time.Now()
+	test.Tap(m.Connection.Disconnect)
+	loop.waitFor(t, "Connect to be offered again", 5*time.Second, func() bool { return !m.Connection.ConnectBtn.Disabled() })
+	loop.settle(300 * time.Millisecond)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("giving up took %v", took)
+	}
+	if errs := m.Errors.Shown(); len(errs) > 0 {
+		t.Errorf("giving up a connection showed errors: %q", errs)
+	}
+	if !strings.HasPrefix(m.Connection.Status(), "Not connected") {
+		t.Errorf("status after giving up: %q", m.Connection.Status())
+	}
+}
