@@ -49,7 +49,10 @@ type TimelineView struct {
 	content fyne.CanvasObject
 
 	// kindToggles hide and show the rows of a kind: the legend's kinds
-	kindToggles map[recorder.Kind]*widget.Button
+	kindToggles  map[recorder.Kind]*widget.Button
+	kindSwatches map[recorder.Kind]*canvas.Rectangle
+	queuedSwatch *canvas.Rectangle
+	legendTexts  []*canvas.Text // the kinds' names first, in legendKinds order
 
 	// runOnMain hands work from the ticker to the main goroutine; tests
 	// replace it.
@@ -449,28 +452,22 @@ func (t *TimelineView) legend() fyne.CanvasObject {
 		sw.SetMinSize(fyne.NewSize(10, 10))
 		txt := canvas.NewText(label, theme.Color(theme.ColorNameForeground))
 		txt.TextSize = small
+		t.legendTexts = append(t.legendTexts, txt)
 		return sw, txt, container.NewHBox(container.NewCenter(sw), txt)
 	}
 	items := []fyne.CanvasObject{}
 	t.kindToggles = map[recorder.Kind]*widget.Button{}
+	t.kindSwatches = map[recorder.Kind]*canvas.Rectangle{}
 	for _, k := range legendKinds {
-		sw, txt, look := item(kindColors[k], string(k))
-		var b *widget.Button
-		b = widget.NewButton("", func() {
+		sw, _, look := item(kindColors[k], string(k))
+		t.kindSwatches[k] = sw
+		b := widget.NewButton("", func() {
 			hide := !t.gantt.KindHidden(k)
 			t.gantt.SetKindHidden(k, hide)
 			if t.cmpGantt != nil {
 				t.cmpGantt.SetKindHidden(k, hide)
 			}
-			// a hidden kind's swatch is hollow and its name faint
-			sw.FillColor, sw.StrokeColor, sw.StrokeWidth = kindColors[k], kindColors[k], 0
-			txt.Color = theme.Color(theme.ColorNameForeground)
-			if hide {
-				sw.FillColor, sw.StrokeWidth = color.Transparent, 1
-				txt.Color = theme.Color(theme.ColorNameDisabled)
-			}
-			sw.Refresh()
-			txt.Refresh()
+			t.paintLegend()
 		})
 		b.Importance = widget.LowImportance
 		t.kindToggles[k] = b
@@ -478,17 +475,48 @@ func (t *TimelineView) legend() fyne.CanvasObject {
 		items = append(items, container.NewStack(b, look))
 	}
 	items = append(items, widget.NewSeparator())
-	pale := mix(toRGBA(theme.Color(theme.ColorNameBackground)), kindColors[recorder.KindSampling], 0.35)
 	for _, o := range []struct {
 		c     color.Color
 		label string
 	}{
-		{pale, "queued"}, {kindColors[recorder.KindSampling], "serving"},
+		{nil, "queued"}, {kindColors[recorder.KindSampling], "serving"},
 		{failColor, "failed (hatched: cancelled, timeout, aborted)"},
 		{eventColor(recorder.EventProgress), "notification"},
 	} {
-		_, _, look := item(o.c, o.label)
+		sw, _, look := item(o.c, o.label)
+		if o.c == nil {
+			t.queuedSwatch = sw // its colour depends on the theme's background
+		}
 		items = append(items, look)
 	}
+	t.paintLegend()
 	return container.NewHBox(items...)
+}
+
+// paintLegend colours the legend for the current theme: a hidden kind's
+// swatch is hollow and its name faint.
+func (t *TimelineView) paintLegend() {
+	fg, faint := theme.Color(theme.ColorNameForeground), theme.Color(theme.ColorNameDisabled)
+	for i, txt := range t.legendTexts {
+		txt.Color = fg
+		if i < len(legendKinds) && t.gantt.KindHidden(legendKinds[i]) {
+			txt.Color = faint
+		}
+		txt.Refresh()
+	}
+	for k, sw := range t.kindSwatches {
+		sw.FillColor, sw.StrokeColor, sw.StrokeWidth = kindColors[k], kindColors[k], 0
+		if t.gantt.KindHidden(k) {
+			sw.FillColor, sw.StrokeWidth = color.Transparent, 1
+		}
+		sw.Refresh()
+	}
+	t.queuedSwatch.FillColor = mix(toRGBA(theme.Color(theme.ColorNameBackground)), kindColors[recorder.KindSampling], 0.35)
+	t.queuedSwatch.Refresh()
+}
+
+// Refresh redraws the timeline, with the colours of the current theme.
+func (t *TimelineView) Refresh() {
+	t.paintLegend()
+	t.BaseWidget.Refresh()
 }

@@ -2,12 +2,14 @@ package ui
 
 import (
 	"encoding/json"
+	"image/color"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -88,6 +90,15 @@ func TestTimelineLegendAndFolding(t *testing.T) {
 	}
 	if !strings.Contains(tv.StatsText(), "peak pending 5") {
 		t.Errorf("hiding rows changed the stats:\n%s", tv.StatsText())
+	}
+	if sw := tv.kindSwatches[recorder.KindSampling]; sw.FillColor != color.Transparent || sw.StrokeWidth != 1 {
+		t.Errorf("a hidden kind's swatch is filled %v, stroke %v; want hollow", sw.FillColor, sw.StrokeWidth)
+	}
+	// a theme change recolours the legend
+	fyne.CurrentApp().Settings().SetTheme(theme.LightTheme())
+	tv.Refresh()
+	if got, want := tv.legendTexts[0].Color, theme.Color(theme.ColorNameForeground); got != want {
+		t.Errorf("legend text after a theme change is %v, want the theme's %v", got, want)
 	}
 	test.Tap(tv.kindToggles[recorder.KindSampling])
 	if got := len(tv.Rows()); got != 10 {
