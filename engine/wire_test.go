@@ -63,3 +63,47 @@ func TestProgressToken(t *testing.T) {
 		}
 	}
 }
+
+// FuzzInjectMeta checks that whatever object params a server sends, the
+// tap's key is added and every field the server sent is kept as it was.
+func FuzzInjectMeta(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"a":1}`, ` {"_meta":{"x":[1,2]},"b":"c"} `, `{"_meta":null}`, `{"m":"_meta"}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, params string) {
+		var in map[string]json.RawMessage
+		if json.Unmarshal([]byte(params), &in) != nil || in == nil {
+			return
+		}
+		out := injectMeta(json.RawMessage(params), "42")
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("injectMeta(%s) = %s: %v", params, out, err)
+		}
+		for k, v := range in {
+			if k == "_meta" {
+				continue
+			}
+			if !jsonEqual(v, got[k]) {
+				t.Fatalf("field %q changed from %s to %s", k, v, got[k])
+			}
+		}
+		var meta map[string]json.RawMessage
+		if json.Unmarshal(got["_meta"], &meta) != nil || string(meta[wireKey]) != `"42"` {
+			if string(in["_meta"]) != "null" && len(in["_meta"]) > 0 && in["_meta"][0] != '{' {
+				return // a _meta that is not an object is left for the SDK to reject
+			}
+			t.Fatalf("injectMeta(%s) = %s: no wire key", params, out)
+		}
+	})
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ab, _ := json.Marshal(x)
+	bb, _ := json.Marshal(y)
+	return string(ab) == string(bb)
+}
