@@ -26,6 +26,10 @@ type Workload struct {
 	CallTimeout time.Duration `json:"call_timeout,omitempty"`
 }
 
+// maxErrors bounds RunResult.Errors: errors that each carry an id would
+// otherwise grow it with every call.
+const maxErrors = 50
+
 // Progress is how far a [Session.Run] has got.
 type Progress struct {
 	Total, Done, OK, Failed int
@@ -38,7 +42,8 @@ type RunResult struct {
 	// Elapsed runs from the first call sent to the last result received.
 	Elapsed time.Duration
 	// Errors are the distinct error texts of the failed calls, in the
-	// order first seen. A tool result with isError counts as failed.
+	// order first seen, at most 50. A tool result with isError counts as
+	// failed.
 	Errors []string
 }
 
@@ -119,7 +124,7 @@ func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) 
 					res.OK++
 				} else {
 					res.Failed++
-					if !seen[failText] {
+					if !seen[failText] && len(res.Errors) < maxErrors {
 						seen[failText] = true
 						res.Errors = append(res.Errors, failText)
 					}
