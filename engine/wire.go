@@ -114,6 +114,7 @@ type inEntry struct {
 	errText   string
 }
 
+// idKey is a JSON-RPC id as it appears on the wire: 7 or "abc".
 func idKey(id jsonrpc.ID) string {
 	switch v := id.Raw().(type) {
 	case string:
@@ -124,6 +125,9 @@ func idKey(id jsonrpc.ID) string {
 	return ""
 }
 
+// read taps a message the client is about to process: a server request
+// gets its span (and the wire key in its _meta), a notification becomes
+// an event, a response ends the wait of the client request it answers.
 func (t *wireTap) read(msg jsonrpc.Message) {
 	s := t.s
 	switch m := msg.(type) {
@@ -171,6 +175,7 @@ func (t *wireTap) read(msg jsonrpc.Message) {
 	}
 }
 
+// beforeWrite taps a message the client is about to write.
 func (t *wireTap) beforeWrite(ctx context.Context, msg jsonrpc.Message) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
