@@ -63,6 +63,10 @@ var ErrNotConnected = errors.New("not connected: connect to a server first (Serv
 // person changed their mind, nothing failed.
 var ErrAbandoned = errors.New("the connection was given up while it was being made")
 
+// ErrConnectionEnded marks a run's error when the connection ended
+// during the run (the connection's end is reported on its own).
+var ErrConnectionEnded = errors.New("the connection ended")
+
 // ErrRunning is returned by [Bridge.Run] while a run is going on.
 var ErrRunning = errors.New("a run is already going on: stop it first")
 
@@ -278,6 +282,13 @@ func (b *Bridge) Run(w engine.Workload) error {
 			}
 		}()
 		res, err = s.Run(ctx, w, b.OnProgress)
+		select {
+		case <-s.Done():
+			if err != nil {
+				err = fmt.Errorf("%w: %w", ErrConnectionEnded, err)
+			}
+		default:
+		}
 		if ctx.Err() != nil && err != nil {
 			err = fmt.Errorf("stopped: %w", err)
 		}

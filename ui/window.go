@@ -296,8 +296,8 @@ func (m *MainWindow) Stop() {
 func (m *MainWindow) runDone(res engine.RunResult, err error) {
 	m.Workload.SetResult(res, err, m.stopping)
 	m.logNote(recorder.EventOther, "run ended: "+m.Workload.Status())
-	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) {
-		m.Errors.Show("Running the workload", err)
+	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrConnectionEnded) {
+		m.Errors.Show("Running the workload", err) // a lost connection has its own dialog
 	}
 	m.stopping = false
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,8 +14,26 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/demo"
 	"github.com/fanout-inspector/inspector/recorder"
 )
+
+// TestMain lets the test binary double as a demo server over stdio (for
+// tests that need a server process that can die): with
+// UI_TEST_DEMO_STDIO set it serves until UI_TEST_DEMO_EXIT_AFTER passes.
+func TestMain(m *testing.M) {
+	if os.Getenv("UI_TEST_DEMO_STDIO") != "" {
+		d, _ := time.ParseDuration(os.Getenv("UI_TEST_DEMO_EXIT_AFTER"))
+		ctx, cancel := context.WithTimeout(context.Background(), max(d, time.Second))
+		defer cancel()
+		if err := demo.ServeStdio(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // mainLoop is a test app whose fyne.Do queues work for the test
 // goroutine, which runs it while it waits, as the real driver's main
@@ -540,5 +559,37 @@ func TestDisconnectWhileConnecting(t *testing.T) {
 	}
 	if !strings.HasPrefix(m.Connection.Status(), "Not connected") {
 		t.Errorf("status after giving up: %q", m.Connection.Status())
+	}
+}
+
+// TestConnectionLostMidRun runs against a server process that exits
+// while its requests are being served: one dialog says the connection
+// ended, the run ends, and the panel offers Connect again.
+func TestConnectionLostMidRun(t *testing.T) {
+	loop := newMainLoop(t)
+	cb := engine.DefaultCallbacks()
+	cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 2 * time.Second}
+	m := openMainWindow(t, loop, Options{Callbacks: cb})
+	target := engine.Target{Transport: engine.TransportStdio, Command: os.Args[0],
+		Env: []string{"UI_TEST_DEMO_STDIO=1", "UI_TEST_DEMO_EXIT_AFTER=1500ms"}}
+	m.Connect(target)
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+	m.Run()
+	start := time.Now()
+	loop.waitFor(t, "the run to end with the connection", 15*time.Second, func() bool {
+		return !m.Workload.Running() && m.Bridge.Session() == nil
+	})
+	t.Logf("the run and the connection ended %v after the run started (the server exited after 1.5 s of life)", time.Since(start))
+	loop.settle(300 * time.Millisecond)
+	errs := m.Errors.Shown()
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "The connection to stdio:") {
+		t.Errorf("errors shown: %q, want one saying the connection ended", errs)
+	}
+	if st := m.Workload.Status(); !strings.HasPrefix(st, "Ended after") {
+		t.Errorf("workload status %q", st)
+	}
+	if !strings.HasPrefix(m.Connection.Status(), "Connection lost") || m.Connection.ConnectBtn.Disabled() {
+		t.Errorf("connection status %q, connect disabled %v", m.Connection.Status(), m.Connection.ConnectBtn.Disabled())
 	}
 }
