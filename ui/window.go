@@ -111,6 +111,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	w.Resize(fyne.NewSize(1400, 900))
 	m.buildMenu()
 	w.SetOnClosed(m.Close)
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { m.Dropped(uris) })
 	m.updateTitle()
 	return m
 }
@@ -166,6 +167,19 @@ func (m *MainWindow) Start() {
 	}
 	if m.opts.Connect {
 		m.Connect(m.opts.Target)
+	}
+}
+
+// Dropped opens a recording or journal dropped on the window: the first
+// file shows, a second one is shown for comparison.
+func (m *MainWindow) Dropped(uris []fyne.URI) {
+	for i, u := range uris {
+		switch i {
+		case 0:
+			m.Errors.Show("Opening "+u.Name(), m.OpenFile(u.Path()))
+		case 1:
+			m.Errors.Show("Opening "+u.Name()+" to compare", m.OpenCompare(u.Path()))
+		}
 	}
 }
 

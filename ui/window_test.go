@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
@@ -325,6 +326,11 @@ func TestMainWindowEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(m.Window.Title(), "run.json") {
 		t.Errorf("title %q does not name the opened file", m.Window.Title())
+	}
+	// Dropping two recordings on the window shows the second for comparison.
+	m.Dropped([]fyne.URI{storage.NewFileURI(saved), storage.NewFileURI(saved)})
+	if m.compare == nil || len(m.Errors.Shown()) > 0 {
+		t.Errorf("dropping two recordings: compare %v, errors %q", m.compare != nil, m.Errors.Shown())
 	}
 	if errs := m.Errors.Shown(); len(errs) > 0 {
 		t.Errorf("errors shown: %q", errs)
