@@ -57,6 +57,9 @@ type CallbacksPanel struct {
 	// OnChanged is called on the main goroutine with each valid change.
 	OnChanged func(engine.Callbacks)
 
+	// The panel's inputs, exported so tests and scripts can drive the
+	// panel as a person would. Overrides holds the per-method latency
+	// rows, keyed by method.
 	Dispatch       *widget.Select
 	Slots          *widget.Entry
 	Latency        *LatencyInputs

@@ -47,6 +47,8 @@ type ConnectionPanel struct {
 	// OnDisconnect is called when the person asks to disconnect.
 	OnDisconnect func()
 
+	// The panel's inputs and buttons, exported so tests and scripts can
+	// drive the panel as a person would.
 	Transport  *widget.Select
 	Command    *widget.Entry
 	URL        *widget.Entry
