@@ -41,6 +41,7 @@ var distChoices = []struct {
 // its one or two durations (fixed: A; uniform: min A, max B; normal: mean
 // A, deviation B; exponential: mean A).
 type LatencyInputs struct {
+	// Dist chooses the distribution; A and B are its durations.
 	Dist *widget.Select
 	A, B *widget.Entry
 }

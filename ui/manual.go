@@ -32,7 +32,8 @@ type ManualPanel struct {
 	selected *engine.PendingRequest
 	content  fyne.CanvasObject
 
-	// The answer widgets of the selected request.
+	// The answer widgets of the selected request: ReplyText and ReplyModel
+	// for sampling, Form for elicitation (nil when not shown).
 	ReplyText  *widget.Entry
 	ReplyModel *widget.Entry
 	Form       *SchemaForm

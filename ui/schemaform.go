@@ -58,11 +58,15 @@ type SchemaForm struct {
 // SchemaField is one property of a [SchemaForm] and its input widget:
 // exactly one of Entry, Select, Check and Group is set, by Kind.
 type SchemaField struct {
+	// Name is the property's name, Title what the form shows for it (the
+	// schema's title, or the name); Required fields are marked "*".
 	Name     string
 	Title    string
 	Kind     FieldKind
 	Required bool
 
+	// The input: an entry (strings, numbers, raw JSON), a select (enums),
+	// a check box (booleans) or a check group (arrays of enums).
 	Entry  *widget.Entry
 	Select *widget.Select
 	Check  *widget.Check

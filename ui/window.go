@@ -49,11 +49,14 @@ type Options struct {
 // Fyne's main goroutine; the work that blocks (connecting, running)
 // happens in goroutines that report back through fyne.Do.
 type MainWindow struct {
+	// App and Window are the Fyne app and the window; Bridge talks to the
+	// engine; Errors shows every error.
 	App    fyne.App
 	Window fyne.Window
 	Bridge *Bridge
 	Errors *ErrorReporter
 
+	// The panels and the timeline; Tabs holds the panels.
 	Connection *ConnectionPanel
 	Callbacks  *CallbacksPanel
 	Workload   *WorkloadPanel

@@ -35,6 +35,8 @@ type WorkloadPanel struct {
 	// OnRefresh is called when the person asks for the tool list again.
 	OnRefresh func()
 
+	// The panel's inputs, buttons and progress bar, exported so tests and
+	// scripts can drive the panel as a person would.
 	Tool         *widget.Select
 	RawJSON      *widget.Check
 	Raw          *widget.Entry
