@@ -93,7 +93,7 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		status, errText := s.outcome(ctx, res, err)
 		stopLife(nil)
-		if status == recorder.StatusAborted && !s.closing.Load() && s.waitDone(2*time.Second) && s.Err() != nil {
+		if status == recorder.StatusAborted && s.watching.Load() && !s.closing.Load() && s.waitDone(2*time.Second) && s.Err() != nil {
 			errText = s.Err().Error() // why the connection was lost says more than the SDK's error
 		}
 		var result json.RawMessage

@@ -77,6 +77,7 @@ type Session struct {
 	errMu     sync.Mutex
 	err       error
 	closing   atomic.Bool
+	watching  atomic.Bool // the session is up and watch will close done
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -171,6 +172,7 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	})
 	rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection,
 		Text: fmt.Sprintf("connected to %s (protocol %s)", describeServer(s.info), s.info.Protocol)})
+	s.watching.Store(true)
 	go s.watch()
 	if s.info.hasCapability("logging") {
 		// Ask for the server's log messages so that they reach the

@@ -498,6 +498,8 @@ func TestBadTargets(t *testing.T) {
 		{Target{Transport: TransportStdio}, "no command"},
 		{Target{Transport: TransportStdio, Command: `"unclosed`}, "quote"},
 		{Target{Transport: TransportStdio, Command: "/no/such/server"}, "cannot run"},
+		{Target{Transport: TransportStdio, Command: `sh -c 'echo boom >&2; exit 3'`}, "exited before the session started: exit status 3 (last stderr line: boom)"},
+		{Target{Transport: TransportStdio, Command: "sh -c 'exit 0'"}, "exited before the session started"},
 		{Target{Transport: TransportHTTP, URL: "localhost:1"}, "not an http(s) URL"},
 		{Target{Transport: "carrier-pigeon"}, "want demo, stdio, http or sse"},
 		{Target{Protocol: "1999-01-01"}, "choose latest or one of"},

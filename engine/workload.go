@@ -188,5 +188,5 @@ func (s *Session) connectionBroken(err error) bool {
 	if s.tap != nil && s.tap.wrapped() {
 		return s.tap.broken()
 	}
-	return s.waitDone(time.Second)
+	return s.watching.Load() && s.waitDone(time.Second)
 }
