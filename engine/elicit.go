@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -15,8 +17,10 @@ import (
 // if the schema gives one (SEP-1034), else a value valid for its type,
 // enum (plain, titled with oneOf/anyOf, or an array of them), format
 // (email, uri, date, date-time) and bounds (minimum/maximum,
-// minLength/maxLength, minItems/maxItems). Every property is filled, so
-// every required one is present. An empty schema gives empty content.
+// minLength/maxLength, minItems/maxItems), and for a string pattern the
+// first of a few common shapes of answer that matches. Every property is
+// filled, so every required one is present. An empty schema gives empty
+// content.
 func ElicitationContent(schema json.RawMessage) (map[string]any, error) {
 	content := map[string]any{}
 	if len(schema) == 0 || string(schema) == "null" {
@@ -234,5 +238,28 @@ func stringFor(p *jsonschema.Schema) string {
 	if p.MaxLength != nil && len(s) > *p.MaxLength && p.Format == "" {
 		s = s[:*p.MaxLength]
 	}
+	if p.Pattern != "" {
+		if re, err := regexp.Compile(p.Pattern); err == nil && !re.MatchString(s) {
+			// Not part of the elicitation schema subset, but some servers
+			// ask for it: try a few common shapes of answer.
+			for _, c := range patternCandidates {
+				if re.MatchString(c) && fitsLength(p, c) {
+					return c
+				}
+			}
+		}
+	}
 	return s
+}
+
+// patternCandidates are answers tried, in order, against a pattern.
+var patternCandidates = []string{
+	"example", "Example", "EXAMPLE", "a", "A", "0", "1", "42", "a1", "A1", "abc123", "ABC-123",
+	"user@example.com", "https://example.com/", "2025-01-01", "2025-01-01T00:00:00Z", "12:00",
+	"+15555550100", "555-0100", "00000", "12345", "#ffffff", "x",
+}
+
+func fitsLength(p *jsonschema.Schema, s string) bool {
+	n := utf8.RuneCountInString(s)
+	return (p.MinLength == nil || n >= *p.MinLength) && (p.MaxLength == nil || n <= *p.MaxLength)
 }

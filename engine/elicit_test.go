@@ -50,6 +50,10 @@ func TestElicitationContent(t *testing.T) {
 			"site":{"type":"string","format":"uri"},
 			"day":{"type":"string","format":"date"},
 			"at":{"type":"string","format":"date-time"}},"required":["email","site","day","at"]}`, nil},
+		{"pattern", `{"type":"object","properties":{
+			"code":{"type":"string","pattern":"^[A-Z]{3}-[0-9]{3}$"},
+			"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["code","zip"]}`,
+			map[string]any{"code": "ABC-123", "zip": "00000"}},
 		{"boolean", `{"type":"object","properties":{"agree":{"type":"boolean"}},"required":["agree"]}`,
 			map[string]any{"agree": true}},
 		{"required but undescribed", `{"type":"object","required":["x"]}`, map[string]any{"x": "example"}},
