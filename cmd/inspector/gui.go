@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -112,26 +113,52 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		serverFlag = serverFlag || flagWasSet(fs, name)
 	}
 
+	if msg := noDisplay(); msg != "" {
+		fmt.Fprintln(stderr, "inspector gui: "+msg)
+		return exitFailure
+	}
+	return runWindowSafely(func() int {
+		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout)
+	}, stderr)
+}
+
+// runWindowSafely runs the window; a window system that cannot be
+// reached (a DISPLAY that does not answer) makes GLFW panic, which it
+// turns into a message in words and exit status 1 instead of a stack
+// trace.
+func runWindowSafely(run func() int, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "inspector gui: the window system failed: %v\n"+
+				"Check that the display is reachable, or use 'inspector run' for a headless run.\n", p)
+			code = exitFailure
+		}
+	}()
+	return run()
+}
+
+// runWindow opens the main window and runs the app until it quits.
+func runWindow(target engine.Target, cb engine.Callbacks, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer) int {
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	m := ui.NewMainWindow(a, ui.Options{
 		Target:    target,
 		Callbacks: cb,
 		Workload:  w,
-		Connect:   *open == "" || serverFlag,
-		AutoRun:   *autorun,
-		Open:      *open,
+		Connect:   open == "" || serverFlag,
+		AutoRun:   autorun,
+		Open:      open,
 		Icon:      assets.Icon,
 		Version:   version,
 	})
 	m.Start()
 
 	var fps *fpsMeter
-	if *fpsReport {
+	if fpsReport {
 		fps = startFPSMeter(m.Timeline.FramesDrawn)
 	}
-	if *exitAfter > 0 {
-		time.AfterFunc(*exitAfter, func() { fyne.Do(a.Quit) })
+	if exitAfter > 0 {
+		time.AfterFunc(exitAfter, func() { fyne.Do(a.Quit) })
 	}
 	m.Window.SetMaster()
 	m.Window.ShowAndRun()
@@ -140,6 +167,20 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, fps.report())
 	}
 	return exitOK
+}
+
+// noDisplay says why no window can open on a Unix desktop without a
+// display, or "" when there may be one.
+func noDisplay() string {
+	switch runtime.GOOS {
+	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly":
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set.\n" +
+				"The desktop app needs one (run it in a desktop session, over ssh -X, or under Xvfb);\n" +
+				"for a headless run use 'inspector run' (see 'inspector run -h')."
+		}
+	}
+	return ""
 }
 
 // readArgsFlag reads --args: a JSON object, or @FILE holding one.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -65,5 +66,20 @@ func TestFyneAppTOMLTwins(t *testing.T) {
 	}
 	if got, want := filepath.Clean(pkg.Details.Icon), filepath.Clean(filepath.Join("..", "..", root.Details.Icon)); got != want {
 		t.Errorf("icons %q and %q are not the same file", got, want)
+	}
+}
+
+func TestGUIWithoutDisplay(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("DISPLAY matters on Linux and the BSDs")
+	}
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	var stdout, stderr bytes.Buffer
+	if code := guiMain(nil, &stdout, &stderr); code != exitFailure {
+		t.Errorf("exit code %d, want %d", code, exitFailure)
+	}
+	if !strings.Contains(stderr.String(), "no display") || !strings.Contains(stderr.String(), "inspector run") {
+		t.Errorf("stderr %q should say there is no display and point to 'inspector run'", stderr.String())
 	}
 }
