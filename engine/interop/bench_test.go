@@ -61,9 +61,17 @@ func BenchmarkEngineOverhead(b *testing.B) {
 		}
 		return time.Since(start)
 	}
+	calls := 0
 	runBare := func() time.Duration {
 		start := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": overheadFanout, "kind": "sampling"}})
+		// The engine gives every call a progress token (that is how it links
+		// the server's requests to the call), and the demo answers a token
+		// with a progress notification per reply: the bare client sends one
+		// too, so both ask the server for the same work.
+		params := &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": overheadFanout, "kind": "sampling"}}
+		params.SetProgressToken(fmt.Sprintf("bare-%d", calls))
+		calls++
+		res, err := cs.CallTool(ctx, params)
 		if err != nil || res.IsError {
 			b.Fatalf("bare fanout: %v %v", res, err)
 		}
