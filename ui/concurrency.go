@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -37,7 +39,8 @@ type ConcurrencyChart struct {
 	ownAxis bool // not shared with a Gantt: fitted to each snapshot
 	snap    *recorder.Snapshot
 	steps   []recorder.Step
-	stepsV  uint64 // version of snap the steps were computed for
+	stepsV  uint64        // version of snap the steps were computed for
+	until   time.Duration // the lines stop here: a live recording's Now
 	peak    int
 	height  float32 // the height the chart asks for
 
@@ -54,6 +57,7 @@ type ConcurrencyChart struct {
 type chartKey struct {
 	w, h       int
 	start, end time.Duration
+	until      time.Duration
 	version    uint64
 	steps      int
 	dark       bool
@@ -61,7 +65,8 @@ type chartKey struct {
 
 // NewConcurrencyChart returns an empty chart with its own time axis.
 func NewConcurrencyChart() *ConcurrencyChart {
-	c := &ConcurrencyChart{axis: newTimeAxis(), ownAxis: true, height: ConcurrencyChartHeight, hover: fyne.NewPos(-1, -1)}
+	c := &ConcurrencyChart{axis: newTimeAxis(), ownAxis: true, height: ConcurrencyChartHeight, hover: fyne.NewPos(-1, -1),
+		until: math.MaxInt64}
 	c.ExtendBaseWidget(c)
 	c.redraw.fn = c.Refresh
 	c.axis.listen(c.redraw.request)
@@ -79,20 +84,21 @@ func (c *ConcurrencyChart) useAxis(a *timeAxis) (release func()) {
 // on its own (not under a Gantt) is fitted to the whole recording.
 func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 	c.snap = snap
-	c.steps = nil
-	c.stepsV++
+	var steps []recorder.Step
 	if snap != nil {
-		c.setSteps(recorder.Steps(snap))
+		steps = recorder.Steps(snap)
 	}
+	c.setSteps(snap, steps)
 	if c.ownAxis {
 		c.axis.set(0, max(extentOf(snap), time.Millisecond)*21/20)
 	}
 	c.redraw.request()
 }
 
-// setSteps replaces the steps drawn.
-func (c *ConcurrencyChart) setSteps(steps []recorder.Step) {
-	c.steps = steps
+// setSteps replaces the steps drawn: recorder.Steps(snap). While requests
+// are open, the lines stop at snap.Now at the level then in force.
+func (c *ConcurrencyChart) setSteps(snap *recorder.Snapshot, steps []recorder.Step) {
+	c.steps, c.until = liveSteps(snap, steps)
 	c.stepsV++ // a new cache key: two recordings may share a version
 	_, pend := recorder.Peaks(steps)
 	c.peak = pend
@@ -121,6 +127,9 @@ func (c *ConcurrencyChart) HoverText() string {
 	}
 	w := max(c.Size().Width-ganttGutter, 1)
 	t := c.axis.start + time.Duration(float64(c.hover.X-ganttGutter)/float64(w)*float64(c.axis.end-c.axis.start))
+	if t > c.until {
+		return "" // after a live recording's Now: nothing happened yet
+	}
 	f, p := c.ValueAt(t)
 	return fmt.Sprintf("%s: %d in flight, %d pending", formatOffset(t), f, p)
 }
@@ -193,7 +202,7 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 		sc = float64(w) / float64(sz.Width)
 	}
 	gutter := int(ganttGutter*sc + 0.5)
-	key := chartKey{w: w, h: h, start: c.axis.start, end: c.axis.end, version: c.stepsV, steps: len(c.steps),
+	key := chartKey{w: w, h: h, start: c.axis.start, end: c.axis.end, until: c.until, version: c.stepsV, steps: len(c.steps),
 		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark}
 	if c.img != nil && key == c.imgKey {
 		return c.img
@@ -208,7 +217,7 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	}
 	fillRect(out, 0, 0, w, h, bg)
 	fillRect(out, gutter-1, 0, gutter, h, grid)
-	plot, err := renderConcurrency(c.steps, c.axis.start, c.axis.end, w-gutter, h, c.yMax(), bg)
+	plot, err := renderConcurrency(c.steps, c.axis.start, c.axis.end, c.until, w-gutter, h, c.yMax(), bg)
 	c.err = err
 	if err == nil {
 		for y := 0; y < h; y++ {
@@ -232,12 +241,15 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 // downsample turns steps into step-line points for go-chart, one value per
 // pixel column of the range [start, end) spread over cols columns: the
 // most requests in flight and pending at any time within the column.
-// Points come in pairs at each change so that the lines are steps.
-func downsample(steps []recorder.Step, start, end time.Duration, cols int) (xs, inFlight, pending []float64) {
-	if cols <= 0 || end <= start {
+// Points come in pairs at each change so that the lines are steps. The
+// lines stop at until when it falls before end (a live recording's Now:
+// what comes after it has not happened yet).
+func downsample(steps []recorder.Step, start, end, until time.Duration, cols int) (xs, inFlight, pending []float64) {
+	if cols <= 0 || end <= start || until <= start {
 		return nil, nil, nil
 	}
 	colW := float64(end-start) / float64(cols)
+	stop := float64(min(end, until))
 	cur := recorder.Step{}
 	i := 0
 	if len(steps) > 0 && steps[0].At <= start {
@@ -256,7 +268,10 @@ func downsample(steps []recorder.Step, start, end time.Duration, cols int) (xs, 
 	}
 	for col := 0; col < cols; col++ {
 		t0 := float64(start) + float64(col)*colW
-		t1 := t0 + colW
+		if t0 >= stop {
+			break
+		}
+		t1 := min(t0+colW, stop)
 		// changes at the column's first instant replace the level...
 		for i < len(steps) && float64(steps[i].At) <= t0 {
 			cur = steps[i]
@@ -273,11 +288,11 @@ func downsample(steps []recorder.Step, start, end time.Duration, cols int) (xs, 
 			emit(t0/float64(time.Millisecond), f, p)
 		}
 		// the next column starts from the level in force at this one's end
-		if cur.InFlight != f || cur.Pending != p {
+		if t1 < stop && (cur.InFlight != f || cur.Pending != p) {
 			emit(t1/float64(time.Millisecond), cur.InFlight, cur.Pending)
 		}
 	}
-	x := float64(end) / float64(time.Millisecond)
+	x := stop / float64(time.Millisecond)
 	xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
 	// Where a column's level falls back at its end and the next column's
 	// rises at the same instant, three or more points share an x: the
@@ -293,24 +308,62 @@ func downsample(steps []recorder.Step, start, end time.Duration, cols int) (xs, 
 	return xs[:n], inFlight[:n], pending[:n]
 }
 
+// liveSteps returns the steps of snap as a live chart draws them:
+// [recorder.Steps] ends the spans still open at snap.Now, which would
+// draw as if every request in flight had just been answered, so the
+// requests still open are counted again from that instant. It also
+// returns until, the instant the lines stop at: snap.Now while requests
+// are open (what comes after has not happened yet), or no limit.
+func liveSteps(snap *recorder.Snapshot, steps []recorder.Step) (live []recorder.Step, until time.Duration) {
+	until = time.Duration(math.MaxInt64)
+	if snap == nil || len(steps) == 0 {
+		return steps, until
+	}
+	var openF, openP int
+	for _, s := range snap.Spans {
+		if s.Direction != recorder.Incoming || s.Received == recorder.Unset || !s.Open() {
+			continue
+		}
+		openP++
+		if s.Serving != recorder.Unset {
+			openF++
+		}
+	}
+	if openP == 0 {
+		return steps, until
+	}
+	last := steps[len(steps)-1]
+	if last.At != snap.Now {
+		return steps, snap.Now // no end at Now to undo: not the recorder's Steps
+	}
+	last.InFlight += openF
+	last.Pending += openP
+	live = slices.Clip(steps[:len(steps)-1]) // the caller's slice stays as it was
+	if n := len(live); n == 0 || live[n-1].InFlight != last.InFlight || live[n-1].Pending != last.Pending {
+		live = append(live, last)
+	}
+	return live, snap.Now
+}
+
 // chartChunk is the most points of one go-chart path.
 var chartChunk = 16
 
 // renderConcurrency draws the in-flight and pending step lines of steps
-// between start and end into a w×h image with go-chart, without axes: the
+// between start and end, stopping at until, into a w×h image with go-chart, without axes: the
 // chart's time axis is the Gantt's ruler.
-func renderConcurrency(steps []recorder.Step, start, end time.Duration, w, h int, yMax float64, bg color.RGBA) (*image.RGBA, error) {
+func renderConcurrency(steps []recorder.Step, start, end, until time.Duration, w, h int, yMax float64, bg color.RGBA) (*image.RGBA, error) {
 	if w < 2 || h < 2 {
 		return nil, fmt.Errorf("the chart is too small to draw (%d×%d pixels)", w, h)
 	}
 	if end <= start {
 		return nil, fmt.Errorf("the visible time range is empty (%v to %v)", start, end)
 	}
-	xs, fl, pe := downsample(steps, start, end, w)
+	xs, fl, pe := downsample(steps, start, end, until, w)
 	if len(xs) < 2 {
-		// go-chart needs two points per series to have an x range
-		x0, x1 := float64(start)/float64(time.Millisecond), float64(end)/float64(time.Millisecond)
-		xs, fl, pe = []float64{x0, x1}, []float64{0, 0}, []float64{0, 0}
+		// the view lies wholly after a live recording's Now: nothing to draw
+		blank := image.NewRGBA(image.Rect(0, 0, w, h))
+		fillRect(blank, 0, 0, w, h, bg)
+		return blank, nil
 	}
 	toDrawing := func(c color.RGBA, a uint8) drawing.Color { return drawing.Color{R: c.R, G: c.G, B: c.B, A: a} }
 	// The rasterizer go-chart draws with slows down with the square of the

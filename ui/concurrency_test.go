@@ -3,6 +3,7 @@ package ui
 import (
 	"image"
 	"image/color"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ func TestDownsample(t *testing.T) {
 		name       string
 		steps      []recorder.Step
 		start, end time.Duration
+		until      time.Duration // 0: no limit
 		cols       int
 		xs, fl, pe []float64
 	}{
@@ -53,10 +55,31 @@ func TestDownsample(t *testing.T) {
 			xs: []float64{0, 1000}, fl: []float64{0, 0}, pe: []float64{0, 0},
 		},
 		{name: "no columns", end: time.Second},
+		{
+			name:  "a live recording's lines stop at its Now, at the level in force",
+			steps: []recorder.Step{{At: 0, InFlight: 1, Pending: 3}, {At: 5 * ms, InFlight: 2, Pending: 3}},
+			end:   20 * ms, until: 12 * ms, cols: 4,
+			xs: []float64{0, 5, 5, 12}, fl: []float64{1, 1, 2, 2}, pe: []float64{3, 3, 3, 3},
+		},
+		{
+			name:  "a Now inside a column ends the line there",
+			steps: []recorder.Step{{At: 0, InFlight: 1, Pending: 1}},
+			end:   20 * ms, until: 7 * ms, cols: 4,
+			xs: []float64{0, 7}, fl: []float64{1, 1}, pe: []float64{1, 1},
+		},
+		{
+			name:  "a Now before the range draws nothing",
+			steps: []recorder.Step{{At: 0, InFlight: 1, Pending: 1}},
+			start: 10 * ms, end: 20 * ms, until: 5 * ms, cols: 4,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			xs, fl, pe := downsample(tt.steps, tt.start, tt.end, tt.cols)
+			until := tt.until
+			if until == 0 {
+				until = math.MaxInt64
+			}
+			xs, fl, pe := downsample(tt.steps, tt.start, tt.end, until, tt.cols)
 			if !slices.Equal(xs, tt.xs) || !slices.Equal(fl, tt.fl) || !slices.Equal(pe, tt.pe) {
 				t.Errorf("downsample =\n x %v\n in flight %v\n pending %v\nwant\n x %v\n in flight %v\n pending %v", xs, fl, pe, tt.xs, tt.fl, tt.pe)
 			}
@@ -107,7 +130,7 @@ func TestRenderConcurrency(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, peak := recorder.Peaks(tt.steps)
 			yMax := float64(max(peak, 1)) * 1.15
-			img, err := renderConcurrency(tt.steps, tt.start, tt.end, 1400, 140, yMax, toRGBA(test.Theme().Color("background", 0)))
+			img, err := renderConcurrency(tt.steps, tt.start, tt.end, math.MaxInt64, 1400, 140, yMax, toRGBA(test.Theme().Color("background", 0)))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
@@ -178,7 +201,7 @@ func BenchmarkConcurrencyRender(b *testing.B) {
 	bg := toRGBA(test.Theme().Color("background", 0))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := renderConcurrency(steps, 0, 3700*ms, 1420, 140, 60, bg); err != nil {
+		if _, err := renderConcurrency(steps, 0, 3700*ms, math.MaxInt64, 1420, 140, 60, bg); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -343,8 +343,7 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.snap = f.snap
 	t.gantt.SetSnapshot(f.snap)
 	t.chart.snap = f.snap
-	t.chart.setSteps(f.steps)
-	t.chart.redraw.request()
+	t.chart.setSteps(f.snap, f.steps)
 	t.setStats(func() { t.stats.SetSummary(f.summary) })
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
 		// the selected request changed (it was answered, say)
@@ -355,10 +354,17 @@ func (t *TimelineView) apply(f liveFrame) {
 	if name := "A: " + recordingName(t.snap); t.cmpGantt != nil && t.title.Text != name {
 		t.title.SetText(name)
 	}
+	// The Gantt, the chart and the stats show one snapshot: redraw both
+	// pictures in this event rather than each on its own throttle, so that
+	// no painted frame pairs a Gantt with an older chart.
+	t.gantt.redraw.now()
+	t.chart.redraw.now()
 }
 
 // liveFrame is what one tick hands to the main goroutine: the snapshot and
-// what was computed from it off the main goroutine.
+// what was computed from it off the main goroutine. Everything the view
+// shows in a frame (the Gantt, the chart, the stats) comes from its one
+// snapshot.
 type liveFrame struct {
 	snap    *recorder.Snapshot
 	steps   []recorder.Step
@@ -377,12 +383,12 @@ type liveFeed struct {
 }
 
 // startLiveFeed takes a snapshot of rec about 30 times a second when it
-// changed (or while requests are open, since they grow with time), and
-// hands it to show through runOnMain. A frame is not taken while the
-// previous one has not been shown yet, so a busy main goroutine never
-// builds a backlog. The summary, which costs as much as the rest of the
-// frame, is recomputed at most every summaryInterval; a frame that reused
-// an old one is followed by a fresh one when the recording goes quiet.
+// changed (or while requests are open, since they grow with time), makes a
+// frame of it (its steps and summary) and hands it to show through
+// runOnMain. A frame is not taken while the previous one has not been
+// shown yet, so a busy main goroutine never builds a backlog; nor sooner
+// after the last one than that one took to make, so a huge recording is
+// shown less often rather than keeping a core busy.
 func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(liveFrame)) *liveFeed {
 	l := &liveFeed{done: make(chan struct{})}
 	var busy atomic.Bool
@@ -390,11 +396,9 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 		tick := time.NewTicker(max(minFrameInterval, time.Millisecond))
 		defer tick.Stop()
 		var (
-			last         uint64
-			first, open  = true, false
-			stale        bool // the last frame's summary is older than its snapshot
-			summary      recorder.Summary
-			summarizedAt time.Time
+			last        uint64
+			first, open = true, false
+			next        time.Time // no frame before this
 		)
 		for {
 			select {
@@ -402,10 +406,11 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 				return
 			case <-tick.C:
 			}
-			if v := rec.Version(); !first && v == last && !open && !stale || busy.Load() {
+			if v := rec.Version(); !first && v == last && !open || busy.Load() || time.Now().Before(next) {
 				continue
 			}
 			first = false
+			began := time.Now()
 			snap := rec.Snapshot()
 			last = snap.Version
 			open = false
@@ -415,11 +420,8 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 					break
 				}
 			}
-			f := liveFrame{snap: snap, steps: recorder.Steps(snap)}
-			if stale = time.Since(summarizedAt) < summaryInterval; !stale {
-				summary, summarizedAt = summarize(snap, f.steps), time.Now()
-			}
-			f.summary = summary
+			f := makeFrame(snap)
+			next = time.Now().Add(time.Since(began))
 			busy.Store(true)
 			runOnMain(func() {
 				defer busy.Store(false)
@@ -434,10 +436,6 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 	}()
 	return l
 }
-
-// summaryInterval is the least time between two summaries of a live
-// recording: the numbers need not change 30 times a second.
-const summaryInterval = 250 * time.Millisecond
 
 func (l *liveFeed) stop() {
 	l.once.Do(func() { close(l.done) })

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"image"
 	"image/color"
 	"strings"
 	"testing"
@@ -355,4 +356,80 @@ func TestTimelineLiveIdles(t *testing.T) {
 	// a change brings frames back
 	rec.Begin(recorder.NewSpan("s1", recorder.Incoming, "ping"))
 	pump(t, ch, func() bool { return len(tv.Rows()) == 2 })
+}
+
+// TestTimelineLiveFramesAgree follows a live fan-out whose requests are
+// still open: in every frame the Gantt, the chart and the stats show the
+// same snapshot, and the chart keeps counting the open requests up to the
+// snapshot's Now, where its lines stop, instead of drawing them as
+// answered there.
+func TestTimelineLiveFramesAgree(t *testing.T) {
+	test.NewTempApp(t)
+	tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
+	ch := make(chan func(), 1)
+	tv.runOnMain = func(f func()) { ch <- f }
+	rec := recorder.New(recorder.Meta{Title: "live"})
+	call := recorder.NewSpan("s1", recorder.Outgoing, "tools/call")
+	call.Name, call.Received = "fanout", rec.Now()
+	callID := rec.Begin(call)
+	for i := range 4 {
+		s := recorder.NewSpan("s1", recorder.Incoming, "sampling/createMessage")
+		s.Parent, s.Received, s.Queued = callID, rec.Now(), rec.Now()
+		if i == 0 {
+			s.Serving = rec.Now() // one served, three queued behind it
+		}
+		rec.Begin(s)
+	}
+	tv.SetRecording(rec)
+
+	bg := toRGBA(theme.Color(theme.ColorNameBackground))
+	deadline := time.After(5 * time.Second)
+	for frame := 1; frame <= 10; frame++ {
+		select {
+		case f := <-ch:
+			f()
+		case <-deadline:
+			t.Fatalf("only %d live frames in 5 s", frame-1)
+		}
+		snap := tv.Snapshot()
+		if tv.Gantt().Snapshot() != snap || tv.Chart().snap != snap {
+			t.Fatalf("frame %d: the Gantt and the chart show different snapshots", frame)
+		}
+		want := summarize(snap, recorder.Steps(snap))
+		if got := tv.Summary(); got.ElapsedMS != want.ElapsedMS {
+			t.Errorf("frame %d: the stats say elapsed %.3f ms, the snapshot the Gantt shows (Now %v) %.3f ms",
+				frame, got.ElapsedMS, snap.Now, want.ElapsedMS)
+		}
+		if !strings.Contains(tv.StatsText(), "elapsed "+formatDuration(time.Duration(want.ElapsedMS*float64(time.Millisecond)))) {
+			t.Errorf("frame %d: the stats bar does not show the frame's elapsed time %.3f ms:\n%s", frame, want.ElapsedMS, tv.StatsText())
+		}
+		if f, p := tv.Chart().ValueAt(snap.Now); f != 1 || p != 4 {
+			t.Errorf("frame %d: at Now the chart shows %d in flight and %d pending, want the open 1 and 4", frame, f, p)
+		}
+
+		// the picture: the lines stop at Now, where the Gantt's live end is
+		c := tv.Chart()
+		w, h := int(c.Size().Width), int(c.Size().Height)
+		img := c.draw(w, h).(*image.RGBA)
+		start, end := c.VisibleRange()
+		xNow := int(ganttGutter) + int(float64(snap.Now-start)/float64(end-start)*float64(w-int(ganttGutter)))
+		drawn := func(x int) bool { // anything but background near the bottom, where the lines are
+			for y := h - 4; y < h; y++ {
+				if i := img.PixOffset(x, y); img.Pix[i] != bg.R || img.Pix[i+1] != bg.G || img.Pix[i+2] != bg.B {
+					return true
+				}
+			}
+			return false
+		}
+		for x := xNow + 3; x < w; x++ {
+			if drawn(x) {
+				t.Errorf("frame %d: the chart draws at x=%d, after Now (x=%d, %v): the future is unknown", frame, x, xNow, snap.Now)
+				break
+			}
+		}
+		if x := xNow - 3; x > int(ganttGutter)+3 && !drawn(x) {
+			t.Errorf("frame %d: nothing drawn just before Now (x=%d)", frame, x)
+		}
+		time.Sleep(15 * time.Millisecond) // let Now move on a few pixels
+	}
 }
