@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	chart "github.com/wcharczuk/go-chart/v2"
@@ -68,15 +69,46 @@ func kindColor(k Kind) drawing.Color {
 // WriteChartPNG draws chart c of snap as a width × height PNG image. An
 // empty recording draws empty axes.
 func WriteChartPNG(w io.Writer, snap *Snapshot, c Chart, width, height int) error {
-	return renderChart(w, snap, c, width, height, chart.PNG)
+	return renderChart(w, snap, c, width, height, pngRenderer)
 }
 
-// svgRenderer is go-chart's SVG renderer.
-var svgRenderer chart.RendererProvider = chart.SVG
+// pngRenderer and svgRenderer are go-chart's renderers, kept from
+// rotating text that is not meant to be (see [uprightRenderer]).
+var (
+	pngRenderer = upright(chart.PNG)
+	svgRenderer = upright(chart.SVG)
+)
 
 // WriteChartSVG draws chart c of snap as a width × height SVG image.
 func WriteChartSVG(w io.Writer, snap *Snapshot, c Chart, width, height int) error {
-	return renderChart(w, snap, c, width, height, chart.SVG)
+	return renderChart(w, snap, c, width, height, svgRenderer)
+}
+
+// upright wraps the renderers of rp in [uprightRenderer].
+func upright(rp chart.RendererProvider) chart.RendererProvider {
+	return func(width, height int) (chart.Renderer, error) {
+		r, err := rp(width, height)
+		if err != nil {
+			return nil, err
+		}
+		return uprightRenderer{r}, nil
+	}
+}
+
+// uprightRenderer is a renderer that forgets its text rotation when its
+// style is reset. go-chart draws the y axis's name turned 90° and then
+// resets the style; its PNG renderer drops the rotation there, but its SVG
+// renderer keeps it, so every later text (the title, the legend) came out
+// turned too. With this, text is rotated only while a rotated style is
+// being drawn, in both formats.
+type uprightRenderer struct {
+	chart.Renderer
+}
+
+// ResetStyle implements chart.Renderer.
+func (r uprightRenderer) ResetStyle() {
+	r.Renderer.ResetStyle()
+	r.Renderer.ClearTextRotation()
 }
 
 func renderChart(w io.Writer, snap *Snapshot, c Chart, width, height int, rp chart.RendererProvider) error {
@@ -135,7 +167,7 @@ func renderScaled(w io.Writer, snap *Snapshot, c Chart, width, height int, rp ch
 func timeAxis(name string, startMS, endMS float64, width int) chart.XAxis {
 	step := niceStep((endMS - startMS) / math.Max(2, float64(width)/100))
 	startMS = math.Floor(startMS/step) * step
-	format := timeFormatter(endMS)
+	format := timeFormatter(endMS, step)
 	var ticks []chart.Tick
 	for i := 0; ; i++ {
 		v := startMS + float64(i)*step
@@ -148,19 +180,25 @@ func timeAxis(name string, startMS, endMS float64, width int) chart.XAxis {
 }
 
 // timeFormatter labels a time axis that ends at endMS in milliseconds,
-// or in seconds when it spans two seconds or more.
-func timeFormatter(endMS float64) chart.ValueFormatter {
+// or in seconds when it spans two seconds or more, with as many decimals
+// as ticks stepMS apart need to read differently (a latency axis from
+// 500 to 502 ms says 500.5 ms, not 500 ms twice).
+func timeFormatter(endMS, stepMS float64) chart.ValueFormatter {
+	unit, scale, decimals := "ms", 1.0, 2
+	switch {
+	case endMS >= 20000:
+		unit, scale, decimals = "s", 1000, 0
+	case endMS >= 2000:
+		unit, scale, decimals = "s", 1000, 1
+	case endMS >= 20:
+		decimals = 0
+	}
+	if step := stepMS / scale; step > 0 {
+		decimals = max(decimals, min(9, int(math.Ceil(-math.Log10(step)-1e-9))))
+	}
 	return func(v any) string {
 		f, _ := v.(float64)
-		switch {
-		case endMS >= 20000:
-			return fmt.Sprintf("%.0f s", f/1000)
-		case endMS >= 2000:
-			return fmt.Sprintf("%.1f s", f/1000)
-		case endMS >= 20:
-			return fmt.Sprintf("%.0f ms", f)
-		}
-		return fmt.Sprintf("%.2f ms", f)
+		return strconv.FormatFloat(f/scale, 'f', decimals, 64) + " " + unit
 	}
 }
 
@@ -239,6 +277,7 @@ func legend(entries []legendEntry) chart.Renderable {
 		if len(entries) == 0 {
 			return
 		}
+		r.ClearTextRotation() // whatever text came before, labels read left to right
 		r.SetFont(defaults.GetFont())
 		r.SetFontSize(8)
 		r.SetFontColor(chart.DefaultTextColor)

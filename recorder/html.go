@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	chart "github.com/wcharczuk/go-chart/v2"
 )
 
 //go:embed report.html.tmpl
@@ -162,7 +160,7 @@ func ganttHeight(s *Snapshot) int {
 // from our own renderer, whose text is escaped, so it is trusted here.
 func inlineSVG(s *Snapshot, c Chart, width, height int, sc chartScale) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := renderScaled(&buf, s, c, width, height, chart.SVG, sc); err != nil {
+	if err := renderScaled(&buf, s, c, width, height, svgRenderer, sc); err != nil {
 		return "", err
 	}
 	svg := buf.Bytes()

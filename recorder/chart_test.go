@@ -1,0 +1,217 @@
+package recorder
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image"
+	"image/png"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// svgText is one <text> element of an SVG image.
+type svgText struct {
+	body    string
+	rotated bool // its transform turns it
+}
+
+// svgTexts returns the <text> elements of the SVG image svg, in order.
+func svgTexts(t *testing.T, svg []byte) []svgText {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	var texts []svgText
+	in := -1 // the index of the text being read, -1 outside one
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return texts
+		}
+		if err != nil {
+			t.Fatalf("SVG is not XML: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if tok.Name.Local == "text" {
+				rotated := false
+				for _, a := range tok.Attr {
+					if a.Name.Local == "transform" && strings.Contains(a.Value, "rotate") {
+						rotated = true
+					}
+				}
+				texts = append(texts, svgText{rotated: rotated})
+				in = len(texts) - 1
+			}
+		case xml.CharData:
+			if in >= 0 {
+				texts[in].body += string(tok)
+			}
+		case xml.EndElement:
+			if tok.Name.Local == "text" {
+				in = -1
+			}
+		}
+	}
+}
+
+// chartTitles are how each chart's title begins.
+var chartTitles = map[Chart]string{
+	ChartConcurrency: "Concurrency: ",
+	ChartGantt:       "Timeline",
+	ChartLatency:     "Latency of ",
+}
+
+// checkUpright fails unless the only turned text of an SVG chart is its y
+// axis's name, and its title reads left to right. A browser draws a
+// turned text on its side: the title, the legend or a tick label drawn so
+// reads as a stray vertical fragment.
+func checkUpright(t *testing.T, c Chart, svg []byte) {
+	t.Helper()
+	title := false
+	rotated := 0
+	for _, tx := range svgTexts(t, svg) {
+		if tx.rotated {
+			rotated++
+			if tx.body != "requests" {
+				t.Errorf("%s chart: the text %q is drawn turned; only the y axis's name should be", c, tx.body)
+			}
+			continue
+		}
+		if strings.HasPrefix(tx.body, chartTitles[c]) {
+			title = true
+		}
+	}
+	if rotated > 1 {
+		t.Errorf("%s chart: %d turned texts, want at most the y axis's name", c, rotated)
+	}
+	if !title {
+		t.Errorf("%s chart: no upright title beginning %q", c, chartTitles[c])
+	}
+}
+
+func TestChartTextUpright(t *testing.T) {
+	for name, snap := range snapshots() {
+		for _, c := range Charts {
+			t.Run("svg/"+name+"/"+string(c), func(t *testing.T) {
+				var buf bytes.Buffer
+				if err := WriteChartSVG(&buf, snap, c, 800, 400); err != nil {
+					t.Fatal(err)
+				}
+				checkUpright(t, c, buf.Bytes())
+				if c == ChartConcurrency {
+					legend := 0
+					for _, tx := range svgTexts(t, buf.Bytes()) {
+						if !tx.rotated && (tx.body == "in flight (serving)" || tx.body == "pending (queued + serving)") {
+							legend++
+						}
+					}
+					if legend != 2 {
+						t.Errorf("%d upright legend labels, want 2", legend)
+					}
+				}
+			})
+		}
+	}
+	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`)
+	for _, c := range []struct {
+		name  string
+		snaps []*Snapshot
+	}{
+		{"html/one", []*Snapshot{fixedSnapshot()}},
+		{"html/comparison", []*Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteHTML(&buf, c.snaps...); err != nil {
+				t.Fatal(err)
+			}
+			found := svgs.FindAll(buf.Bytes(), -1)
+			if len(found) != 3*len(c.snaps) {
+				t.Fatalf("%d inline charts, want %d", len(found), 3*len(c.snaps))
+			}
+			// Each recording's charts come in the page's order.
+			order := []Chart{ChartConcurrency, ChartConcurrency, ChartGantt, ChartGantt, ChartLatency, ChartLatency}
+			if len(c.snaps) == 1 {
+				order = Charts
+			}
+			for i, svg := range found {
+				checkUpright(t, order[i], svg)
+			}
+		})
+	}
+}
+
+// TestChartPNGTitleUpright checks that each PNG chart's title is written
+// across the band above the canvas, not down from it.
+func TestChartPNGTitleUpright(t *testing.T) {
+	for _, c := range Charts {
+		t.Run(string(c), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteChartPNG(&buf, fixedSnapshot(), c, 640, 360); err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The title sits in the top 30 pixels, above the legend.
+			left, right := inkColumns(img, image.Rect(0, 0, 640, 30))
+			if right-left < 200 {
+				t.Errorf("the title's ink spans columns %d..%d: not a line of text across the top", left, right)
+			}
+		})
+	}
+}
+
+// inkColumns returns the first and last column of r with a dark pixel,
+// or 0, 0 when there is none.
+func inkColumns(img image.Image, r image.Rectangle) (left, right int) {
+	left, right = r.Max.X, r.Min.X-1
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if cr+cg+cb < 3*0x8000 {
+				left, right = min(left, x), max(right, x)
+			}
+		}
+	}
+	if right < left {
+		return 0, 0
+	}
+	return left, right
+}
+
+func TestTimeAxisLabelsDiffer(t *testing.T) {
+	cases := []struct {
+		name         string
+		start, end   float64
+		width        int
+		first, final string
+	}{
+		{"seconds", 0, 3000, 1200, "0.0 s", "3.0 s"},
+		{"long run", 0, 65000, 1200, "0 s", "70 s"},
+		{"milliseconds", 0, 250, 800, "0 ms", "250 ms"},
+		{"narrow latency spread", 500, 502, 600, "500.0 ms", "502.0 ms"},
+		{"one millisecond in seconds", 2000, 2001, 1200, "2.0000 s", "2.0010 s"},
+		{"microseconds", 0, 0.05, 800, "0.00 ms", "0.05 ms"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ax := timeAxis("time", c.start, c.end, c.width)
+			seen := map[string]bool{}
+			for _, tk := range ax.Ticks {
+				if seen[tk.Label] {
+					t.Errorf("two ticks read %q: %v", tk.Label, ax.Ticks)
+				}
+				seen[tk.Label] = true
+			}
+			if got := ax.Ticks[0].Label; got != c.first {
+				t.Errorf("first tick %q, want %q", got, c.first)
+			}
+			if got := ax.Ticks[len(ax.Ticks)-1].Label; got != c.final {
+				t.Errorf("last tick %q, want %q", got, c.final)
+			}
+		})
+	}
+}
