@@ -75,7 +75,7 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		// Close must not wait for calls in flight: end them with it.
 		ctx, stopLife := context.WithCancelCause(ctx)
-		unhook := context.AfterFunc(s.life, func() { stopLife(errSessionClosed) })
+		unhook := context.AfterFunc(s.life, func() { stopLife(context.Cause(s.life)) })
 		callCtx := context.WithValue(ctx, outKey{}, oc)
 		res, err := next(callCtx, method, req)
 		if err == nil && method == "tools/call" {
@@ -129,9 +129,12 @@ func (s *Session) outcome(ctx context.Context, res mcp.Result, err error) (recor
 		}
 		return recorder.StatusOK, ""
 	}
+	var lost *lostError
 	switch {
 	case errors.Is(context.Cause(ctx), errSessionClosed):
 		return recorder.StatusAborted, "session closed"
+	case errors.As(context.Cause(ctx), &lost):
+		return recorder.StatusAborted, lost.Error()
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return recorder.StatusTimeout, err.Error()
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
@@ -235,10 +238,11 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 	e := s.entryFor(ctx, method, params, entered)
 	s.rec.Update(e.span, func(sp *recorder.Span) { sp.Queued = entered })
 
-	// Close must not wait for latencies or people: end the wait at once.
+	// Neither Close nor a lost connection waits for latencies, queues or
+	// people: end the wait at once.
 	ctx, stopLife := context.WithCancelCause(ctx)
 	defer stopLife(nil)
-	unhook := context.AfterFunc(s.life, func() { stopLife(errSessionClosed) })
+	unhook := context.AfterFunc(s.life, func() { stopLife(context.Cause(s.life)) })
 	defer unhook()
 
 	if cb.RequestTimeout > 0 {
@@ -301,6 +305,8 @@ func (s *Session) stopped(ctx context.Context, e *inEntry) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
 	case errors.Is(cause, errSessionClosed):
 		s.finish(e, recorder.StatusAborted, "session closed", nil)
+	case errors.As(cause, new(*lostError)):
+		s.finish(e, recorder.StatusAborted, cause.Error(), nil)
 	case errors.Is(cause, context.Canceled) && !e.wire && parentOf(ctx) != 0:
 		// An input request of a multi-round-trip call: the SDK gives up
 		// on the round's other requests when one fails.

@@ -27,10 +27,11 @@ type PendingRequest struct {
 
 	model string // default model of a sampling answer
 
-	mu     sync.Mutex
-	ended  bool
-	result mcp.Result
-	done   chan struct{}
+	mu      sync.Mutex
+	ended   bool
+	result  mcp.Result
+	refusal *jsonrpc.Error // a sampling request refused
+	done    chan struct{}
 }
 
 // AnswerSampling answers a sampling request with text from model ("" =
@@ -47,11 +48,48 @@ func (p *PendingRequest) Accept(content map[string]any) {
 	p.answer(&mcp.ElicitResult{Action: "accept", Content: content})
 }
 
-// Decline declines an elicitation.
-func (p *PendingRequest) Decline() { p.answer(&mcp.ElicitResult{Action: "decline"}) }
+// Refusal messages of a sampling request turned down by hand, sent as
+// JSON-RPC errors with code [CodeSamplingRefused].
+const (
+	SamplingRejected  = "user rejected the sampling request"
+	SamplingCancelled = "cancelled by the user"
+)
 
-// Cancel cancels an elicitation.
-func (p *PendingRequest) Cancel() { p.answer(&mcp.ElicitResult{Action: "cancel"}) }
+// CodeSamplingRefused is the JSON-RPC error code with which a client
+// refuses a sampling request, as MCP clients do when the user turns one
+// down.
+const CodeSamplingRefused = -1
+
+// Decline declines an elicitation (action "decline"), or refuses a
+// sampling request: the server gets the JSON-RPC error -1 "user rejected
+// the sampling request", and the span ends with that error.
+func (p *PendingRequest) Decline() {
+	if p.Method == "sampling/createMessage" {
+		p.refuse(SamplingRejected)
+		return
+	}
+	p.answer(&mcp.ElicitResult{Action: "decline"})
+}
+
+// Cancel cancels an elicitation (action "cancel"), or refuses a sampling
+// request with the JSON-RPC error -1 "cancelled by the user".
+func (p *PendingRequest) Cancel() {
+	if p.Method == "sampling/createMessage" {
+		p.refuse(SamplingCancelled)
+		return
+	}
+	p.answer(&mcp.ElicitResult{Action: "cancel"})
+}
+
+func (p *PendingRequest) refuse(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return
+	}
+	p.ended, p.refusal = true, &jsonrpc.Error{Code: CodeSamplingRefused, Message: msg}
+	close(p.done)
+}
 
 // Done is closed once the request is answered, or when it stopped
 // waiting because the server cancelled it, it timed out or the connection
@@ -95,8 +133,11 @@ func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *inEntry, met
 	select {
 	case <-p.done:
 		p.mu.Lock()
-		r := p.result
+		r, refusal := p.result, p.refusal
 		p.mu.Unlock()
+		if refusal != nil {
+			return nil, refusal
+		}
 		_, sampling := r.(*mcp.CreateMessageResult)
 		_, elicit := r.(*mcp.ElicitResult)
 		if (method == "sampling/createMessage" && !sampling) || (method == "elicitation/create" && !elicit) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"slices"
 	"sort"
@@ -71,8 +72,10 @@ type Session struct {
 
 	info ServerInfo
 
-	life      context.Context // cancelled by Close, ending every wait
-	endLife   context.CancelFunc
+	life      context.Context // cancelled when the session ends, ending every wait
+	stopLife  context.CancelCauseFunc
+	endLife   context.CancelFunc // stopLife(errSessionClosed)
+	endOnce   sync.Once
 	done      chan struct{}
 	errMu     sync.Mutex
 	err       error
@@ -116,7 +119,8 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	// Transports keep the context they connect with for the whole session
 	// (the SSE transport's event stream is a request made with it), so
 	// they get one that lives until Close; ctx only bounds the connecting.
-	s.life, s.endLife = context.WithCancel(context.WithoutCancel(ctx))
+	s.life, s.stopLife = context.WithCancelCause(context.WithoutCancel(ctx))
+	s.endLife = func() { s.stopLife(errSessionClosed) }
 	outer := ctx
 	stopWatch := context.AfterFunc(outer, s.endLife)
 	defer stopWatch()
@@ -192,14 +196,17 @@ func describeServer(info ServerInfo) string {
 	return strings.TrimSpace(info.Name + " " + info.Version)
 }
 
-// watch waits for the connection to end and records why.
+// watch waits for the connection to end and records why, unless the
+// read side of the wire saw the end first (see [Session.lose]).
 func (s *Session) watch() {
 	waitErr := s.cs.Wait()
-	var reason string
-	if s.closing.Load() {
+	switch {
+	case s.closing.Load():
 		s.closeTransport()
-		reason = "session closed"
-	} else {
+		s.end(s.rec.Now(), nil)
+	case !s.isDone():
+		// Lost where the tap could not see it (an HTTP transport), or
+		// before the session was up.
 		var cause error
 		if s.tap != nil && s.tap.failure() != nil {
 			// The cause is known; a stdio server still running is reaped
@@ -210,26 +217,90 @@ func (s *Session) watch() {
 			s.closeTransport() // quick: the server has gone, reap it
 			cause = s.lostCause(waitErr)
 		}
-		s.errMu.Lock()
-		s.err = cause
-		s.errMu.Unlock()
-		reason = cause.Error()
+		s.end(s.rec.Now(), cause)
 	}
-	now := s.rec.Now()
-	s.rec.AbortOpen(now, reason)
-	ev := recorder.Event{At: now, Session: s.name, Kind: recorder.EventConnection, Text: "disconnected: " + reason}
-	if !s.closing.Load() {
-		ev.Text = "connection lost: " + reason
-	}
-	s.rec.AddEvent(ev)
-	s.emitLog(ev)
+	// Every handler has returned: nothing will claim a request any more.
 	if s.tap != nil {
 		s.tap.reset()
 	}
-	s.endLife()
-	close(s.done)
-	s.notices.stop()
 }
+
+// lose ends the session the moment reading from the server fails while
+// the session is up and not being closed: a server that exited, closed
+// its output or wrote something that is not JSON-RPC. Without this the
+// session would end only once every request being served had returned
+// and the server process had been reaped, which a slow latency, a server
+// slow to exit or a helper process holding its stderr can stretch by
+// seconds. It runs on the reading goroutine before the SDK learns of the
+// error, so a call that fails because of the loss returns after Done is
+// closed and Err says why.
+func (s *Session) lose() {
+	if !s.watching.Load() || s.closing.Load() || s.isDone() {
+		return // not up yet (connect reports it), or Close is ending it
+	}
+	at := s.rec.Now()
+	var cause error
+	if err := s.tap.failure(); err != nil {
+		// The server is still running: stop it in the background.
+		go s.closeTransport()
+		cause = s.explainWireError(err)
+	} else {
+		// The server's output ended: it has exited, or is exiting. Reap
+		// it for its exit status, but do not wait long for one that
+		// lingers.
+		reaped := make(chan struct{})
+		go func() {
+			s.closeTransport()
+			close(reaped)
+		}()
+		t := time.NewTimer(time.Second)
+		select {
+		case <-reaped:
+			t.Stop()
+			cause = s.lostCause(nil)
+		case <-t.C:
+			cause = errors.New("the server closed its output (stdout) but did not exit; it is being stopped")
+		}
+	}
+	s.end(at, cause)
+}
+
+// end ends the session, once: spans still open are aborted as of at with
+// the reason, the disconnection is recorded, every wait of the session
+// (latencies, queues, people, calls) is cut short and Done is closed.
+// cause is why the connection was lost, nil when Close ended it.
+func (s *Session) end(at time.Duration, cause error) {
+	s.endOnce.Do(func() {
+		reason := "session closed"
+		ev := recorder.Event{At: at, Session: s.name, Kind: recorder.EventConnection}
+		if cause != nil {
+			s.errMu.Lock()
+			s.err = cause
+			s.errMu.Unlock()
+			reason = cause.Error()
+			ev.Text = "connection lost: " + reason
+		} else {
+			ev.Text = "disconnected: " + reason
+		}
+		s.rec.AbortOpen(at, reason)
+		s.rec.AddEvent(ev)
+		s.emitLog(ev)
+		if cause != nil {
+			s.stopLife(&lostError{cause})
+		} else {
+			s.endLife()
+		}
+		close(s.done)
+		s.notices.stop()
+	})
+}
+
+// lostError is the cause of the session's contexts when the connection
+// was lost.
+type lostError struct{ err error }
+
+func (e *lostError) Error() string { return e.err.Error() }
+func (e *lostError) Unwrap() error { return e.err }
 
 // lostCause says, as well as can be known, why the connection ended
 // without Close being called.
@@ -246,7 +317,7 @@ func (s *Session) lostCause(waitErr error) error {
 		}
 		return errors.New(msg)
 	}
-	if waitErr != nil {
+	if waitErr != nil && !errors.Is(waitErr, io.EOF) {
 		return fmt.Errorf("connection lost: %w", waitErr)
 	}
 	return errors.New("connection closed by the server")
@@ -394,7 +465,7 @@ func (s *Session) Close() error {
 // process ending because we closed its stdin.
 func (s *Session) closedCleanly(err error) bool {
 	var exit *exec.ExitError
-	return errors.As(err, &exit) || errors.Is(err, mcp.ErrConnectionClosed)
+	return errors.As(err, &exit) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, exec.ErrWaitDelay)
 }
 
 func (s *Session) closeTransport() {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -389,47 +392,90 @@ func stdioTarget(mode string) Target {
 		Env: []string{"ENGINE_TEST_SERVER=" + mode}}
 }
 
-// TestStdioServerExits checks that a server dying mid-fan-out ends the run
-// with an error that says so, and that no span stays open.
-func TestStdioServerExits(t *testing.T) {
-	cb := DefaultCallbacks()
-	cb.Latency = LatencyModel{Dist: Fixed, A: 10 * time.Second}
-	s := connectTarget(t, stdioTarget("fanout-exit"), cb)
-	start := time.Now()
-	_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
-	if err == nil {
-		t.Fatal("Run succeeded, want an error: the server exited")
+// TestConnectionLostMidServe checks that a stdio server that dies, or
+// writes something that is not JSON-RPC, while five sampling requests
+// wait out a 5s latency ends the session at once: the requests and the
+// tool call end aborted, with the reason, as the loss happens (not when
+// their latency runs out, nor once the process is reaped), and Run
+// returns an error saying the connection was lost only once Done is
+// closed and Err says why.
+func TestConnectionLostMidServe(t *testing.T) {
+	tests := []struct {
+		name, mode string
+		want       []string // in Err, Run's error and every span's error
+	}{
+		{"server exits", "fanout-exit", []string{"server exited: exit status 1", "crashing on purpose"}},
+		{"server exits, a helper keeps its stderr open", "fanout-exit-helper", []string{"server exited: exit status 1", "crashing on purpose"}},
+		{"server writes garbage and exits slowly", "garbage-mid", []string{"not JSON-RPC", "logs to stderr"}},
 	}
-	if !strings.Contains(err.Error(), "server exited: exit status 1") {
-		t.Errorf("error %q does not say the server exited with status 1", err)
-	}
-	if time.Since(start) > 8*time.Second {
-		t.Errorf("Run took %v to notice", time.Since(start))
-	}
-	select {
-	case <-s.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("Done not closed")
-	}
-	if s.Err() == nil || !strings.Contains(s.Err().Error(), "crashing on purpose") {
-		t.Errorf("Err() = %v, want the exit and the last stderr line", s.Err())
-	}
-	snap := s.Recording().Snapshot()
-	sampling := spansOf(snap, "sampling/createMessage")
-	if len(sampling) != 5 {
-		t.Errorf("%d sampling spans, want 5", len(sampling))
-	}
-	for _, sp := range snap.Spans {
-		if sp.Open() {
-			t.Errorf("span %d (%s) still open", sp.ID, sp.Method)
-		}
-		if (sp.Method == "sampling/createMessage" || sp.Method == "tools/call") &&
-			(sp.Status != recorder.StatusAborted || !strings.Contains(sp.Error, "server exited: exit status 1")) {
-			t.Errorf("%s span %d: status %q error %q, want aborted because the server exited", sp.Method, sp.ID, sp.Status, sp.Error)
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Errorf("Close after loss: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const latency = 5 * time.Second
+			cb := DefaultCallbacks()
+			cb.Latency = LatencyModel{Dist: Fixed, A: latency}
+			s := connectTarget(t, stdioTarget(tt.mode), cb)
+			_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
+			if err == nil {
+				t.Fatal("Run succeeded, want an error: the connection was lost")
+			}
+			select {
+			case <-s.Done():
+			default:
+				t.Fatal("Run returned before Done was closed")
+			}
+			for _, want := range append([]string{"connection was lost"}, tt.want...) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Run error %q does not say %q", err, want)
+				}
+			}
+			for _, want := range tt.want {
+				if s.Err() == nil || !strings.Contains(s.Err().Error(), want) {
+					t.Errorf("Err() = %v, want it to say %q", s.Err(), want)
+				}
+			}
+			snap := s.Recording().Snapshot()
+			sampling := spansOf(snap, "sampling/createMessage")
+			if len(sampling) != 5 {
+				t.Fatalf("%d sampling spans, want 5", len(sampling))
+			}
+			// The loss comes 300ms after the requests: each must end within
+			// a generous 1.5s of arriving, far short of its latency and of
+			// the 2s a reaping of the process could take.
+			for _, sp := range snap.Spans {
+				if sp.Open() {
+					t.Errorf("span %d (%s) still open", sp.ID, sp.Method)
+					continue
+				}
+				if sp.Method != "sampling/createMessage" && sp.Method != "tools/call" {
+					continue
+				}
+				if sp.Status != recorder.StatusAborted {
+					t.Errorf("%s span %d: status %q (%s), want aborted", sp.Method, sp.ID, sp.Status, sp.Error)
+				}
+				for _, want := range tt.want {
+					if !strings.Contains(sp.Error, want) {
+						t.Errorf("%s span %d: error %q does not say %q", sp.Method, sp.ID, sp.Error, want)
+					}
+				}
+				if sp.Method == "sampling/createMessage" {
+					if took := sp.Answered - sp.Received; took > 1500*time.Millisecond {
+						t.Errorf("sampling span %d ended %v after it arrived, want within 1.5s of the loss at 300ms", sp.ID, took)
+					}
+				}
+			}
+			var lostAt time.Duration = -1
+			for _, e := range snap.Events {
+				if e.Kind == recorder.EventConnection && strings.HasPrefix(e.Text, "connection lost: ") {
+					lostAt = e.At
+				}
+			}
+			if lostAt < 0 || lostAt-sampling[0].Received > 1500*time.Millisecond {
+				t.Errorf("connection lost recorded at %v, requests arrived at %v: want within 1.5s", lostAt, sampling[0].Received)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("Close after loss: %v", err)
+			}
+		})
 	}
 }
 
@@ -844,5 +890,85 @@ func TestMultiRoundTripRounds(t *testing.T) {
 	result := string(call.Result)
 	if !strings.Contains(result, "re: one") || !strings.Contains(result, "file:///tmp") {
 		t.Errorf("tool result %s lacks the answers of both rounds", result)
+	}
+}
+
+// askingServer has a tool "ask" that sends one request of kind
+// ("sampling" or "elicitation") and returns, as its text, what the client
+// answered: the error code and message, or the elicitation's action.
+func askingServer(kind string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "asking", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		var text string
+		var err error
+		if kind == "sampling" {
+			_, err = req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "may I?"}}}})
+			text = "answered"
+		} else {
+			var r *mcp.ElicitResult
+			r, err = req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "may I?",
+				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"ok": {Type: "boolean"}}}})
+			if r != nil {
+				text = "action " + r.Action
+			}
+		}
+		var rpc *jsonrpc.Error
+		if errors.As(err, &rpc) {
+			text = fmt.Sprintf("error %d: %s", rpc.Code, rpc.Message)
+		} else if err != nil {
+			text = "error: " + err.Error()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+	return srv
+}
+
+// TestManualRefusals checks that Decline and Cancel turn down a sampling
+// request the way MCP clients do (JSON-RPC error -1 with the reason, the
+// span an error with it) and still answer an elicitation with an action.
+func TestManualRefusals(t *testing.T) {
+	tests := []struct {
+		kind, how  string
+		wantTool   string
+		wantStatus recorder.Status
+		wantError  string
+	}{
+		{"sampling", "decline", "error -1: user rejected the sampling request", recorder.StatusError, "user rejected the sampling request"},
+		{"sampling", "cancel", "error -1: cancelled by the user", recorder.StatusError, "cancelled by the user"},
+		{"elicitation", "decline", "action decline", recorder.StatusOK, ""},
+		{"elicitation", "cancel", "action cancel", recorder.StatusOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind+" "+tt.how, func(t *testing.T) {
+			cb := DefaultCallbacks()
+			cb.SamplingManual = true
+			cb.Elicitation = ElicitManual
+			s := connectServer(t, askingServer(tt.kind), cb)
+			s.SetManualHandler(func(p *PendingRequest) {
+				if tt.how == "decline" {
+					p.Decline()
+				} else {
+					p.Cancel()
+				}
+			})
+			run(t, s, Workload{Tool: "ask"})
+			snap := s.Recording().Snapshot()
+			calls := spansOf(snap, "tools/call")
+			if len(calls) != 1 || !strings.Contains(string(calls[0].Result), tt.wantTool) {
+				t.Errorf("tool result %s, want it to say %q", calls[0].Result, tt.wantTool)
+			}
+			method := "sampling/createMessage"
+			if tt.kind == "elicitation" {
+				method = "elicitation/create"
+			}
+			spans := spansOf(snap, method)
+			if len(spans) != 1 {
+				t.Fatalf("%d %s spans, want 1", len(spans), method)
+			}
+			if sp := spans[0]; sp.Status != tt.wantStatus || sp.Error != tt.wantError {
+				t.Errorf("%s span: status %q error %q, want %q %q", method, sp.Status, sp.Error, tt.wantStatus, tt.wantError)
+			}
+		})
 	}
 }

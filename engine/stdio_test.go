@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,11 +15,22 @@ import (
 //
 //   - "fanout-exit": a fanout tool that sends 5 sampling requests, then
 //     the process exits with status 1 after 300ms, mid-fan-out;
+//   - "fanout-exit-helper": the same, but first it starts a helper
+//     process that keeps the server's stderr open for 8s after the server
+//     itself is gone (as a server started through a wrapper may);
 //   - "garbage": writes a non-JSON line to stdout before serving;
 //   - "garbage-later": the fanout tool writes a non-JSON line to stdout;
-//   - "stderr": writes two lines to stderr, then serves an echo tool.
+//   - "garbage-mid": the fanout tool writes a non-JSON line to stdout
+//     300ms after sending its 5 sampling requests, and the process then
+//     takes 10s to exit once its stdin closes (a slow shutdown);
+//   - "stderr": writes two lines to stderr, then serves an echo tool;
+//   - "sleep": no server: sleeps 8s (the helper of "fanout-exit-helper").
 func serveTestServer(mode string) {
 	ctx := context.Background()
+	if mode == "sleep" {
+		time.Sleep(8 * time.Second)
+		return
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "engine-test-" + mode, Version: "0.0.1"}, nil)
 	switch mode {
 	case "garbage":
@@ -33,10 +45,23 @@ func serveTestServer(mode string) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "fanout"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		if mode == "garbage-later" {
+		switch mode {
+		case "garbage-later":
 			os.Stdout.Write([]byte("progress: 50% done\n"))
-		}
-		if mode == "fanout-exit" {
+		case "garbage-mid":
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				os.Stdout.Write([]byte("progress: 50% done\n"))
+			}()
+		case "fanout-exit-helper":
+			helper := exec.Command(os.Args[0], "-test.run=^$")
+			helper.Env = append(os.Environ(), "ENGINE_TEST_SERVER=sleep")
+			helper.Stderr = os.Stderr // holds the server's stderr open
+			if err := helper.Start(); err != nil {
+				return nil, nil, err
+			}
+			fallthrough
+		case "fanout-exit":
 			go func() {
 				time.Sleep(300 * time.Millisecond)
 				fmt.Fprintln(os.Stderr, "crashing on purpose")
@@ -60,7 +85,11 @@ func serveTestServer(mode string) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	})
-	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil {
+	err := srv.Run(ctx, &mcp.StdioTransport{})
+	if mode == "garbage-mid" {
+		time.Sleep(10 * time.Second)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}

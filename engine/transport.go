@@ -54,6 +54,10 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		cmd.Env = append(os.Environ(), t.Env...)
 		s.stderr = &stderrLines{s: s}
 		cmd.Stderr = s.stderr
+		// A helper process the server started may hold its stderr open
+		// after the server is gone: reaping the server must not wait for
+		// it beyond half a second.
+		cmd.WaitDelay = 500 * time.Millisecond
 		s.cmd = cmd
 		// A server that does not exit within 2s of its stdin closing is
 		// sent SIGTERM, then SIGKILL: Close should not hang on it.

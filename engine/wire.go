@@ -56,6 +56,7 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		if ctx.Err() == nil {
 			c.tap.fail(err)
+			c.tap.s.lose()
 		}
 		return nil, err
 	}
@@ -67,6 +68,9 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.tap.beforeWrite(ctx, msg)
 	err := c.inner.Write(ctx, msg)
 	c.tap.afterWrite(msg, err)
+	if err != nil && ctx.Err() == nil {
+		c.tap.writeFailed()
+	}
 	return err
 }
 
@@ -90,6 +94,7 @@ type wireTap struct {
 	answering map[*jsonrpc.Response]*inEntry // answers being written
 	out       map[jsonrpc.ID]*outCall
 	readErr   error
+	writeErr  bool // a write failed: the connection is going
 	closeErr  error
 	isClosed  bool
 }
@@ -302,6 +307,15 @@ func (t *wireTap) fail(err error) {
 	t.mu.Unlock()
 }
 
+// writeFailed notes that a write failed, which on a connection the tap
+// wraps means the server can no longer be reached: a call failing that
+// way counts as a lost connection, not a failed call.
+func (t *wireTap) writeFailed() {
+	t.mu.Lock()
+	t.writeErr = true
+	t.mu.Unlock()
+}
+
 // wrapped reports whether the tap wraps the connection (so it sees read
 // errors), rather than sitting in an HTTP client.
 func (t *wireTap) wrapped() bool {
@@ -310,11 +324,12 @@ func (t *wireTap) wrapped() bool {
 	return t.conn != nil
 }
 
-// broken reports whether reading failed or the connection was closed.
+// broken reports whether reading or writing failed or the connection
+// was closed.
 func (t *wireTap) broken() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.readErr != nil || t.isClosed
+	return t.readErr != nil || t.writeErr || t.isClosed
 }
 
 func (t *wireTap) closed(err error) {

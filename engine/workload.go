@@ -109,6 +109,8 @@ func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) 
 				cancel()
 				failText := ""
 				switch {
+				case err != nil && s.isDone() && s.Err() != nil:
+					failText = "the connection was lost: " + s.Err().Error()
 				case err != nil:
 					failText = err.Error()
 					if w.CallTimeout > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
