@@ -400,20 +400,29 @@ func stdioTarget(mode string) Target {
 // returns an error saying the connection was lost only once Done is
 // closed and Err says why.
 func TestConnectionLostMidServe(t *testing.T) {
+	exited := []string{"server exited: exit status 1", "crashing on purpose"}
 	tests := []struct {
 		name, mode string
+		setup      func(*Callbacks)
 		want       []string // in Err, Run's error and every span's error
 	}{
-		{"server exits", "fanout-exit", []string{"server exited: exit status 1", "crashing on purpose"}},
-		{"server exits, a helper keeps its stderr open", "fanout-exit-helper", []string{"server exited: exit status 1", "crashing on purpose"}},
-		{"server writes garbage and exits slowly", "garbage-mid", []string{"not JSON-RPC", "logs to stderr"}},
+		{"server exits", "fanout-exit", nil, exited},
+		{"server exits, a helper keeps its stderr open", "fanout-exit-helper", nil, exited},
+		{"server writes garbage and exits slowly", "garbage-mid", nil, []string{"not JSON-RPC", "logs to stderr"}},
+		{"server exits, requests queued", "fanout-exit", func(cb *Callbacks) { cb.Dispatch = DispatchPolicy{Mode: Serial} }, exited},
+		{"server exits, a person never answers", "fanout-exit", func(cb *Callbacks) { cb.SamplingManual, cb.Latency = true, LatencyModel{} }, exited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			const latency = 5 * time.Second
 			cb := DefaultCallbacks()
 			cb.Latency = LatencyModel{Dist: Fixed, A: latency}
+			if tt.setup != nil {
+				tt.setup(&cb)
+			}
 			s := connectTarget(t, stdioTarget(tt.mode), cb)
+			pending := make(chan *PendingRequest, 5)
+			s.SetManualHandler(func(p *PendingRequest) { pending <- p })
 			_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
 			if err == nil {
 				t.Fatal("Run succeeded, want an error: the connection was lost")
@@ -475,7 +484,24 @@ func TestConnectionLostMidServe(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Errorf("Close after loss: %v", err)
 			}
+			if cb.SamplingManual && len(pending) != 5 {
+				t.Errorf("%d requests reached the person, want 5", len(pending))
+			}
+			for len(pending) > 0 {
+				if p := <-pending; !isClosed(p.Done()) {
+					t.Errorf("a request waiting for a person still waits after the loss")
+				}
+			}
 		})
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
