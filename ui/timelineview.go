@@ -100,21 +100,21 @@ func NewTimelineView() *TimelineView {
 			t.cmpGantt.CollapseAll(on)
 		}
 	})
-	tools := container.NewHBox(
+	zoom := container.NewHBox(
 		widget.NewButtonWithIcon("", theme.ZoomOutIcon(), t.ZoomOut),
 		widget.NewButtonWithIcon("", theme.ZoomInIcon(), t.ZoomIn),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.Fit),
-		t.follow, t.compact, t.fold,
 	)
 	hint := widget.NewLabel("wheel: rows · Ctrl+wheel: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc")
 	hint.Importance = widget.LowImportance
 	hint.Truncation = fyne.TextTruncateEllipsis
-	toolbar := container.NewVBox(
-		container.NewBorder(nil, nil, tools, nil, hint),
-		t.legend(),
-	)
+	// The toolbar's buttons, hint and legend wrap onto more lines when the
+	// view is narrow, so that it never asks for more than its widest item.
+	bar := &flowLayout{stretch: hint, breakAfter: hint}
+	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, hint}, t.legend()...)
+	toolbar := container.New(bar, items...)
 	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
-	t.left = container.NewBorder(toolbar, t.stats, nil, nil, t.area)
+	t.left = container.New(&columnLayout{bar: bar}, toolbar, t.area, t.stats)
 	split := container.NewHSplit(t.left, t.details)
 	split.SetOffset(0.74)
 	t.content = split
@@ -443,7 +443,7 @@ func (l *liveFeed) stop() {
 
 // legend shows what the colours and marks of the Gantt and chart mean.
 // Clicking a kind hides its rows, or shows them again.
-func (t *TimelineView) legend() fyne.CanvasObject {
+func (t *TimelineView) legend() []fyne.CanvasObject {
 	small := theme.Size(theme.SizeNameCaptionText)
 	item := func(c color.Color, label string) (*canvas.Rectangle, *canvas.Text, fyne.CanvasObject) {
 		sw := canvas.NewRectangle(c)
@@ -488,7 +488,7 @@ func (t *TimelineView) legend() fyne.CanvasObject {
 		items = append(items, look)
 	}
 	t.paintLegend()
-	return container.NewHBox(items...)
+	return items
 }
 
 // paintLegend colours the legend for the current theme: a hidden kind's
@@ -517,4 +517,155 @@ func (t *TimelineView) paintLegend() {
 func (t *TimelineView) Refresh() {
 	t.paintLegend()
 	t.BaseWidget.Refresh()
+}
+
+// flowLayout places objects from left to right and starts a new line when
+// the next one would not fit, like words in a paragraph, so that it needs
+// no more width than its widest object. Each line is as tall as its
+// tallest object, and objects are centred in it (a separator runs its
+// height). The stretch object (a
+// truncating label) takes the rest of its line when at least
+// flowStretchMin is left, else a line of its own; breakAfter ends a line.
+type flowLayout struct {
+	stretch, breakAfter fyne.CanvasObject
+	width               float32 // the width of the last layout, 0 before
+}
+
+// flowStretchMin is the least width the stretch object is given beside
+// other objects.
+const flowStretchMin = 160
+
+// flowPlace is where an object goes: its line and its position and width
+// within the line.
+type flowPlace struct {
+	line int
+	x, w float32
+}
+
+// place lays objects out in lines of width w, returning where each goes
+// and each line's height.
+func (l *flowLayout) place(objects []fyne.CanvasObject, w float32) ([]flowPlace, []float32) {
+	gap := theme.Padding()
+	places := make([]flowPlace, len(objects))
+	var heights []float32
+	x, line := float32(0), 0
+	newLine := func() {
+		line++
+		x = 0
+	}
+	for i, o := range objects {
+		if !o.Visible() {
+			places[i].line = -1
+			continue
+		}
+		size := o.MinSize()
+		need := size.Width
+		if o == l.stretch {
+			need = max(need, flowStretchMin)
+		}
+		if x > 0 && x+need > w {
+			newLine()
+		}
+		if line == len(heights) {
+			heights = append(heights, 0)
+		}
+		width := size.Width
+		if o == l.stretch {
+			width = max(w-x, size.Width)
+		}
+		places[i] = flowPlace{line: line, x: x, w: width}
+		heights[line] = max(heights[line], size.Height)
+		x += width + gap
+		if o == l.breakAfter && i+1 < len(objects) {
+			newLine()
+		}
+	}
+	return places, heights
+}
+
+// heightFor is how tall objects are when laid out in width w.
+func (l *flowLayout) heightFor(objects []fyne.CanvasObject, w float32) float32 {
+	_, heights := l.place(objects, w)
+	var h float32
+	for i, lh := range heights {
+		if i > 0 {
+			h += theme.Padding() / 2
+		}
+		h += lh
+	}
+	return h
+}
+
+// MinSize is the widest object, and the height of the lines at the width
+// of the last layout.
+func (l *flowLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	var w float32
+	for _, o := range objects {
+		if o.Visible() {
+			w = max(w, o.MinSize().Width)
+		}
+	}
+	if l.stretch != nil && l.stretch.Visible() {
+		w = max(w, flowStretchMin)
+	}
+	return fyne.NewSize(w, l.heightFor(objects, max(l.width, w)))
+}
+
+// Layout places objects in lines of the container's width.
+func (l *flowLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	l.width = size.Width
+	places, heights := l.place(objects, size.Width)
+	tops := make([]float32, len(heights))
+	for i := 1; i < len(heights); i++ {
+		tops[i] = tops[i-1] + heights[i-1] + theme.Padding()/2
+	}
+	for i, o := range objects {
+		p := places[i]
+		if p.line < 0 {
+			continue
+		}
+		h := o.MinSize().Height
+		if _, ok := o.(*widget.Separator); ok {
+			h = heights[p.line] // a divider runs the line's height
+		}
+		o.Move(fyne.NewPos(p.x, tops[p.line]+(heights[p.line]-h)/2))
+		o.Resize(fyne.NewSize(p.w, h))
+	}
+}
+
+// columnLayout stacks the timeline's toolbar (a [flowLayout] container, as
+// tall as its lines are at the width given), the Gantt and chart area
+// (the rest) and the stats bar (its own height) from top to bottom.
+type columnLayout struct {
+	bar *flowLayout
+}
+
+// MinSize is the widest of the three, and their heights one above the
+// other.
+func (l *columnLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	var size fyne.Size
+	for i, o := range objects {
+		m := o.MinSize()
+		size.Width = max(size.Width, m.Width)
+		size.Height += m.Height
+		if i > 0 {
+			size.Height += theme.Padding()
+		}
+	}
+	return size
+}
+
+// Layout gives the toolbar the height of its lines at the full width,
+// the stats bar its own height at the bottom, and the area what is left.
+func (l *columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	bar, area, stats := objects[0], objects[1], objects[2]
+	pad := theme.Padding()
+	bh := l.bar.heightFor(bar.(*fyne.Container).Objects, size.Width)
+	bar.Move(fyne.NewPos(0, 0))
+	bar.Resize(fyne.NewSize(size.Width, bh))
+	sh := stats.MinSize().Height
+	stats.Move(fyne.NewPos(0, size.Height-sh))
+	stats.Resize(fyne.NewSize(size.Width, sh))
+	area.Move(fyne.NewPos(0, bh+pad))
+	area.Resize(fyne.NewSize(size.Width, max(size.Height-bh-sh-2*pad, 0)))
 }

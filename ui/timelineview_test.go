@@ -433,3 +433,43 @@ func TestTimelineLiveFramesAgree(t *testing.T) {
 		time.Sleep(15 * time.Millisecond) // let Now move on a few pixels
 	}
 }
+
+// TestTimelineNarrow checks that the timeline fits beside the window's
+// panels: its toolbar and legend wrap onto more lines instead of asking
+// for their whole width, and nothing of them is cut off at the right.
+func TestTimelineNarrow(t *testing.T) {
+	test.NewTempApp(t)
+	tv, w := showTimeline(t, fyne.NewSize(1200, 800))
+	tv.SetSnapshot(fixedSnapshot())
+	if got := tv.MinSize().Width; got > 800 {
+		t.Errorf("the timeline needs %.0f px of width, want at most 800 so that a 1200 px window has room for the panels", got)
+	}
+	bar := tv.left.Objects[0].(*fyne.Container)
+	for _, tt := range []struct {
+		name     string
+		width    float32
+		minLines int
+	}{
+		{"wide: buttons and hint, then the legend", 1600, 2},
+		{"a 1200 px window beside the panels", 800, 3},
+		{"as narrow as it goes", tv.MinSize().Width, 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w.Resize(fyne.NewSize(tt.width, 800))
+			w.Canvas().Capture()
+			lines := map[float32]bool{}
+			for _, o := range bar.Objects {
+				if right := o.Position().X + o.Size().Width; right > bar.Size().Width+0.5 {
+					t.Errorf("%T reaches x=%.0f, past the toolbar's width %.0f", o, right, bar.Size().Width)
+				}
+				lines[o.Position().Y+o.Size().Height/2] = true
+			}
+			if len(lines) < tt.minLines {
+				t.Errorf("the toolbar has %d lines at %.0f px, want at least %d", len(lines), tt.width, tt.minLines)
+			}
+			if top := tv.area.Position().Y; top < bar.Size().Height {
+				t.Errorf("the Gantt starts at y=%.0f, under the toolbar's %.0f px", top, bar.Size().Height)
+			}
+		})
+	}
+}
