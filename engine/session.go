@@ -431,7 +431,11 @@ func (s *Session) SetManualHandler(f func(*PendingRequest)) {
 	s.hookMu.Unlock()
 }
 
-// Done is closed when the connection has ended, closed or lost.
+// Done is closed when the connection has ended, closed or lost. A loss
+// over stdio or in memory (the server exited, closed its output or wrote
+// something that is not JSON-RPC) closes it the moment the read fails,
+// with Err already set: a call or Run that fails because of the loss
+// returns after Done is closed.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Err says why the connection was lost; it is nil while connected and
