@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"math"
@@ -193,17 +194,23 @@ func TestConcurrencyChartGolden(t *testing.T) {
 	}
 }
 
-// BenchmarkConcurrencyRender measures downsampling 100,000 concurrency
-// changes and drawing them with go-chart at 1420×140:
+// BenchmarkConcurrencyRender measures downsampling concurrency changes
+// and drawing them with go-chart at 1420×140: a live demo run's few
+// hundred, which a live frame draws on the main goroutine, and 100,000:
 // go test ./ui/ -run '^$' -bench ConcurrencyRender
 func BenchmarkConcurrencyRender(b *testing.B) {
-	steps := manySteps(100000)
 	bg := toRGBA(test.Theme().Color("background", 0))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := renderConcurrency(steps, 0, 3700*ms, math.MaxInt64, 1420, 140, 60, bg); err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range []int{300, 100000} {
+		b.Run(fmt.Sprintf("%d steps", n), func(b *testing.B) {
+			steps := manySteps(n)
+			end := steps[n-1].At * 21 / 20
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := renderConcurrency(steps, 0, end, math.MaxInt64, 1420, 140, 60, bg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
