@@ -251,7 +251,8 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 		ctx, cancel = context.WithTimeoutCause(ctx, max(left, 0), errRequestTimeout)
 		defer cancel()
 	}
-	if err := s.gate.acquire(ctx); err != nil {
+	queued, serving, err := s.gate.acquire(ctx, e.seq)
+	if err != nil {
 		return nil, s.stopped(ctx, e)
 	}
 	// The slot is held until the answer is on the wire, so that under
@@ -262,8 +263,11 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 	} else {
 		defer s.gate.release()
 	}
-	serving := s.rec.Now()
-	s.rec.Update(e.span, func(sp *recorder.Span) { sp.Serving = serving })
+	s.rec.Update(e.span, func(sp *recorder.Span) {
+		// The gate's stamps: queued from the moment it could be chosen.
+		sp.Queued = max(queued, entered)
+		sp.Serving = max(serving, sp.Queued)
+	})
 
 	d := drawFor(&cb, method, e.index)
 	if d.latency > 0 {
@@ -349,7 +353,8 @@ func (s *Session) entryFor(ctx context.Context, method string, params mcp.Params
 		}
 		sp.Parent = s.parentByToken(tok)
 	}
-	e := &inEntry{index: s.nextIndex(method), received: now}
+	// No arrival sequence from the wire: it arrives as it enters.
+	e := &inEntry{index: s.nextIndex(method), seq: s.gate.next(), received: now}
 	e.span = s.rec.Begin(sp)
 	return e
 }

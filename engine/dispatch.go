@@ -1,27 +1,76 @@
 package engine
 
 import (
+	"container/heap"
 	"context"
-	"slices"
 	"sync"
+	"time"
 )
 
 // gate lets requests into their handlers under a dispatch policy: at most
-// limit at once (0 = no limit), strictly first come first served. Unlike a
-// semaphore, waiters queue as tickets in arrival order, so under serial and
-// bounded dispatch the requests are served in the order they arrived. The
-// limit can change at any time; a larger limit lets waiters in at once.
+// limit at once (0 = no limit), served in the order they arrived on the
+// wire. The SDK starts each request's handler on its own goroutine, so
+// handlers reach the gate in an order of the scheduler's choosing, not
+// the order the requests were read; the gate therefore keeps its waiters
+// in a min-heap by arrival sequence and gives a freed slot to the waiter
+// that arrived first. It never holds a slot back for a request that has
+// been read but has not reached the gate (it may never get there), so a
+// request that reaches an idle slot is let in at once. The limit can
+// change at any time; a larger limit lets waiters in at once.
 type gate struct {
 	mu     sync.Mutex
 	limit  int
 	active int
-	queue  []*ticket
+	queue  ticketHeap
+	seq    int64 // the last sequence handed out by next
+
+	// clock, if set, timestamps each grant under the gate's lock, so that
+	// the times requests were let in are in the order they were let in
+	// (a goroutine reading the clock after it wakes could be overtaken).
+	clock func() time.Duration
 }
 
 // ticket is one request waiting at the gate.
 type ticket struct {
 	ch      chan struct{}
+	seq     int64 // arrival sequence: lower is let in first
+	pos     int   // position in the heap, -1 once out of it
 	granted bool
+	at      time.Duration // when it was granted, by the gate's clock
+}
+
+// ticketHeap orders waiting tickets by arrival sequence (container/heap).
+type ticketHeap []*ticket
+
+func (h ticketHeap) Len() int           { return len(h) }
+func (h ticketHeap) Less(i, j int) bool { return h[i].seq < h[j].seq }
+func (h ticketHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].pos, h[j].pos = i, j
+}
+func (h *ticketHeap) Push(x any) {
+	t := x.(*ticket)
+	t.pos = len(*h)
+	*h = append(*h, t)
+}
+func (h *ticketHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.pos = -1
+	return t
+}
+
+// next returns a new arrival sequence, for requests that did not get one
+// when they were read (they rank after everything read so far, as they
+// arrive now). The wire tap takes a sequence from next as it reads each
+// request, so one counter orders both kinds.
+func (g *gate) next() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seq++
+	return g.seq
 }
 
 // setLimit changes how many requests may be served at once (0 = any).
@@ -32,32 +81,37 @@ func (g *gate) setLimit(n int) {
 	g.mu.Unlock()
 }
 
-// acquire waits for a slot, in arrival order. It returns ctx's error, and
-// holds no slot, if ctx ends first.
-func (g *gate) acquire(ctx context.Context) error {
+// acquire waits for a slot; among waiters, the lowest seq (the earliest
+// arrival) gets the next slot. It returns when the request reached the
+// gate and when it was granted the slot, both by the gate's clock (0
+// without one) and stamped under its lock, so that a request stamped as
+// waiting before another was let in was indeed there to be chosen. If ctx
+// ends first it returns ctx's cause and holds no slot.
+func (g *gate) acquire(ctx context.Context, seq int64) (in, at time.Duration, err error) {
 	g.mu.Lock()
+	in = g.now()
 	if len(g.queue) == 0 && (g.limit <= 0 || g.active < g.limit) {
 		g.active++
 		g.mu.Unlock()
-		return nil
+		return in, in, nil
 	}
-	t := &ticket{ch: make(chan struct{})}
-	g.queue = append(g.queue, t)
+	t := &ticket{ch: make(chan struct{}), seq: seq}
+	heap.Push(&g.queue, t)
 	g.mu.Unlock()
 	select {
 	case <-t.ch:
-		return nil
+		return in, t.at, nil
 	case <-ctx.Done():
 		g.mu.Lock()
 		if t.granted {
 			// Let in just as ctx ended: give the slot to the next in line.
 			g.active--
 			g.grantLocked()
-		} else if i := slices.Index(g.queue, t); i >= 0 {
-			g.queue = slices.Delete(g.queue, i, i+1)
+		} else if t.pos >= 0 {
+			heap.Remove(&g.queue, t.pos)
 		}
 		g.mu.Unlock()
-		return context.Cause(ctx)
+		return in, 0, context.Cause(ctx)
 	}
 }
 
@@ -78,14 +132,20 @@ func (g *gate) waiting() int {
 
 func (g *gate) grantLocked() {
 	for len(g.queue) > 0 && (g.limit <= 0 || g.active < g.limit) {
-		t := g.queue[0]
-		g.queue[0] = nil
-		g.queue = g.queue[1:]
+		t := heap.Pop(&g.queue).(*ticket)
 		t.granted = true
+		t.at = g.now()
 		g.active++
 		close(t.ch)
 	}
 	if len(g.queue) == 0 {
 		g.queue = nil // let a long queue's backing array go
 	}
+}
+
+func (g *gate) now() time.Duration {
+	if g.clock == nil {
+		return 0
+	}
+	return g.clock()
 }

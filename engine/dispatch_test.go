@@ -1,7 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -89,65 +94,100 @@ func slicesSort(d []time.Duration) {
 	}
 }
 
-// TestGateFIFO checks that waiters get in in arrival order, that a
-// cancelled waiter leaves the queue, and that raising the limit lets
+// TestGateArrivalOrder enters waiters at the gate in a shuffled order,
+// each carrying the sequence its request arrived with, and checks that
+// freed slots go to them in arrival order, not entry order; that a
+// cancelled waiter leaves the queue; and that raising the limit lets
 // waiters in at once.
-func TestGateFIFO(t *testing.T) {
-	var g gate
-	g.setLimit(1)
-	ctx := context.Background()
-	if err := g.acquire(ctx); err != nil {
-		t.Fatal(err)
+func TestGateArrivalOrder(t *testing.T) {
+	tests := []struct {
+		name   string
+		limit  int
+		enter  []int64 // arrival sequences, in the order they reach the gate
+		cancel int64   // a waiter whose context ends while it waits (0: none)
+		want   []int64 // the order they are let in
+	}{
+		{"serial entered in arrival order", 1, []int64{2, 3, 4, 5}, 0, []int64{2, 3, 4, 5}},
+		{"serial entered shuffled", 1, []int64{5, 3, 9, 2, 7, 4, 8, 6}, 0, []int64{2, 3, 4, 5, 6, 7, 8, 9}},
+		{"serial with a cancelled waiter", 1, []int64{4, 2, 5, 3}, 3, []int64{2, 4, 5}},
+		{"bounded:3 entered shuffled", 3, []int64{7, 4, 9, 5, 8, 6}, 0, []int64{4, 5, 6, 7, 8, 9}},
 	}
-	var mu sync.Mutex
-	var order []int
-	var wg sync.WaitGroup
-	cctx, cancel := context.WithCancel(ctx)
-	for i := range 5 {
-		wg.Add(1)
-		c := ctx
-		if i == 2 {
-			c = cctx
-		}
-		go func() {
-			defer wg.Done()
-			if err := g.acquire(c); err != nil {
-				return
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var g gate
+			// A clock that ticks once per reading: the gate reads it under
+			// its lock as it lets each request in, so the stamps give the
+			// order it chose whatever order the goroutines wake in.
+			var tick time.Duration
+			g.clock = func() time.Duration { tick++; return tick }
+			g.setLimit(tt.limit)
+			ctx := context.Background()
+			// Fill every slot (arrival 1), so that all the others queue.
+			for range tt.limit {
+				if _, _, err := g.acquire(ctx, 1); err != nil {
+					t.Fatal(err)
+				}
 			}
-			mu.Lock()
-			order = append(order, i)
-			mu.Unlock()
-			g.release()
-		}()
-		// wait until it is queued, so arrival order is i
-		if !waitFor(time.Second, func() bool { return g.waiting() == i+1 }) {
-			t.Fatalf("waiter %d never queued", i)
-		}
-	}
-	cancel()
-	if !waitFor(time.Second, func() bool { return g.waiting() == 4 }) {
-		t.Fatalf("cancelled waiter still queued: %d waiting", g.waiting())
-	}
-	g.release()
-	wg.Wait()
-	want := []int{0, 1, 3, 4}
-	if len(order) != len(want) {
-		t.Fatalf("order %v, want %v", order, want)
-	}
-	for i := range want {
-		if order[i] != want[i] {
-			t.Fatalf("order %v, want %v", order, want)
-		}
+			var mu sync.Mutex
+			letIn := map[time.Duration]int64{}
+			var wg sync.WaitGroup
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			for i, seq := range tt.enter {
+				c := ctx
+				if seq == tt.cancel {
+					c = cctx
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, at, err := g.acquire(c, seq)
+					if err != nil {
+						return
+					}
+					mu.Lock()
+					letIn[at] = seq
+					mu.Unlock()
+					time.Sleep(time.Millisecond)
+					g.release()
+				}()
+				// Wait until it is queued, so the entry order is the one given.
+				if !waitFor(time.Second, func() bool { return g.waiting() == i+1 }) {
+					t.Fatalf("waiter %d never queued", seq)
+				}
+			}
+			if tt.cancel != 0 {
+				cancel()
+				if !waitFor(time.Second, func() bool { return g.waiting() == len(tt.enter)-1 }) {
+					t.Fatalf("cancelled waiter still queued: %d waiting", g.waiting())
+				}
+			}
+			for range tt.limit {
+				g.release()
+			}
+			wg.Wait()
+			var order []int64
+			for _, at := range slices.Sorted(maps.Keys(letIn)) {
+				order = append(order, letIn[at])
+			}
+			if !slices.Equal(order, tt.want) {
+				t.Errorf("let in %v, want %v (entered %v)", order, tt.want, tt.enter)
+			}
+			if g.waiting() != 0 {
+				t.Errorf("%d still waiting", g.waiting())
+			}
+		})
 	}
 
 	t.Run("raise limit", func(t *testing.T) {
 		var g gate
 		g.setLimit(1)
-		g.acquire(ctx)
+		ctx := context.Background()
+		g.acquire(ctx, g.next())
 		var in sync.WaitGroup
 		for range 3 {
 			in.Add(1)
-			go func() { g.acquire(ctx); in.Done() }()
+			go func() { g.acquire(ctx, g.next()); in.Done() }()
 		}
 		waitFor(time.Second, func() bool { return g.waiting() == 3 })
 		g.setLimit(0)
@@ -159,4 +199,56 @@ func TestGateFIFO(t *testing.T) {
 			t.Fatal("raising the limit did not let the waiters in")
 		}
 	})
+}
+
+// TestServedInArrivalOrder is what a user reads into "serial" and
+// "bounded": many requests arrive together, and they are served in the
+// order they arrived on the wire, although the SDK starts their handlers
+// on goroutines in whatever order the scheduler picks. The one exception
+// the gate allows: a slot that is free when a request reaches the gate
+// goes to it at once, even if an earlier arrival's handler has not
+// reached the gate yet (the gate does not wait for requests that may
+// never come), so a later arrival may be served first only while the
+// earlier one was not yet queued.
+func TestServedInArrivalOrder(t *testing.T) {
+	for _, dispatch := range []string{"serial", "bounded:3"} {
+		t.Run(dispatch, func(t *testing.T) {
+			cb := DefaultCallbacks()
+			var err error
+			if cb.Dispatch, err = ParseDispatch(dispatch); err != nil {
+				t.Fatal(err)
+			}
+			cb.Latency = LatencyModel{Dist: Uniform, A: ms(5), B: ms(25)}
+			s := connectDemo(t, cb)
+			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(30, "sampling")})
+			if res.OK != 1 {
+				t.Fatalf("run = %+v, want 1 ok call", res)
+			}
+			sampling := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+			if len(sampling) != 30 {
+				t.Fatalf("%d sampling spans, want 30", len(sampling))
+			}
+			slices.SortStableFunc(sampling, func(a, b *recorder.Span) int { return cmp.Compare(a.Received, b.Received) })
+			var late []string
+			waited := 0
+			for i, early := range sampling {
+				if early.QueueTime() > 0 {
+					waited++
+				}
+				for j, later := range sampling[i+1:] {
+					if later.Serving < early.Serving && early.Queued <= later.Serving {
+						late = append(late, fmt.Sprintf("arrival %d (id %s) served at %v, before arrival %d (id %s) that was queued since %v and served at %v",
+							i+j+2, later.RequestID, later.Serving, i+1, early.RequestID, early.Queued, early.Serving))
+					}
+				}
+			}
+			if len(late) > 0 {
+				t.Errorf("served out of arrival order:\n%s", strings.Join(late, "\n"))
+			}
+			// The check above means something only if most requests queued.
+			if waited < 20 {
+				t.Errorf("only %d of 30 requests queued; the fan-out did not arrive together", waited)
+			}
+		})
+	}
 }

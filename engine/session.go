@@ -121,6 +121,7 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	// they get one that lives until Close; ctx only bounds the connecting.
 	s.life, s.stopLife = context.WithCancelCause(context.WithoutCancel(ctx))
 	s.endLife = func() { s.stopLife(errSessionClosed) }
+	s.gate.clock = rec.Now
 	outer := ctx
 	stopWatch := context.AfterFunc(outer, s.endLife)
 	defer stopWatch()

@@ -108,6 +108,7 @@ func newWireTap(s *Session) *wireTap {
 type inEntry struct {
 	span     recorder.SpanID
 	index    int64
+	seq      int64 // arrival order across methods, for the dispatch gate
 	received time.Duration
 	wire     bool // its response is written through the tap
 
@@ -157,7 +158,7 @@ func (t *wireTap) read(msg jsonrpc.Message) {
 		sp.Received = now
 		sp.Params = recorder.CapPayload(m.Params)
 		sp.Parent = s.parentByToken(progressToken(m.Params))
-		e := &inEntry{index: s.nextIndex(m.Method), received: now, wire: true}
+		e := &inEntry{index: s.nextIndex(m.Method), seq: s.gate.next(), received: now, wire: true}
 		e.span = s.rec.Begin(sp)
 		t.mu.Lock()
 		t.in[key] = e
