@@ -14,8 +14,9 @@ import (
 // ManualPanel lists the sampling and elicitation requests waiting for a
 // person (manual mode) and lets the person answer the selected one:
 // sampling with an editable reply and model, elicitation with a form
-// generated from the requested schema (or declined, or cancelled). The waiting time is the request's serving phase
-// on the timeline. A request the server cancels, or that times out,
+// generated from the requested schema; either can also be declined or
+// cancelled. The waiting time is the request's serving phase on the
+// timeline. A request the server cancels, or that times out,
 // leaves the list by itself.
 type ManualPanel struct {
 	widget.BaseWidget
@@ -127,7 +128,10 @@ func (p *ManualPanel) AnswerSelected() error {
 	return nil
 }
 
-// DeclineSelected declines the selected elicitation.
+// DeclineSelected declines the selected request: an elicitation is
+// answered with action "decline", a sampling request is refused with the
+// JSON-RPC error -1 "user rejected the sampling request" (its span ends
+// with that error).
 func (p *ManualPanel) DeclineSelected() {
 	if req := p.selected; req != nil {
 		req.Decline()
@@ -135,7 +139,9 @@ func (p *ManualPanel) DeclineSelected() {
 	}
 }
 
-// CancelSelected cancels the selected elicitation.
+// CancelSelected cancels the selected request: an elicitation is
+// answered with action "cancel", a sampling request is refused with the
+// JSON-RPC error -1 "cancelled by the user".
 func (p *ManualPanel) CancelSelected() {
 	if req := p.selected; req != nil {
 		req.Cancel()
@@ -181,6 +187,7 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 		p.detail.Add(msg)
 	}
 	decline := widget.NewButton("Decline", p.DeclineSelected)
+	cancel := widget.NewButton("Cancel", p.CancelSelected)
 	answer := func() {
 		if err := p.AnswerSelected(); err != nil && p.OnError != nil {
 			p.OnError("Answering the request", err)
@@ -198,7 +205,9 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 			widget.NewFormItem("Reply", p.ReplyText),
 			widget.NewFormItem("Model", p.ReplyModel),
 		))
-		p.detail.Add(send) // sampling has no decline: a person answers it or lets it time out
+		// Declining or cancelling refuses the request with an error, as
+		// MCP clients do when their user turns a sampling request down.
+		p.detail.Add(container.NewGridWithColumns(3, send, decline, cancel))
 	} else {
 		form, err := NewSchemaForm(req.Schema)
 		if err != nil {
@@ -212,7 +221,7 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 		if p.Form == nil {
 			accept.Disable()
 		}
-		p.detail.Add(container.NewGridWithColumns(3, accept, decline, widget.NewButton("Cancel", p.CancelSelected)))
+		p.detail.Add(container.NewGridWithColumns(3, accept, decline, cancel))
 	}
 	if len(req.Params) > 0 {
 		raw := widget.NewLabel(indentJSON(req.Params))

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -104,7 +106,51 @@ func TestManualAnswers(t *testing.T) {
 			t.Errorf("manual tab %q after answering everything", m.Tabs.Items[3].Text)
 		}
 	})
+	t.Run("sampling declined and cancelled", func(t *testing.T) {
+		run("sampling", 2)
+		// A person turns both down with the buttons under the reply.
+		for _, label := range []string{"Decline", "Cancel"} {
+			loop.waitFor(t, "a sampling request to be selected", 5*time.Second, func() bool { return m.Manual.Selected() != nil })
+			b := findButton(m.Manual.detail, label)
+			if b == nil {
+				t.Fatalf("no %q button for the selected sampling request", label)
+			}
+			test.Tap(b)
+		}
+		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+		if n := len(m.Manual.Pending()); n != 0 {
+			t.Errorf("%d requests still waiting after declining and cancelling", n)
+		}
+		var got []string
+		for _, s := range m.Bridge.Session().Recording().Snapshot().Spans {
+			if s.Kind == recorder.KindSampling && s.Status != recorder.StatusOK {
+				got = append(got, string(s.Status)+": "+s.Error)
+			}
+		}
+		slices.Sort(got)
+		want := []string{"error: " + engine.SamplingCancelled, "error: " + engine.SamplingRejected}
+		if !slices.Equal(got, want) {
+			t.Errorf("refused sampling spans %q, want %q", got, want)
+		}
+	})
 	if errs := m.Errors.Shown(); len(errs) > 0 {
 		t.Errorf("errors shown: %q", errs)
 	}
+}
+
+// findButton returns the button labelled text inside o, or nil.
+func findButton(o fyne.CanvasObject, text string) *widget.Button {
+	switch v := o.(type) {
+	case *widget.Button:
+		if v.Text == text {
+			return v
+		}
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if b := findButton(c, text); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
 }
