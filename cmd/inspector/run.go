@@ -209,17 +209,13 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	w := engine.Workload{Tool: o.tool, Args: toolArgs, Calls: o.calls, Concurrency: o.concurrency, CallTimeout: o.callTimeout}
 	res, runErr := sess.Run(ctx, w, progressLine(stderr, o.calls))
-	// A call that failed because the server went away may return a
-	// moment before the session notices: give it that moment.
+	// Run returns a lost connection's error only once the session has
+	// ended (Done closed, Err set), so there is nothing to wait for here.
 	var lost error
-	wait := time.Duration(0)
-	if runErr != nil || res.Failed > 0 {
-		wait = 500 * time.Millisecond
-	}
 	select {
 	case <-sess.Done():
 		lost = sess.Err()
-	case <-time.After(wait):
+	default:
 	}
 	sess.Close()
 
