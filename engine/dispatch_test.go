@@ -252,3 +252,19 @@ func TestServedInArrivalOrder(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkGateContended measures a slot changing hands under bounded:3
+// with every benchmark goroutine contending: the heap's cost per grant.
+func BenchmarkGateContended(b *testing.B) {
+	var g gate
+	g.setLimit(3)
+	ctx := context.Background()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := g.acquire(ctx, g.next()); err != nil {
+				b.Fatal(err)
+			}
+			g.release()
+		}
+	})
+}
