@@ -15,10 +15,12 @@ type DispatchMode string
 const (
 	// Concurrent serves every request as soon as it arrives.
 	Concurrent DispatchMode = "concurrent"
-	// Serial serves one request at a time, first in first out; the reader
-	// keeps reading, so later requests wait visibly in the queue.
+	// Serial serves one request at a time, in the order the requests
+	// arrived on the wire; the reader keeps reading, so later requests
+	// wait visibly in the queue.
 	Serial DispatchMode = "serial"
-	// Bounded serves at most Limit requests at once, first in first out.
+	// Bounded serves at most Limit requests at once, in the order they
+	// arrived on the wire.
 	Bounded DispatchMode = "bounded"
 )
 

@@ -11,10 +11,12 @@
 // request is timed by the wire tap (see Transports) as it is read, before
 // the SDK dispatches it; the span is created then, with the params as
 // they arrived, its JSON-RPC id and its arrival index. Queued: its
-// handler was entered. Serving: the dispatch gate let it in (serial and
-// bounded dispatch are a first-come-first-served ticket queue, not a
-// semaphore, so the reader keeps reading while requests wait in arrival
-// order). Answered: its response is being written; the dispatch slot is
+// handler reached the dispatch gate. Serving: the gate let it in (under
+// serial and bounded dispatch a freed slot goes to the waiting request
+// that was read off the wire first, whatever order the SDK's goroutines
+// reached the gate in; the reader keeps reading while requests wait; a
+// slot free when a request reaches the gate is taken at once, the gate
+// never holds one for a request still on its way). Answered: its response is being written; the dispatch slot is
 // held until then, so that serial really is one at a time end to end.
 //
 // The SDK does not give a handler its request's JSON-RPC id, and starts
