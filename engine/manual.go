@@ -129,6 +129,21 @@ func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *inEntry, met
 	if b, err := json.Marshal(params); err == nil {
 		p.Params = b
 	}
+	s.hookMu.Lock()
+	if s.isDone() {
+		s.hookMu.Unlock()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: the session has ended"}
+	}
+	if s.waiting == nil {
+		s.waiting = make(map[*PendingRequest]struct{})
+	}
+	s.waiting[p] = struct{}{}
+	s.hookMu.Unlock()
+	defer func() {
+		s.hookMu.Lock()
+		delete(s.waiting, p)
+		s.hookMu.Unlock()
+	}()
 	go f(p)
 	select {
 	case <-p.done:

@@ -63,6 +63,7 @@ type Session struct {
 	onLog   func(recorder.Event)
 	onTools func()
 	manual  func(*PendingRequest)
+	waiting map[*PendingRequest]struct{} // requests waiting for a person
 
 	notices *noticeQueue
 
@@ -291,6 +292,15 @@ func (s *Session) end(at time.Duration, cause error) {
 		} else {
 			s.endLife()
 		}
+		// Requests waiting for a person stop waiting now, not when their
+		// handlers next run: whoever shows them sees Done closed before
+		// the session's.
+		s.hookMu.Lock()
+		for p := range s.waiting {
+			p.end()
+		}
+		s.waiting = nil
+		s.hookMu.Unlock()
 		close(s.done)
 		s.notices.stop()
 	})
