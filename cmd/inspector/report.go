@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -250,33 +249,10 @@ func reportSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summar
 	}
 	fmt.Fprintf(tw, "recording\t%s, %s, %d requests, %d events\n", title,
 		snap.Meta.Created.UTC().Format("2006-01-02 15:04:05 MST"), len(snap.Spans), len(snap.Events))
-	if server := snap.Meta.Target; server != "" || snap.Meta.Server != "" {
-		if snap.Meta.Server != "" {
-			server += " (" + snap.Meta.Server
-			if snap.Meta.Protocol != "" {
-				server += ", protocol " + snap.Meta.Protocol
-			}
-			server += ")"
-		}
-		fmt.Fprintf(tw, "server\t%s\n", strings.TrimSpace(server))
+	if server := serverLine(snap.Meta); server != "" {
+		fmt.Fprintf(tw, "server\t%s\n", server)
 	}
-	fmt.Fprintf(tw, "tool calls\t%d total, %d ok, %d failed\n", sum.ToolCalls.Total, sum.ToolCalls.OK, sum.ToolCalls.Failed)
-	fmt.Fprintf(tw, "server requests\t%d total, %d ok, %d failed\n", sum.ServerRequests.Total, sum.ServerRequests.OK, sum.ServerRequests.Failed)
-	methods := make([]string, 0, len(sum.ServerRequests.ByMethod))
-	for m := range sum.ServerRequests.ByMethod {
-		methods = append(methods, m)
-	}
-	sort.Strings(methods)
-	for _, m := range methods {
-		fmt.Fprintf(tw, "  %s\t%d\n", m, sum.ServerRequests.ByMethod[m])
-	}
-	fmt.Fprintf(tw, "peak in flight\t%d\n", sum.PeakInFlight)
-	fmt.Fprintf(tw, "peak pending\t%d\n", sum.PeakPending)
-	fmt.Fprintf(tw, "achieved concurrency\t%.2f\n", sum.AchievedConcurrency)
-	fmt.Fprintf(tw, "elapsed\t%.1f ms\n", sum.ElapsedMS)
-	fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
-	fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
-	fmt.Fprintf(tw, "verdict\t%s\n", sum.VerdictText)
+	writeFigures(tw, sum)
 	open := 0
 	for _, sp := range snap.Spans {
 		if sp.Open() {

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// serverLine says what a recording was connected to: the target, then the
+// server's name, version and protocol when it reported them.
+func serverLine(meta recorder.Meta) string {
+	server := meta.Target
+	if meta.Server != "" {
+		server += " (" + meta.Server
+		if meta.Protocol != "" {
+			server += ", protocol " + meta.Protocol
+		}
+		server += ")"
+	}
+	return strings.TrimSpace(server)
+}
+
+// writeFigures writes a summary's figures, from the tool calls to the
+// verdict, as rows of tw: the part `run` and `report` print alike.
+func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
+	fmt.Fprintf(tw, "tool calls\t%d total, %d ok, %d failed\n", sum.ToolCalls.Total, sum.ToolCalls.OK, sum.ToolCalls.Failed)
+	fmt.Fprintf(tw, "server requests\t%d total, %d ok, %d failed\n", sum.ServerRequests.Total, sum.ServerRequests.OK, sum.ServerRequests.Failed)
+	methods := make([]string, 0, len(sum.ServerRequests.ByMethod))
+	for m := range sum.ServerRequests.ByMethod {
+		methods = append(methods, m)
+	}
+	sort.Strings(methods)
+	for _, m := range methods {
+		fmt.Fprintf(tw, "  %s\t%d\n", m, sum.ServerRequests.ByMethod[m])
+	}
+	fmt.Fprintf(tw, "peak in flight\t%d\n", sum.PeakInFlight)
+	fmt.Fprintf(tw, "peak pending\t%d\n", sum.PeakPending)
+	fmt.Fprintf(tw, "achieved concurrency\t%.2f\n", sum.AchievedConcurrency)
+	fmt.Fprintf(tw, "elapsed\t%.1f ms\n", sum.ElapsedMS)
+	fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
+	fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
+	verdict := sum.VerdictText // it starts with the verdict's word
+	if verdict == "" {
+		verdict = sum.Verdict
+	}
+	fmt.Fprintf(tw, "verdict\t%s\n", verdict)
+}
