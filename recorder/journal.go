@@ -117,15 +117,7 @@ func (r *Recording) observeFrom(o Observer) *Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.observer = append(r.observer, o)
-	spans := make([]*Span, len(r.spans))
-	copy(spans, r.spans)
-	return &Snapshot{
-		Meta:    r.meta,
-		Spans:   spans,
-		Events:  r.events[:len(r.events):len(r.events)],
-		Version: r.version,
-		Now:     time.Since(r.start),
-	}
+	return r.snapshotLocked()
 }
 
 // Path returns the journal's file name.

@@ -220,6 +220,11 @@ func (r *Recording) Version() uint64 {
 func (r *Recording) Snapshot() *Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.snapshotLocked()
+}
+
+// snapshotLocked is [Recording.Snapshot] for a caller holding r.mu.
+func (r *Recording) snapshotLocked() *Snapshot {
 	spans := make([]*Span, len(r.spans))
 	copy(spans, r.spans)
 	return &Snapshot{

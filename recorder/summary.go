@@ -37,6 +37,16 @@ const (
 // concurrency and a verdict. Open spans count as pending until snap.Now
 // and are left out of the time distributions.
 func Summarize(snap *Snapshot) Summary {
+	if snap == nil {
+		return SummarizeSteps(nil, nil)
+	}
+	return SummarizeSteps(snap, Steps(snap))
+}
+
+// SummarizeSteps is [Summarize] for a caller that already has
+// steps = [Steps](snap), as a live view drawing the concurrency chart does:
+// it saves computing them twice per frame.
+func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	sum := Summary{ServerRequests: RequestCounts{ByMethod: map[string]int{}}}
 	if snap == nil {
 		sum.Verdict, sum.VerdictText = VerdictNoFanout, "no fan-out: the recording is empty"
@@ -90,7 +100,6 @@ func Summarize(snap *Snapshot) Summary {
 	sum.QueueMS = percentiles(queue)
 	sum.ServeMS = percentiles(serve)
 
-	steps := Steps(snap)
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
 	sum.AchievedConcurrency = math.Round(achieved(steps)*1000) / 1000
 	sum.Verdict, sum.VerdictText = verdict(snap, steps, sum)

@@ -132,31 +132,11 @@ func verdictLine(sum recorder.Summary) string {
 	return "no requests yet"
 }
 
-// summarize returns the recorder's summary of snap. While the recorder's
-// summary is not filled in (a zero verdict for a run with requests), the
-// peaks and elapsed time come from the concurrency steps, so that the bar
-// never shows less than the chart.
+// summarize returns the recorder's summary of snap, whose concurrency
+// steps the caller already has.
 func summarize(snap *recorder.Snapshot, steps []recorder.Step) recorder.Summary {
 	if snap == nil {
 		return recorder.Summary{}
 	}
-	sum := recorder.Summarize(snap)
-	if sum.Verdict != "" || len(snap.Spans) == 0 {
-		return sum
-	}
-	sum.PeakInFlight, sum.PeakPending = recorder.Peaks(steps)
-	var first, last time.Duration = -1, 0
-	for _, s := range snap.Spans {
-		if s.Received == recorder.Unset {
-			continue
-		}
-		if first < 0 || s.Received < first {
-			first = s.Received
-		}
-		last = max(last, s.Answered, s.Received)
-	}
-	if first >= 0 {
-		sum.ElapsedMS = float64(last-first) / float64(time.Millisecond)
-	}
-	return sum
+	return recorder.SummarizeSteps(snap, steps)
 }

@@ -3,6 +3,7 @@ package interop
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,22 +37,7 @@ func BenchmarkEngineOverhead(b *testing.B) {
 	defer s.Close()
 
 	// The bare client.
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := demo.NewServer().Connect(ctx, st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ss.Close()
-	bare := mcp.NewClient(&mcp.Implementation{Name: "bare"}, &mcp.ClientOptions{
-		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Model: "bare", Role: "assistant", Content: &mcp.TextContent{Text: "reply"}}, nil
-		},
-	})
-	cs, err := bare.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: engine.DefaultProtocol})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
+	cs := bareSession(b, 0)
 
 	runEngine := func() time.Duration {
 		start := time.Now()
@@ -61,22 +47,7 @@ func BenchmarkEngineOverhead(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	calls := 0
-	runBare := func() time.Duration {
-		start := time.Now()
-		// The engine gives every call a progress token (that is how it links
-		// the server's requests to the call), and the demo answers a token
-		// with a progress notification per reply: the bare client sends one
-		// too, so both ask the server for the same work.
-		params := &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": overheadFanout, "kind": "sampling"}}
-		params.SetProgressToken(fmt.Sprintf("bare-%d", calls))
-		calls++
-		res, err := cs.CallTool(ctx, params)
-		if err != nil || res.IsError {
-			b.Fatalf("bare fanout: %v %v", res, err)
-		}
-		return time.Since(start)
-	}
+	runBare := func() time.Duration { return bareFanout(b, cs, overheadFanout) }
 	runEngine() // warm up both
 	runBare()
 
@@ -124,32 +95,10 @@ func BenchmarkFidelity(b *testing.B) {
 	// The floor: a bare Go SDK client whose handler sleeps 200 ms, against
 	// the same in-memory demo server.
 	b.Run("bare-sdk", func(b *testing.B) {
-		ctx := context.Background()
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := demo.NewServer().Connect(ctx, st, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer ss.Close()
-		bare := mcp.NewClient(&mcp.Implementation{Name: "bare"}, &mcp.ClientOptions{
-			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-				time.Sleep(latency)
-				return &mcp.CreateMessageResult{Model: "bare", Role: "assistant", Content: &mcp.TextContent{Text: "reply"}}, nil
-			},
-		})
-		cs, err := bare.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: engine.DefaultProtocol})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer cs.Close()
+		cs := bareSession(b, latency)
 		var total, worst time.Duration
 		for b.Loop() {
-			start := time.Now()
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": n}})
-			el := time.Since(start)
-			if err != nil || res.IsError {
-				b.Fatalf("fanout: %v %v", res, err)
-			}
+			el := bareFanout(b, cs, n)
 			total += el
 			worst = max(worst, el)
 		}
@@ -220,3 +169,46 @@ func arrivalSpread(snap *recorder.Snapshot) (time.Duration, bool) {
 	}
 	return total / time.Duration(len(first)), true
 }
+
+// bareSession connects a bare Go SDK client, whose sampling handler
+// sleeps latency and answers, to an in-memory demo server; both close
+// when the benchmark ends.
+func bareSession(b *testing.B, latency time.Duration) *mcp.ClientSession {
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := demo.NewServer().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ss.Close() })
+	bare := mcp.NewClient(&mcp.Implementation{Name: "bare"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			time.Sleep(latency)
+			return &mcp.CreateMessageResult{Model: "bare", Role: "assistant", Content: &mcp.TextContent{Text: "reply"}}, nil
+		},
+	})
+	cs, err := bare.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: engine.DefaultProtocol})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// bareFanout calls the demo's fanout tool with n sampling requests through
+// cs and returns how long the call took. The engine gives every call a
+// progress token (that is how it links the server's requests to the call),
+// and the demo answers a token with a progress notification per reply: the
+// bare call carries one too, so both ask the server for the same work.
+func bareFanout(b *testing.B, cs *mcp.ClientSession, n int) time.Duration {
+	params := &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": n, "kind": "sampling"}}
+	params.SetProgressToken(fmt.Sprintf("bare-%d", bareCalls.Add(1)))
+	start := time.Now()
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		b.Fatalf("bare fanout: %v %v", res, err)
+	}
+	return time.Since(start)
+}
+
+var bareCalls atomic.Int64
