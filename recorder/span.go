@@ -110,6 +110,10 @@ type Span struct {
 	// Round is the multi-round-trip round (1, 2, …) of a request fulfilled
 	// as an input request of a tool call; 0 for requests sent on the wire.
 	Round int `json:"round,omitempty"`
+	// Duplicate marks a server request that reused the JSON-RPC id of a
+	// request still pending on the same session: it is recorded on its
+	// own, but a well-behaved server never sends one.
+	Duplicate bool `json:"duplicate,omitempty"`
 
 	Received time.Duration `json:"received"`
 	Queued   time.Duration `json:"queued"`
