@@ -101,7 +101,7 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 		}
 		line, err := b.r.ReadBytes('\n')
 		if len(line) > 0 {
-			b.out = b.tap.sseLine(line)
+			b.out = b.tap.sseLine(line, b)
 		}
 		if err != nil {
 			b.err = err
@@ -115,8 +115,8 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 func (b *sseTapBody) Close() error { return b.rc.Close() }
 
 // sseLine taps one line of an event stream and returns it, rewritten if
-// it carried a server request.
-func (t *wireTap) sseLine(line []byte) []byte {
+// it carried a server request. stream is the event stream it came on.
+func (t *wireTap) sseLine(line []byte, stream any) []byte {
 	if !bytes.HasPrefix(line, []byte("data:")) {
 		return line
 	}
@@ -129,7 +129,7 @@ func (t *wireTap) sseLine(line []byte) []byte {
 	if err != nil {
 		return line
 	}
-	t.read(msg)
+	t.readFrom(msg, stream)
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
 		return line

@@ -31,6 +31,10 @@ func serveTestServer(mode string) {
 		time.Sleep(8 * time.Second)
 		return
 	}
+	if mode == "hostile" {
+		serveHostile() // protocol_test.go
+		return
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "engine-test-" + mode, Version: "0.0.1"}, nil)
 	switch mode {
 	case "garbage":

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -51,17 +53,59 @@ type tapConn struct {
 	tap   *wireTap
 }
 
+// Read returns the next message the SDK should process. Two kinds of
+// message from a misbehaving server are handled here and never reach the
+// SDK, which would otherwise end the session or confuse two requests:
+//
+//   - A response without a usable id (id null or missing). JSON-RPC uses
+//     id null for an error the server could not tie to a request (its
+//     parse-error report); no request of ours can be matched to it. The
+//     SDK's connection rejects the message while decoding it, but its
+//     reader goes on to the next message: the tap records a protocol
+//     event and reads on instead of tearing the session down.
+//   - A request reusing the id of a request still pending. MCP forbids
+//     reusing an id within a session; handing it to the SDK would collide
+//     with the first. The tap records it as its own span (Duplicate) and
+//     answers it with an Invalid Request error itself.
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.inner.Read(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			c.tap.fail(err)
-			c.tap.s.lose()
+	for {
+		msg, err := c.inner.Read(ctx)
+		if err != nil {
+			if ctx.Err() == nil && isIDlessResponse(err) {
+				c.tap.protocolError(idlessText+" ("+err.Error()+")", nil)
+				continue
+			}
+			if ctx.Err() == nil {
+				c.tap.fail(err)
+				c.tap.s.lose()
+			}
+			return nil, err
 		}
-		return nil, err
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			if resp := c.tap.refuseDuplicate(req); resp != nil {
+				// Written aside so that a server not reading its input
+				// cannot stop the reader; a failed write shows up on the
+				// next read or write of the session.
+				go c.inner.Write(context.WithoutCancel(ctx), resp)
+				continue
+			}
+		}
+		c.tap.read(msg)
+		return msg, nil
 	}
-	c.tap.read(msg)
-	return msg, nil
+}
+
+// idlessText says what the tap did with a response that had no usable id.
+const idlessText = "the server sent a response without a usable id (id null or missing), which matches no request: " +
+	"recorded and skipped, the session goes on. JSON-RPC allows id null only for an error the server could not tie to a request, such as a parse error"
+
+// isIDlessResponse reports whether err is the SDK's connection refusing
+// one message that is a response without a valid id, after which it can
+// read on. Other decoding errors (text that is not JSON, a frame too
+// large) end its reader, so they are not recognised here.
+func isIDlessResponse(err error) bool {
+	werr, ok := err.(*jsonrpc.Error) // returned as it is by the SDK's decoder
+	return ok && werr.Code == jsonrpc.CodeInvalidRequest && werr.Message == "invalid request"
 }
 
 func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -110,7 +154,9 @@ type inEntry struct {
 	index    int64
 	seq      int64 // arrival order across methods, for the dispatch gate
 	received time.Duration
-	wire     bool // its response is written through the tap
+	wire     bool   // its response is written through the tap
+	stream   any    // the HTTP event stream it came on, if any
+	params   []byte // its params as they came, when stream is set
 
 	// Set by the handler before it returns, read when the response is
 	// written (same goroutine, after).
@@ -134,22 +180,34 @@ func idKey(id jsonrpc.ID) string {
 // read taps a message the client is about to process: a server request
 // gets its span (and the wire key in its _meta), a notification becomes
 // an event, a response ends the wait of the client request it answers.
-func (t *wireTap) read(msg jsonrpc.Message) {
+func (t *wireTap) read(msg jsonrpc.Message) { t.readFrom(msg, nil) }
+
+// readFrom is read for a message that came on an HTTP event stream
+// (stream identifies the stream; nil for a connection the tap wraps). A
+// request whose id is still pending is a replay when it comes again with
+// the same params on another stream (the server replays its events after
+// the client reconnects): the first span is kept. Otherwise it is a
+// duplicate (see [wireTap.duplicate]).
+func (t *wireTap) readFrom(msg jsonrpc.Message, stream any) {
 	s := t.s
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if !m.IsCall() {
+			t.noteInvalidUTF8(0, m.Method, "", m.Params)
 			s.notification(m.Method, m.Params)
 			return
 		}
 		key := idKey(m.ID)
 		t.mu.Lock()
-		_, seen := t.in[key]
+		first, seen := t.in[key]
 		t.mu.Unlock()
 		if seen {
-			// The same request again (an event stream replayed after a
-			// reconnect): keep the first span.
-			m.Params = injectMeta(m.Params, key)
+			if stream != nil && first.stream != nil && first.stream != stream && bytes.Equal(first.params, m.Params) {
+				return // a replay: the SDK refuses it, the first is being served
+			}
+			// The SDK refuses it with an Invalid Request error of id
+			// null, not tied to the first request.
+			t.duplicate(m, duplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
 			return
 		}
 		now := s.rec.Now()
@@ -159,10 +217,14 @@ func (t *wireTap) read(msg jsonrpc.Message) {
 		sp.Params = recorder.CapPayload(m.Params)
 		sp.Parent = s.parentByToken(progressToken(m.Params))
 		e := &inEntry{index: s.nextIndex(m.Method), seq: s.gate.next(), received: now, wire: true}
+		if stream != nil {
+			e.stream, e.params = stream, m.Params
+		}
 		e.span = s.rec.Begin(sp)
 		t.mu.Lock()
 		t.in[key] = e
 		t.mu.Unlock()
+		t.noteInvalidUTF8(e.span, m.Method, key, m.Params)
 		m.Params = injectMeta(m.Params, key)
 	case *jsonrpc.Response:
 		t.mu.Lock()
@@ -179,6 +241,91 @@ func (t *wireTap) read(msg jsonrpc.Message) {
 			})
 		}
 	}
+}
+
+// duplicateText says what was wrong with a request that reused the id of
+// one still pending.
+func duplicateText(key string) string {
+	return fmt.Sprintf("duplicate request id %s while it is still pending (a request id must not be reused within a session)", key)
+}
+
+// refuseDuplicate records a server request that reuses the id of a
+// request still pending and returns the answer to write for it: an
+// Invalid Request error with the same id (the protocol's answer to a
+// request that is not valid, tied to the id it came with). The first
+// request is served as usual. It returns nil for a request whose id is
+// free.
+func (t *wireTap) refuseDuplicate(req *jsonrpc.Request) *jsonrpc.Response {
+	key := idKey(req.ID)
+	t.mu.Lock()
+	_, pending := t.in[key]
+	t.mu.Unlock()
+	if !pending {
+		return nil
+	}
+	t.duplicate(req, duplicateText(key)+"; answered with JSON-RPC error -32600 and not served")
+	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
+		Code:    jsonrpc.CodeInvalidRequest,
+		Message: "fanout-inspector: " + duplicateText(key),
+	}}
+}
+
+// duplicate records a request that reused a pending request's id as a
+// span of its own, ended at once with an error saying so.
+func (t *wireTap) duplicate(req *jsonrpc.Request, text string) {
+	s := t.s
+	now := s.rec.Now()
+	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
+	sp.RequestID = idKey(req.ID)
+	sp.Duplicate = true
+	sp.Received = now
+	sp.Params = recorder.CapPayload(req.Params)
+	sp.Parent = s.parentByToken(progressToken(req.Params))
+	id := s.rec.Begin(sp)
+	s.rec.Update(id, func(sp *recorder.Span) {
+		sp.Queued, sp.Serving, sp.Answered = now, now, now
+		sp.Status, sp.Error = recorder.StatusError, text
+	})
+	t.noteInvalidUTF8(id, req.Method, sp.RequestID, req.Params)
+}
+
+// protocolError records something the server sent that breaks the
+// protocol but that the session survives. raw, when known, is the
+// message as it arrived (capped).
+func (t *wireTap) protocolError(text string, raw []byte) {
+	s := t.s
+	ev := recorder.Event{At: s.rec.Now(), Session: s.name, Kind: recorder.EventProtocol, Text: text}
+	if json.Valid(raw) {
+		ev.Data = recorder.CapPayload(raw)
+	}
+	s.rec.AddEvent(ev)
+	s.emitLog(ev)
+}
+
+// noteInvalidUTF8 records a protocol event when params the server sent
+// are not valid UTF-8 (JSON text must be): the recording keeps them with
+// each invalid sequence replaced by U+FFFD (see [recorder.CapPayload]).
+func (t *wireTap) noteInvalidUTF8(span recorder.SpanID, method, key string, params []byte) {
+	if utf8.Valid(params) {
+		return
+	}
+	n := 0
+	for b := params; len(b) > 0; {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			n++
+		}
+		b = b[size:]
+	}
+	what := "the params of " + method
+	if key != "" {
+		what += " (id " + key + ")"
+	}
+	s := t.s
+	ev := recorder.Event{At: s.rec.Now(), Session: s.name, Kind: recorder.EventProtocol, Method: method, Span: span,
+		Text: fmt.Sprintf("invalid UTF-8 in %s: %d invalid byte(s) replaced with U+FFFD in the recording", what, n)}
+	s.rec.AddEvent(ev)
+	s.emitLog(ev)
 }
 
 // beforeWrite taps a message the client is about to write.

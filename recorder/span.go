@@ -25,8 +25,10 @@
 package recorder
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 )
 
 // SpanID identifies a span within one [Recording]. IDs start at 1; 0 means
@@ -166,15 +168,21 @@ func (s *Span) Total() time.Duration {
 }
 
 // CapPayload returns b, or a JSON string saying how large it was when it is
-// longer than [MaxPayload].
+// longer than [MaxPayload]. Invalid UTF-8 (which a server may send inside
+// JSON strings) is replaced by U+FFFD, one per invalid sequence, so that
+// a recording is always valid UTF-8 JSON.
 func CapPayload(b []byte) json.RawMessage {
 	if len(b) == 0 {
 		return nil
 	}
+	size := len(b)
+	if !utf8.Valid(b) {
+		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+	}
 	if len(b) <= MaxPayload {
 		return json.RawMessage(append([]byte(nil), b...))
 	}
-	msg, _ := json.Marshal(map[string]any{"truncated": true, "bytes": len(b), "head": string(b[:512])})
+	msg, _ := json.Marshal(map[string]any{"truncated": true, "bytes": size, "head": string(b[:512])})
 	return msg
 }
 
@@ -191,6 +199,11 @@ const (
 	EventConnection  EventKind = "connection"   // connected, disconnected, lost
 	EventOther       EventKind = "other"        // any other notification
 )
+
+// EventProtocol is something the server sent that breaks the protocol in
+// a way the session survives: a response without a usable id, invalid
+// UTF-8. Its Text says what and what the inspector did about it.
+const EventProtocol EventKind = "protocol_error"
 
 // Event is an instant: a notification or something that happened to the
 // connection.
