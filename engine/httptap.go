@@ -127,6 +127,12 @@ func (t *wireTap) sseLine(line []byte, stream any) []byte {
 	}
 	msg, err := jsonrpc.DecodeMessage(payload)
 	if err != nil {
+		if isIDlessResponse(err) {
+			// The SDK would end the session on it: record it and pass on
+			// an event without data, which the SDK skips.
+			t.protocolError(idlessText, payload)
+			return nil
+		}
 		return line
 	}
 	t.readFrom(msg, stream)

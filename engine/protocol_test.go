@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -342,4 +344,158 @@ func TestHostileStdioServer(t *testing.T) {
 		t.Errorf("%d protocol events, want 3 (two responses without an id, one invalid UTF-8): %+v", n, protocolEvents(snap))
 	}
 	checkSavesValid(t, snap)
+}
+
+// rawHTTPServer is a misbehaving streamable HTTP server: it answers
+// initialize and tools/list, accepts everything else the client posts
+// (answers arrive on got), and writes the lines sent on push, raw, as
+// events of the client's GET stream. Closing a GET stream (endStream)
+// makes the client reconnect to a new one.
+type rawHTTPServer struct {
+	push      chan string
+	got       chan map[string]json.RawMessage
+	endStream chan struct{}
+	streams   chan struct{} // one value per GET stream opened
+}
+
+func serveRawHTTP(t *testing.T) (*rawHTTPServer, string) {
+	rs := &rawHTTPServer{push: make(chan string, 64), got: make(chan map[string]json.RawMessage, 64),
+		endStream: make(chan struct{}, 1), streams: make(chan struct{}, 8)}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, "retry: 10\n\n") // reconnect at once
+			w.(http.Flusher).Flush()
+			rs.streams <- struct{}{}
+			for n := 1; ; n++ {
+				select {
+				case line := <-rs.push:
+					fmt.Fprintf(w, "id: %d\ndata: %s\n\n", n, line)
+					w.(http.Flusher).Flush()
+				case <-rs.endStream:
+					return
+				case <-r.Context().Done():
+					return
+				}
+			}
+		case http.MethodPost:
+			body, _ := io.ReadAll(r.Body)
+			var m map[string]json.RawMessage
+			json.Unmarshal(body, &m)
+			w.Header().Set("Mcp-Session-Id", "raw-1")
+			switch string(m["method"]) {
+			case `"initialize"`:
+				var p struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				}
+				json.Unmarshal(m["params"], &p)
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"1"}}}`,
+					m["id"], p.ProtocolVersion)
+			case `"tools/list"`:
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, m["id"])
+			default:
+				if _, isReq := m["method"]; !isReq {
+					rs.got <- m
+				}
+				w.WriteHeader(http.StatusAccepted)
+			}
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return rs, srv.URL
+}
+
+func (rs *rawHTTPServer) answers(n int, d time.Duration) []map[string]json.RawMessage {
+	var out []map[string]json.RawMessage
+	deadline := time.After(d)
+	for len(out) < n {
+		select {
+		case m := <-rs.got:
+			out = append(out, m)
+		case <-deadline:
+			return out
+		}
+	}
+	return out
+}
+
+// TestHostileHTTPServer checks the same misbehaviours over streamable
+// HTTP, where the tap sits in the HTTP client: a response without an id
+// is recorded and skipped, a duplicate id is recorded as its own span
+// (the SDK refuses it), and a request replayed on a new stream after a
+// reconnect is neither served twice nor called a duplicate.
+func TestHostileHTTPServer(t *testing.T) {
+	rs, url := serveRawHTTP(t)
+	cb := DefaultCallbacks()
+	cb.Latency = LatencyModel{Dist: Fixed, A: ms(600)}
+	s := connectTarget(t, Target{Transport: TransportHTTP, URL: url}, cb)
+	select {
+	case <-rs.streams:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client never opened its event stream")
+	}
+	rs.push <- `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`
+	rs.push <- samplingLine(`"dup"`, "first")
+	rs.push <- samplingLine(`"dup"`, "second") // same id, other params: a duplicate
+	rs.push <- samplingLine(`"re"`, "replayed")
+	if !waitFor(5*time.Second, func() bool { return len(spansOf(s.Recording().Snapshot(), "sampling/createMessage")) == 3 }) {
+		t.Fatalf("spans %+v, want 3 read before the stream ends", spansOf(s.Recording().Snapshot(), "sampling/createMessage"))
+	}
+	rs.endStream <- struct{}{}
+	select {
+	case <-rs.streams:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client did not reconnect its event stream")
+	}
+	rs.push <- samplingLine(`"re"`, "replayed") // the same request again, after the reconnect
+
+	got := rs.answers(2, 10*time.Second)
+	var ids []string
+	for _, a := range got {
+		if a["result"] != nil {
+			ids = append(ids, string(a["id"]))
+		}
+	}
+	if len(ids) != 2 {
+		t.Fatalf("the server got results for %v, want \"dup\" and \"re\" once each: %s", ids, got)
+	}
+	if more := rs.answers(1, time.Second); len(more) != 0 {
+		t.Errorf("a request was answered again: %s", more)
+	}
+	select {
+	case <-s.Done():
+		t.Fatalf("the session ended: %v", s.Err())
+	default:
+	}
+	snap := s.Recording().Snapshot()
+	spans := spansOf(snap, "sampling/createMessage")
+	var ok, dup int
+	for _, sp := range spans {
+		switch {
+		case sp.Duplicate && sp.RequestID == `"dup"` && strings.Contains(sp.Error, "still pending"):
+			dup++
+		case !sp.Duplicate && sp.Status == recorder.StatusOK:
+			ok++
+		default:
+			t.Errorf("span %+v", sp)
+		}
+	}
+	if ok != 2 || dup != 1 || len(spans) != 3 {
+		t.Errorf("%d spans: %d served, %d duplicate; want 3: 2 and 1 (the replay is not a span)", len(spans), ok, dup)
+	}
+	evs := protocolEvents(snap)
+	if len(evs) != 1 || !strings.Contains(string(evs[0].Data), "Parse error") {
+		t.Errorf("protocol events %+v, want one carrying the id-less response", evs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.cs.ListTools(ctx, nil); err != nil {
+		t.Errorf("tools/list after the bad messages: %v", err)
+	}
 }
