@@ -17,7 +17,8 @@ const demoServerUsage = `Usage: inspector demo-server [--http ADDR]
 Serves the embedded demo server (tools fanout, echo, slow) to any MCP client.
 
 Without --http it speaks MCP over stdin and stdout (stdout carries only
-JSON-RPC; messages go to stderr) and exits when stdin closes. With --http it
+JSON-RPC; messages go to stderr) and exits when stdin closes, once the
+requests in progress are answered (up to 10 s). With --http it
 serves streamable HTTP at http://ADDR/mcp, prints that URL on stdout, and
 runs until interrupted (Ctrl-C).
 

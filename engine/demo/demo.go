@@ -33,7 +33,6 @@ package demo
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -157,16 +156,6 @@ func slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.Call
 	out := SlowResult{MS: in.MS, Steps: in.Steps, Slept: ms(time.Since(start))}
 	text := fmt.Sprintf("slept %.0f ms in %d steps", out.Slept, in.Steps)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
-}
-
-// ServeStdio serves a new demo server over stdin and stdout until the
-// client closes stdin or ctx is done. Nothing else may write to stdout.
-func ServeStdio(ctx context.Context) error {
-	err := NewServer().Run(ctx, &mcp.StdioTransport{})
-	if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
-		return nil
-	}
-	return err
 }
 
 // ServeHTTP serves a new demo server over streamable HTTP at
