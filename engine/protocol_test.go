@@ -499,3 +499,25 @@ func TestHostileHTTPServer(t *testing.T) {
 		t.Errorf("tools/list after the bad messages: %v", err)
 	}
 }
+
+// TestProtocolEventsAreBounded checks that a server sending responses
+// without an id without end cannot grow the recording without end: the
+// first maxProtocolEvents are recorded, then one event says the rest
+// were not.
+func TestProtocolEventsAreBounded(t *testing.T) {
+	s, rs := connectRaw(t, DefaultCallbacks())
+	for range maxProtocolEvents + 500 {
+		rs.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+	}
+	rs.send(samplingLine(`9`, "after the flood"))
+	if a := rs.answers(1, 10*time.Second); len(a) != 1 || a[0]["result"] == nil {
+		t.Fatalf("the request after the flood got %s, want an answer", a)
+	}
+	evs := protocolEvents(s.Recording().Snapshot())
+	if len(evs) != maxProtocolEvents+1 {
+		t.Fatalf("%d protocol events, want %d", len(evs), maxProtocolEvents+1)
+	}
+	if last := evs[len(evs)-1].Text; !strings.Contains(last, "only the first 1000 are recorded") {
+		t.Errorf("last protocol event %q does not say the rest were dropped", last)
+	}
+}

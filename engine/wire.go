@@ -72,7 +72,7 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		msg, err := c.inner.Read(ctx)
 		if err != nil {
 			if ctx.Err() == nil && isIDlessResponse(err) {
-				c.tap.protocolError(idlessText+" ("+err.Error()+")", nil)
+				c.tap.protocolError(idlessText, nil)
 				continue
 			}
 			if ctx.Err() == nil {
@@ -141,6 +141,8 @@ type wireTap struct {
 	writeErr  bool // a write failed: the connection is going
 	closeErr  error
 	isClosed  bool
+
+	protocolEvents int // protocol_error events recorded so far
 }
 
 func newWireTap(s *Session) *wireTap {
@@ -293,11 +295,33 @@ func (t *wireTap) duplicate(req *jsonrpc.Request, text string) {
 // protocol but that the session survives. raw, when known, is the
 // message as it arrived (capped).
 func (t *wireTap) protocolError(text string, raw []byte) {
-	s := t.s
-	ev := recorder.Event{At: s.rec.Now(), Session: s.name, Kind: recorder.EventProtocol, Text: text}
+	ev := recorder.Event{Kind: recorder.EventProtocol, Text: text}
 	if json.Valid(raw) {
 		ev.Data = recorder.CapPayload(raw)
 	}
+	t.addProtocolEvent(ev)
+}
+
+// maxProtocolEvents is how many protocol_error events a session records;
+// a server that keeps misbehaving cannot grow the recording without end.
+const maxProtocolEvents = 1000
+
+// addProtocolEvent records ev, up to maxProtocolEvents per session, and
+// then one event saying that the rest were not recorded.
+func (t *wireTap) addProtocolEvent(ev recorder.Event) {
+	t.mu.Lock()
+	t.protocolEvents++
+	n := t.protocolEvents
+	t.mu.Unlock()
+	switch {
+	case n == maxProtocolEvents+1:
+		ev.Text = fmt.Sprintf("more protocol errors from the server: only the first %d are recorded", maxProtocolEvents)
+		ev.Method, ev.Span, ev.Data = "", 0, nil
+	case n > maxProtocolEvents:
+		return
+	}
+	s := t.s
+	ev.At, ev.Session = s.rec.Now(), s.name
 	s.rec.AddEvent(ev)
 	s.emitLog(ev)
 }
@@ -321,11 +345,8 @@ func (t *wireTap) noteInvalidUTF8(span recorder.SpanID, method, key string, para
 	if key != "" {
 		what += " (id " + key + ")"
 	}
-	s := t.s
-	ev := recorder.Event{At: s.rec.Now(), Session: s.name, Kind: recorder.EventProtocol, Method: method, Span: span,
-		Text: fmt.Sprintf("invalid UTF-8 in %s: %d invalid byte(s) replaced with U+FFFD in the recording", what, n)}
-	s.rec.AddEvent(ev)
-	s.emitLog(ev)
+	t.addProtocolEvent(recorder.Event{Kind: recorder.EventProtocol, Method: method, Span: span,
+		Text: fmt.Sprintf("invalid UTF-8 in %s: %d invalid byte(s) replaced with U+FFFD in the recording", what, n)})
 }
 
 // beforeWrite taps a message the client is about to write.
