@@ -134,6 +134,12 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	if err := checkOutputs([]outputFile{{"--trace", o.trace}, {"--otlp", o.otlp}, {"--csv", o.csv},
+		{"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
+		fmt.Fprintf(stderr, "inspector report: %v\n", err)
+		return exitUsage
+	}
+
 	a, err := reportLoad(files[0], stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "inspector report: %v\n", err)

@@ -74,6 +74,17 @@ type runOutputs struct {
 	width, height                    int
 }
 
+// files lists the files the run writes, each with the flag naming it.
+func (o runOptions) files() []outputFile {
+	journal := o.journal
+	if journal == "auto" {
+		journal = "" // a fresh name in the journal folder, made when opened
+	}
+	return []outputFile{{"--record", o.record}, {"--journal", journal},
+		{"--trace", o.outputs.trace}, {"--otlp", o.outputs.otlp}, {"--csv", o.outputs.csv},
+		{"--png", o.outputs.png}, {"--svg", o.outputs.svg}, {"--html", o.outputs.html}}
+}
+
 // runCommand runs `inspector run`.
 func runCommand(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -129,7 +140,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 	if cb.Elicitation == engine.ElicitManual || cb.SamplingManual {
-		return usageErr("--elicitation manual needs a person to answer: use inspector gui, or accept, decline or cancel")
+		return usageErr("--elicitation manual needs a person to answer each request, and a headless run has nobody there: use inspector gui --elicitation manual, or here accept, decline or cancel")
 	}
 	var asserts []assertion
 	for _, expr := range o.asserts {
@@ -164,6 +175,10 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return usageErr("--tool: name the tool to call on %s (--list-tools shows them)", target)
 		}
 		o.tool = "fanout"
+	}
+
+	if err := checkOutputs(o.files()); err != nil {
+		return usageErr("%v", err)
 	}
 
 	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
