@@ -185,7 +185,7 @@ func Load(r io.Reader) (*Snapshot, error) {
 func loadBytes(data []byte) (*Snapshot, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, errors.New("the file is empty: it is not a recording (save one with `inspector run --save FILE` or from the app)")
+		return nil, errors.New("the file is empty: it is not a recording (save one with `inspector run --record FILE` or from the app)")
 	}
 	if trimmed[0] != '{' {
 		if json.Valid(trimmed) {
