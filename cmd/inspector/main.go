@@ -25,6 +25,9 @@ const (
 	exitFailure   = 1 // the connection failed or a file could not be read
 	exitUsage     = 2 // a bad flag or argument
 	exitAssertion = 3 // an --assert expression did not hold
+	// exitInterrupted is run's code when SIGINT (Ctrl-C) or SIGTERM stopped
+	// it: 128 + SIGINT's number, as a shell reports a Ctrl-C, for both.
+	exitInterrupted = 130
 )
 
 func main() {

@@ -364,40 +364,71 @@ func TestListTools(t *testing.T) {
 	}
 }
 
-// TestInterrupt checks Ctrl-C mid-run: the run stops at once, exits 1 and
-// still saves the recording.
+// TestInterrupt checks Ctrl-C and SIGTERM mid-run: the run stops at once,
+// exits 130 and still saves the recording.
 func TestInterrupt(t *testing.T) {
-	rec := filepath.Join(t.TempDir(), "run.json")
-	cmd := exec.Command(inspectorBin, "run", "--tool", "slow", "--args", `{"ms":20000,"steps":20}`, "--record", rec)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			rec := filepath.Join(t.TempDir(), "run.json")
+			code, stderr := interruptAfter(t, time.Second, sig, "run", "--tool", "slow", "--args", `{"ms":20000,"steps":20}`, "--record", rec)
+			if code != exitInterrupted {
+				t.Errorf("after %v: exit %d, want %d\nstderr: %s", sig, code, exitInterrupted, stderr)
+			}
+			if !strings.Contains(stderr, "interrupted") {
+				t.Errorf("stderr does not say the run was interrupted:\n%s", stderr)
+			}
+			snap, err := recorder.LoadFile(rec)
+			if err != nil {
+				t.Fatalf("no recording after %v: %v", sig, err)
+			}
+			for _, s := range snap.Spans {
+				if s.Method == "tools/call" && s.Open() {
+					t.Errorf("the interrupted call is still open in the recording")
+				}
+			}
+		})
+	}
+	// A signal while connecting (a server that never answers initialize)
+	// gets the same code: scripts tell an interrupt from a failure.
+	t.Run("while connecting", func(t *testing.T) {
+		t.Parallel()
+		code, stderr := interruptAfter(t, time.Second, syscall.SIGINT, "run", "--stdio", "sleep 60", "--tool", "t")
+		if code != exitInterrupted {
+			t.Errorf("exit %d, want %d\nstderr: %s", code, exitInterrupted, stderr)
+		}
+	})
+}
+
+// interruptAfter starts the inspector with args, sends it sig after d and
+// returns its exit code and stderr; it fails the test if the inspector
+// does not stop within 10 s of the signal.
+func interruptAfter(t *testing.T, d time.Duration, sig syscall.Signal, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(inspectorBin, args...)
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
-	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(d)
+	cmd.Process.Signal(sig)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
-			t.Errorf("after Ctrl-C: %v, want exit 1\nstderr: %s", err, errb.String())
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), errb.String()
 		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, errb.String()
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("run did not stop within 10 s of Ctrl-C")
-	}
-	if !strings.Contains(errb.String(), "interrupted") {
-		t.Errorf("stderr does not say the run was interrupted:\n%s", errb.String())
-	}
-	snap, err := recorder.LoadFile(rec)
-	if err != nil {
-		t.Fatalf("no recording after Ctrl-C: %v", err)
-	}
-	for _, s := range snap.Spans {
-		if s.Method == "tools/call" && s.Open() {
-			t.Errorf("the interrupted call is still open in the recording")
-		}
+		<-done
+		t.Fatalf("inspector %q did not stop within 10 s of %v\nstderr: %s", args, sig, errb.String())
+		return 0, ""
 	}
 }
 
