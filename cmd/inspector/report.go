@@ -42,7 +42,8 @@ Flags may come before or after RECORDING. RECORDING - reads standard input.
   --slowest N       also list the N slowest requests (with --json: under
                     "slowest")
 
-Exit codes: 0 ok, 1 a file could not be read or written, 2 bad flags.
+Exit codes: 0 ok, 1 a file could not be read or written, 2 bad flags or an
+output path that cannot be written (checked before reading anything).
 `
 
 // reportOptions are the flags of `inspector report`.
