@@ -108,8 +108,7 @@ type Span struct {
 	// Name is the tool name of a tools/call.
 	Name string `json:"name,omitempty"`
 	// Round is the multi-round-trip round (1, 2, …) of a request fulfilled
-	// as an input request of a tool call; 0 (absent from the file) for
-	// requests sent on the wire.
+	// as an input request of a tool call; 0 for requests sent on the wire.
 	Round int `json:"round,omitempty"`
 	// Duplicate marks a server request that reused the JSON-RPC id of a
 	// request still pending on the same session: it is recorded on its
