@@ -45,6 +45,9 @@ func checkOutputPath(path string) error {
 		if fi.IsDir() {
 			return errors.New("that is a folder; name a file in it, as in " + filepath.Join(path, "run.json"))
 		}
+		if !fi.Mode().IsRegular() {
+			return nil // a device or a pipe (/dev/stdout): opening it here could block
+		}
 		f, err := os.OpenFile(path, os.O_WRONLY, 0) // no O_TRUNC: it stays as it is
 		if err != nil {
 			return fmt.Errorf("the file exists and cannot be written: %v", unwrapPath(err))
