@@ -344,15 +344,23 @@ func (cb Callbacks) Validate() error {
 			return err
 		}
 	}
-	if _, err := parseReply(cb.SamplingReply); err != nil {
+	// Parse the reply template and render it once against a sample request:
+	// a field it does not know ({{.Nope}}) only fails when executed, and
+	// that must be said before the run, not on every sampling request.
+	reply, err := parseReply(cb.SamplingReply)
+	if err != nil {
 		return err
+	}
+	if _, err := renderReply(reply, 1, "sample question", cb.SamplingModel); err != nil {
+		msg := strings.ReplaceAll(err.Error(), " in type engine.replyData", "")
+		return fmt.Errorf("%s; rendered for a sample request, the fields are {{.Index}}, {{.LastUserMessage}} and {{.Model}}", msg)
 	}
 	switch cb.Elicitation {
 	case "", ElicitAccept, ElicitDecline, ElicitCancel, ElicitManual:
 	default:
 		return fmt.Errorf("elicitation %q: want accept, decline, cancel or manual", cb.Elicitation)
 	}
-	if cb.FailRate < 0 || cb.FailRate > 1 {
+	if !(cb.FailRate >= 0 && cb.FailRate <= 1) { // NaN too
 		return fmt.Errorf("fail rate %g: want a fraction between 0 and 1", cb.FailRate)
 	}
 	if cb.RequestTimeout < 0 {

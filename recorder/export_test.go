@@ -7,8 +7,10 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	collector "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -345,4 +347,54 @@ func TestCharts(t *testing.T) {
 			t.Errorf("err = %v, want one that lists the charts", err)
 		}
 	})
+}
+
+// TestOTLPTimesNeverWrap checks that the OTLP export's times stay
+// unsigned and in range whatever the snapshot holds: offsets near
+// MaxInt64 (which the loader refuses, but a snapshot built in code may
+// have) and a zero or far-off created time. They used to wrap to negative
+// nanoseconds, which OTLP readers refuse.
+func TestOTLPTimesNeverWrap(t *testing.T) {
+	huge := time.Duration(math.MaxInt64 - 1000)
+	cases := map[string]*Snapshot{
+		"huge offsets": {Meta: Meta{Created: fixedCreated}, Spans: []*Span{
+			{ID: 1, Direction: Incoming, Method: "sampling/createMessage", Received: 0, Queued: huge / 2, Serving: huge - 1, Answered: huge, Status: StatusOK}}},
+		"zero created": {Meta: Meta{}, Spans: []*Span{
+			{ID: 1, Direction: Outgoing, Method: "tools/call", Received: 0, Queued: 0, Serving: 0, Answered: time.Second, Status: StatusOK}}},
+		"created in year 9999": {Meta: Meta{Created: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}, Spans: []*Span{
+			{ID: 1, Direction: Outgoing, Method: "tools/call", Received: 0, Queued: 0, Serving: 0, Answered: time.Second, Status: StatusOK}}},
+	}
+	for name, snap := range cases {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteOTLP(&buf, snap); err != nil {
+				t.Fatal(err)
+			}
+			var req collector.ExportTraceServiceRequest
+			if err := protojson.Unmarshal(buf.Bytes(), &req); err != nil {
+				t.Fatalf("not a valid ExportTraceServiceRequest: %v\n%s", err, buf.String())
+			}
+			for _, rs := range req.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					for _, sp := range ss.Spans {
+						times := []uint64{sp.StartTimeUnixNano, sp.EndTimeUnixNano}
+						for _, e := range sp.Events {
+							times = append(times, e.TimeUnixNano)
+						}
+						for _, ns := range times {
+							if ns > math.MaxInt64 {
+								t.Errorf("span %s: time %d overflows int64 nanoseconds", sp.Name, ns)
+							}
+						}
+						if sp.EndTimeUnixNano < sp.StartTimeUnixNano {
+							t.Errorf("span %s ends (%d) before it starts (%d)", sp.Name, sp.EndTimeUnixNano, sp.StartTimeUnixNano)
+						}
+					}
+				}
+			}
+			if strings.Contains(buf.String(), `UnixNano":"-`) {
+				t.Errorf("negative nanoseconds in the export:\n%s", buf.String())
+			}
+		})
+	}
 }

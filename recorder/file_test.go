@@ -77,7 +77,20 @@ func TestLoadErrors(t *testing.T) {
 		{"no version", strings.Replace(g, `"version":1,`, ``, 1), `"version" field is missing`},
 		{"no meta", strings.Replace(g, `"meta":`, `"mota":`, 1), `"meta" field is missing`},
 		{"no spans", strings.Replace(g, `"spans":`, `"spons":`, 1), `"spans" field is missing`},
-		{"wrong type", strings.Replace(g, `"received":0`, `"received":"soon"`, 1), `field "spans.received"`},
+		{"wrong type", strings.Replace(g, `"received":0`, `"received":"soon"`, 1), `field "spans[0].received": want a whole number of nanoseconds, got a string`},
+		{"wrong type in a later span", strings.Replace(g, `"id":2,`, `"id":"two",`, 1), `field "spans[1].id": want a whole number, got a string`},
+		{"now as text", strings.Replace(g, `"now":`, `"now":"3s","x":`, 1), `field "now": want a whole number of nanoseconds, got a string`},
+		{"now a fraction", strings.Replace(g, `"now":`, `"now":1.5,"x":`, 1), `field "now": want a whole number of nanoseconds, got 1.5`},
+		{"title a number", strings.Replace(g, `"title":`, `"title":7,"x":`, 1), `field "meta.title": want a string, got a number`},
+		{"created not a time", strings.Replace(g, `"created":`, `"created":"yesterday","x":`, 1), `field "meta.created": want a time as text`},
+		{"version as text", strings.Replace(g, `"version":1`, `"version":"1"`, 1), `field "version": want a whole number, got a string`},
+		{"journal line wrong type", "{\"format\":\"fanout-inspector-journal\",\"version\":1,\"meta\":{\"created\":\"2026-01-02T03:04:05Z\"}}\n{\"span\":{\"id\":1,\"received\":\"x\"}}\n{\"end\":5}\n",
+			`damaged at line 2: field "span.received": want a whole number of nanoseconds, got a string`},
+		{"time near MaxInt64", strings.Replace(g, `"answered":`, `"answered":9223372036854775000,"x":`, 1), `span 1: field "answered" is 9223372036854775000 ns, more than 100 years after the recording started`},
+		{"negative time", strings.Replace(g, `"serving":`, `"serving":-5,"x":`, 1), `field "serving" is -5, a negative time`},
+		{"now near MaxInt64", strings.Replace(g, `"now":`, `"now":9223372036854775807,"x":`, 1), `field "now" is 9223372036854775807 ns`},
+		{"event near MaxInt64", strings.Replace(g, `{"at":`, `{"at":9223372036854775000,"x":`, 1), `field "events[0].at" is 9223372036854775000 ns`},
+		{"journal end near MaxInt64", "{\"format\":\"fanout-inspector-journal\",\"version\":1,\"meta\":{\"created\":\"2026-01-02T03:04:05Z\"}}\n{\"end\":9223372036854775000}\n", `field "end" is 9223372036854775000 ns`},
 		{"bad direction", strings.Replace(g, `"direction":"outgoing"`, `"direction":"sideways"`, 1), `direction "sideways"`},
 		{"ids out of order", strings.Replace(g, `{"id":2,`, `{"id":1,`, 1), "not above the previous id"},
 		{"bad journal line", "{\"format\":\"fanout-inspector-journal\",\"version\":1,\"meta\":{\"created\":\"2026-01-02T03:04:05Z\"}}\n{garbage\n{\"end\":5}\n", "damaged at line 2"},
@@ -92,6 +105,11 @@ func TestLoadErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q does not say %q", err, c.want)
+			}
+			for _, goName := range []string{"fileHeader", "journalLine", "time.Duration", "recorder.", "int64"} {
+				if strings.Contains(err.Error(), goName) {
+					t.Errorf("error %q names the Go type %s, not the file's fields", err, goName)
+				}
 			}
 		})
 	}

@@ -136,10 +136,9 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 			events[e.Span] = append(events[e.Span], e)
 		}
 	}
-	base := snap.Meta.Created.UnixNano()
 	appendTime := func(b []byte, d time.Duration) []byte {
 		b = append(b, '"')
-		b = strconv.AppendInt(b, base+int64(d), 10)
+		b = strconv.AppendUint(b, otlpNanos(snap.Meta.Created, d), 10)
 		return append(b, '"')
 	}
 
@@ -321,4 +320,19 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		return fmt.Errorf("write otlp: %w", err)
 	}
 	return nil
+}
+
+// otlpNanos is the time d after created in nanoseconds since 1970, as
+// OTLP's unsigned fields want it: clamped to 0 .. MaxInt64, so that a zero
+// or far-off created time, or a huge offset from a crafted file, never
+// wraps around to a negative or overflowed number.
+func otlpNanos(created time.Time, d time.Duration) uint64 {
+	t := created.Add(d) // time.Time spans far more than int64 nanoseconds
+	switch {
+	case t.Before(time.Unix(0, 0)):
+		return 0
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	}
+	return uint64(t.UnixNano())
 }

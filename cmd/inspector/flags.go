@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -55,7 +54,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 		rootsL     = fs.String("roots-latency", "", "latency `SPEC` for roots/list only (overrides --latency)")
 		seed       = fs.Int64("seed", 0, "seed for random latencies and failures: the same seed gives the same run")
 		reply      = fs.String("sampling-reply", def.SamplingReply, "sampling answer text, a Go `TEMPLATE` seeing {{.Index}}, {{.LastUserMessage}} and {{.Model}}")
-		elicit     = fs.String("elicitation", string(def.Elicitation), "how to answer elicitation/create: accept (with content built from the schema), decline or cancel")
+		elicit     = fs.String("elicitation", string(def.Elicitation), "how to answer elicitation/create: accept (with content built from the schema), decline, cancel, or manual (you answer each one in the GUI; not with run)")
 		roots      = fs.String("roots", strings.Join(def.Roots, ","), "`URI,...` answered to roots/list")
 		failRate   = fs.Float64("fail-rate", 0, "fraction `F` (0..1) of server requests answered with an error")
 		reqTimeout = fs.Duration("request-timeout", 0, "answer a server request still unanswered after `D` with an error (0 = never)")
@@ -133,6 +132,8 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 			t.Headers[k] = strings.TrimSpace(v)
 		}
 		switch p := strings.TrimSpace(*protocol); {
+		case p == "" && flagWasSet(fs, "protocol"):
+			return t, def, fmt.Errorf("--protocol is empty: leave it out for %s, or give latest or one of %s", engine.DefaultProtocol, strings.Join(mcp.SupportedProtocolVersions(), ", "))
 		case p == "" || p == "latest":
 			t.Protocol = p
 		case slices.Contains(mcp.SupportedProtocolVersions(), p):
@@ -167,7 +168,9 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 			cb.MethodLatency[ml.method] = m
 		}
 		cb.Seed = *seed
-		if _, err := template.New("reply").Parse(*reply); err != nil {
+		probe := def
+		probe.SamplingReply = *reply
+		if err := probe.Validate(); err != nil { // parses and renders it for a sample request
 			return t, def, fmt.Errorf("--sampling-reply %q: %v", *reply, err)
 		}
 		cb.SamplingReply = *reply
@@ -175,7 +178,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 		case engine.ElicitAccept, engine.ElicitDecline, engine.ElicitCancel, engine.ElicitManual:
 			cb.Elicitation = m
 		default:
-			return t, def, fmt.Errorf("--elicitation %q: want accept, decline or cancel", *elicit)
+			return t, def, fmt.Errorf("--elicitation %q: want accept, decline, cancel or manual (manual: you answer each one in the GUI)", *elicit)
 		}
 		cb.Roots = nil
 		for _, r := range strings.Split(*roots, ",") {
@@ -188,7 +191,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 			}
 			cb.Roots = append(cb.Roots, r)
 		}
-		if *failRate < 0 || *failRate > 1 {
+		if !(*failRate >= 0 && *failRate <= 1) { // NaN too
 			return t, def, fmt.Errorf("--fail-rate %s: want a fraction between 0 and 1, as in 0.1", strconv.FormatFloat(*failRate, 'g', -1, 64))
 		}
 		cb.FailRate = *failRate

@@ -25,6 +25,7 @@ func TestGUIFlagErrors(t *testing.T) {
 		{"open a missing file", []string{"--open", "/no/such/recording.json"}, "--open /no/such/recording.json"},
 		{"bad dispatch (shared with run)", []string{"--dispatch", "sometimes"}, "--dispatch"},
 		{"two servers", []string{"--demo", "--url", "http://x/mcp"}, "choose one server"},
+		{"elicitation lists manual, which gui takes", []string{"--elicitation", "maybe"}, "want accept, decline, cancel or manual"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/fanout-inspector/inspector/cmd/inspector/internal/plainlocale"
 )
@@ -24,6 +25,9 @@ const (
 	exitFailure   = 1 // the connection failed or a file could not be read
 	exitUsage     = 2 // a bad flag or argument
 	exitAssertion = 3 // an --assert expression did not hold
+	// exitInterrupted is run's code when SIGINT (Ctrl-C) or SIGTERM stopped
+	// it: 128 + SIGINT's number, as a shell reports a Ctrl-C, for both.
+	exitInterrupted = 130
 )
 
 func main() {
@@ -50,9 +54,16 @@ func dispatch(args []string) int {
 			fmt.Println("inspector", version)
 			return exitOK
 		}
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(os.Stderr, "inspector: unknown command %q; commands are %s (run 'inspector help')\n", args[0], commands)
+			return exitUsage
+		}
 	}
-	return guiCommand(args)
+	return guiCommand(args) // inspector alone, or inspector --flags: the GUI
 }
+
+// commands lists the subcommands, for the message about an unknown one.
+const commands = "gui, run, demo-server, report, help and version"
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0"

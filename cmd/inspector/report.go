@@ -39,9 +39,11 @@ Flags may come before or after RECORDING. RECORDING - reads standard input.
                     both recordings on one time scale
   --save FILE       save the recording again (turns a journal into a
                     recording file)
-  --slowest N       also list the N slowest requests (not with --json)
+  --slowest N       also list the N slowest requests (with --json: under
+                    "slowest")
 
-Exit codes: 0 ok, 1 a file could not be read or written, 2 bad flags.
+Exit codes: 0 ok, 1 a file could not be read or written, 2 bad flags or an
+output path that cannot be written (checked before reading anything).
 `
 
 // reportOptions are the flags of `inspector report`.
@@ -134,6 +136,12 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	if err := checkOutputs([]outputFile{{"--trace", o.trace}, {"--otlp", o.otlp}, {"--csv", o.csv},
+		{"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
+		fmt.Fprintf(stderr, "inspector report: %v\n", err)
+		return exitUsage
+	}
+
 	a, err := reportLoad(files[0], stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "inspector report: %v\n", err)
@@ -158,14 +166,21 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		out := make([]reportJSON, len(snaps))
+		for i := range snaps {
+			out[i].Summary = sums[i]
+			if o.slowest > 0 {
+				out[i].Slowest = slowestJSON(snaps[i], o.slowest)
+			}
+		}
 		if len(snaps) == 1 {
-			enc.Encode(sums[0])
+			enc.Encode(out[0])
 		} else {
 			diffs := recorder.Compare(sums[0], sums[1])
 			if diffs == nil {
 				diffs = []recorder.Difference{}
 			}
-			enc.Encode(map[string]any{"a": sums[0], "b": sums[1], "differences": diffs})
+			enc.Encode(map[string]any{"a": out[0], "b": out[1], "differences": diffs})
 		}
 	} else {
 		for i, s := range snaps {
@@ -267,6 +282,40 @@ func reportSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summar
 		fmt.Fprintf(tw, "still open\t%s (a journal of a killed run, or a live snapshot)\n", what)
 	}
 	tw.Flush()
+}
+
+// reportJSON is what report --json prints for one recording: the summary,
+// and the slowest requests when --slowest asks for them.
+type reportJSON struct {
+	recorder.Summary
+	Slowest []slowRequest `json:"slowest,omitempty"`
+}
+
+// slowRequest is one row of --slowest in JSON: the table's columns.
+type slowRequest struct {
+	ID         recorder.SpanID    `json:"id"`
+	Method     string             `json:"method"`
+	Name       string             `json:"name,omitempty"`
+	Direction  recorder.Direction `json:"direction"`
+	Status     recorder.Status    `json:"status"`
+	Error      string             `json:"error,omitempty"`
+	ReceivedMS float64            `json:"received_ms"`
+	QueueMS    float64            `json:"queue_ms"`
+	ServeMS    float64            `json:"serve_ms"`
+	TotalMS    float64            `json:"total_ms"`
+}
+
+// slowestJSON returns the n slowest finished requests of snap, slowest
+// first; an empty list (not null) when none finished.
+func slowestJSON(snap *recorder.Snapshot, n int) []slowRequest {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	list := []slowRequest{}
+	for _, s := range recorder.Slowest(snap, n) {
+		list = append(list, slowRequest{ID: s.ID, Method: s.Method, Name: s.Name, Direction: s.Direction,
+			Status: s.Status, Error: s.Error, ReceivedMS: ms(s.Received), QueueMS: ms(s.QueueTime()),
+			ServeMS: ms(s.ServeTime()), TotalMS: ms(s.Total())})
+	}
+	return list
 }
 
 // reportSlowest lists the n slowest finished requests of snap.

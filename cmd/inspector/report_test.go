@@ -231,7 +231,7 @@ func TestReportBadInput(t *testing.T) {
 		{"newer version", []string{"report", write("new.json", strings.Replace(string(good), `"version":1`, `"version":2`, 1))},
 			exitFailure, "newer than this inspector reads"},
 		{"bad compare", []string{"report", fixtureRecording, "--compare", write("c.json", "[]")}, exitFailure, "--compare"},
-		{"unwritable output", []string{"report", fixtureRecording, "--csv", filepath.Join(dir, "no", "such", "dir.csv")}, exitFailure, "--csv"},
+		{"unwritable output", []string{"report", fixtureRecording, "--csv", filepath.Join(dir, "no", "such", "dir.csv")}, exitUsage, "--csv"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,7 +41,8 @@ requests); other servers need --tool (see them with --list-tools).
 
 Exit status: 0 ok (failed tool calls are counted, not fatal), 1 the
 connection failed or was lost, or a file could not be read or written,
-2 a bad flag, 3 an --assert did not hold.
+2 a bad flag or output path, 3 an --assert did not hold, 130 interrupted
+by SIGINT (Ctrl-C) or SIGTERM (what was recorded is still saved).
 
 Examples:
   inspector run --dispatch serial --latency 500ms
@@ -72,6 +73,17 @@ type runOutputs struct {
 	trace, otlp, csv, png, svg, html string
 	chart                            string
 	width, height                    int
+}
+
+// files lists the files the run writes, each with the flag naming it.
+func (o runOptions) files() []outputFile {
+	journal := o.journal
+	if journal == "auto" {
+		journal = "" // a fresh name in the journal folder, made when opened
+	}
+	return []outputFile{{"--record", o.record}, {"--journal", journal},
+		{"--trace", o.outputs.trace}, {"--otlp", o.outputs.otlp}, {"--csv", o.outputs.csv},
+		{"--png", o.outputs.png}, {"--svg", o.outputs.svg}, {"--html", o.outputs.html}}
 }
 
 // runCommand runs `inspector run`.
@@ -129,7 +141,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 	if cb.Elicitation == engine.ElicitManual || cb.SamplingManual {
-		return usageErr("--elicitation manual needs a person to answer: use inspector gui, or accept, decline or cancel")
+		return usageErr("--elicitation manual needs a person to answer each request, and a headless run has nobody there: use inspector gui --elicitation manual, or here accept, decline or cancel")
 	}
 	var asserts []assertion
 	for _, expr := range o.asserts {
@@ -166,6 +178,10 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		o.tool = "fanout"
 	}
 
+	if err := checkOutputs(o.files()); err != nil {
+		return usageErr("%v", err)
+	}
+
 	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
 	var journal *recorder.Journal
 	if o.journal != "" {
@@ -179,7 +195,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 	}
-	r := &runner{o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
+	r := &runner{ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
 
 	sess, err := engine.Connect(ctx, target, cb, rec)
 	if err != nil {
@@ -229,11 +245,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	switch {
+	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
+		return r.fail("interrupted before the run finished; what was recorded so far is saved (--record, --journal)")
 	case lost != nil:
 		return r.fail(fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
 			target, lost, res.OK+res.Failed, o.calls))
-	case ctx.Err() != nil:
-		return r.fail("interrupted before the run finished; what was recorded so far is saved (--record, --journal)")
 	case runErr != nil:
 		return r.fail(fmt.Sprintf("the run on %s did not complete: %v", target, runErr))
 	}
@@ -298,6 +314,7 @@ func connectFailure(t engine.Target, err error) string {
 
 // runner ends a run: it saves what was recorded, however the run ended.
 type runner struct {
+	ctx     context.Context // cancelled by SIGINT or SIGTERM
 	o       runOptions
 	chart   recorder.Chart
 	rec     *recorder.Recording
@@ -307,10 +324,14 @@ type runner struct {
 }
 
 // fail reports why the run failed, saves what was recorded and returns
-// exitFailure.
+// exitFailure, or exitInterrupted when a signal stopped the run (at any
+// stage: connecting, listing tools, running).
 func (r *runner) fail(why string) int {
 	fmt.Fprintf(r.stderr, "inspector run: %s\n", why)
 	r.save()
+	if r.ctx.Err() != nil {
+		return exitInterrupted
+	}
 	return exitFailure
 }
 

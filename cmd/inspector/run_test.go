@@ -189,6 +189,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--sampling-latency", "uniform:9ms"}, "--sampling-latency"},
 		{[]string{"--elicitation", "maybe"}, "--elicitation"},
 		{[]string{"--fail-rate", "2"}, "--fail-rate"},
+		{[]string{"--fail-rate", "NaN"}, "--fail-rate NaN"},
+		{[]string{"--fail-rate", "-0.1"}, "--fail-rate -0.1"},
+		{[]string{"--protocol", ""}, "--protocol is empty"},
+		{[]string{"--protocol", " "}, "--protocol is empty"},
+		{[]string{"--sampling-reply", "hi {{.Nope}}"}, "can't evaluate field Nope"},
+		{[]string{"--elicitation", "maybe"}, "accept, decline, cancel or manual"},
 		{[]string{"--roots", "not a uri"}, "--roots"},
 		{[]string{"--sampling-reply", "{{.Index"}, "--sampling-reply"},
 		{[]string{"--protocol", "1999-01-01"}, "--protocol"},
@@ -202,7 +208,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--chart", "pie"}, "--chart"},
 		{[]string{"--args", "[1,2]"}, "--args"},
 		{[]string{"--url", "http://127.0.0.1:9/mcp"}, "--tool"},
-		{[]string{"--elicitation", "manual"}, "--elicitation manual"},
+		{[]string{"--elicitation", "manual"}, "inspector gui --elicitation manual"},
 		{[]string{"stray"}, `unexpected argument "stray"`},
 	}
 	for _, tc := range cases {
@@ -358,40 +364,71 @@ func TestListTools(t *testing.T) {
 	}
 }
 
-// TestInterrupt checks Ctrl-C mid-run: the run stops at once, exits 1 and
-// still saves the recording.
+// TestInterrupt checks Ctrl-C and SIGTERM mid-run: the run stops at once,
+// exits 130 and still saves the recording.
 func TestInterrupt(t *testing.T) {
-	rec := filepath.Join(t.TempDir(), "run.json")
-	cmd := exec.Command(inspectorBin, "run", "--tool", "slow", "--args", `{"ms":20000,"steps":20}`, "--record", rec)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			rec := filepath.Join(t.TempDir(), "run.json")
+			code, stderr := interruptAfter(t, time.Second, sig, "run", "--tool", "slow", "--args", `{"ms":20000,"steps":20}`, "--record", rec)
+			if code != exitInterrupted {
+				t.Errorf("after %v: exit %d, want %d\nstderr: %s", sig, code, exitInterrupted, stderr)
+			}
+			if !strings.Contains(stderr, "interrupted") {
+				t.Errorf("stderr does not say the run was interrupted:\n%s", stderr)
+			}
+			snap, err := recorder.LoadFile(rec)
+			if err != nil {
+				t.Fatalf("no recording after %v: %v", sig, err)
+			}
+			for _, s := range snap.Spans {
+				if s.Method == "tools/call" && s.Open() {
+					t.Errorf("the interrupted call is still open in the recording")
+				}
+			}
+		})
+	}
+	// A signal while connecting (a server that never answers initialize)
+	// gets the same code: scripts tell an interrupt from a failure.
+	t.Run("while connecting", func(t *testing.T) {
+		t.Parallel()
+		code, stderr := interruptAfter(t, time.Second, syscall.SIGINT, "run", "--stdio", "sleep 60", "--tool", "t")
+		if code != exitInterrupted {
+			t.Errorf("exit %d, want %d\nstderr: %s", code, exitInterrupted, stderr)
+		}
+	})
+}
+
+// interruptAfter starts the inspector with args, sends it sig after d and
+// returns its exit code and stderr; it fails the test if the inspector
+// does not stop within 10 s of the signal.
+func interruptAfter(t *testing.T, d time.Duration, sig syscall.Signal, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(inspectorBin, args...)
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
-	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(d)
+	cmd.Process.Signal(sig)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
-			t.Errorf("after Ctrl-C: %v, want exit 1\nstderr: %s", err, errb.String())
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), errb.String()
 		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, errb.String()
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("run did not stop within 10 s of Ctrl-C")
-	}
-	if !strings.Contains(errb.String(), "interrupted") {
-		t.Errorf("stderr does not say the run was interrupted:\n%s", errb.String())
-	}
-	snap, err := recorder.LoadFile(rec)
-	if err != nil {
-		t.Fatalf("no recording after Ctrl-C: %v", err)
-	}
-	for _, s := range snap.Spans {
-		if s.Method == "tools/call" && s.Open() {
-			t.Errorf("the interrupted call is still open in the recording")
-		}
+		<-done
+		t.Fatalf("inspector %q did not stop within 10 s of %v\nstderr: %s", args, sig, errb.String())
+		return 0, ""
 	}
 }
 
@@ -501,4 +538,75 @@ func TestDemoServerStdioEOF(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("demo-server did not exit when stdin closed")
 	}
+}
+
+// TestOutputPathsCheckedBeforeTheRun checks that a bad output path is
+// refused before connecting (exit 2, naming the flag and the path), not
+// after the run, when the run would be lost. The server address is a closed
+// port: had the inspector tried to connect first, it would exit 1.
+func TestOutputPathsCheckedBeforeTheRun(t *testing.T) {
+	dir := t.TempDir()
+	aFile := filepath.Join(dir, "file.txt")
+	if err := os.WriteFile(aFile, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no-such-folder", "out")
+	cases := []struct {
+		name, flag, path, want string
+	}{
+		{"missing folder", "--record", missing, "does not exist"},
+		{"a folder", "--csv", dir, "that is a folder"},
+		{"parent is a file", "--html", filepath.Join(aFile, "report.html"), "is not a folder"},
+		{"png in missing folder", "--png", missing, "does not exist"},
+		{"svg is a folder", "--svg", dir, "that is a folder"},
+		{"trace in missing folder", "--trace", missing, "does not exist"},
+		{"otlp in missing folder", "--otlp", missing, "does not exist"},
+		{"journal in missing folder", "--journal", missing, "does not exist"},
+	}
+	url := "http://" + closedPort(t) + "/mcp"
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := inspector(t, "run", "--url", url, "--tool", "t", tc.flag, tc.path)
+			if r.code != exitUsage {
+				t.Fatalf("exit %d, want %d (refused before connecting)\nstderr: %s", r.code, exitUsage, r.stderr)
+			}
+			for _, want := range []string{tc.flag + " " + tc.path, tc.want} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+				}
+			}
+		})
+	}
+	t.Run("two flags, one file", func(t *testing.T) {
+		out := filepath.Join(dir, "same")
+		r := inspector(t, "run", "--url", url, "--tool", "t", "--csv", out, "--html", out)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--html "+out+": --csv writes that file too") {
+			t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("read-only folder", func(t *testing.T) {
+		if os.Getuid() == 0 {
+			t.Skip("root writes in read-only folders")
+		}
+		ro := filepath.Join(dir, "ro")
+		os.Mkdir(ro, 0o555)
+		r := inspector(t, "run", "--url", url, "--tool", "t", "--record", filepath.Join(ro, "run.json"))
+		if r.code != exitUsage || !strings.Contains(r.stderr, "cannot write in the folder") {
+			t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("a good path is left alone", func(t *testing.T) {
+		out := filepath.Join(dir, "run.json")
+		r := inspector(t, "run", "--record", out, "--csv", filepath.Join(dir, "run.csv"))
+		if r.code != exitOK {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".inspector-write-check") {
+				t.Errorf("the write check left %s behind", e.Name())
+			}
+		}
+	})
 }
