@@ -3,6 +3,7 @@ package recorder
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -50,6 +51,8 @@ type Recording struct {
 	events   []Event
 	version  uint64
 	observer []Observer
+	// scrub, when set by AddSecrets, removes secrets from what is stored.
+	scrub atomic.Pointer[scrubber]
 }
 
 // New starts a recording now.
@@ -82,6 +85,9 @@ func (r *Recording) Observe(o Observer) {
 func (r *Recording) SetMeta(f func(*Meta)) {
 	r.mu.Lock()
 	f(&r.meta)
+	if sc := r.scrub.Load(); sc != nil {
+		sc.meta(&r.meta)
+	}
 	r.version++
 	r.mu.Unlock()
 }
@@ -92,6 +98,9 @@ func (r *Recording) SetMeta(f func(*Meta)) {
 func (r *Recording) Begin(s Span) SpanID {
 	p := new(Span)
 	*p = s
+	if sc := r.scrub.Load(); sc != nil {
+		sc.span(p, nil)
+	}
 	r.mu.Lock()
 	p.ID = SpanID(len(r.spans) + 1)
 	r.spans = append(r.spans, p)
@@ -125,6 +134,9 @@ func (r *Recording) Update(id SpanID, f func(*Span)) {
 	p := new(Span)
 	*p = *old
 	f(p)
+	if sc := r.scrub.Load(); sc != nil {
+		sc.span(p, old)
+	}
 	p.ID = old.ID
 	r.spans[i] = p
 	r.version++
@@ -165,6 +177,9 @@ func (r *Recording) Span(id SpanID) *Span {
 
 // AddEvent records an instant event.
 func (r *Recording) AddEvent(e Event) {
+	if sc := r.scrub.Load(); sc != nil {
+		sc.event(&e)
+	}
 	r.mu.Lock()
 	r.events = append(r.events, e)
 	r.version++
