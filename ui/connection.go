@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // recentKey is the preferences key of the recent connections.
@@ -285,20 +286,27 @@ func (p *ConnectionPanel) RecentTargets() []engine.Target {
 }
 
 // remember puts t first in the recent connections, without its headers
-// and environment.
+// and environment and with its URL's credentials redacted: preferences
+// are a plain file.
 func (p *ConnectionPanel) remember(t engine.Target) {
 	t.Headers, t.Env = nil, nil
+	t.URL = recorder.RedactURL(t.URL)
 	p.recent = slices.DeleteFunc(p.recent, func(r engine.Target) bool { return r.String() == t.String() && r.Protocol == t.Protocol })
 	p.recent = append([]engine.Target{t}, p.recent...)
 	if len(p.recent) > maxRecent {
 		p.recent = p.recent[:maxRecent]
 	}
+	p.saveRecent()
+	p.showRecent()
+}
+
+// saveRecent writes the recent connections to the preferences.
+func (p *ConnectionPanel) saveRecent() {
 	if p.prefs != nil {
 		if b, err := json.Marshal(p.recent); err == nil {
 			p.prefs.SetString(recentKey, string(b))
 		}
 	}
-	p.showRecent()
 }
 
 // loadRecent reads the recent connections from the preferences.
@@ -309,6 +317,16 @@ func (p *ConnectionPanel) loadRecent() {
 	var ts []engine.Target
 	if json.Unmarshal([]byte(p.prefs.String(recentKey)), &ts) == nil {
 		p.recent = ts
+		// An older version kept URLs whole: redact them and rewrite.
+		changed := false
+		for i, t := range p.recent {
+			if u := recorder.RedactURL(t.URL); u != t.URL {
+				p.recent[i].URL, changed = u, true
+			}
+		}
+		if changed {
+			p.saveRecent()
+		}
 	}
 	p.showRecent()
 }

@@ -167,6 +167,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
+	rec.AddSecrets(target.Secrets()...) // before the journal writes anything
 	var journal *recorder.Journal
 	if o.journal != "" {
 		path := o.journal
@@ -309,7 +310,7 @@ type runner struct {
 // fail reports why the run failed, saves what was recorded and returns
 // exitFailure.
 func (r *runner) fail(why string) int {
-	fmt.Fprintf(r.stderr, "inspector run: %s\n", why)
+	fmt.Fprintf(r.stderr, "inspector run: %s\n", r.rec.Scrub(why))
 	r.save()
 	return exitFailure
 }
@@ -360,10 +361,10 @@ func (r *runner) save() int {
 	return code
 }
 
-// writeFileWith creates path and fills it with write; a failed write
-// leaves no half-written file behind.
+// writeFileWith creates path (0600 when new) and fills it with write; a
+// failed write leaves no half-written file behind.
 func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, recorder.PrivateFileMode)
 	if err != nil {
 		return err
 	}
