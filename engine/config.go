@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"text/template"
@@ -241,7 +243,8 @@ func (t Target) String() string {
 }
 
 // Secrets returns the values that must not appear in any output of a
-// session with t: the URL's user name, password and credential-like query
+// session with t: the URL's user name, password (and the Basic
+// authorization net/http makes of them) and credential-like query
 // values, every header value (and, for "Bearer TOKEN"-like values, the
 // token alone) and every environment value. [Connect] registers them on
 // the recording ([recorder.Recording.AddSecrets]).
@@ -249,6 +252,12 @@ func (t Target) Secrets() []string {
 	var out []string
 	if t.kind() == TransportHTTP || t.kind() == TransportSSE {
 		out = append(out, recorder.URLSecrets(t.URL)...)
+		if u, err := url.Parse(t.URL); err == nil && u.User != nil {
+			// net/http sends the userinfo as a Basic Authorization
+			// header, which a server may echo.
+			pass, _ := u.User.Password()
+			out = append(out, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass)))
+		}
 		for _, v := range t.Headers {
 			v = strings.TrimSpace(v)
 			out = append(out, v)

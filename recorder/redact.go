@@ -3,6 +3,7 @@ package recorder
 import (
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"unsafe"
@@ -133,9 +134,28 @@ func unescape(s string) string {
 }
 
 // RedactURLsIn returns text with every http(s) URL in it passed through
-// [RedactURL]: for error messages that quote a URL, such as net/http's
+// [RedactURL], and the value of every credential-like "?name=value" or
+// "&name=value" left (a URL cut short by a space): for error messages
+// that quote a URL, such as net/http's
 // `Post "http://host/mcp?token=…": connection refused`.
 func RedactURLsIn(text string) string {
+	text = redactURLs(text)
+	if !strings.Contains(text, "=") {
+		return text
+	}
+	return looseParam.ReplaceAllStringFunc(text, func(m string) string {
+		name, _, _ := strings.Cut(m[1:], "=")
+		if !IsCredentialName(name) {
+			return m
+		}
+		return m[:1] + name + "=" + Redacted
+	})
+}
+
+// looseParam is a "?name=value" or "&name=value" in running text.
+var looseParam = regexp.MustCompile(`[?&#;][A-Za-z0-9_.\-]+=[^&\s"'#;<>` + "`" + `]+`)
+
+func redactURLs(text string) string {
 	lower := strings.ToLower(text)
 	if !strings.Contains(lower, "http://") && !strings.Contains(lower, "https://") {
 		return text

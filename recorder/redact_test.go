@@ -197,3 +197,13 @@ func TestRecordingScrubText(t *testing.T) {
 		t.Errorf("Scrub\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestRedactURLsInBrokenURL: a URL that a space cut short still loses its
+// query's credentials.
+func TestRedactURLsInBrokenURL(t *testing.T) {
+	in := `parse "http://u:p@bad host/mcp?token=abc&page=2": invalid character " " in host name`
+	want := `parse "http://REDACTED:REDACTED@bad host/mcp?token=REDACTED&page=2": invalid character " " in host name`
+	if got := RedactURLsIn(in); got != want {
+		t.Errorf("RedactURLsIn\n got %s\nwant %s", got, want)
+	}
+}
