@@ -207,3 +207,23 @@ func TestRedactURLsInBrokenURL(t *testing.T) {
 		t.Errorf("RedactURLsIn\n got %s\nwant %s", got, want)
 	}
 }
+
+// BenchmarkAppendScrubbed is BenchmarkAppend on a recording with secrets
+// registered (a URL token, two headers, an env value) and spans that carry
+// params and a result of a few hundred bytes, as a sampling request does.
+func BenchmarkAppendScrubbed(b *testing.B) {
+	rec := New(Meta{})
+	rec.AddSecrets("tok-1234567890", "Bearer abcdefgh", "abcdefgh", "env-value-1")
+	params := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"` + strings.Repeat("lorem ipsum ", 30) + `"}}],"maxTokens":100}`)
+	result := json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"reply 1"},"model":"fanout-inspector","stopReason":"endTurn"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		s := NewSpan("s", Incoming, "sampling/createMessage")
+		s.Received = 1
+		s.Params = params
+		id := rec.Begin(s)
+		rec.Update(id, func(s *Span) { s.Queued = 2 })
+		rec.Update(id, func(s *Span) { s.Serving = 3 })
+		rec.Update(id, func(s *Span) { s.Answered = 4; s.Status = StatusOK; s.Result = result })
+	}
+}

@@ -208,7 +208,7 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 	case engine.TransportHTTP, engine.TransportSSE:
 		t.URL = strings.TrimSpace(p.URL.Text)
 		if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-			return t, fmt.Errorf("URL %q: give the server's full http:// or https:// address", t.URL)
+			return t, fmt.Errorf("URL %q: give the server's full http:// or https:// address", recorder.RedactURL(t.URL))
 		}
 		for i, line := range strings.Split(p.Headers.Text, "\n") {
 			line = strings.TrimSpace(line)
