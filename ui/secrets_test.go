@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
@@ -46,5 +50,27 @@ func TestRecentConnectionsKeepNoSecrets(t *testing.T) {
 	}
 	if s := prefs.String(recentKey); strings.Contains(s, "old-s3cret") {
 		t.Errorf("the older list was not rewritten: %s", s)
+	}
+}
+
+// TestBridgeJournalIsPrivate: the folder the app journals into is made
+// 0700 and the journal in it 0600.
+func TestBridgeJournalIsPrivate(t *testing.T) {
+	b := NewBridge(engine.DefaultCallbacks())
+	b.JournalDir = filepath.Join(t.TempDir(), "made", "journal")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := b.Connect(ctx, engine.Target{}); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Disconnect()
+	files, _ := filepath.Glob(filepath.Join(b.JournalDir, "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("journals: %v, want one", files)
+	}
+	for path, want := range map[string]os.FileMode{files[0]: 0o600, b.JournalDir: 0o700, filepath.Dir(b.JournalDir): 0o700} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", path, fi.Mode().Perm(), want)
+		}
 	}
 }
