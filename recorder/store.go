@@ -98,10 +98,14 @@ func (r *Recording) SetMeta(f func(*Meta)) {
 func (r *Recording) Begin(s Span) SpanID {
 	p := new(Span)
 	*p = s
-	if sc := r.scrub.Load(); sc != nil {
+	sc := r.scrub.Load()
+	if sc != nil {
 		sc.span(p, nil)
 	}
 	r.mu.Lock()
+	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
+		now.span(p, nil)
+	}
 	p.ID = SpanID(len(r.spans) + 1)
 	r.spans = append(r.spans, p)
 	r.version++
@@ -177,10 +181,14 @@ func (r *Recording) Span(id SpanID) *Span {
 
 // AddEvent records an instant event.
 func (r *Recording) AddEvent(e Event) {
-	if sc := r.scrub.Load(); sc != nil {
+	sc := r.scrub.Load()
+	if sc != nil {
 		sc.event(&e)
 	}
 	r.mu.Lock()
+	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
+		now.event(&e)
+	}
 	r.events = append(r.events, e)
 	r.version++
 	obs := r.observer
