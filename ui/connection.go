@@ -286,11 +286,11 @@ func (p *ConnectionPanel) RecentTargets() []engine.Target {
 }
 
 // remember puts t first in the recent connections, without its headers
-// and environment and with its URL's credentials redacted: preferences
-// are a plain file.
+// and environment. The preferences get its URL with the credentials
+// redacted (they are a plain file); until the app quits, choosing it
+// again gives the URL whole.
 func (p *ConnectionPanel) remember(t engine.Target) {
 	t.Headers, t.Env = nil, nil
-	t.URL = recorder.RedactURL(t.URL)
 	p.recent = slices.DeleteFunc(p.recent, func(r engine.Target) bool { return r.String() == t.String() && r.Protocol == t.Protocol })
 	p.recent = append([]engine.Target{t}, p.recent...)
 	if len(p.recent) > maxRecent {
@@ -300,10 +300,15 @@ func (p *ConnectionPanel) remember(t engine.Target) {
 	p.showRecent()
 }
 
-// saveRecent writes the recent connections to the preferences.
+// saveRecent writes the recent connections to the preferences, their
+// URLs' credentials redacted.
 func (p *ConnectionPanel) saveRecent() {
 	if p.prefs != nil {
-		if b, err := json.Marshal(p.recent); err == nil {
+		saved := slices.Clone(p.recent)
+		for i := range saved {
+			saved[i].URL = recorder.RedactURL(saved[i].URL)
+		}
+		if b, err := json.Marshal(saved); err == nil {
 			p.prefs.SetString(recentKey, string(b))
 		}
 	}

@@ -27,6 +27,10 @@ func TestRecentConnectionsKeepNoSecrets(t *testing.T) {
 	p := NewConnectionPanel(engine.Target{}, prefs)
 	p.SetConnected(target, &engine.ServerInfo{Name: "echo", Protocol: engine.DefaultProtocol}, nil)
 
+	// Chosen again before the app quits, the URL comes back whole.
+	if got := p.RecentTargets(); len(got) != 1 || got[0].URL != target.URL || got[0].Headers != nil {
+		t.Errorf("recent connections in memory: %+v, want the URL whole and no headers", got)
+	}
 	stored := prefs.String(recentKey)
 	for _, secret := range []string{"alice", "pa55word", "tok-s3cret", "hdr-s3cret"} {
 		if strings.Contains(stored, secret) {
