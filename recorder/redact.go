@@ -189,21 +189,21 @@ func indexURL(lower string) int {
 }
 
 // scrubber replaces registered secrets, in every form they take in text
-// and in JSON, by [Redacted].
+// and in JSON (as they are, JSON-escaped with or without \u003c for <,
+// URL-escaped), by [Redacted]. Text may quote JSON and JSON holds text,
+// so both get every form.
 type scrubber struct {
 	secrets []string
-	text    *strings.Replacer // for plain text
-	json    *strings.Replacer // for JSON documents
+	forms   *strings.Replacer
 }
 
 // newScrubber builds a scrubber for secrets (already filtered by length).
 func newScrubber(secrets []string) *scrubber {
-	var textForms, jsonForms []string
+	var forms []string
 	for _, s := range secrets {
-		textForms = append(textForms, s, url.QueryEscape(s), url.PathEscape(s))
-		jsonForms = append(jsonForms, jsonEscape(s, true), jsonEscape(s, false), url.QueryEscape(s), url.PathEscape(s))
+		forms = append(forms, s, jsonEscape(s, true), jsonEscape(s, false), url.QueryEscape(s), url.PathEscape(s))
 	}
-	return &scrubber{secrets: secrets, text: replacerOf(textForms), json: replacerOf(jsonForms)}
+	return &scrubber{secrets: secrets, forms: replacerOf(forms)}
 }
 
 // replacerOf replaces each form by [Redacted], the longest forms first so
@@ -236,7 +236,7 @@ func (sc *scrubber) scrubText(s string) string {
 	if s == "" {
 		return s
 	}
-	return sc.text.Replace(s)
+	return sc.forms.Replace(s)
 }
 
 // scrubJSON returns b without the secrets. If replacing a secret broke
@@ -248,7 +248,7 @@ func (sc *scrubber) scrubJSON(b json.RawMessage) json.RawMessage {
 		return b
 	}
 	in := unsafe.String(unsafe.SliceData(b), len(b))
-	out := sc.json.Replace(in)
+	out := sc.forms.Replace(in)
 	if out == in {
 		return b
 	}

@@ -194,9 +194,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		switch {
 		case o.json && o.tool != "":
-			printTools(stderr, tools, false) // stdout carries the summary's JSON alone
+			printToolsClean(stderr, rec, tools, false) // stdout carries the summary's JSON alone
 		default:
-			printTools(stdout, tools, o.json)
+			printToolsClean(stdout, rec, tools, o.json)
 		}
 		if o.tool == "" {
 			sess.Close()
@@ -409,6 +409,14 @@ func runTitle(t engine.Target, tool string) string {
 		return "run on " + t.String()
 	}
 	return tool + " on " + t.String()
+}
+
+// printToolsClean is printTools without the session's secrets: what a
+// server says of its tools is its own text, and may echo a credential.
+func printToolsClean(w io.Writer, rec *recorder.Recording, tools []*mcp.Tool, asJSON bool) {
+	var b strings.Builder
+	printTools(&b, tools, asJSON)
+	io.WriteString(w, rec.Scrub(b.String()))
 }
 
 // printTools lists tools, as a table for a person or as JSON.

@@ -34,7 +34,7 @@ func init() {
 	}
 	secret := os.Getenv("ECHO_SECRET")
 	fmt.Fprintln(os.Stderr, "echo server starting with ECHO_SECRET="+secret)
-	srv := newLeakServer(func(*mcp.CallToolRequest) string { return "env ECHO_SECRET=" + secret })
+	srv := newLeakServer(func(*mcp.CallToolRequest) string { return "env ECHO_SECRET=" + secret }, "my environment holds "+secret)
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "echo server:", err)
 		os.Exit(1)
@@ -46,9 +46,12 @@ func init() {
 // says (the credentials the server was given) back every way a server
 // can: a log message, a sampling request's text, and its tool result,
 // marked as an error so that the inspector prints it as the failure
-// reason.
-func newLeakServer(leak func(*mcp.CallToolRequest) string) *mcp.Server {
+// reason. Its tool "about" has the description about.
+func newLeakServer(leak func(*mcp.CallToolRequest) string, about string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "leaky", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "about", Description: about}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "leak", Description: "echoes its credentials"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		text := leak(req)
 		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "I was given " + text})
@@ -69,8 +72,9 @@ func newLeakServer(leak func(*mcp.CallToolRequest) string) *mcp.Server {
 
 // leakServerHTTP serves newLeakServer over streamable HTTP; its tool
 // echoes the request's Authorization and X-Api-Key headers and its path
-// and query. seen gets every request URI it was sent.
-func leakServerHTTP(t *testing.T) (srv *httptest.Server, seen func() []string) {
+// and query; its tool "about" has the description about. seen gets every
+// request URI it was sent.
+func leakServerHTTP(t *testing.T, about string) (srv *httptest.Server, seen func() []string) {
 	var mu sync.Mutex
 	var uris []string
 	lastURI := func() string {
@@ -84,7 +88,7 @@ func leakServerHTTP(t *testing.T) (srv *httptest.Server, seen func() []string) {
 	leaky := newLeakServer(func(req *mcp.CallToolRequest) string {
 		h := req.Extra.Header
 		return fmt.Sprintf("authorization=%q api-key=%q uri=%q", h.Get("Authorization"), h.Get("X-Api-Key"), lastURI())
-	})
+	}, about)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return leaky }, nil)
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -220,14 +224,14 @@ func TestSecretsStayInside(t *testing.T) {
 	)
 	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
 	secrets := []string{user, password, token, bearer, apiKey, envValue, basic}
-	hs, seen := leakServerHTTP(t)
+	hs, seen := leakServerHTTP(t, "call me with the key "+apiKey)
 	u, _ := url.Parse(hs.URL)
 	secretURL := fmt.Sprintf("http://%s:%s@%s/mcp?token=%s&page=2", user, password, u.Host, url.QueryEscape(token))
 	testBin, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"--tool", "leak", "--sampling-reply", "{{.LastUserMessage}}"}
+	common := []string{"--tool", "leak", "--sampling-reply", "{{.LastUserMessage}}", "--list-tools"}
 
 	cases := []struct {
 		name string
