@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"text/template"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // DispatchMode is how the inspector lets the server's requests run.
@@ -222,18 +226,54 @@ type Target struct {
 	Protocol string `json:"protocol,omitempty"`
 }
 
-// String describes the target for titles and recordings: "demo",
-// "stdio: CMD", "http: URL" or "sse: URL".
+// String describes the target for titles, messages and recordings:
+// "demo", "stdio: CMD", "http: URL" or "sse: URL", with the URL's
+// credentials redacted ([recorder.RedactURL]). Headers and environment
+// are never part of it.
 func (t Target) String() string {
 	switch t.kind() {
 	case TransportStdio:
 		return "stdio: " + t.Command
 	case TransportHTTP:
-		return "http: " + t.URL
+		return "http: " + recorder.RedactURL(t.URL)
 	case TransportSSE:
-		return "sse: " + t.URL
+		return "sse: " + recorder.RedactURL(t.URL)
 	}
 	return string(TransportDemo)
+}
+
+// Secrets returns the values that must not appear in any output of a
+// session with t: the URL's user name, password (and the Basic
+// authorization net/http makes of them) and credential-like query
+// values, every header value (and, for "Bearer TOKEN"-like values, the
+// token alone) and every environment value. [Connect] registers them on
+// the recording ([recorder.Recording.AddSecrets]).
+func (t Target) Secrets() []string {
+	var out []string
+	if t.kind() == TransportHTTP || t.kind() == TransportSSE {
+		out = append(out, recorder.URLSecrets(t.URL)...)
+		if u, err := url.Parse(t.URL); err == nil && u.User != nil {
+			// net/http sends the userinfo as a Basic Authorization
+			// header, which a server may echo.
+			pass, _ := u.User.Password()
+			out = append(out, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass)))
+		}
+		for _, v := range t.Headers {
+			v = strings.TrimSpace(v)
+			out = append(out, v)
+			if _, token, ok := strings.Cut(v, " "); ok {
+				out = append(out, strings.TrimSpace(token))
+			}
+		}
+	}
+	if t.kind() == TransportStdio {
+		for _, kv := range t.Env {
+			if _, v, ok := strings.Cut(kv, "="); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 func (t Target) kind() TransportKind {

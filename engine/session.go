@@ -103,6 +103,9 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	if err := cb.Validate(); err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
+	// Before anything is recorded: no secret of the target reaches the
+	// recording, its journal or its exports.
+	rec.AddSecrets(t.Secrets()...)
 	if p := t.Protocol; p != "" && p != "latest" && !slices.Contains(mcp.SupportedProtocolVersions(), p) {
 		return nil, fmt.Errorf("connect: protocol %q is not one this inspector speaks; choose latest or one of %s",
 			p, strings.Join(mcp.SupportedProtocolVersions(), ", "))
@@ -276,6 +279,7 @@ func (s *Session) end(at time.Duration, cause error) {
 		reason := "session closed"
 		ev := recorder.Event{At: at, Session: s.name, Kind: recorder.EventConnection}
 		if cause != nil {
+			cause = s.redact(cause)
 			s.errMu.Lock()
 			s.err = cause
 			s.errMu.Unlock()
@@ -503,6 +507,7 @@ func (s *Session) emitLog(e recorder.Event) {
 	f := s.onLog
 	s.hookMu.Unlock()
 	if f != nil {
+		e = s.rec.ScrubEvent(e) // the copy the log shows is as clean as the stored one
 		s.notices.push(func() { f(e) })
 	}
 }

@@ -65,7 +65,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 	case t.kind() == TransportHTTP || t.kind() == TransportSSE:
 		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s: %q is not an http(s) URL like http://localhost:8080/mcp", t.kind(), t.URL)
+			return nil, fmt.Errorf("%s: %q is not an http(s) URL like http://localhost:8080/mcp", t.kind(), recorder.RedactURL(t.URL))
 		}
 		for k := range t.Headers {
 			if k == "" || strings.ContainsAny(k, " :\r\n") {
@@ -141,8 +141,12 @@ func (w *stderrLines) last() string {
 }
 
 // explainConnectError turns a failure to connect into a message that
-// says what happened and what to do.
+// says what happened and what to do, without the target's secrets.
 func (s *Session) explainConnectError(err error) error {
+	return s.redact(s.explainConnect(err))
+}
+
+func (s *Session) explainConnect(err error) error {
 	if s.tap != nil {
 		if werr := s.tap.failure(); werr != nil {
 			return s.explainWireError(werr)
@@ -183,6 +187,10 @@ func (s *Session) explainWireError(err error) error {
 // explainCallError adds what was being done to an error from the SDK and,
 // when the connection is gone, why.
 func (s *Session) explainCallError(what string, err error) error {
+	return s.redact(s.explainCall(what, err))
+}
+
+func (s *Session) explainCall(what string, err error) error {
 	if errors.Is(err, mcp.ErrConnectionClosed) || s.isDone() {
 		if s.waitDone(2 * time.Second) {
 			if cause := s.Err(); cause != nil {

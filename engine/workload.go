@@ -119,6 +119,7 @@ func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) 
 				case r.IsError:
 					failText = toolErrorText(r)
 				}
+				failText = s.rec.Scrub(failText) // a server may echo a credential in its error
 
 				mu.Lock()
 				lastAt = time.Now()

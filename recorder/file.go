@@ -147,15 +147,23 @@ func SaveFile(path string, snap *Snapshot) error {
 }
 
 // FileMode is the permission a file written through a temporary file and
-// a rename should get: that of the file it replaces, or 0644 for a new one
-// (what os.Create gives under the usual umask). Temporary files are
-// created 0600, which would otherwise stick.
+// a rename should get: that of the file it replaces (a chmod the user made
+// stays), or [PrivateFileMode] for a new one.
 func FileMode(path string) os.FileMode {
 	if fi, err := os.Stat(path); err == nil {
 		return fi.Mode().Perm()
 	}
-	return 0o644
+	return PrivateFileMode
 }
+
+// PrivateFileMode (0600) is the permission of every new file the inspector
+// writes (recordings, journals, exports) and PrivateDirMode (0700) that of
+// the folders it creates for them: what a run recorded may be private to
+// the person who ran it.
+const (
+	PrivateFileMode os.FileMode = 0o600
+	PrivateDirMode  os.FileMode = 0o700
+)
 
 // LoadFile reads a recording saved by [Save], or a journal written by a
 // [Journal] (the kind is told from the first line). The error says what

@@ -28,8 +28,8 @@ func TestSaveLoadIdentical(t *testing.T) {
 			if !reflect.DeepEqual(got, snap) {
 				t.Errorf("loaded snapshot differs from the saved one:\n got %+v\nwant %+v", got, snap)
 			}
-			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
-				t.Errorf("saved file mode %v, want -rw-r--r-- like any new file", fi.Mode())
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("saved file mode %v, want -rw------- (a recording may hold private data)", fi.Mode())
 			}
 			left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp"))
 			if len(left) > 0 {

@@ -65,12 +65,12 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 	}
 	if path == "" {
 		dir := DefaultJournalDir()
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := MakeJournalDir(dir); err != nil {
 			return nil, fmt.Errorf("open journal: %w (set a journal path explicitly)", err)
 		}
 		path = filepath.Join(dir, time.Now().UTC().Format("20060102-150405.000000000")+".jsonl")
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, PrivateFileMode)
 	if errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("open journal: %s already exists (a journal is never overwritten): choose another name, or remove it", path)
 	}
@@ -274,6 +274,23 @@ func (r *Recording) metaJSON() []byte {
 	r.mu.Unlock()
 	b, _ := json.Marshal(m)
 	return b
+}
+
+// MakeJournalDir creates dir, and the folders above it, with
+// [PrivateDirMode]. The [DefaultJournalDir] is the inspector's own: if it
+// exists with wider permissions (made by an older version), they are
+// narrowed to PrivateDirMode.
+func MakeJournalDir(dir string) error {
+	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
+		return err
+	}
+	if filepath.Clean(dir) != DefaultJournalDir() {
+		return nil
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm() != PrivateDirMode {
+		return os.Chmod(dir, PrivateDirMode)
+	}
+	return nil
 }
 
 // DefaultJournalDir returns the folder journals go to when no path is

@@ -163,6 +163,39 @@ func TestJournalDefaultDir(t *testing.T) {
 	}
 }
 
+// TestJournalIsPrivate: a journal is written 0600 in a folder made 0700,
+// and a default folder an older version made 0755 is narrowed.
+func TestJournalIsPrivate(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	dir := DefaultJournalDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenJournal("", New(Meta{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for path, want := range map[string]os.FileMode{j.Path(): 0o600, dir: 0o700} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", path, fi.Mode().Perm(), want)
+		}
+	}
+	fresh := filepath.Join(t.TempDir(), "a", "b")
+	if err := MakeJournalDir(fresh); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{fresh, filepath.Dir(fresh)} {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, want 0700", d, fi.Mode().Perm())
+		}
+	}
+}
+
 func TestJournalFlushesPromptly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	rec := New(Meta{})

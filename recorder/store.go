@@ -3,6 +3,7 @@ package recorder
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -50,6 +51,8 @@ type Recording struct {
 	events   []Event
 	version  uint64
 	observer []Observer
+	// scrub, when set by AddSecrets, removes secrets from what is stored.
+	scrub atomic.Pointer[scrubber]
 }
 
 // New starts a recording now.
@@ -82,6 +85,9 @@ func (r *Recording) Observe(o Observer) {
 func (r *Recording) SetMeta(f func(*Meta)) {
 	r.mu.Lock()
 	f(&r.meta)
+	if sc := r.scrub.Load(); sc != nil {
+		sc.meta(&r.meta)
+	}
 	r.version++
 	r.mu.Unlock()
 }
@@ -92,7 +98,14 @@ func (r *Recording) SetMeta(f func(*Meta)) {
 func (r *Recording) Begin(s Span) SpanID {
 	p := new(Span)
 	*p = s
+	sc := r.scrub.Load()
+	if sc != nil {
+		sc.span(p, nil)
+	}
 	r.mu.Lock()
+	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
+		now.span(p, nil)
+	}
 	p.ID = SpanID(len(r.spans) + 1)
 	r.spans = append(r.spans, p)
 	r.version++
@@ -125,6 +138,9 @@ func (r *Recording) Update(id SpanID, f func(*Span)) {
 	p := new(Span)
 	*p = *old
 	f(p)
+	if sc := r.scrub.Load(); sc != nil {
+		sc.span(p, old)
+	}
 	p.ID = old.ID
 	r.spans[i] = p
 	r.version++
@@ -165,7 +181,14 @@ func (r *Recording) Span(id SpanID) *Span {
 
 // AddEvent records an instant event.
 func (r *Recording) AddEvent(e Event) {
+	sc := r.scrub.Load()
+	if sc != nil {
+		sc.event(&e)
+	}
 	r.mu.Lock()
+	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
+		now.event(&e)
+	}
 	r.events = append(r.events, e)
 	r.version++
 	obs := r.observer

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -91,7 +90,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		// A journal that cannot be opened is no reason not to connect;
 		// the recording is still kept in memory and can be saved.
 		name := filepath.Join(b.JournalDir, "run-"+time.Now().Format("20060102-150405.000")+".jsonl")
-		err := os.MkdirAll(b.JournalDir, 0o755)
+		err := recorder.MakeJournalDir(b.JournalDir)
 		var j *recorder.Journal
 		if err == nil {
 			j, err = recorder.OpenJournal(name, rec)

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // recentKey is the preferences key of the recent connections.
@@ -207,7 +208,7 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 	case engine.TransportHTTP, engine.TransportSSE:
 		t.URL = strings.TrimSpace(p.URL.Text)
 		if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-			return t, fmt.Errorf("URL %q: give the server's full http:// or https:// address", t.URL)
+			return t, fmt.Errorf("URL %q: give the server's full http:// or https:// address", recorder.RedactURL(t.URL))
 		}
 		for i, line := range strings.Split(p.Headers.Text, "\n") {
 			line = strings.TrimSpace(line)
@@ -285,7 +286,9 @@ func (p *ConnectionPanel) RecentTargets() []engine.Target {
 }
 
 // remember puts t first in the recent connections, without its headers
-// and environment.
+// and environment. The preferences get its URL with the credentials
+// redacted (they are a plain file); until the app quits, choosing it
+// again gives the URL whole.
 func (p *ConnectionPanel) remember(t engine.Target) {
 	t.Headers, t.Env = nil, nil
 	p.recent = slices.DeleteFunc(p.recent, func(r engine.Target) bool { return r.String() == t.String() && r.Protocol == t.Protocol })
@@ -293,12 +296,22 @@ func (p *ConnectionPanel) remember(t engine.Target) {
 	if len(p.recent) > maxRecent {
 		p.recent = p.recent[:maxRecent]
 	}
+	p.saveRecent()
+	p.showRecent()
+}
+
+// saveRecent writes the recent connections to the preferences, their
+// URLs' credentials redacted.
+func (p *ConnectionPanel) saveRecent() {
 	if p.prefs != nil {
-		if b, err := json.Marshal(p.recent); err == nil {
+		saved := slices.Clone(p.recent)
+		for i := range saved {
+			saved[i].URL = recorder.RedactURL(saved[i].URL)
+		}
+		if b, err := json.Marshal(saved); err == nil {
 			p.prefs.SetString(recentKey, string(b))
 		}
 	}
-	p.showRecent()
 }
 
 // loadRecent reads the recent connections from the preferences.
@@ -309,6 +322,16 @@ func (p *ConnectionPanel) loadRecent() {
 	var ts []engine.Target
 	if json.Unmarshal([]byte(p.prefs.String(recentKey)), &ts) == nil {
 		p.recent = ts
+		// An older version kept URLs whole: redact them and rewrite.
+		changed := false
+		for i, t := range p.recent {
+			if u := recorder.RedactURL(t.URL); u != t.URL {
+				p.recent[i].URL, changed = u, true
+			}
+		}
+		if changed {
+			p.saveRecent()
+		}
 	}
 	p.showRecent()
 }

@@ -152,7 +152,7 @@ func (m *MainWindow) ExportFile(e Export, path string) (err error) {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, recorder.PrivateFileMode)
 	if err != nil {
 		return err
 	}

@@ -358,6 +358,9 @@ func TestMainWindowExports(t *testing.T) {
 			if st, err := os.Stat(path); err != nil || st.Size() < 50 {
 				t.Errorf("exported file %s: %v, %d bytes", path, err, st.Size())
 			}
+			if st, err := os.Stat(path); err == nil && st.Mode().Perm() != 0o600 {
+				t.Errorf("exported file %s: mode %v, want -rw-------", path, st.Mode().Perm())
+			}
 		})
 	}
 	if err := m.OpenFile(filepath.Join(dir, "out.csv")); err == nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/google/shlex"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -110,7 +111,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 		}
 		for _, kv := range env {
 			if t.Transport != engine.TransportStdio {
-				return t, def, fmt.Errorf("--env %q: environment variables are for a --stdio server", kv)
+				return t, def, fmt.Errorf("--env %s: environment variables are for a --stdio server", hideValue(kv, "="))
 			}
 			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 				return t, def, fmt.Errorf("--env %q: want KEY=VALUE", kv)
@@ -119,12 +120,12 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 		}
 		for _, h := range headers {
 			if t.Transport != engine.TransportHTTP && t.Transport != engine.TransportSSE {
-				return t, def, fmt.Errorf("--header %q: headers are for a --url or --sse server", h)
+				return t, def, fmt.Errorf("--header %s: headers are for a --url or --sse server", hideValue(h, ":"))
 			}
 			k, v, ok := strings.Cut(h, ":")
 			k = strings.TrimSpace(k)
 			if !ok || k == "" || strings.ContainsAny(k, " \t") {
-				return t, def, fmt.Errorf("--header %q: want 'Name: value', as in 'Authorization: Bearer TOKEN'", h)
+				return t, def, fmt.Errorf("--header %s: want 'Name: value', as in 'Authorization: Bearer TOKEN'", hideValue(h, ":"))
 			}
 			if t.Headers == nil {
 				t.Headers = map[string]string{}
@@ -213,17 +214,27 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// checkURL says what is wrong with an http or https server URL, or nil.
+// hideValue quotes a --header or --env argument for an error message with
+// its value left out: values are often secrets.
+func hideValue(arg, sep string) string {
+	if k, _, ok := strings.Cut(arg, sep); ok {
+		return fmt.Sprintf("%q", k+sep+" …")
+	}
+	return "(a value without " + sep + ")"
+}
+
+// checkURL says what is wrong with an http or https server URL, with its
+// credentials redacted, or nil.
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", s, err)
+		return fmt.Errorf("%q is not a URL: %v", recorder.RedactURL(s), recorder.RedactURLsIn(err.Error()))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q: want an http:// or https:// URL, as in http://127.0.0.1:8080/mcp", s)
+		return fmt.Errorf("%q: want an http:// or https:// URL, as in http://127.0.0.1:8080/mcp", recorder.RedactURL(s))
 	}
 	if u.Host == "" {
-		return errors.New(s + ": the URL has no host")
+		return errors.New(recorder.RedactURL(s) + ": the URL has no host")
 	}
 	return nil
 }

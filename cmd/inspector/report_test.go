@@ -104,8 +104,8 @@ func TestReportExports(t *testing.T) {
 			t.Errorf("%s is not JSON", name)
 		}
 	}
-	if fi, err := os.Stat(out("r.csv")); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Errorf("--csv file mode %v, want -rw-r--r--", fi.Mode())
+	if fi, err := os.Stat(out("r.csv")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("--csv file mode %v, want -rw-------", fi.Mode())
 	}
 	csvData, _ := os.ReadFile(out("r.csv"))
 	if lines := strings.Count(string(csvData), "\n"); lines != 9 {

@@ -183,6 +183,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
+	rec.AddSecrets(target.Secrets()...) // before the journal writes anything
 	var journal *recorder.Journal
 	if o.journal != "" {
 		path := o.journal
@@ -209,9 +210,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		switch {
 		case o.json && o.tool != "":
-			printTools(stderr, tools, false) // stdout carries the summary's JSON alone
+			printToolsClean(stderr, rec, tools, false) // stdout carries the summary's JSON alone
 		default:
-			printTools(stdout, tools, o.json)
+			printToolsClean(stdout, rec, tools, o.json)
 		}
 		if o.tool == "" {
 			sess.Close()
@@ -327,7 +328,7 @@ type runner struct {
 // exitFailure, or exitInterrupted when a signal stopped the run (at any
 // stage: connecting, listing tools, running).
 func (r *runner) fail(why string) int {
-	fmt.Fprintf(r.stderr, "inspector run: %s\n", why)
+	fmt.Fprintf(r.stderr, "inspector run: %s\n", r.rec.Scrub(why))
 	r.save()
 	if r.ctx.Err() != nil {
 		return exitInterrupted
@@ -381,10 +382,10 @@ func (r *runner) save() int {
 	return code
 }
 
-// writeFileWith creates path and fills it with write; a failed write
-// leaves no half-written file behind.
+// writeFileWith creates path (0600 when new) and fills it with write; a
+// failed write leaves no half-written file behind.
 func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, recorder.PrivateFileMode)
 	if err != nil {
 		return err
 	}
@@ -429,6 +430,14 @@ func runTitle(t engine.Target, tool string) string {
 		return "run on " + t.String()
 	}
 	return tool + " on " + t.String()
+}
+
+// printToolsClean is printTools without the session's secrets: what a
+// server says of its tools is its own text, and may echo a credential.
+func printToolsClean(w io.Writer, rec *recorder.Recording, tools []*mcp.Tool, asJSON bool) {
+	var b strings.Builder
+	printTools(&b, tools, asJSON)
+	io.WriteString(w, rec.Scrub(b.String()))
 }
 
 // printTools lists tools, as a table for a person or as JSON.

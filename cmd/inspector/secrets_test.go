@@ -1,0 +1,322 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// echoServerEnv, set to 1, makes the test binary a stdio MCP server that
+// prints its ECHO_SECRET environment variable to stderr and sends it back
+// in a log message, a sampling request and its tool result (see init).
+const echoServerEnv = "INSPECTOR_TEST_ECHO_SERVER"
+
+func init() {
+	if os.Getenv(echoServerEnv) != "1" {
+		return
+	}
+	secret := os.Getenv("ECHO_SECRET")
+	fmt.Fprintln(os.Stderr, "echo server starting with ECHO_SECRET="+secret)
+	srv := newLeakServer(func(*mcp.CallToolRequest) string { return "env ECHO_SECRET=" + secret }, "my environment holds "+secret)
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "echo server:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// newLeakServer is an MCP server whose tool "leak" sends what leak(req)
+// says (the credentials the server was given) back every way a server
+// can: a log message, a sampling request's text, and its tool result,
+// marked as an error so that the inspector prints it as the failure
+// reason. Its tool "about" has the description about.
+func newLeakServer(leak func(*mcp.CallToolRequest) string, about string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "leaky", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "about", Description: about}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "leak", Description: "echoes its credentials"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		text := leak(req)
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "I was given " + text})
+		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{
+			Role: "user", Content: &mcp.TextContent{Text: "please repeat " + text},
+		}}})
+		if err != nil {
+			return nil, nil, err
+		}
+		reply := ""
+		if tc, ok := res.Content.(*mcp.TextContent); ok {
+			reply = tc.Text
+		}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "refused: " + text + " (the client said: " + reply + ")"}}}, nil, nil
+	})
+	return srv
+}
+
+// leakServerHTTP serves newLeakServer over streamable HTTP; its tool
+// echoes the request's Authorization and X-Api-Key headers and its path
+// and query; its tool "about" has the description about. seen gets every
+// request URI it was sent.
+func leakServerHTTP(t *testing.T, about string) (srv *httptest.Server, seen func() []string) {
+	var mu sync.Mutex
+	var uris []string
+	lastURI := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(uris) == 0 {
+			return ""
+		}
+		return uris[len(uris)-1]
+	}
+	leaky := newLeakServer(func(req *mcp.CallToolRequest) string {
+		h := req.Extra.Header
+		return fmt.Sprintf("authorization=%q api-key=%q uri=%q", h.Get("Authorization"), h.Get("X-Api-Key"), lastURI())
+	}, about)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return leaky }, nil)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		uris = append(uris, r.URL.RequestURI())
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), uris...)
+	}
+}
+
+// inspectorEnv is [inspector] with extra environment variables.
+func inspectorEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, inspectorBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("inspector %q: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("inspector %q did not finish within a minute\nstderr: %s", args, r.stderr)
+	}
+	return r
+}
+
+// secretForms are the ways a secret can be written: as it is, escaped in
+// JSON (with and without encoding/json's \u003c), escaped in a URL, in
+// HTML.
+func secretForms(s string) []string {
+	esc, _ := json.Marshal(s)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return []string{s, strings.Trim(string(esc), `"`), strings.Trim(strings.TrimSpace(b.String()), `"`),
+		url.QueryEscape(s), url.PathEscape(s), html.EscapeString(s)}
+}
+
+// assertNoSecrets fails for every file under dirs and every stream that
+// holds a secret in any of its forms.
+func assertNoSecrets(t *testing.T, secrets []string, streams map[string]string, dirs ...string) (files int) {
+	t.Helper()
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files++
+			streams[path] = string(b)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range streams {
+		for _, s := range secrets {
+			for _, f := range secretForms(s) {
+				if strings.Contains(text, f) {
+					t.Errorf("%s holds the secret %q (as %q)", name, s, f)
+					break
+				}
+			}
+		}
+	}
+	return files
+}
+
+// assertPrivate fails for every file under dir not 0600 and every folder
+// not 0700.
+func assertPrivate(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := os.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", path, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// outputFlags are the flags that write every kind of file into dir.
+func outputFlags(dir string) []string {
+	f := func(n string) string { return filepath.Join(dir, n) }
+	return []string{"--record", f("run.json"), "--journal", "auto", "--trace", f("trace.json"), "--otlp", f("otlp.json"),
+		"--csv", f("run.csv"), "--png", f("chart.png"), "--svg", f("gantt.svg"), "--chart", "gantt",
+		"--width", "400", "--height", "200", "--html", f("report.html")}
+}
+
+// TestSecretsStayInside runs every output path against servers that
+// echo the credentials they were given (URL userinfo and ?token=, every
+// header, the stdio server's environment) in logs, stderr, sampling
+// requests and tool results, and greps every file written and both
+// output streams for every secret; every file must be 0600 and the
+// journal folder 0700.
+func TestSecretsStayInside(t *testing.T) {
+	const (
+		user     = "alice-user"
+		password = "pw-s3cret-1"
+		token    = "tok/s3cret+1" // escapes differently in URL and text
+		bearer   = "bearer-s3cret-1"
+		apiKey   = "key-s3cret-1"
+		envValue = `env<s3cret>&"1"`
+	)
+	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+	secrets := []string{user, password, token, bearer, apiKey, envValue, basic}
+	hs, seen := leakServerHTTP(t, "call me with the key "+apiKey)
+	u, _ := url.Parse(hs.URL)
+	secretURL := fmt.Sprintf("http://%s:%s@%s/mcp?token=%s&page=2", user, password, u.Host, url.QueryEscape(token))
+	testBin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--tool", "leak", "--sampling-reply", "{{.LastUserMessage}}", "--list-tools"}
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		// files is how many files the run writes: the recording, the
+		// journal and 6 exports; none when a flag is refused.
+		files int
+		// echoed is what the recorded tool call must show in place of
+		// the secrets, so that the test knows they made the round trip.
+		echoed string
+	}{
+		{"http with bearer header", append([]string{"run", "--url", secretURL,
+			"--header", "Authorization: Bearer " + bearer, "--header", "X-Api-Key: " + apiKey}, common...),
+			exitOK, 8, `authorization=\"REDACTED\" api-key=\"REDACTED\" uri=\"/mcp?token=REDACTED\u0026page=2\"`},
+		{"http with basic auth from the URL, json", append([]string{"run", "--json", "--url", secretURL,
+			"--header", "X-Api-Key: " + apiKey}, common...),
+			exitOK, 8, `authorization=\"Basic REDACTED\"`},
+		{"stdio with env", append([]string{"run", "--stdio", fmt.Sprintf("'%s'", testBin),
+			"--env", echoServerEnv + "=1", "--env", "ECHO_SECRET=" + envValue}, common...),
+			exitOK, 8, `env ECHO_SECRET=REDACTED`},
+		{"http server down, url", []string{"run", "--url", fmt.Sprintf("http://%s:%s@%s/mcp?token=%s", user, password, closedPort(t), url.QueryEscape(token)),
+			"--header", "Authorization: Bearer " + bearer, "--tool", "leak"}, exitFailure, 8, ""},
+		{"url that does not parse", []string{"run", "--url", fmt.Sprintf("http://%s:%s@bad host/mcp?token=%s", user, password, token),
+			"--tool", "leak"}, exitUsage, 0, ""},
+		{"header without a server that takes one", []string{"run", "--demo", "--header", "Authorization: Bearer " + bearer}, exitUsage, 0, ""},
+		{"malformed header", []string{"run", "--url", hs.URL, "--header", "Authorization Bearer " + bearer}, exitUsage, 0, ""},
+		{"env without a stdio server", []string{"run", "--url", hs.URL, "--env", "ECHO_SECRET=" + envValue}, exitUsage, 0, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, cache := t.TempDir(), t.TempDir()
+			r := inspectorEnv(t, []string{"XDG_CACHE_HOME=" + cache}, append(tc.args, outputFlags(out)...)...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.code, r.stdout, r.stderr)
+			}
+			journalDir := filepath.Join(cache, "fanout-inspector", "journal")
+			if tc.code == exitOK {
+				// The exports of report are checked too.
+				rr := inspector(t, "report", filepath.Join(out, "run.json"), "--json",
+					"--trace", filepath.Join(out, "r-trace.json"), "--otlp", filepath.Join(out, "r-otlp.json"),
+					"--csv", filepath.Join(out, "r.csv"), "--html", filepath.Join(out, "r.html"),
+					"--svg", filepath.Join(out, "r.svg"), "--png", filepath.Join(out, "r.png"))
+				if rr.code != exitOK {
+					t.Fatalf("report: exit %d\n%s", rr.code, rr.stderr)
+				}
+				snap, err := recorder.LoadFile(filepath.Join(out, "run.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var call string
+				for _, s := range snap.Spans {
+					if s.Method == "tools/call" {
+						call = string(s.Result)
+					}
+				}
+				if !strings.Contains(call, tc.echoed) {
+					t.Errorf("the recorded tool result does not show the echoed credentials as %s:\n%s", tc.echoed, call)
+				}
+				if !slices.Contains(tc.args, "--json") && !strings.Contains(r.stdout, "REDACTED") {
+					t.Errorf("stdout does not show the server's (redacted) failure reason:\n%s", r.stdout)
+				}
+				r.stdout += rr.stdout
+				r.stderr += rr.stderr
+			} else if strings.Contains(tc.name, "url") && !strings.Contains(r.stderr, "REDACTED") {
+				t.Errorf("stderr does not show the redacted URL:\n%s", r.stderr)
+			}
+			streams := map[string]string{"stdout": r.stdout, "stderr": r.stderr}
+			if tc.files == 0 {
+				assertNoSecrets(t, secrets, streams)
+				return
+			}
+			n := assertNoSecrets(t, secrets, streams, out, journalDir)
+			if n < tc.files {
+				t.Errorf("%d files written, want at least %d (recording, journal, 6 exports)", n, tc.files)
+			}
+			assertPrivate(t, out)
+			assertPrivate(t, filepath.Join(cache, "fanout-inspector"))
+			if t.Failed() {
+				t.Logf("stdout: %s\nstderr: %s", r.stdout, r.stderr)
+			}
+		})
+	}
+	// The server did get the credentials: the test is not vacuous.
+	if uris := seen(); len(uris) == 0 || !strings.Contains(strings.Join(uris, " "), "token="+url.QueryEscape(token)) {
+		t.Errorf("the HTTP server never saw the token: %q", uris)
+	}
+}
