@@ -156,11 +156,14 @@ func achieved(steps []Step) float64 {
 }
 
 // maxErrorText is the most bytes of one error text a summary lists.
-const maxErrorText = 500
+const maxErrorText = 300
 
-// errorMessage is why a span failed, in a summary's words.
+// errorMessage is why a span failed, in a summary's words: the first line
+// of its error text (a tool's error result can go on with details that
+// differ from call to call, such as timings), at most maxErrorText bytes.
 func errorMessage(s *Span) string {
-	msg := strings.TrimSpace(strings.ToValidUTF8(s.Error, "\uFFFD"))
+	msg, _, _ := strings.Cut(strings.TrimSpace(strings.ToValidUTF8(s.Error, "\uFFFD")), "\n")
+	msg = strings.TrimSpace(msg)
 	if msg == "" {
 		return fmt.Sprintf("%s without an error text", s.Status)
 	}

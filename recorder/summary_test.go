@@ -391,8 +391,8 @@ func TestSummaryNamesDuplicatesAndErrors(t *testing.T) {
 		snap.Spans = append(snap.Spans, &Span{ID: SpanID(100 + len(snap.Spans)), Session: "s", Direction: Outgoing, Method: "tools/call",
 			Kind: KindTool, Name: "fanout", Received: 0, Queued: 0, Serving: 0, Answered: msd(50), Status: status, Error: text})
 	}
-	for range 3 {
-		call(StatusError, "Number must be less than or equal to 1000")
+	for i := range 3 {
+		call(StatusError, fmt.Sprintf("Number must be less than or equal to 1000\n(call %d, after %d ms)", i, 10*i))
 	}
 	call(StatusOK, "")
 	call(StatusTimeout, "context deadline exceeded")

@@ -249,8 +249,8 @@ func judge(snap *Snapshot, sum Summary) (string, string) {
 		return VerdictNoFanout, "no fan-out: the server sent only 1 request to the client"
 	}
 	if med, ok := medianServe(snap); ok && med < TooFastFloor {
-		return VerdictTooFast, fmt.Sprintf("too fast to tell: serve times under %v (median %.3f ms) — the server sent %d requests and each was over before the next reached the client's handler, so their overlap says nothing about the dispatch; inject latency (100 ms, say) to judge it",
-			TooFastFloor, ms(med), counted)
+		return VerdictTooFast, fmt.Sprintf("too fast to tell: serve times under %v (median %.3f ms) — which of the %d requests overlapped was up to the scheduler and the SDK's hand-off (up to %.1f ms), not the dispatch; inject latency (100 ms, say) to judge it",
+			TooFastFloor, ms(med), counted, sum.HandoffMS.Max)
 	}
 	steps := gateSteps(snap)
 	g := gateStatsOf(steps)
