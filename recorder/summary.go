@@ -126,6 +126,7 @@ func percentiles(v []float64) Percentiles {
 	if len(v) == 0 {
 		return Percentiles{}
 	}
+	slices.Sort(v) // once: stats sorts a copy per percentile, fast when sorted
 	p := func(q float64) float64 {
 		x, err := stats.Percentile(v, q)
 		if err != nil {
