@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"text/tabwriter"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -54,5 +55,30 @@ func TestCrashedFanoutIsCutShort(t *testing.T) {
 	r = inspector(t, "report", rec)
 	if !strings.Contains(r.stdout, "5 aborted (never answered)") {
 		t.Errorf("the summary table does not show the aborted requests apart:\n%s", r.stdout)
+	}
+}
+
+// TestFiguresShowDuplicates checks the table names the ids a server
+// reused while their requests were pending, and says when the list was
+// cut.
+func TestFiguresShowDuplicates(t *testing.T) {
+	sum := recorder.Summary{ServerRequests: recorder.RequestCounts{Total: 5, OK: 5, Duplicates: 4, DuplicateIDs: []string{`"dup"`}}}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	writeFigures(tw, sum)
+	tw.Flush()
+	if !strings.Contains(b.String(), `4 reused the id of a request still pending (ids "dup")`) {
+		t.Errorf("the table does not name the reused id:\n%s", b.String())
+	}
+	ids := make([]string, recorder.MaxDuplicateIDs)
+	for i := range ids {
+		ids[i] = string(rune('a' + i))
+	}
+	sum.ServerRequests.Duplicates, sum.ServerRequests.DuplicateIDs = 40, ids
+	b.Reset()
+	writeFigures(tw, sum)
+	tw.Flush()
+	if !strings.Contains(b.String(), "40 reused the id of a request still pending (ids a, b, c, d, e, f, g, h, i, j, …)") {
+		t.Errorf("the table does not say the list of ids was cut:\n%s", b.String())
 	}
 }
