@@ -10,6 +10,8 @@ type Summary struct {
 	ToolCalls      CallCounts    `json:"tool_calls"`
 	ServerRequests RequestCounts `json:"server_requests"`
 	// PeakInFlight is the most incoming requests being served at once.
+	// The peaks and AchievedConcurrency describe the timeline as the
+	// concurrency chart draws it, aborted requests included.
 	PeakInFlight int `json:"peak_in_flight"`
 	// PeakPending is the most incoming requests received and not yet
 	// answered at once (queued + serving).
