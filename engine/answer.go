@@ -257,12 +257,9 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 	}
 	// The slot is held until the answer is on the wire, so that under
 	// serial dispatch the next request starts after this one's answer
-	// was written, not merely built.
-	if e.wire {
-		e.holdsSlot = true
-	} else {
-		defer s.gate.release()
-	}
+	// was written, not merely built; finish (or the wire tap, as the
+	// answer is written) gives it back.
+	e.holdsSlot = true
 	s.rec.Update(e.span, func(sp *recorder.Span) {
 		// The gate's stamps: queued from the moment it could be chosen.
 		sp.Queued = max(queued, entered)
@@ -375,6 +372,10 @@ func (s *Session) finish(e *inEntry, status recorder.Status, errText string, res
 		}
 	}
 	now := s.rec.Now()
+	if e.holdsSlot {
+		e.holdsSlot = false
+		now = max(now, s.gate.release()) // ends as the next request is let in
+	}
 	s.rec.Update(e.span, func(sp *recorder.Span) {
 		if !sp.Open() {
 			return

@@ -115,12 +115,17 @@ func (g *gate) acquire(ctx context.Context, seq int64) (in, at time.Duration, er
 	}
 }
 
-// release gives a slot back.
-func (g *gate) release() {
+// release gives a slot back and returns when, by the gate's clock (0
+// without one). A waiter it lets in is stamped with that same time, so
+// that a recording never shows the slot free while a request waited for
+// it: the request that gave the slot back should end at that time.
+func (g *gate) release() time.Duration {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.active--
-	g.grantLocked()
-	g.mu.Unlock()
+	at := g.now()
+	g.grantAtLocked(at)
+	return at
 }
 
 // waiting reports how many requests are queued.
@@ -131,10 +136,17 @@ func (g *gate) waiting() int {
 }
 
 func (g *gate) grantLocked() {
+	if len(g.queue) > 0 && (g.limit <= 0 || g.active < g.limit) {
+		g.grantAtLocked(g.now())
+	}
+}
+
+// grantAtLocked lets waiters into free slots, stamped at.
+func (g *gate) grantAtLocked(at time.Duration) {
 	for len(g.queue) > 0 && (g.limit <= 0 || g.active < g.limit) {
 		t := heap.Pop(&g.queue).(*ticket)
 		t.granted = true
-		t.at = g.now()
+		t.at = at
 		g.active++
 		close(t.ch)
 	}

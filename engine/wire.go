@@ -163,7 +163,7 @@ type inEntry struct {
 	// Set by the handler before it returns, read when the response is
 	// written (same goroutine, after).
 	handled   bool
-	holdsSlot bool // its dispatch slot is released when the answer is written
+	holdsSlot bool // its dispatch slot is released when the answer is written (off the wire: by finish)
 	status    recorder.Status
 	errText   string
 }
@@ -399,7 +399,7 @@ func (t *wireTap) sendingResponse(resp *jsonrpc.Response) {
 	}
 	now := t.s.rec.Now()
 	if e.holdsSlot {
-		t.s.gate.release()
+		now = max(now, t.s.gate.release()) // ends as the next request is let in
 	}
 	t.s.rec.Update(e.span, func(sp *recorder.Span) {
 		if !sp.Open() {

@@ -2,10 +2,16 @@ package recorder
 
 // Summary is the statistics of one run, in the shape `inspector run --json`
 // prints. Times are milliseconds. Compute it with [Summarize].
+//
+// The time distributions and the verdict count only requests that were
+// answered: a request the connection ended before it was answered
+// (status aborted) is counted in ServerRequests.Aborted and nowhere else.
 type Summary struct {
 	ToolCalls      CallCounts    `json:"tool_calls"`
 	ServerRequests RequestCounts `json:"server_requests"`
 	// PeakInFlight is the most incoming requests being served at once.
+	// The peaks and AchievedConcurrency describe the timeline as the
+	// concurrency chart draws it, aborted requests included.
 	PeakInFlight int `json:"peak_in_flight"`
 	// PeakPending is the most incoming requests received and not yet
 	// answered at once (queued + serving).
@@ -13,15 +19,21 @@ type Summary struct {
 	// ElapsedMS runs from the first tool call sent to the last tool result
 	// received; without tool calls, from the first to the last span.
 	ElapsedMS float64 `json:"elapsed_ms"`
-	// QueueMS and ServeMS are the distributions of the incoming requests'
-	// queue and serve times.
+	// HandoffMS is the distribution of the time from reading a request off
+	// the wire to its handler reaching the dispatch gate: the SDK's
+	// hand-off, before the client's own queue.
+	HandoffMS Percentiles `json:"handoff_ms"`
+	// QueueMS is the distribution of the time requests waited at the
+	// dispatch gate for a slot (from reaching the gate to being let in);
+	// ServeMS that of the time they were served (from being let in to the
+	// answer).
 	QueueMS Percentiles `json:"queue_ms"`
 	ServeMS Percentiles `json:"serve_ms"`
 	// AchievedConcurrency is the time-weighted mean of in-flight requests
 	// over the time at least one was in flight.
 	AchievedConcurrency float64 `json:"achieved_concurrency"`
-	// Verdict is "serialized", "concurrent", "bounded", "partial" or
-	// "no-fanout"; VerdictText says it in words for a person.
+	// Verdict is "serialized", "concurrent", "bounded", "partial",
+	// "too-fast" or "no-fanout"; VerdictText says it in words for a person.
 	Verdict     string `json:"verdict"`
 	VerdictText string `json:"verdict_text"`
 }
@@ -31,15 +43,39 @@ type CallCounts struct {
 	Total  int `json:"total"`
 	OK     int `json:"ok"`
 	Failed int `json:"failed"`
+	// Errors says why calls failed: each distinct error text with how many
+	// calls ended with it, most frequent first, at most [MaxErrorKinds].
+	Errors []ErrorCount `json:"errors"`
+}
+
+// ErrorCount is one reason tool calls failed and how many did.
+type ErrorCount struct {
+	Message string `json:"message"`
+	Count   int    `json:"count"`
 }
 
 // RequestCounts counts the server→client requests of a run.
 type RequestCounts struct {
-	Total    int            `json:"total"`
-	OK       int            `json:"ok"`
-	Failed   int            `json:"failed"`
-	ByMethod map[string]int `json:"by_method"`
+	Total int `json:"total"`
+	OK    int `json:"ok"`
+	// Failed counts requests answered with an error, a timeout or a
+	// cancellation; Aborted those never answered because the connection
+	// ended first. Total = OK + Failed + Aborted + those still open.
+	Failed  int `json:"failed"`
+	Aborted int `json:"aborted"`
+	// Duplicates counts requests that reused the JSON-RPC id of a request
+	// still pending; DuplicateIDs names those ids, at most
+	// [MaxDuplicateIDs], in the order they were first reused.
+	Duplicates   int            `json:"duplicates"`
+	DuplicateIDs []string       `json:"duplicate_ids"`
+	ByMethod     map[string]int `json:"by_method"`
 }
+
+// The most entries a [Summary] lists where a run can have any number.
+const (
+	MaxErrorKinds   = 10
+	MaxDuplicateIDs = 10
+)
 
 // Percentiles of a distribution of times, in milliseconds.
 type Percentiles struct {

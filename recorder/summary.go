@@ -7,35 +7,17 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/montanaflynn/stats"
 )
 
-// Verdicts of a [Summary]: what the concurrency of the incoming requests
-// says about how the client served the server's fan-out.
-const (
-	// VerdictSerialized: two or more requests were pending at once, yet
-	// never more than one was served at a time.
-	VerdictSerialized = "serialized"
-	// VerdictBounded: the requests in flight hit a ceiling well below the
-	// requests pending, and every wait happened while the ceiling was full.
-	VerdictBounded = "bounded"
-	// VerdictConcurrent: every pending request was served at once, or
-	// waiting took a negligible share (under 5 %) of the requests' time.
-	VerdictConcurrent = "concurrent"
-	// VerdictPartial: some requests ran at once, but some waited while
-	// there was no clear ceiling.
-	VerdictPartial = "partial"
-	// VerdictNoFanout: fewer than two incoming requests, never two pending
-	// at once, or one at a time with only a brief overlap: there was no
-	// fan-out to judge.
-	VerdictNoFanout = "no-fanout"
-)
-
 // Summarize computes the statistics of a snapshot: counts, peak
-// concurrency, elapsed time, queue and serve time percentiles, achieved
-// concurrency and a verdict. Open spans count as pending until snap.Now
-// and are left out of the time distributions.
+// concurrency, elapsed time, hand-off, queue and serve time percentiles,
+// achieved concurrency and a verdict. Open spans count as pending until
+// snap.Now and are left out of the time distributions; aborted spans
+// (never answered) are counted apart and left out of the distributions
+// and the verdict.
 func Summarize(snap *Snapshot) Summary {
 	if snap == nil {
 		return SummarizeSteps(nil, nil)
@@ -47,12 +29,17 @@ func Summarize(snap *Snapshot) Summary {
 // steps = [Steps](snap), as a live view drawing the concurrency chart does:
 // it saves computing them twice per frame.
 func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
-	sum := Summary{ServerRequests: RequestCounts{ByMethod: map[string]int{}}}
+	sum := Summary{
+		ToolCalls:      CallCounts{Errors: []ErrorCount{}},
+		ServerRequests: RequestCounts{ByMethod: map[string]int{}, DuplicateIDs: []string{}},
+	}
 	if snap == nil {
 		sum.Verdict, sum.VerdictText = VerdictNoFanout, "no fan-out: the recording is empty"
 		return sum
 	}
-	var queue, serve []float64
+	var handoff, queue, serve []float64
+	errs := map[string]int{}
+	seenDup := map[string]bool{}
 	firstCall, lastCall := time.Duration(math.MaxInt64), time.Duration(-1)
 	firstSpan, lastSpan := time.Duration(math.MaxInt64), time.Duration(-1)
 	for _, s := range snap.Spans {
@@ -70,6 +57,7 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 			case StatusOpen:
 			default:
 				sum.ToolCalls.Failed++
+				errs[errorMessage(s)]++
 			}
 			if s.Received != Unset {
 				firstCall = min(firstCall, s.Received)
@@ -78,15 +66,27 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		case s.Direction == Incoming:
 			sum.ServerRequests.Total++
 			sum.ServerRequests.ByMethod[s.Method]++
+			if s.Duplicate {
+				sum.ServerRequests.Duplicates++
+				if !seenDup[s.RequestID] && len(sum.ServerRequests.DuplicateIDs) < MaxDuplicateIDs {
+					sum.ServerRequests.DuplicateIDs = append(sum.ServerRequests.DuplicateIDs, s.RequestID)
+				}
+				seenDup[s.RequestID] = true
+			}
 			switch s.Status {
 			case StatusOK:
 				sum.ServerRequests.OK++
 			case StatusOpen:
+			case StatusAborted:
+				// Never answered: counted apart, and in no distribution.
+				sum.ServerRequests.Aborted++
+				continue
 			default:
 				sum.ServerRequests.Failed++
 			}
-			if !s.Open() {
-				queue = append(queue, ms(s.QueueTime()))
+			if !s.Open() && s.Received != Unset && s.Queued != Unset && s.Serving != Unset {
+				handoff = append(handoff, ms(s.Queued-s.Received))
+				queue = append(queue, ms(s.Serving-s.Queued))
 				serve = append(serve, ms(s.ServeTime()))
 			}
 		}
@@ -97,12 +97,14 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	case lastSpan >= 0:
 		sum.ElapsedMS = ms(lastSpan - firstSpan)
 	}
+	sum.ToolCalls.Errors = topErrors(errs)
+	sum.HandoffMS = percentiles(handoff)
 	sum.QueueMS = percentiles(queue)
 	sum.ServeMS = percentiles(serve)
 
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
 	sum.AchievedConcurrency = math.Round(achieved(steps)*1000) / 1000
-	sum.Verdict, sum.VerdictText = verdict(snap, steps, sum)
+	sum.Verdict, sum.VerdictText = verdict(snap, sum)
 	return sum
 }
 
@@ -124,6 +126,7 @@ func percentiles(v []float64) Percentiles {
 	if len(v) == 0 {
 		return Percentiles{}
 	}
+	slices.Sort(v) // once: stats sorts a copy per percentile, fast when sorted
 	p := func(q float64) float64 {
 		x, err := stats.Percentile(v, q)
 		if err != nil {
@@ -153,132 +156,42 @@ func achieved(steps []Step) float64 {
 	return weighted / busy
 }
 
-// burst is the busy period (pending ≥ 1 throughout) around the first
-// moment of peak pending: the requests that arrived together.
-type burst struct {
-	from, to time.Duration
-	requests int
-	// longest is the longest serve time among the burst's requests: what
-	// the whole burst would have taken had they all been served at once.
-	longest time.Duration
-	// fullWait and wait are how long requests waited in the queue while
-	// every slot up to the peak in flight was taken, and in all; serve is
-	// how long they were served (all summed over requests, whole run).
-	fullWait, wait, serve time.Duration
+// maxErrorText is the most bytes of one error text a summary lists.
+const maxErrorText = 300
+
+// errorMessage is why a span failed, in a summary's words: the first line
+// of its error text (a tool's error result can go on with details that
+// differ from call to call, such as timings), at most maxErrorText bytes.
+func errorMessage(s *Span) string {
+	msg, _, _ := strings.Cut(strings.TrimSpace(strings.ToValidUTF8(s.Error, "\uFFFD")), "\n")
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return fmt.Sprintf("%s without an error text", s.Status)
+	}
+	if len(msg) > maxErrorText {
+		cut := maxErrorText
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return msg
 }
 
-// negligibleWait is the share of waiting in all request time (waiting +
-// serving) below which requests count as served at once: a request that
-// arrives a few microseconds before another ends and waits that long is
-// not a sign of serialization.
-const negligibleWait = 0.05
-
-func findBurst(snap *Snapshot, steps []Step, peakInFlight, peakPending int) burst {
-	var b burst
-	peak := -1
-	for i, s := range steps {
-		if s.Pending == peakPending {
-			peak = i
-			break
+// topErrors lists error texts by how often they occurred, most frequent
+// first (ties alphabetically), at most MaxErrorKinds.
+func topErrors(counts map[string]int) []ErrorCount {
+	out := make([]ErrorCount, 0, len(counts))
+	for m, n := range counts {
+		out = append(out, ErrorCount{Message: m, Count: n})
+	}
+	slices.SortFunc(out, func(a, b ErrorCount) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
 		}
-	}
-	if peak < 0 {
-		return b
-	}
-	lo := peak
-	for lo > 0 && steps[lo-1].Pending > 0 {
-		lo--
-	}
-	hi := peak
-	for hi+1 < len(steps) && steps[hi].Pending > 0 {
-		hi++
-	}
-	b.from, b.to = steps[lo].At, steps[hi].At
-	for _, s := range snap.Spans {
-		if s.Direction != Incoming || s.Received == Unset || s.Received < b.from || s.Received > b.to {
-			continue
-		}
-		b.requests++
-		serve := s.ServeTime()
-		if s.Open() && s.Serving != Unset {
-			serve = max(snap.Now, s.Serving) - s.Serving
-		}
-		b.longest = max(b.longest, serve)
-	}
-	for i := 0; i+1 < len(steps); i++ {
-		span := steps[i+1].At - steps[i].At
-		b.serve += span * time.Duration(steps[i].InFlight)
-		if waiting := steps[i].Pending - steps[i].InFlight; waiting > 0 {
-			dt := span * time.Duration(waiting)
-			b.wait += dt
-			if steps[i].InFlight >= peakInFlight {
-				b.fullWait += dt
-			}
-		}
-	}
-	return b
-}
-
-// seconds says d in seconds with two decimals.
-func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
-
-func verdict(snap *Snapshot, steps []Step, sum Summary) (string, string) {
-	n := sum.ServerRequests.Total
-	switch {
-	case n == 0:
-		return VerdictNoFanout, "no fan-out: the server sent no requests to the client"
-	case n == 1:
-		return VerdictNoFanout, "no fan-out: the server sent only 1 request to the client"
-	case sum.PeakPending < 2:
-		return VerdictNoFanout, fmt.Sprintf("no fan-out: the server sent %d requests, but never two pending at once", n)
-	}
-	b := findBurst(snap, steps, sum.PeakInFlight, sum.PeakPending)
-	took := b.to - b.from
-	waitShare := 0.0
-	if total := b.wait + b.serve; total > 0 {
-		waitShare = float64(b.wait) / float64(total)
-	}
-	// When the busy period holds just the requests pending at the peak,
-	// they arrived together: compare its length with what serving them all
-	// at once would have taken. A longer busy period (a load test, calls
-	// overlapping) has no such single figure: say how much time went to
-	// waiting instead.
-	var together, cost string
-	if b.requests <= sum.PeakPending && b.requests >= 2 {
-		together = fmt.Sprintf("%d requests arrived together", b.requests)
-		cost = " — " + seconds(took)
-		if b.longest > 0 {
-			cost += fmt.Sprintf(", %.1f× the concurrent time (%s, the longest serve time among them)",
-				float64(took)/float64(b.longest), seconds(b.longest))
-		}
-	} else {
-		together = fmt.Sprintf("up to %d requests were pending at once (%d in a busy period of %s)",
-			sum.PeakPending, b.requests, seconds(took))
-		cost = fmt.Sprintf(" — %.1f%% of the requests' time went to waiting", 100*waitShare)
-	}
-	switch {
-	case sum.PeakInFlight <= 1 && waitShare < negligibleWait:
-		return VerdictNoFanout, fmt.Sprintf("no fan-out: the server sent %d requests; they overlapped only briefly (%.1f%% of their time waiting)",
-			n, 100*waitShare)
-	case sum.PeakInFlight <= 1:
-		return VerdictSerialized, fmt.Sprintf("serialized: %s and were served one at a time%s", together, cost)
-	case sum.PeakInFlight >= sum.PeakPending:
-		return VerdictConcurrent, fmt.Sprintf("concurrent: %s and all %d were served at once%s",
-			together, sum.PeakPending, cost)
-	case waitShare < negligibleWait:
-		return VerdictConcurrent, fmt.Sprintf("concurrent: %s and up to %d were served at once, with no noticeable wait (%.1f%% of their time)%s",
-			together, sum.PeakInFlight, 100*waitShare, cost)
-	}
-	// A ceiling: in flight stays well below pending, and (almost) all the
-	// waiting happened while every slot was taken.
-	ceiling := float64(sum.PeakInFlight) <= 0.8*float64(sum.PeakPending) &&
-		b.wait > 0 && float64(b.fullWait) >= 0.9*float64(b.wait)
-	if ceiling {
-		return VerdictBounded, fmt.Sprintf("bounded: %s and at most %d were served at once while up to %d waited%s",
-			together, sum.PeakInFlight, sum.PeakPending-sum.PeakInFlight, cost)
-	}
-	return VerdictPartial, fmt.Sprintf("partial: %s; up to %d were served at once, but some waited while fewer were running%s",
-		together, sum.PeakInFlight, cost)
+		return strings.Compare(a.Message, b.Message)
+	})
+	return out[:min(len(out), MaxErrorKinds)]
 }
 
 // Get returns the numeric value of the summary field named by a dotted key

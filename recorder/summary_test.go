@@ -1,6 +1,8 @@
 package recorder
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -57,7 +59,7 @@ func TestSummarizeVerdicts(t *testing.T) {
 			snap: shape([3]float64{0, 0, 100}, [3]float64{0, 0, 200}, [3]float64{0, 0, 300},
 				[3]float64{0, 300, 400}, [3]float64{0, 300, 400}),
 			verdict: VerdictPartial, inFlight: 3, pend: 5,
-			textHas:  []string{"up to 3 were served at once", "some waited"},
+			textHas:  []string{"up to 3 were served at once", "67% of the waiting happened while fewer were running"},
 			queueMax: 300, serveP: 100,
 		},
 		{
@@ -141,7 +143,7 @@ func TestSummarizeVerdicts(t *testing.T) {
 func TestSummarizeCountsAndElapsed(t *testing.T) {
 	snap := fixedSnapshot()
 	s := Summarize(snap)
-	if s.ToolCalls != (CallCounts{Total: 2, OK: 1, Failed: 0}) {
+	if s.ToolCalls.Total != 2 || s.ToolCalls.OK != 1 || s.ToolCalls.Failed != 0 || len(s.ToolCalls.Errors) != 0 {
 		t.Errorf("tool calls %+v", s.ToolCalls)
 	}
 	if s.ServerRequests.OK != 5 || s.ServerRequests.Failed != 1 {
@@ -238,5 +240,194 @@ func TestDownsampleKeepsPeaks(t *testing.T) {
 				t.Fatalf("width %d: steps out of time order at %d", width, k)
 			}
 		}
+	}
+}
+
+// gated builds a snapshot of incoming sampling requests from
+// [received, queued, serving, answered] phases in milliseconds, all with
+// the given status.
+func gated(status Status, phases ...[4]float64) *Snapshot {
+	snap := &Snapshot{Meta: Meta{Created: fixedCreated}}
+	for i, p := range phases {
+		snap.Spans = append(snap.Spans, &Span{ID: SpanID(i + 1), Session: "s", Direction: Incoming,
+			Method: "sampling/createMessage", Kind: KindSampling, RequestID: fmt.Sprint(i + 1),
+			Received: msd(p[0]), Queued: msd(p[1]), Serving: msd(p[2]), Answered: msd(p[3]), Status: status})
+		snap.Now = max(snap.Now, msd(p[3]))
+	}
+	return snap
+}
+
+// TestVerdictFromTheGate pins the verdict to the dispatch gate's own
+// queue: the time between reading a request and its handler reaching the
+// gate is the SDK's hand-off, not waiting for a slot, and serve times
+// under the floor are too fast to judge.
+func TestVerdictFromTheGate(t *testing.T) {
+	cases := []struct {
+		name    string
+		snap    *Snapshot
+		verdict string
+		textHas []string
+		handoff Percentiles // p50 and max
+		queue   Percentiles // p50 and max
+	}{
+		{
+			// Latency 0, concurrent dispatch: three requests read at once,
+			// handed to their handlers 0.5 ms apart, each served in 10 µs.
+			// Counting from the wire, two waited while one ran: that was
+			// called "serialized … 100× the concurrent time".
+			name:    "zero latency is too fast to tell",
+			snap:    gated(StatusOK, [4]float64{0, 0.5, 0.5, 0.51}, [4]float64{0, 1, 1, 1.01}, [4]float64{0, 1.5, 1.5, 1.51}),
+			verdict: VerdictTooFast,
+			textHas: []string{"too fast to tell: serve times under 1ms (median 0.010 ms)", "inject latency"},
+			handoff: Percentiles{P50: 1, Max: 1.5},
+		},
+		{
+			name:    "serial dispatch too fast to tell",
+			snap:    gated(StatusOK, [4]float64{0, 0, 0, 0.02}, [4]float64{0, 0, 0.02, 0.04}, [4]float64{0, 0, 0.04, 0.06}),
+			verdict: VerdictTooFast,
+			textHas: []string{"too fast to tell"},
+			queue:   Percentiles{P50: 0.02, Max: 0.04},
+		},
+		{
+			// Served in 2 ms, but handed over 5 ms apart: no request ever
+			// waited for a slot, so this is not serialization.
+			name:    "a slow hand-off is not serialization",
+			snap:    gated(StatusOK, [4]float64{0, 0, 0, 2}, [4]float64{0, 5, 5, 7}, [4]float64{0, 10, 10, 12}),
+			verdict: VerdictNoFanout,
+			textHas: []string{"overlapped only briefly (0.0% of their time waiting)"},
+			handoff: Percentiles{P50: 5, Max: 10},
+		},
+		{
+			// bounded:2, six requests read at once; the last two reach the
+			// gate late (hand-off) when slots are free and never wait. From
+			// the wire they seemed to wait while no slot was taken, which
+			// was called "partial".
+			name: "bounded with a slow hand-off",
+			snap: gated(StatusOK, [4]float64{0, 0, 0, 100}, [4]float64{0, 0, 0, 100}, [4]float64{0, 50, 100, 200},
+				[4]float64{0, 90, 100, 200}, [4]float64{0, 250, 250, 350}, [4]float64{0, 260, 260, 360}),
+			verdict: VerdictBounded,
+			textHas: []string{"at most 2 were served at once while up to 2 waited"},
+			handoff: Percentiles{P50: 70, Max: 260},
+			queue:   Percentiles{P50: 0, Max: 50},
+		},
+		{
+			// All five served for 0.2 s when the server crashed: none was
+			// answered. That was called "concurrent … all 5 were served at
+			// once — 0.20 s".
+			name:    "crashed fan-out",
+			snap:    gated(StatusAborted, [4]float64{0, 0, 0, 200}, [4]float64{0, 0, 0, 200}, [4]float64{0, 0, 0, 200}, [4]float64{0, 0, 0, 200}, [4]float64{0, 0, 0, 200}),
+			verdict: VerdictNoFanout,
+			textHas: []string{"no fan-out to judge: the run was cut short — of the 5 requests the server sent, 5 never answered (aborted)"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := Summarize(c.snap)
+			if s.Verdict != c.verdict {
+				t.Errorf("verdict %q (%s), want %q", s.Verdict, s.VerdictText, c.verdict)
+			}
+			for _, want := range c.textHas {
+				if !strings.Contains(s.VerdictText, want) {
+					t.Errorf("verdict text %q does not say %q", s.VerdictText, want)
+				}
+			}
+			if s.HandoffMS.P50 != c.handoff.P50 || s.HandoffMS.Max != c.handoff.Max {
+				t.Errorf("handoff_ms %+v, want %+v", s.HandoffMS, c.handoff)
+			}
+			if s.QueueMS.P50 != c.queue.P50 || s.QueueMS.Max != c.queue.Max {
+				t.Errorf("queue_ms %+v, want %+v", s.QueueMS, c.queue)
+			}
+		})
+	}
+}
+
+// TestAbortedLeftOut checks that requests the connection ended before they
+// were answered are counted apart and left out of the percentiles and the
+// served-concurrency judgement, and that the verdict says the run was cut
+// short.
+func TestAbortedLeftOut(t *testing.T) {
+	snap := gated(StatusOK, [4]float64{0, 0, 0, 100}, [4]float64{0, 0, 0, 100}, [4]float64{0, 0, 100, 200}, [4]float64{0, 0, 100, 200})
+	// Three more read with them, served from the start, lost with the
+	// connection at 5 s: counted, they would make it 7 at once.
+	for i := range 3 {
+		snap.Spans = append(snap.Spans, &Span{ID: SpanID(10 + i), Session: "s", Direction: Incoming, Method: "sampling/createMessage",
+			Kind: KindSampling, Received: 0, Queued: 0, Serving: 0, Answered: msd(5000), Status: StatusAborted, Error: "session closed"})
+	}
+	snap.Now = msd(5000)
+	s := Summarize(snap)
+	if s.ServerRequests.Total != 7 || s.ServerRequests.OK != 4 || s.ServerRequests.Failed != 0 || s.ServerRequests.Aborted != 3 {
+		t.Errorf("server requests %+v, want 7 total, 4 ok, 0 failed, 3 aborted", s.ServerRequests)
+	}
+	if s.ServeMS.Max != 100 || s.QueueMS.Max != 100 {
+		t.Errorf("serve_ms %+v queue_ms %+v, want the answered requests' only (max 100 ms each)", s.ServeMS, s.QueueMS)
+	}
+	if s.Verdict != VerdictBounded {
+		t.Errorf("verdict %q (%s), want bounded: of the answered, 2 at once while 2 waited", s.Verdict, s.VerdictText)
+	}
+	for _, want := range []string{"at most 2 were served at once while up to 2 waited", "the run was cut short: 3 requests were never answered, left out"} {
+		if !strings.Contains(s.VerdictText, want) {
+			t.Errorf("verdict text %q does not say %q", s.VerdictText, want)
+		}
+	}
+	if v, ok := s.Get("server_requests.aborted"); !ok || v != 3 {
+		t.Errorf(`Get("server_requests.aborted") = %v, %v; want 3`, v, ok)
+	}
+}
+
+// TestSummaryNamesDuplicatesAndErrors checks the summary counts requests
+// that reused a pending request's id and names the ids, and lists why tool
+// calls failed, most frequent first, capped.
+func TestSummaryNamesDuplicatesAndErrors(t *testing.T) {
+	snap := gated(StatusOK, [4]float64{0, 0, 0, 100}, [4]float64{0, 0, 0, 100}, [4]float64{0, 0, 0, 100}, [4]float64{0, 0, 0, 100})
+	for i, sp := range snap.Spans {
+		sp.RequestID = `"dup"`
+		sp.Duplicate = i > 0 // the first was the original
+	}
+	for i := range 14 {
+		snap.Spans = append(snap.Spans, &Span{ID: SpanID(20 + i), Session: "s", Direction: Incoming, Method: "ping", Kind: KindPing,
+			RequestID: fmt.Sprint(100 + i), Duplicate: true, Received: 0, Queued: 0, Serving: 0, Answered: msd(1), Status: StatusOK})
+	}
+	call := func(status Status, text string) {
+		snap.Spans = append(snap.Spans, &Span{ID: SpanID(100 + len(snap.Spans)), Session: "s", Direction: Outgoing, Method: "tools/call",
+			Kind: KindTool, Name: "fanout", Received: 0, Queued: 0, Serving: 0, Answered: msd(50), Status: status, Error: text})
+	}
+	for i := range 3 {
+		call(StatusError, fmt.Sprintf("Number must be less than or equal to 1000\n(call %d, after %d ms)", i, 10*i))
+	}
+	call(StatusOK, "")
+	call(StatusTimeout, "context deadline exceeded")
+	for i := range 12 {
+		call(StatusError, fmt.Sprintf("rare error %02d", i))
+	}
+	s := Summarize(snap)
+	if s.ServerRequests.Duplicates != 17 {
+		t.Errorf("duplicates %d, want 17", s.ServerRequests.Duplicates)
+	}
+	ids := s.ServerRequests.DuplicateIDs
+	if len(ids) != MaxDuplicateIDs || ids[0] != `"dup"` || ids[1] != "100" {
+		t.Errorf("duplicate ids %q, want %d, \"dup\" first once, then 100…", ids, MaxDuplicateIDs)
+	}
+	errs := s.ToolCalls.Errors
+	if s.ToolCalls.Failed != 16 || len(errs) != MaxErrorKinds {
+		t.Fatalf("tool calls %+v, want 16 failed and %d reasons listed", s.ToolCalls, MaxErrorKinds)
+	}
+	if errs[0] != (ErrorCount{"Number must be less than or equal to 1000", 3}) || errs[1] != (ErrorCount{"context deadline exceeded", 1}) || errs[2].Message != "rare error 00" {
+		t.Errorf("errors %+v, want the server's message (3) first, then the rest by count and text", errs)
+	}
+	if v, ok := s.Get("server_requests.duplicates"); !ok || v != 17 {
+		t.Errorf(`Get("server_requests.duplicates") = %v, %v; want 17`, v, ok)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"errors":[{"message":"Number must be less than or equal to 1000","count":3}`, `"duplicate_ids":["\"dup\"","100"`, `"aborted":0`, `"handoff_ms":{`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("summary JSON lacks %s:\n%s", want, b)
+		}
+	}
+	// An empty run still has the lists, empty, for JSON readers.
+	if b, _ := json.Marshal(Summarize(emptySnapshot())); !strings.Contains(string(b), `"errors":[]`) || !strings.Contains(string(b), `"duplicate_ids":[]`) {
+		t.Errorf("empty summary lacks empty lists: %s", b)
 	}
 }

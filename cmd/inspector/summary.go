@@ -27,7 +27,14 @@ func serverLine(meta recorder.Meta) string {
 // verdict, as rows of tw: the part `run` and `report` print alike.
 func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 	fmt.Fprintf(tw, "tool calls\t%d total, %d ok, %d failed\n", sum.ToolCalls.Total, sum.ToolCalls.OK, sum.ToolCalls.Failed)
-	fmt.Fprintf(tw, "server requests\t%d total, %d ok, %d failed\n", sum.ServerRequests.Total, sum.ServerRequests.OK, sum.ServerRequests.Failed)
+	for _, e := range sum.ToolCalls.Errors {
+		fmt.Fprintf(tw, "  %d×\t%s\n", e.Count, oneLine(e.Message))
+	}
+	requests := fmt.Sprintf("%d total, %d ok, %d failed", sum.ServerRequests.Total, sum.ServerRequests.OK, sum.ServerRequests.Failed)
+	if a := sum.ServerRequests.Aborted; a > 0 {
+		requests += fmt.Sprintf(", %d aborted (never answered)", a)
+	}
+	fmt.Fprintf(tw, "server requests\t%s\n", requests)
 	methods := make([]string, 0, len(sum.ServerRequests.ByMethod))
 	for m := range sum.ServerRequests.ByMethod {
 		methods = append(methods, m)
@@ -36,10 +43,18 @@ func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 	for _, m := range methods {
 		fmt.Fprintf(tw, "  %s\t%d\n", m, sum.ServerRequests.ByMethod[m])
 	}
+	if d := sum.ServerRequests.Duplicates; d > 0 {
+		ids := strings.Join(sum.ServerRequests.DuplicateIDs, ", ")
+		if len(sum.ServerRequests.DuplicateIDs) >= recorder.MaxDuplicateIDs {
+			ids += ", …"
+		}
+		fmt.Fprintf(tw, "  duplicates\t%d reused the id of a request still pending (ids %s)\n", d, ids)
+	}
 	fmt.Fprintf(tw, "peak in flight\t%d\n", sum.PeakInFlight)
 	fmt.Fprintf(tw, "peak pending\t%d\n", sum.PeakPending)
 	fmt.Fprintf(tw, "achieved concurrency\t%.2f\n", sum.AchievedConcurrency)
 	fmt.Fprintf(tw, "elapsed\t%.1f ms\n", sum.ElapsedMS)
+	fmt.Fprintf(tw, "hand-off time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.HandoffMS.P50, sum.HandoffMS.P90, sum.HandoffMS.P99, sum.HandoffMS.Max)
 	fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
 	fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
 	verdict := sum.VerdictText // it starts with the verdict's word
@@ -47,4 +62,9 @@ func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 		verdict = sum.Verdict
 	}
 	fmt.Fprintf(tw, "verdict\t%s\n", verdict)
+}
+
+// oneLine puts a multi-line message on one table row.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
