@@ -319,6 +319,7 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 			args.num("parent", int64(sp.Parent))
 		}
 		if !sp.Open() && sp.Direction == Incoming {
+			args.float("handoff_ms", ms(sp.HandoffTime()))
 			args.float("queue_ms", ms(sp.QueueTime()))
 		}
 		if sp.RequestID != "" {

@@ -224,6 +224,7 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		}
 		if s.Direction == Incoming && !s.Open() {
 			attr = append(attr,
+				otlpDouble("fanout.handoff_ms", ms(s.HandoffTime())),
 				otlpDouble("fanout.queue_ms", ms(s.QueueTime())),
 				otlpDouble("fanout.serve_ms", ms(s.ServeTime())))
 		}

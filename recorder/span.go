@@ -141,13 +141,25 @@ const MaxPayload = 16 << 10
 // Open reports whether the span has not been answered yet.
 func (s *Span) Open() bool { return s.Status == StatusOpen }
 
-// QueueTime is how long an incoming request waited for a dispatch slot.
-// It is zero for outgoing spans and for spans that never waited.
+// QueueTime is how long an incoming request waited at the dispatch gate
+// for a slot (Queued to Serving). It is zero for outgoing spans and for
+// spans that never waited.
 func (s *Span) QueueTime() time.Duration {
 	if s.Direction != Incoming || s.Queued == Unset || s.Serving == Unset {
 		return 0
 	}
-	return s.Serving - s.Received
+	return s.Serving - s.Queued
+}
+
+// HandoffTime is how long an incoming request took from being read off
+// the wire to reaching the dispatch gate (Received to Queued): the SDK
+// handing it to a handler, not the client's queue. Zero for outgoing
+// spans and before the request reached the gate.
+func (s *Span) HandoffTime() time.Duration {
+	if s.Direction != Incoming || s.Received == Unset || s.Queued == Unset {
+		return 0
+	}
+	return s.Queued - s.Received
 }
 
 // ServeTime is how long the handler ran (incoming) or how long the server

@@ -84,9 +84,10 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 			default:
 				sum.ServerRequests.Failed++
 			}
-			if !s.Open() && s.Received != Unset && s.Queued != Unset && s.Serving != Unset {
-				handoff = append(handoff, ms(s.Queued-s.Received))
-				queue = append(queue, ms(s.Serving-s.Queued))
+			// A duplicate was refused, not served: it has no times.
+			if !s.Open() && !s.Duplicate && s.Received != Unset && s.Queued != Unset && s.Serving != Unset {
+				handoff = append(handoff, ms(s.HandoffTime()))
+				queue = append(queue, ms(s.QueueTime()))
 				serve = append(serve, ms(s.ServeTime()))
 			}
 		}

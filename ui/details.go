@@ -214,6 +214,9 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) string {
 		row("queued", formatOffset(s.Queued))
 		row("serving", formatOffset(s.Serving))
 		row("answered", formatOffset(s.Answered))
+		if s.Queued != recorder.Unset {
+			row("hand-off", formatDuration(s.HandoffTime()))
+		}
 		if s.Serving != recorder.Unset {
 			row("waited", formatDuration(s.QueueTime()))
 		}

@@ -1274,14 +1274,17 @@ func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
 		end = snap.Now
 	}
 	if s.Direction == recorder.Incoming {
-		q, sv := s.QueueTime(), s.ServeTime()
-		if s.Serving == recorder.Unset {
-			q = end - s.Received
-		} else if s.Answered == recorder.Unset {
+		h, q, sv := s.HandoffTime(), s.QueueTime(), s.ServeTime()
+		switch {
+		case s.Queued == recorder.Unset:
+			h, q = end-s.Received, 0
+		case s.Serving == recorder.Unset:
+			q = end - s.Queued
+		case s.Answered == recorder.Unset:
 			sv = end - s.Serving
 		}
-		lines = append(lines, fmt.Sprintf("queued %s · serving %s · total %s",
-			formatDuration(q), formatDuration(sv), formatDuration(end-s.Received)))
+		lines = append(lines, fmt.Sprintf("hand-off %s · queued %s · serving %s · total %s",
+			formatDuration(h), formatDuration(q), formatDuration(sv), formatDuration(end-s.Received)))
 	} else {
 		lines = append(lines, "round trip "+formatDuration(end-s.Received))
 	}

@@ -358,7 +358,7 @@ func TestGanttGolden(t *testing.T) {
 		test.MoveMouse(w.Canvas(), fyne.NewPos(400, ganttRulerH+ganttLaneH+2.5*ganttRowH))
 		want := []string{
 			"#3 sampling/createMessage (incoming, ok)",
-			"queued 499 ms · serving 500 ms · total 999 ms",
+			"hand-off 0 µs · queued 499 ms · serving 500 ms · total 999 ms",
 			"received 0.011 s → answered 1.010 s",
 			"caused by #1 tools/call fanout",
 		}
