@@ -123,9 +123,14 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	s.life, s.stopLife = context.WithCancelCause(context.WithoutCancel(ctx))
 	s.endLife = func() { s.stopLife(errSessionClosed) }
 	s.gate.clock = rec.Now
+	// Starting the transport and the initialize handshake end when ctx
+	// does (an interrupt) or the connect timeout fires, whichever is
+	// first; either way the wait is not blamed on the server.
 	outer := ctx
 	stopWatch := context.AfterFunc(outer, s.endLife)
 	defer stopWatch()
+	timeout := time.AfterFunc(t.Limits.connectTimeout(), func() { s.stopLife(errConnectTimedOut) })
+	defer timeout.Stop()
 	ctx = s.life
 	s.setCallbacks(cb)
 
@@ -152,20 +157,21 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 
 	rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connecting to " + t.String()})
 	cs, err := s.client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: t.protocol()})
+	if err == nil && (!timeout.Stop() || !stopWatch()) {
+		// The timeout fired, or ctx ended, just as the session started:
+		// honour it.
+		cs.Close()
+		err = context.Cause(s.life)
+	}
 	if err != nil {
-		err = s.explainConnectError(err)
+		err = s.explainConnectError(outer, err)
 		s.closeTransport()
+		s.stderr.flush()
 		rec.AbortOpen(rec.Now(), err.Error())
 		rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connection failed: " + err.Error()})
 		s.notices.stop()
 		s.endLife()
 		return nil, err
-	}
-	if !stopWatch() {
-		// ctx ended just as the session started: honour it.
-		cs.Close()
-		s.notices.stop()
-		return nil, fmt.Errorf("connecting to %s: %w", t, context.Cause(outer))
 	}
 	s.cs = cs
 	s.info = serverInfo(cs.InitializeResult())
@@ -285,6 +291,7 @@ func (s *Session) end(at time.Duration, cause error) {
 			ev.Text = "disconnected: " + reason
 		}
 		s.rec.AbortOpen(at, reason)
+		s.stderr.flush()
 		s.rec.AddEvent(ev)
 		s.emitLog(ev)
 		if cause != nil {
