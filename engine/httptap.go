@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"mime"
@@ -50,7 +51,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	resp, err := h.base.RoundTrip(r)
+	resp, err := h.roundTrip(r)
 	if sent != nil {
 		werr := err
 		if werr == nil && resp.StatusCode >= 300 {
@@ -85,6 +86,42 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		resp.ContentLength = int64(len(data))
 	}
 	return resp, nil
+}
+
+// roundTrip makes the request. While the session is connecting, the
+// request ends when connecting is given up (timeout or interrupt): the SDK
+// makes its requests with contexts the giving up does not reach, so a
+// server that never answers would otherwise keep them open for good.
+func (h *tapRoundTripper) roundTrip(r *http.Request) (*http.Response, error) {
+	s := h.tap.s
+	if s.watching.Load() {
+		return h.base.RoundTrip(r)
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(s.life, cancel)
+	release := func() {
+		stop()
+		cancel()
+	}
+	resp, err := h.base.RoundTrip(r.WithContext(ctx))
+	if err != nil || resp.Body == nil {
+		release()
+		return resp, err
+	}
+	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
+	return resp, nil
+}
+
+// releasingBody calls release when it is closed.
+type releasingBody struct {
+	io.ReadCloser
+	release func()
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
 }
 
 type httpStatusError struct{ status string }
