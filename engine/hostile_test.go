@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,13 +90,24 @@ func TestHostileHTTPInitialize(t *testing.T) {
 			}
 		}, "server-sent event"},
 	}
+	tests = append(tests, struct {
+		name    string
+		handler http.HandlerFunc
+		what    string
+	}{"legacy SSE: endless endpoint event", func(w http.ResponseWriter, r *http.Request) {
+		endless(w, r, "text/event-stream", "event: endpoint\ndata: /")
+	}, "server-sent event"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			t.Cleanup(srv.Close)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			err, took, alloc := connectHostile(t, ctx, Target{Transport: TransportHTTP, URL: srv.URL, Limits: Limits{MaxMessageSize: limit}})
+			kind := TransportHTTP
+			if strings.HasPrefix(tt.name, "legacy SSE") {
+				kind = TransportSSE
+			}
+			err, took, alloc := connectHostile(t, ctx, Target{Transport: kind, URL: srv.URL, Limits: Limits{MaxMessageSize: limit}})
 			var tooLarge *MessageTooLargeError
 			if !errors.As(err, &tooLarge) {
 				t.Fatalf("Connect: %v, want a MessageTooLargeError", err)
@@ -299,6 +311,18 @@ func TestStderrLongLines(t *testing.T) {
 	}
 	if alloc > 10<<20 {
 		t.Errorf("a 100 MiB line allocated %s", FormatSize(int64(alloc)))
+	}
+}
+
+// TestStderrCutInsideCharacter: a long line is cut between characters,
+// so that what is recorded stays valid UTF-8.
+func TestStderrCutInsideCharacter(t *testing.T) {
+	s := newStderrSession()
+	w := newStderrLines(s, 100)
+	w.Write([]byte("a" + strings.Repeat("é", MaxStderrLineLength) + "\n"))
+	got := stderrEvents(s)
+	if len(got) != 1 || !utf8.ValidString(got[0]) || !strings.HasSuffix(got[0], "é … [line cut at 4 KiB]") {
+		t.Errorf("recorded %.40q…%q", got, got[0][max(0, len(got[0])-40):])
 	}
 }
 

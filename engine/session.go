@@ -186,6 +186,11 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 		Text: fmt.Sprintf("connected to %s (protocol %s)", describeServer(s.info), s.info.Protocol)})
 	s.watching.Store(true)
 	go s.watch()
+	if s.tap != nil && s.tap.failure() != nil && t.Limits.tooLarge(s.tap.failure()) != nil {
+		// A limit was met between initialize and now (on the HTTP event
+		// stream the session opens), when it could not end the session yet.
+		s.overLimit(s.tap.failure())
+	}
 	if s.info.hasCapability("logging") {
 		// Ask for the server's log messages so that they reach the
 		// timeline and OnLog; a server that refuses or does not answer

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -53,6 +54,9 @@ func (w *stderrLines) Write(p []byte) (int, error) {
 			if len(chunk) > room {
 				// Too long: keep the start, mark it, drop the rest of the
 				// line as it comes.
+				for room > 0 && room < len(chunk) && !utf8.RuneStart(chunk[room]) {
+					room-- // cut between characters, not inside one
+				}
 				w.partial = append(w.partial, chunk[:room]...)
 				text := string(w.partial) + fmt.Sprintf(" … [line cut at %s]", FormatSize(MaxStderrLineLength))
 				emit = w.take(text, emit)

@@ -183,6 +183,11 @@ func TestHostileEndlessMessage(t *testing.T) {
 			r.check(t, exitFailure, 10*time.Second, tt.want)
 		})
 	}
+	t.Run("endless stdio line", func(t *testing.T) {
+		server := `sh -c 'printf "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":\""; tr "\0" a < /dev/zero'`
+		r := runHostile(t, 20*time.Second, nil, 0, "run", "--stdio", server, "--tool", "x", "--max-message-size", "8MiB")
+		r.check(t, exitFailure, 10*time.Second, "the server's stdio message was larger than the 8 MiB message limit (--max-message-size)")
+	})
 }
 
 // TestHostileStderrFlood: a stdio server that floods its stderr, in
@@ -274,13 +279,15 @@ func TestHostileSilentServer(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		server []string
+		sig    os.Signal
 	}{
-		{"stdio", []string{"--stdio", "sleep 1000"}},
-		{"http", []string{"--url", silent.URL}},
+		{"stdio", []string{"--stdio", "sleep 1000"}, os.Interrupt},
+		{"stdio SIGTERM", []string{"--stdio", "sleep 1000"}, syscall.SIGTERM},
+		{"http", []string{"--url", silent.URL}, os.Interrupt},
 	} {
 		t.Run("interrupted/"+tt.name, func(t *testing.T) {
 			args := append(append([]string{"run"}, tt.server...), "--tool", "x")
-			r := runHostile(t, 20*time.Second, os.Interrupt, 700*time.Millisecond, args...)
+			r := runHostile(t, 20*time.Second, tt.sig, 700*time.Millisecond, args...)
 			r.check(t, exitFailure, 5*time.Second, "interrupted while waiting for the server to initialize")
 			for _, blame := range []string{"exited before the session started", "file already closed", "context canceled", "check that the server is running"} {
 				if strings.Contains(r.stderr, blame) {
