@@ -104,7 +104,9 @@ func (e *ConnectTimeoutError) Error() string {
 	case TransportStdio:
 		server = fmt.Sprintf("the stdio server %q", e.Target.Command)
 	case TransportHTTP, TransportSSE:
-		server = fmt.Sprintf("the %s server at %s", e.Target.kind(), e.Target.URL)
+		// Through String, which is how a URL may be shown (credentials
+		// in it are not for messages).
+		server = fmt.Sprintf("the %s server at %s", e.Target.kind(), strings.TrimPrefix(e.Target.String(), string(e.Target.kind())+": "))
 	default:
 		server = "the " + string(e.Target.kind()) + " server"
 	}
