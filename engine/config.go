@@ -224,6 +224,10 @@ type Target struct {
 	// Protocol is the protocol version to offer: "" means
 	// [DefaultProtocol], "latest" lets the SDK offer its newest version.
 	Protocol string `json:"protocol,omitempty"`
+	// Limits bound what is read from the server and how long connecting
+	// may take. They are settings of the run, not part of the server's
+	// address: never saved with the target.
+	Limits Limits `json:"-"`
 }
 
 // String describes the target for titles, messages and recordings:

@@ -3,6 +3,8 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -18,11 +20,14 @@ import (
 // the streamable connection's SDK-internal session hook, so that it would
 // never open its server-to-client event stream.
 //
-// It also adds the target's extra headers to every request.
+// It also adds the target's extra headers to every request, and bounds
+// what it reads: a JSON body, and each event of an event stream, to limit
+// bytes (the stream itself may live as long as the session).
 type tapRoundTripper struct {
 	base    http.RoundTripper
 	headers map[string]string
 	tap     *wireTap // nil: headers only
+	limit   int64    // the message limit (see Limits.MaxMessageSize)
 }
 
 func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -46,7 +51,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	resp, err := h.base.RoundTrip(r)
+	resp, err := h.roundTrip(r)
 	if sent != nil {
 		werr := err
 		if werr == nil && resp.StatusCode >= 300 {
@@ -60,10 +65,15 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "text/event-stream":
-		resp.Body = &sseTapBody{tap: h.tap, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10)}
+		resp.Body = &sseTapBody{tap: h.tap, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
 	case "application/json":
-		data, rerr := io.ReadAll(resp.Body)
+		data, rerr := readLimited(resp.Body, h.limit, resp.ContentLength)
 		resp.Body.Close()
+		var tooLarge *MessageTooLargeError
+		if errors.As(rerr, &tooLarge) {
+			h.tap.s.overLimit(tooLarge)
+			return nil, tooLarge
+		}
 		if msg, derr := jsonrpc.DecodeMessage(data); rerr == nil && derr == nil {
 			h.tap.read(msg)
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
@@ -78,6 +88,42 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// roundTrip makes the request. While the session is connecting, the
+// request ends when connecting is given up (timeout or interrupt): the SDK
+// makes its requests with contexts the giving up does not reach, so a
+// server that never answers would otherwise keep them open for good.
+func (h *tapRoundTripper) roundTrip(r *http.Request) (*http.Response, error) {
+	s := h.tap.s
+	if s.watching.Load() {
+		return h.base.RoundTrip(r)
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(s.life, cancel)
+	release := func() {
+		stop()
+		cancel()
+	}
+	resp, err := h.base.RoundTrip(r.WithContext(ctx))
+	if err != nil || resp.Body == nil {
+		release()
+		return resp, err
+	}
+	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
+	return resp, nil
+}
+
+// releasingBody calls release when it is closed.
+type releasingBody struct {
+	io.ReadCloser
+	release func()
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
+}
+
 type httpStatusError struct{ status string }
 
 func (e *httpStatusError) Error() string { return "HTTP " + e.status }
@@ -85,13 +131,18 @@ func (e *httpStatusError) Error() string { return "HTTP " + e.status }
 // sseTapBody passes a server-sent event stream through line by line,
 // handing each JSON-RPC message in a data line to the tap as the SDK
 // reads it (and rewriting server requests, whose params get the tap's
-// _meta key).
+// _meta key). An event (its lines up to the blank line that ends it)
+// longer than limit ends the stream with a [MessageTooLargeError] and
+// the session with it.
 type sseTapBody struct {
-	tap *wireTap
-	rc  io.ReadCloser
-	r   *bufio.Reader
-	out []byte
-	err error
+	tap   *wireTap
+	rc    io.ReadCloser
+	r     *bufio.Reader
+	limit int64
+	event int64 // bytes of the current event so far
+	line  []byte
+	out   []byte
+	err   error
 }
 
 func (b *sseTapBody) Read(p []byte) (int, error) {
@@ -99,12 +150,15 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 		if b.err != nil {
 			return 0, b.err
 		}
-		line, err := b.r.ReadBytes('\n')
+		line, err := b.readLine()
 		if len(line) > 0 {
 			b.out = b.tap.sseLine(line, b)
 		}
 		if err != nil {
 			b.err = err
+			if e, ok := err.(*MessageTooLargeError); ok {
+				b.tap.s.overLimit(e)
+			}
 		}
 	}
 	n := copy(p, b.out)
@@ -113,6 +167,27 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 }
 
 func (b *sseTapBody) Close() error { return b.rc.Close() }
+
+// readLine reads one line of the stream, newline included, counting it
+// into the current event and failing once the event passes the limit.
+func (b *sseTapBody) readLine() ([]byte, error) {
+	b.line = b.line[:0]
+	for {
+		frag, err := b.r.ReadSlice('\n')
+		b.event += int64(len(frag))
+		if b.event > b.limit {
+			return nil, &MessageTooLargeError{What: "server-sent event", Limit: b.limit, Read: b.event, Announced: -1}
+		}
+		b.line = append(b.line, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(bytes.TrimRight(b.line, "\r\n")) == 0 {
+			b.event = 0 // a blank line ends the event
+		}
+		return b.line, err
+	}
+}
 
 // sseLine taps one line of an event stream and returns it, rewritten if
 // it carried a server request. stream is the event stream it came on.

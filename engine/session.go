@@ -126,9 +126,14 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	s.life, s.stopLife = context.WithCancelCause(context.WithoutCancel(ctx))
 	s.endLife = func() { s.stopLife(errSessionClosed) }
 	s.gate.clock = rec.Now
+	// Starting the transport and the initialize handshake end when ctx
+	// does (an interrupt) or the connect timeout fires, whichever is
+	// first; either way the wait is not blamed on the server.
 	outer := ctx
 	stopWatch := context.AfterFunc(outer, s.endLife)
 	defer stopWatch()
+	timeout := time.AfterFunc(t.Limits.connectTimeout(), func() { s.stopLife(errConnectTimedOut) })
+	defer timeout.Stop()
 	ctx = s.life
 	s.setCallbacks(cb)
 
@@ -155,20 +160,21 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 
 	rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connecting to " + t.String()})
 	cs, err := s.client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: t.protocol()})
+	if err == nil && (!timeout.Stop() || !stopWatch()) {
+		// The timeout fired, or ctx ended, just as the session started:
+		// honour it.
+		cs.Close()
+		err = context.Cause(s.life)
+	}
 	if err != nil {
-		err = s.explainConnectError(err)
+		err = s.explainConnectError(outer, err)
 		s.closeTransport()
+		s.stderr.flush()
 		rec.AbortOpen(rec.Now(), err.Error())
 		rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connection failed: " + err.Error()})
 		s.notices.stop()
 		s.endLife()
 		return nil, err
-	}
-	if !stopWatch() {
-		// ctx ended just as the session started: honour it.
-		cs.Close()
-		s.notices.stop()
-		return nil, fmt.Errorf("connecting to %s: %w", t, context.Cause(outer))
 	}
 	s.cs = cs
 	s.info = serverInfo(cs.InitializeResult())
@@ -183,6 +189,11 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 		Text: fmt.Sprintf("connected to %s (protocol %s)", describeServer(s.info), s.info.Protocol)})
 	s.watching.Store(true)
 	go s.watch()
+	if s.tap != nil && s.tap.failure() != nil && t.Limits.tooLarge(s.tap.failure()) != nil {
+		// A limit was met between initialize and now (on the HTTP event
+		// stream the session opens), when it could not end the session yet.
+		s.overLimit(s.tap.failure())
+	}
 	if s.info.hasCapability("logging") {
 		// Ask for the server's log messages so that they reach the
 		// timeline and OnLog; a server that refuses or does not answer
@@ -289,6 +300,7 @@ func (s *Session) end(at time.Duration, cause error) {
 			ev.Text = "disconnected: " + reason
 		}
 		s.rec.AbortOpen(at, reason)
+		s.stderr.flush()
 		s.rec.AddEvent(ev)
 		s.emitLog(ev)
 		if cause != nil {

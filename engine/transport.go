@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine/demo"
@@ -52,7 +51,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		}
 		cmd := exec.Command(words[0], words[1:]...)
 		cmd.Env = append(os.Environ(), t.Env...)
-		s.stderr = &stderrLines{s: s}
+		s.stderr = newStderrLines(s, t.Limits.maxStderrLines())
 		cmd.Stderr = s.stderr
 		// A helper process the server started may hold its stderr open
 		// after the server is gone: reaping the server must not wait for
@@ -61,7 +60,10 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		s.cmd = cmd
 		// A server that does not exit within 2s of its stdin closing is
 		// sent SIGTERM, then SIGKILL: Close should not hang on it.
-		inner = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		// While connecting, a timeout or an interrupt stops it at once:
+		// it is not answering.
+		inner = &stdioTransport{cmd: cmd, maxMessage: t.Limits.maxMessageSize(), grace: 2 * time.Second,
+			hurry: func() bool { return !s.watching.Load() && s.life.Err() != nil }}
 	case t.kind() == TransportHTTP || t.kind() == TransportSSE:
 		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -73,11 +75,14 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 			}
 		}
 		s.tap = newWireTap(s)
-		hc := &http.Client{Transport: &tapRoundTripper{base: http.DefaultTransport, headers: t.Headers, tap: s.tap}}
+		limit := t.Limits.maxMessageSize()
+		hc := &http.Client{Transport: &tapRoundTripper{base: http.DefaultTransport, headers: t.Headers, tap: s.tap, limit: limit}}
+		// The tap enforces the message limit as it reads; the SDK's own
+		// event limit, a little higher, only backs it up.
 		if t.kind() == TransportHTTP {
-			inner = &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: hc}
+			inner = &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxEventSize: sdkLimit(limit)}
 		} else {
-			inner = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: hc}
+			inner = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxEventSize: sdkLimit(limit)}
 		}
 	default:
 		return nil, fmt.Errorf("transport %q: want demo, stdio, http or sse", t.Transport)
@@ -89,68 +94,27 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 	return &tappedTransport{inner: inner, tap: s.tap}, nil
 }
 
-// stderrLines turns what a stdio server writes to stderr into one event
-// per line.
-type stderrLines struct {
-	s *Session
-
-	mu       sync.Mutex
-	partial  []byte
-	lastLine string
-}
-
-func (w *stderrLines) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	w.partial = append(w.partial, p...)
-	var lines []string
-	for {
-		i := bytes.IndexByte(w.partial, '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimRight(string(w.partial[:i]), "\r")
-		w.partial = w.partial[i+1:]
-		lines = append(lines, line)
-	}
-	if len(w.partial) > 64<<10 { // a very long line without newline: emit it
-		lines = append(lines, string(w.partial))
-		w.partial = nil
-	}
-	if len(lines) > 0 {
-		w.lastLine = lines[len(lines)-1]
-	}
-	w.mu.Unlock()
-	for _, l := range lines {
-		ev := recorder.Event{At: w.s.rec.Now(), Session: w.s.name, Kind: recorder.EventStderr, Text: l}
-		w.s.rec.AddEvent(ev)
-		w.s.emitLog(ev)
-	}
-	return len(p), nil
-}
-
-func (w *stderrLines) last() string {
-	if w == nil {
-		return ""
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.partial) > 0 {
-		return string(w.partial)
-	}
-	return w.lastLine
-}
-
 // explainConnectError turns a failure to connect into a message that
 // says what happened and what to do, without the target's secrets.
-func (s *Session) explainConnectError(err error) error {
-	return s.redact(s.explainConnect(err))
+func (s *Session) explainConnectError(outer context.Context, err error) error {
+	return s.redact(s.explainConnect(outer, err))
 }
 
-func (s *Session) explainConnect(err error) error {
+func (s *Session) explainConnect(outer context.Context, err error) error {
+	var werr error
 	if s.tap != nil {
-		if werr := s.tap.failure(); werr != nil {
-			return s.explainWireError(werr)
-		}
+		werr = s.tap.failure()
+	}
+	if werr != nil && s.target.Limits.tooLarge(werr) != nil {
+		return s.target.Limits.tooLarge(werr)
+	}
+	// Stopped by the timeout or the caller: the broken pipe or the exit
+	// that follows is not the server's doing.
+	if stopped := s.connectStopped(outer); stopped != nil {
+		return stopped
+	}
+	if werr != nil {
+		return s.explainWireError(werr)
 	}
 	if s.cmd != nil && s.cmd.Process != nil {
 		// Give the process a moment to be reaped so its exit is known.
@@ -168,6 +132,9 @@ func (s *Session) explainConnect(err error) error {
 
 // explainWireError describes a broken read from the server.
 func (s *Session) explainWireError(err error) error {
+	if e := s.target.Limits.tooLarge(err); e != nil {
+		return e
+	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syn) || errors.As(err, &typ) || strings.Contains(err.Error(), "invalid character") ||
@@ -199,4 +166,84 @@ func (s *Session) explainCall(what string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// stdioTransport starts a stdio server and speaks newline-delimited
+// JSON-RPC over its stdin and stdout, as the SDK's CommandTransport does,
+// but reads the server's output through the session's message limit.
+type stdioTransport struct {
+	cmd        *exec.Cmd
+	maxMessage int64
+	// grace is how long Close waits for the server to exit after closing
+	// its stdin, and again after SIGTERM, before SIGKILL; 100ms when
+	// hurry says so.
+	grace time.Duration
+	hurry func() bool
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stdout, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := t.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.cmd.Start(); err != nil {
+		return nil, err
+	}
+	return (&mcp.IOTransport{
+		// Closing the connection closes stdin; cmd.Wait closes stdout.
+		Reader:        io.NopCloser(&lineLimitReader{r: stdout, limit: t.maxMessage}),
+		Writer:        &stdinCloser{WriteCloser: stdin, t: t},
+		MaxLineLength: sdkLimit(t.maxMessage),
+	}).Connect(ctx)
+}
+
+// stdinCloser ends a stdio server when the connection closes: it closes
+// the server's stdin, waits for it to exit, then sends SIGTERM, then
+// SIGKILL, as the MCP specification says a client should.
+type stdinCloser struct {
+	io.WriteCloser
+	t *stdioTransport
+}
+
+func (c *stdinCloser) Close() error {
+	cmd := c.t.cmd
+	if err := c.WriteCloser.Close(); err != nil {
+		return fmt.Errorf("closing the server's stdin: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	grace := c.t.grace
+	if c.t.hurry() {
+		grace = 100 * time.Millisecond
+	}
+	wait := func() (error, bool) {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case err := <-exited:
+			return err, true
+		case <-t.C:
+			return nil, false
+		}
+	}
+	if err, ok := wait(); ok {
+		return err
+	}
+	if cmd.Process.Signal(syscall.SIGTERM) == nil {
+		if err, ok := wait(); ok {
+			return err
+		}
+	}
+	cmd.Process.Kill()
+	return <-exited
+}
+
+// sdkLimit is the SDK's own size limit under ours: a little higher, so
+// that ours, with its clearer message, is met first.
+func sdkLimit(limit int64) int {
+	return int(min(limit+1<<20, 1<<50))
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// connectTimeout bounds how long connecting (and listing the tools) may
-// take before the attempt is given up with an error.
+// connectTimeout bounds how long listing the tools may take before the
+// attempt is given up with an error. (Connecting has its own timeout,
+// [engine.Limits.ConnectTimeout].)
 const connectTimeout = 30 * time.Second
 
 // Options are what the main window starts with, usually from the command
@@ -186,15 +187,18 @@ func (m *MainWindow) Dropped(uris []fyne.URI) {
 	}
 }
 
-// Connect connects to t in the background, replacing any connection.
+// Connect connects to t in the background, replacing any connection. A
+// target without limits (from the Server panel) gets those the window
+// was started with.
 func (m *MainWindow) Connect(t engine.Target) {
+	if t.Limits == (engine.Limits{}) {
+		t.Limits = m.opts.Target.Limits
+	}
 	m.connecting = true
 	m.Connection.SetConnecting(t)
 	go func() {
 		defer m.Errors.Recover("connecting")
-		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
-		defer cancel()
-		s, err := m.Bridge.Connect(ctx, t)
+		s, err := m.Bridge.Connect(context.Background(), t)
 		fyne.Do(func() {
 			m.connecting = false
 			if err != nil {

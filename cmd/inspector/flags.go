@@ -28,8 +28,9 @@ func (r *repeatedFlag) Set(v string) error {
 }
 
 // parseConnectionFlags defines on fs the flags that choose the server to
-// connect to (--demo, --stdio, --env, --url, --sse, --header, --protocol)
-// and how to answer its requests (--dispatch, --latency,
+// connect to (--demo, --stdio, --env, --url, --sse, --header, --protocol),
+// the limits on what is read from it and how long connecting may take
+// (--max-message-size, --max-stderr-lines, --connect-timeout) and how to answer its requests (--dispatch, --latency,
 // --sampling-latency, --elicitation-latency, --roots-latency, --seed,
 // --sampling-reply, --elicitation, --roots, --fail-rate,
 // --request-timeout). Call the returned function after fs.Parse: it
@@ -60,6 +61,10 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 		failRate   = fs.Float64("fail-rate", 0, "fraction `F` (0..1) of server requests answered with an error")
 		reqTimeout = fs.Duration("request-timeout", 0, "answer a server request still unanswered after `D` with an error (0 = never)")
 	)
+	maxMessage := sizeFlag(engine.DefaultMaxMessageSize)
+	fs.Var(&maxMessage, "max-message-size", "the largest message read from the server: an HTTP response, one server-sent event, one stdio line, as `SIZE` like 16MiB, 4MB or bytes; a larger one ends the connection")
+	maxStderr := fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of a --stdio server's stderr (the first and last N/2; the rest are counted)")
+	connectTimeout := fs.Duration("connect-timeout", engine.DefaultConnectTimeout, "give up if the server has not answered initialize after `D`")
 	fs.Var(&env, "env", "`K=V` added to the --stdio server's environment (repeatable)")
 	fs.Var(&headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
 
@@ -132,6 +137,13 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 			}
 			t.Headers[k] = strings.TrimSpace(v)
 		}
+		if *maxStderr < 1 {
+			return t, def, fmt.Errorf("--max-stderr-lines %d: want 1 or more", *maxStderr)
+		}
+		if *connectTimeout <= 0 {
+			return t, def, fmt.Errorf("--connect-timeout %v: want a positive duration, as in 30s", *connectTimeout)
+		}
+		t.Limits = engine.Limits{MaxMessageSize: int64(maxMessage), MaxStderrLines: *maxStderr, ConnectTimeout: *connectTimeout}
 		switch p := strings.TrimSpace(*protocol); {
 		case p == "" && flagWasSet(fs, "protocol"):
 			return t, def, fmt.Errorf("--protocol is empty: leave it out for %s, or give latest or one of %s", engine.DefaultProtocol, strings.Join(mcp.SupportedProtocolVersions(), ", "))
@@ -205,6 +217,23 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 		}
 		return t, cb, nil
 	}
+}
+
+// sizeFlag is a size in bytes, given as 16MiB, 4MB or a number of bytes.
+type sizeFlag int64
+
+func (f *sizeFlag) String() string { return engine.FormatSize(int64(*f)) }
+
+func (f *sizeFlag) Set(v string) error {
+	n, err := engine.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	if n < 1<<10 {
+		return fmt.Errorf("size %q: want at least 1KiB (an initialize answer alone takes hundreds of bytes)", v)
+	}
+	*f = sizeFlag(n)
+	return nil
 }
 
 // flagWasSet reports whether the flag name was given on the command line.

@@ -35,6 +35,10 @@ func TestParseConnectionFlags(t *testing.T) {
 			engine.Target{Transport: engine.TransportStdio, Command: `node "my server.js" --x`, Env: []string{"A=1", "B=x=y"}}, nil},
 		{[]string{"--url", "https://h/mcp", "--header", "Authorization: Bearer abc", "--protocol", "latest"},
 			engine.Target{Transport: engine.TransportHTTP, URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer abc"}, Protocol: "latest"}, nil},
+		{[]string{"--stdio", "srv", "--max-message-size", "4MiB", "--max-stderr-lines", "20", "--connect-timeout", "2s"},
+			engine.Target{Transport: engine.TransportStdio, Command: "srv", Limits: engine.Limits{MaxMessageSize: 4 << 20, MaxStderrLines: 20, ConnectTimeout: 2 * time.Second}}, nil},
+		{[]string{"--url", "http://h/mcp", "--max-message-size", "1000000"},
+			engine.Target{Transport: engine.TransportHTTP, URL: "http://h/mcp", Limits: engine.Limits{MaxMessageSize: 1e6, MaxStderrLines: engine.DefaultMaxStderrLines, ConnectTimeout: engine.DefaultConnectTimeout}}, nil},
 		{[]string{"--sse", "http://h/sse", "--protocol", "2025-06-18"}, engine.Target{Transport: engine.TransportSSE, URL: "http://h/sse", Protocol: "2025-06-18"}, nil},
 		{[]string{"--dispatch", "bounded:3", "--latency", "uniform:1ms-2ms", "--sampling-latency", "exp:5ms", "--seed", "7",
 			"--elicitation", "decline", "--roots", "file:///a, file:///b", "--fail-rate", "0.5", "--request-timeout", "2s", "--sampling-reply", "hi {{.Index}}"},
@@ -52,11 +56,37 @@ func TestParseConnectionFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tc.target.Limits == (engine.Limits{}) {
+				tc.target.Limits = engine.Limits{MaxMessageSize: engine.DefaultMaxMessageSize,
+					MaxStderrLines: engine.DefaultMaxStderrLines, ConnectTimeout: engine.DefaultConnectTimeout}
+			}
 			if !reflect.DeepEqual(target, tc.target) {
 				t.Errorf("target = %+v, want %+v", target, tc.target)
 			}
 			if tc.check != nil && !tc.check(cb) {
 				t.Errorf("callbacks = %+v, not as the flags say", cb)
+			}
+		})
+	}
+}
+
+// TestLimitFlagErrors: a bad limit is a usage error that names the flag
+// or says what it wants.
+func TestLimitFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-message-size", "lots"}, "want a number of bytes"},
+		{[]string{"--max-message-size", "100"}, "want at least 1KiB"},
+		{[]string{"--max-message-size", "0"}, "want between 1 byte"},
+		{[]string{"--max-stderr-lines", "0"}, "--max-stderr-lines 0: want 1 or more"},
+		{[]string{"--connect-timeout", "0s"}, "--connect-timeout 0s: want a positive duration"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, _, err := parseConn(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
 	}

@@ -29,6 +29,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
 (concurrent, serialized, bounded...).
 
   inspector run [--demo | --stdio 'CMD ARGS' [--env K=V]... | --url URL | --sse URL] [--header 'K: V']... [--protocol VERSION|latest]
+                [--connect-timeout D] [--max-message-size SIZE] [--max-stderr-lines N]
                 [--dispatch concurrent|serial|bounded:N] [--latency SPEC] [--sampling-latency SPEC] [--elicitation-latency SPEC] [--roots-latency SPEC] [--seed N]
                 [--sampling-reply TEMPLATE] [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]
                 [--tool NAME [--args JSON|@FILE] [--calls N] [--concurrency C] [--call-timeout D]] [--list-tools]
@@ -199,6 +200,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	r := &runner{ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
 
 	sess, err := engine.Connect(ctx, target, cb, rec)
+	if errors.Is(err, engine.ErrConnectInterrupted) {
+		return r.fail(fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, target))
+	}
 	if err != nil {
 		return r.fail(connectFailure(target, err))
 	}
@@ -298,6 +302,10 @@ func progressLine(stderr io.Writer, calls int) func(engine.Progress) {
 func connectFailure(t engine.Target, err error) string {
 	why := strings.TrimPrefix(err.Error(), "connecting to "+t.String()+": ")
 	hint := ""
+	var tooLarge *engine.MessageTooLargeError
+	if errors.As(err, &tooLarge) {
+		return fmt.Sprintf("cannot connect to %s: %s", t, why) // it says what to do
+	}
 	switch t.Transport {
 	case engine.TransportHTTP, engine.TransportSSE:
 		hint = "; check that the server is running and listening at that URL (and that --url/--sse match its transport)"
