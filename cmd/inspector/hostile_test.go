@@ -290,7 +290,7 @@ func TestHostileSilentServer(t *testing.T) {
 		t.Run("interrupted/"+tt.name, func(t *testing.T) {
 			args := append(append([]string{"run"}, tt.server...), "--tool", "x")
 			r := runHostile(t, 20*time.Second, tt.sig, 700*time.Millisecond, args...)
-			r.check(t, exitFailure, 5*time.Second, "interrupted while waiting for the server to initialize")
+			r.check(t, exitInterrupted, 5*time.Second, "interrupted while waiting for the server to initialize")
 			for _, blame := range []string{"exited before the session started", "file already closed", "context canceled", "check that the server is running"} {
 				if strings.Contains(r.stderr, blame) {
 					t.Errorf("the message blames the server (%q):\n%s", blame, r.stderr)
