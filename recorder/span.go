@@ -58,7 +58,23 @@ const (
 	KindRoots       Kind = "roots"
 	KindPing        Kind = "ping"
 	KindTool        Kind = "tool"
-	KindOther       Kind = "other"
+	// KindRound is one wire round of a multi-round-trip tool call
+	// (protocol 2026-07-28): a tools/call request with its own JSON-RPC
+	// id, child of the logical call's [KindTool] span.
+	KindRound Kind = "round"
+	KindOther Kind = "other"
+)
+
+// The outcomes of a [KindRound] span: what the server answered that
+// round.
+const (
+	// OutcomeInputRequired: the server asked for input
+	// (resultType "input_required"); Span.InputRequests says how many.
+	OutcomeInputRequired = "input_required"
+	// OutcomeResult: the server gave the call's final result.
+	OutcomeResult = "result"
+	// OutcomeError: the server answered the round with a JSON-RPC error.
+	OutcomeError = "error"
 )
 
 // KindOf returns the kind of a JSON-RPC method name.
@@ -112,6 +128,23 @@ type Span struct {
 	// Round is the multi-round-trip round (1, 2, …) of a request fulfilled
 	// as an input request of a tool call; 0 for requests sent on the wire.
 	Round int `json:"round,omitempty"`
+	// InputKey is the key under which the server asked for an input
+	// request in an input_required result ("r1-0", "ask_name" …); empty
+	// for requests sent on the wire.
+	InputKey string `json:"input_key,omitempty"`
+	// Outcome is what the server answered a [KindRound] span:
+	// [OutcomeInputRequired], [OutcomeResult] or [OutcomeError].
+	Outcome string `json:"outcome,omitempty"`
+	// InputRequests is how many input requests a [KindRound] span's
+	// input_required result carried.
+	InputRequests int `json:"input_requests,omitempty"`
+	// Stalled is how long a message read off the wire was withheld from
+	// the client before it saw it (dispatch "inline", a client whose
+	// receive loop awaits each request): for an incoming request the
+	// time from Received until the client first saw it; for an outgoing
+	// one, from Answered (the response read off the wire) until the
+	// client saw the response. Zero when nothing was withheld.
+	Stalled time.Duration `json:"stalled,omitempty"`
 	// Duplicate marks a server request that reused the JSON-RPC id of a
 	// request still pending on the same session: it is recorded on its
 	// own, but a well-behaved server never sends one.
@@ -230,4 +263,7 @@ type Event struct {
 	Span SpanID          `json:"span,omitempty"`
 	Text string          `json:"text,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
+	// Stalled is how long the notification was withheld from the client
+	// after it was read off the wire (dispatch "inline"), or 0.
+	Stalled time.Duration `json:"stalled,omitempty"`
 }
