@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -312,4 +316,99 @@ func TestTypeScriptV2ServerRounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// referenceRuns is how many times TestTypeScriptV2ClientReference runs each
+// client; it reports the median.
+const referenceRuns = 5
+
+// TestTypeScriptV2ClientReference measures the TypeScript SDK v2 client
+// (testdata/tsserver-v2/client.mjs, which fulfils a round's input requests
+// at once after the same latency) and the engine under concurrent dispatch
+// against the same v2 server over streamable HTTP, taking turns, and logs
+// the median per-round time of each as the server measured it: how long it
+// waited from its input_required result to the retry. It is a report
+// (go test -v -run ClientReference ./engine/interop/); it asserts only that
+// both clients completed every round and that the engine's rounds take at
+// most twice the reference client's.
+func TestTypeScriptV2ClientReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts node processes and measures for several seconds")
+	}
+	needTSServerV2(t)
+	url := startNodeHTTP(t, tsServerV2Dir)
+	target := engine.Target{Transport: engine.TransportHTTP, URL: url, Protocol: "latest"}
+	var theirs, ours, theirsHandlers, oursRecorded [v2Rounds][]time.Duration
+	for i := range referenceRuns {
+		ref := runReferenceClient(t, url)
+		run := runV2Fanout(t, target, engine.DispatchPolicy{Mode: engine.Concurrent})
+		recorded := recordedFulfilment(t, run.snap)
+		for r := range v2Rounds {
+			theirs[r] = append(theirs[r], ref.waits[r])
+			theirsHandlers[r] = append(theirsHandlers[r], ref.handlers[r])
+			ours[r] = append(ours[r], run.serverWaits[r])
+			oursRecorded[r] = append(oursRecorded[r], recorded[r])
+		}
+		t.Logf("run %d: server waits for the TypeScript v2 client %v, for the engine %v", i+1, ref.waits, run.serverWaits)
+	}
+	t.Logf("per round, median of %d runs; n=%d input requests of %v each, over HTTP:", referenceRuns, v2N, v2Latency)
+	t.Logf("%-6s %-28s %-28s", "round", "TypeScript v2 client", "engine, concurrent")
+	for r := range v2Rounds {
+		m, o := median(theirs[r]), median(ours[r])
+		t.Logf("%-6d %-28s %-28s", r+1,
+			fmt.Sprintf("%v (handlers %v)", m.Round(time.Millisecond), median(theirsHandlers[r]).Round(time.Millisecond)),
+			fmt.Sprintf("%v (recorded %v)", o.Round(time.Millisecond), median(oursRecorded[r]).Round(time.Millisecond)))
+		if o > 2*m {
+			t.Errorf("round %d: the engine's median %v is more than twice the TypeScript v2 client's %v", r+1, o, m)
+		}
+	}
+}
+
+// referenceResult is what one run of client.mjs measured, per round.
+type referenceResult struct {
+	waits    []time.Duration // the server's wait for the retry
+	handlers []time.Duration // first handler start to last handler end
+}
+
+// runReferenceClient runs the TypeScript SDK v2 client once against the
+// v2 server at url and returns what it printed.
+func runReferenceClient(t *testing.T, url string) referenceResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(tsServerV2Dir, "client.mjs"), "--http", url,
+		"--n", strconv.Itoa(v2N), "--rounds", strconv.Itoa(v2Rounds), "--latency-ms", strconv.Itoa(int(v2Latency/time.Millisecond)))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the TypeScript v2 client: %v\n%s", err, stderr.String())
+	}
+	var res struct {
+		Protocol string `json:"protocol"`
+		Rounds   []struct {
+			Round      int     `json:"round"`
+			WaitMS     float64 `json:"wait_ms"`
+			HandlersMS float64 `json:"handlers_ms"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("the TypeScript v2 client printed %q, not its JSON line: %v\n%s", out, err, stderr.String())
+	}
+	if res.Protocol != "2026-07-28" || len(res.Rounds) != v2Rounds {
+		t.Fatalf("the TypeScript v2 client spoke %q and completed %d rounds, want 2026-07-28 and %d:\n%s", res.Protocol, len(res.Rounds), v2Rounds, out)
+	}
+	var r referenceResult
+	for _, x := range res.Rounds {
+		r.waits = append(r.waits, time.Duration(x.WaitMS*float64(time.Millisecond)))
+		r.handlers = append(r.handlers, time.Duration(x.HandlersMS*float64(time.Millisecond)))
+	}
+	return r
+}
+
+// median returns the middle of ds (the upper middle for an even count).
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
