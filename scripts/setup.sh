@@ -3,7 +3,8 @@
 # machine, and nothing when it is already there:
 #   - the C toolchain and headers Fyne's OpenGL/GLFW driver builds against (cgo),
 #   - Xvfb and ImageMagick for the GUI smoke test and screenshots,
-#   - the npm packages of the TypeScript interop server (from its lockfile).
+#   - the npm packages of the TypeScript interop servers (SDK 1.x and v2,
+#     from their lockfiles).
 # Usage: scripts/setup.sh [--no-npm]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,15 +28,20 @@ if ! command -v go >/dev/null; then
 fi
 
 if [ "${1:-}" != "--no-npm" ]; then
-	ts=engine/interop/testdata/tsserver
-	if [ -f "$ts/package-lock.json" ]; then
+	# Each TypeScript interop folder with the package that shows its
+	# node_modules is installed; npm ci runs only where it is missing.
+	for entry in \
+		"engine/interop/testdata/tsserver:@modelcontextprotocol/sdk" \
+		"engine/interop/testdata/tsserver-v2:@modelcontextprotocol/server"; do
+		ts=${entry%%:*} probe=${entry#*:}
+		[ -f "$ts/package-lock.json" ] || continue
 		if ! command -v npm >/dev/null; then
 			echo "setup: npm is not on PATH; install Node.js 20 and npm for the TypeScript interop tests" >&2
 			exit 1
 		fi
-		if [ ! -d "$ts/node_modules/@modelcontextprotocol/sdk" ]; then
-			echo "setup: installing the TypeScript interop server's npm packages" >&2
+		if [ ! -d "$ts/node_modules/$probe" ]; then
+			echo "setup: installing the npm packages of $ts" >&2
 			(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error)
 		fi
-	fi
+	done
 fi
