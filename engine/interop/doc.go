@@ -5,12 +5,19 @@
 //     (testdata/tsserver/server.mjs), driven over stdio and streamable
 //     HTTP, for sampling and elicitation, under concurrent and serial
 //     dispatch;
+//   - a multi-round-trip fan-out server built with the TypeScript SDK v2
+//     (testdata/tsserver-v2/server.mjs, protocol 2026-07-28), whose tool
+//     answers with input_required rounds and reports how long it waited
+//     for each retry, driven over stdio and streamable HTTP; and the SDK
+//     v2's own client (testdata/tsserver-v2/client.mjs) measured beside
+//     the engine against it, as a reference;
 //   - benchmarks of the engine's overhead (requests per second through the
 //     engine and its recorder against a bare Go SDK client) and of its
 //     timing fidelity (100 concurrent requests of 200 ms).
 //
 // The TypeScript tests need node and npm; they run `npm ci` in
-// testdata/tsserver when its node_modules folder is missing. Without node
+// testdata/tsserver or testdata/tsserver-v2 when its node_modules folder
+// is missing. Without node
 // on PATH they are skipped, except in CI (CI=true), where they fail.
 //
 //	go test ./engine/interop/
