@@ -313,9 +313,9 @@ func (f *fanout) finish(ctx context.Context, req *mcp.CallToolRequest, out Fanou
 			}
 		}
 		fmt.Fprintf(&b, "%d of %d %s requests failed: %s\n", out.Failed, total, out.Kind, first)
-		fmt.Fprintf(&b, "answered in %.1f ms as the server saw it\n", out.ElapsedMS)
+		fmt.Fprintf(&b, "answered in %.1f ms as the server saw it:\n", out.ElapsedMS)
 	} else {
-		fmt.Fprintf(&b, "%d %s requests answered in %.1f ms as the server saw it\n", total, out.Kind, out.ElapsedMS)
+		fmt.Fprintf(&b, "%d %s requests answered in %.1f ms as the server saw it:\n", total, out.Kind, out.ElapsedMS)
 	}
 	for _, rw := range out.Rounds {
 		what := "waited for the answers"
@@ -333,9 +333,14 @@ func (f *fanout) finish(ctx context.Context, req *mcp.CallToolRequest, out Fanou
 			fmt.Fprintf(&b, "… and %d more\n", len(out.Replies)-maxListed)
 			break
 		}
+		// An input request is named by its key ("r1-0"); a request sent
+		// during the call by its number ("3"), or round and number ("2.3").
 		name := r.Key
 		if name == "" {
-			name = fmt.Sprintf("r%d-%d", r.Round, r.Index)
+			name = strconv.Itoa(r.Index)
+			if len(out.Rounds) > 1 {
+				name = fmt.Sprintf("%d.%d", r.Round, r.Index)
+			}
 		}
 		if r.Error != "" {
 			fmt.Fprintf(&b, "%s: error: %s\n", name, r.Error)
