@@ -20,7 +20,13 @@ Without --http it speaks MCP over stdin and stdout (stdout carries only
 JSON-RPC; messages go to stderr) and exits when stdin closes, once the
 requests in progress are answered (up to 10 s). With --http it
 serves streamable HTTP at http://ADDR/mcp, prints that URL on stdout, and
-runs until interrupted (Ctrl-C).
+runs until interrupted (Ctrl-C). Both protocol eras are served either way:
+2026-07-28 (input_required rounds; statelessly over HTTP) and 2025-11-25
+(real requests to the client).
+
+fanout {"n":5,"kind":"sampling"|"elicitation"|"roots"|"mixed","rounds":1}
+asks the client for n things at once, rounds times, and reports per round
+how long it waited.
 
 Examples:
   inspector run --stdio 'inspector demo-server'

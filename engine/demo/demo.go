@@ -8,10 +8,12 @@
 //
 // Tools:
 //
-//   - fanout {"n": 5, "kind": "sampling"|"elicitation"|"roots"} sends n
-//     concurrent requests of that kind to the client and returns what came back
-//     and how long it took as the server saw it, as text and as structured
-//     content ([FanoutResult]).
+//   - fanout {"n": 5, "kind": "sampling"|"elicitation"|"roots"|"mixed",
+//     "rounds": 1} asks the client for n things at once (a mixed round asks
+//     for sampling, elicitation and roots in turn), rounds times one after
+//     another, and returns what came back and, per round, how long it
+//     waited, as the server saw it, as text and as structured content
+//     ([FanoutResult]).
 //   - echo {"text": "..."} answers at once.
 //   - slow {"ms": 1000, "steps": 10} sleeps, sending a progress notification
 //     per step when the call carries a progress token, and a log message per
@@ -21,13 +23,21 @@
 //
 // Up to protocol 2025-11-25 the fanout tool sends sampling/createMessage,
 // elicitation/create or roots/list requests to the client while it serves the
-// tools/call, the classic way. A client that offers 2026-07-28 (stateless,
-// multi round-trip requests, SEP-2322) gets no server-initiated requests:
-// the Go SDK refuses to send them on that protocol ("cannot be sent while
-// serving a request"). For such a client the fanout tool answers the first
-// round with an input_required result holding n input requests, and
-// computes its result when the client retries the call with the n answers;
-// its elapsed time then spans both rounds. See [FanoutResult.Mode].
+// tools/call, the classic way, n at once per round. A client that offers
+// 2026-07-28 (stateless, multi round-trip requests, SEP-2322) gets no
+// server-initiated requests: the Go SDK refuses to send them on that
+// protocol ("cannot be sent while serving a request"). For such a client
+// the fanout tool answers each round with an input_required result holding
+// n input requests keyed "r1-0", "r1-1", … (round 2: "r2-0", …) and a
+// signed requestState that carries the round, and gives its final result
+// when the client retries the call with the last round's answers. Each
+// round's wait is then the client's fulfilment time as the server saw it.
+// See [FanoutResult.Mode] and [FanoutResult.Rounds].
+//
+// Over streamable HTTP ([NewHTTPHandler]) a 2026-07-28 request (one whose
+// MCP-Protocol-Version header names 2026-07-28 or later) is served
+// statelessly, as the protocol wants; older requests get sessions, which a
+// server needs to send requests to the client.
 package demo
 
 import (
@@ -82,7 +92,8 @@ const fanoutSchema = `{
   "type": "object",
   "properties": {
     "n":    {"type": "integer", "minimum": 1, "maximum": 100000, "default": 5, "description": "how many requests to send at once"},
-    "kind": {"type": "string", "enum": ["sampling", "elicitation", "roots"], "default": "sampling", "description": "which request to send"}
+    "kind": {"type": "string", "enum": ["sampling", "elicitation", "roots", "mixed"], "default": "sampling", "description": "which request to send; mixed sends sampling, elicitation and roots in turn"},
+    "rounds": {"type": "integer", "minimum": 1, "maximum": 100, "default": 1, "description": "how many rounds of n requests, one after another"}
   },
   "additionalProperties": false
 }`
@@ -163,9 +174,8 @@ func slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.Call
 // picks a free port); ready, if not nil, is called with the endpoint's URL
 // once the server is listening.
 func ServeHTTP(ctx context.Context, addr string, ready func(url string)) error {
-	srv := NewServer()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	mux.Handle("/mcp", NewHTTPHandler())
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("demo server: cannot listen on %s: %w (pick another address, e.g. 127.0.0.1:0 for any free port)", addr, err)
@@ -188,6 +198,36 @@ func ServeHTTP(ctx context.Context, addr string, ready func(url string)) error {
 	}
 	return nil
 }
+
+// NewHTTPHandler returns a streamable HTTP handler serving a new demo
+// server in both protocol eras.
+//
+// The Go SDK's streamable handler serves 2026-07-28 only when it is
+// stateless: a stateful one answers server/discover (without 2026-07-28
+// among its versions) but rejects every other 2026-07-28 call with
+// -32022, so a client that reads a successful discover as "this server
+// speaks 2026-07-28" cannot call a tool. A stateless one, in turn, cannot
+// send requests to the client, which 2025-era fan-out needs. So requests
+// whose MCP-Protocol-Version header names 2026-07-28 or later go to a
+// stateless handler, and all others (initialize, session traffic) to a
+// stateful one; both serve the same server, so a retry may reach either.
+func NewHTTPHandler() http.Handler {
+	srv := NewServer()
+	get := func(*http.Request) *mcp.Server { return srv }
+	stateful := mcp.NewStreamableHTTPHandler(get, nil)
+	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("MCP-Protocol-Version") >= multiRoundTripProtocol {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+// multiRoundTripProtocol is the first protocol version with multi
+// round-trip requests and no sessions.
+const multiRoundTripProtocol = "2026-07-28"
 
 // endpointURL gives the URL a person types to reach the listener; an
 // unspecified host (":8080", "0.0.0.0:8080") is shown as 127.0.0.1.

@@ -332,6 +332,15 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("fanout over HTTP: isError %v, %d replies, peak %d; want false, 4, 4", res.IsError, len(out.Replies), c.peak.Load())
 	}
 	cs.Close()
+	// The same endpoint serves 2026-07-28 (statelessly) to a client that asks for it.
+	cs, err = mcp.NewClient(&mcp.Implementation{Name: "c"}, c.options()).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := callFanout(t, cs, map[string]any{"n": 2, "rounds": 2}); out.Mode != "input_required" || len(out.Rounds) != 2 {
+		t.Errorf("fanout over HTTP on 2026-07-28: mode %q, %d rounds; want input_required, 2", out.Mode, len(out.Rounds))
+	}
+	cs.Close()
 	cancel()
 	select {
 	case err := <-done:

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,10 +19,14 @@ import (
 
 // FanoutArgs are the arguments of the fanout tool.
 type FanoutArgs struct {
-	// N is how many requests to send at once (default 5).
+	// N is how many requests to send at once, per round (default 5).
 	N int `json:"n"`
-	// Kind is "sampling" (default), "elicitation" or "roots".
+	// Kind is "sampling" (default), "elicitation", "roots" or "mixed"
+	// (sampling, elicitation and roots in turn within one round).
 	Kind string `json:"kind"`
+	// Rounds is how many rounds of n requests to ask for, one after
+	// another (default 1).
+	Rounds int `json:"rounds"`
 }
 
 // FanoutResult is the structured result of the fanout tool.
@@ -32,11 +35,22 @@ type FanoutResult struct {
 	Kind string `json:"kind"`
 	// ElapsedMS is how long the whole fan-out took as the server saw it:
 	// from sending the first request to receiving the last answer (or, in
-	// input_required mode, from the first round to the retry).
+	// input_required mode, from the first round's input_required result to
+	// the last retry).
 	ElapsedMS float64 `json:"elapsed_ms"`
-	// Failed counts the requests that came back with an error.
-	Failed  int     `json:"failed"`
+	// Failed counts the requests, over all rounds, that came back with an
+	// error or were not answered.
+	Failed int `json:"failed"`
+	// Replies are the answers: of every round in requests mode, of the last
+	// round only in input_required mode (a stateless server keeps nothing
+	// of earlier rounds but what it passed itself in the request state).
 	Replies []Reply `json:"replies"`
+	// Rounds says, per round, how many requests the server asked for and
+	// how long it waited for them: in requests mode from sending the
+	// round's first request to receiving its last answer, in
+	// input_required mode from sending the input_required result to
+	// receiving the client's retry.
+	Rounds []RoundWait `json:"rounds"`
 	// Mode is "requests" when the server sent the requests during the call
 	// (protocol 2025-11-25 and before) or "input_required" when it asked for
 	// them as multi round-trip input requests (2026-07-28).
@@ -45,10 +59,31 @@ type FanoutResult struct {
 	Protocol string `json:"protocol,omitempty"`
 }
 
+// RoundWait is one round of a fan-out as the server saw it.
+type RoundWait struct {
+	// Round is the round's number, from 1.
+	Round int `json:"round"`
+	// Requests is how many requests the server asked for in the round.
+	Requests int `json:"requests"`
+	// Failed is how many of them came back with an error or not at all.
+	Failed int `json:"failed,omitempty"`
+	// WaitMS is how long the server waited for the round's answers, in
+	// milliseconds (see [FanoutResult.Rounds]).
+	WaitMS float64 `json:"wait_ms"`
+}
+
 // Reply is what came back for one request of a fan-out.
 type Reply struct {
-	// Index is the request's number, 1 to n, in the order they were sent.
+	// Round is the round the request belonged to, from 1.
+	Round int `json:"round"`
+	// Index is the request's number within its round, 1 to n, in the order
+	// they were sent.
 	Index int `json:"index"`
+	// Key is the request's key in the input_required result's
+	// inputRequests ("r1-0" is round 1's first); input_required mode only.
+	Key string `json:"key,omitempty"`
+	// Kind is what was asked: sampling, elicitation or roots.
+	Kind string `json:"kind,omitempty"`
 	// Text is the reply in words: the sampled text, the elicitation's
 	// action and content, or the roots' URIs.
 	Text string `json:"text,omitempty"`
@@ -64,6 +99,10 @@ type Reply struct {
 	// MS is how long the request took as the server saw it (requests mode only).
 	MS float64 `json:"ms,omitempty"`
 }
+
+// maxRounds bounds the rounds argument; the Go SDK's client gives up
+// after 10 round trips, so more would only be useful to other clients.
+const maxRounds = 100
 
 // maxListed is the most replies listed in the fanout tool's text result.
 const maxListed = 20
@@ -94,58 +133,91 @@ func newFanout() *fanout {
 }
 
 func (f *fanout) handle(ctx context.Context, req *mcp.CallToolRequest, in FanoutArgs) (*mcp.CallToolResult, FanoutResult, error) {
+	proto := req.ProtocolVersion()
+	if proto >= multiRoundTripProtocol && req.Params.RequestState != "" {
+		// A retry: what the call is about travels in the signed state,
+		// not in memory, so any instance of this server can take it.
+		return f.retry(req, proto)
+	}
 	if in.N == 0 {
 		in.N = 5
 	}
 	if in.Kind == "" {
 		in.Kind = "sampling"
 	}
+	if in.Rounds == 0 {
+		in.Rounds = 1
+	}
 	if in.N < 1 || in.N > 100000 {
 		return nil, FanoutResult{}, fmt.Errorf("fanout: n = %d, want 1 to 100000", in.N)
 	}
+	if in.Rounds < 1 || in.Rounds > maxRounds {
+		return nil, FanoutResult{}, fmt.Errorf("fanout: rounds = %d, want 1 to %d", in.Rounds, maxRounds)
+	}
 	switch in.Kind {
-	case "sampling", "elicitation", "roots":
+	case "sampling", "elicitation", "roots", "mixed":
 	default:
-		return nil, FanoutResult{}, fmt.Errorf("fanout: kind %q, want sampling, elicitation or roots", in.Kind)
+		return nil, FanoutResult{}, fmt.Errorf("fanout: kind %q, want sampling, elicitation, roots or mixed", in.Kind)
 	}
-	proto := req.ProtocolVersion()
-	if proto >= "2026-07-28" {
-		return f.multiRoundTrip(req, in, proto)
+	if proto >= multiRoundTripProtocol {
+		return f.ask(roundState{N: in.N, Kind: in.Kind, Rounds: in.Rounds, Start: time.Now().UnixNano()}, proto)
 	}
-	out := FanoutResult{N: in.N, Kind: in.Kind, Mode: "requests", Protocol: proto, Replies: make([]Reply, in.N)}
+	out := FanoutResult{N: in.N, Kind: in.Kind, Mode: "requests", Protocol: proto}
 	token := req.Params.GetProgressToken()
 	var (
 		mu   sync.Mutex
 		done int
-		wg   sync.WaitGroup
 	)
 	start := time.Now()
-	for i := range in.N {
-		wg.Go(func() {
-			t0 := time.Now()
-			r := ask(ctx, req.Session, in.Kind, i+1, in.N)
-			r.MS = ms(time.Since(t0))
-			out.Replies[i] = r
-			if token != nil {
-				mu.Lock()
-				done++
-				p := done
-				mu.Unlock()
-				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-					ProgressToken: token, Progress: float64(p), Total: float64(in.N),
-					Message: fmt.Sprintf("%d of %d answered", p, in.N),
-				})
+	for round := 1; round <= in.Rounds; round++ {
+		replies := make([]Reply, in.N)
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		for i := range in.N {
+			wg.Go(func() {
+				t := time.Now()
+				r := send(ctx, req.Session, kindOf(in.Kind, i), i+1, in.N)
+				r.Round = round
+				r.MS = ms(time.Since(t))
+				replies[i] = r
+				if token != nil {
+					mu.Lock()
+					done++
+					p := done
+					mu.Unlock()
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+						ProgressToken: token, Progress: float64(p), Total: float64(in.N * in.Rounds),
+						Message: fmt.Sprintf("%d of %d answered", p, in.N*in.Rounds),
+					})
+				}
+			})
+		}
+		wg.Wait()
+		rw := RoundWait{Round: round, Requests: in.N, WaitMS: ms(time.Since(t0))}
+		for _, r := range replies {
+			if r.Error != "" {
+				rw.Failed++
 			}
-		})
+		}
+		out.Rounds = append(out.Rounds, rw)
+		out.Replies = append(out.Replies, replies...)
 	}
-	wg.Wait()
 	out.ElapsedMS = ms(time.Since(start))
 	return f.finish(ctx, req, out)
 }
 
-// ask sends request i of n of the given kind and returns what came back.
-func ask(ctx context.Context, ss *mcp.ServerSession, kind string, i, n int) Reply {
-	r := Reply{Index: i}
+// kindOf is the kind of request i (from 0) of a fan-out of the given kind:
+// a mixed fan-out asks for sampling, elicitation and roots in turn.
+func kindOf(kind string, i int) string {
+	if kind != "mixed" {
+		return kind
+	}
+	return [...]string{"sampling", "elicitation", "roots"}[i%3]
+}
+
+// send sends request i of n of the given kind and returns what came back.
+func send(ctx context.Context, ss *mcp.ServerSession, kind string, i, n int) Reply {
+	r := Reply{Index: i, Kind: kind}
 	switch kind {
 	case "sampling":
 		res, err := ss.CreateMessage(ctx, samplingParams(i, n))
@@ -222,42 +294,62 @@ func contentText(c mcp.Content) string {
 
 // finish counts failures, logs a line and writes the text result.
 func (f *fanout) finish(ctx context.Context, req *mcp.CallToolRequest, out FanoutResult) (*mcp.CallToolResult, FanoutResult, error) {
-	for _, r := range out.Replies {
-		if r.Error != "" {
-			out.Failed++
-		}
+	out.Failed = 0
+	for _, rw := range out.Rounds {
+		out.Failed += rw.Failed
+	}
+	total := 0
+	for _, rw := range out.Rounds {
+		total += rw.Requests
 	}
 	var b strings.Builder
 	if out.Failed > 0 {
 		// The first line says what went wrong, for tools that show one line.
-		first := ""
+		first := "some input requests were not answered"
 		for _, r := range out.Replies {
 			if r.Error != "" {
 				first = r.Error
 				break
 			}
 		}
-		if first == "" {
-			first = "some input requests were not answered"
-		}
-		fmt.Fprintf(&b, "%d of %d %s requests failed: %s\n", out.Failed, out.N, out.Kind, first)
+		fmt.Fprintf(&b, "%d of %d %s requests failed: %s\n", out.Failed, total, out.Kind, first)
 		fmt.Fprintf(&b, "answered in %.1f ms as the server saw it:\n", out.ElapsedMS)
 	} else {
-		fmt.Fprintf(&b, "%d %s requests answered in %.1f ms as the server saw it:\n", out.N, out.Kind, out.ElapsedMS)
+		fmt.Fprintf(&b, "%d %s requests answered in %.1f ms as the server saw it:\n", total, out.Kind, out.ElapsedMS)
+	}
+	for _, rw := range out.Rounds {
+		what := "waited for the answers"
+		if out.Mode == "input_required" {
+			what = "waited for the retry"
+		}
+		fmt.Fprintf(&b, "round %d: %d requests, %s %.1f ms", rw.Round, rw.Requests, what, rw.WaitMS)
+		if rw.Failed > 0 {
+			fmt.Fprintf(&b, ", %d failed", rw.Failed)
+		}
+		b.WriteString("\n")
 	}
 	for i, r := range out.Replies {
 		if i == maxListed {
 			fmt.Fprintf(&b, "… and %d more\n", len(out.Replies)-maxListed)
 			break
 		}
+		// An input request is named by its key ("r1-0"); a request sent
+		// during the call by its number ("3"), or round and number ("2.3").
+		name := r.Key
+		if name == "" {
+			name = strconv.Itoa(r.Index)
+			if len(out.Rounds) > 1 {
+				name = fmt.Sprintf("%d.%d", r.Round, r.Index)
+			}
+		}
 		if r.Error != "" {
-			fmt.Fprintf(&b, "%d: error: %s\n", r.Index, r.Error)
+			fmt.Fprintf(&b, "%s: error: %s\n", name, r.Error)
 		} else {
-			fmt.Fprintf(&b, "%d: %s\n", r.Index, r.Text)
+			fmt.Fprintf(&b, "%s: %s\n", name, r.Text)
 		}
 	}
 	_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "fanout",
-		Data: fmt.Sprintf("%d %s requests answered in %.1f ms", out.N, out.Kind, out.ElapsedMS)})
+		Data: fmt.Sprintf("%d %s requests in %d rounds answered in %.1f ms", total, out.Kind, len(out.Rounds), out.ElapsedMS)})
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimRight(b.String(), "\n")}}}
 	// A fan-out with failed requests is a failed call, with its replies
 	// still attached so that the failures can be read.
@@ -265,49 +357,78 @@ func (f *fanout) finish(ctx context.Context, req *mcp.CallToolRequest, out Fanou
 	return res, out, nil
 }
 
-// roundState is what the first round of an input_required fan-out passes
-// to the retry, signed.
+// roundState is what an input_required round passes to the client's
+// retry, signed so that a client cannot forge the times. It carries all a
+// retry needs (the arguments, the round, when it was asked, what earlier
+// rounds waited), so the server keeps no per-call state in memory: a
+// stateless HTTP server may serve each retry on a fresh session.
 type roundState struct {
-	Start int64  `json:"start"` // unix nanoseconds
-	N     int    `json:"n"`
-	Kind  string `json:"kind"`
+	N      int         `json:"n"`
+	Kind   string      `json:"kind"`
+	Rounds int         `json:"rounds"`
+	Round  int         `json:"round"` // the round the input requests belong to
+	Start  int64       `json:"start"` // unix nanoseconds: round 1 asked
+	Sent   int64       `json:"sent"`  // unix nanoseconds: this round asked
+	Done   []RoundWait `json:"done,omitempty"`
 }
 
-func (f *fanout) multiRoundTrip(req *mcp.CallToolRequest, in FanoutArgs, proto string) (*mcp.CallToolResult, FanoutResult, error) {
-	if len(req.Params.InputResponses) == 0 {
-		irs := make(mcp.InputRequestMap, in.N)
-		for i := 1; i <= in.N; i++ {
-			id := strconv.Itoa(i)
-			switch in.Kind {
-			case "sampling":
-				irs[id] = samplingParams(i, in.N)
-			case "elicitation":
-				irs[id] = elicitParams(i, in.N)
-			case "roots":
-				irs[id] = &mcp.ListRootsParams{}
-			}
+// inputKey is the key of request i (from 0) of a round: "r1-0". The index
+// is zero-padded to the width of the round's last index, so that the keys'
+// order as text (the order a JSON object of them is written in) is the
+// order they were asked in.
+func inputKey(round, i, n int) string {
+	return fmt.Sprintf("r%d-%0*d", round, len(strconv.Itoa(n-1)), i)
+}
+
+// ask answers with the input_required result of the round after st.Round.
+func (f *fanout) ask(st roundState, proto string) (*mcp.CallToolResult, FanoutResult, error) {
+	st.Round++
+	irs := make(mcp.InputRequestMap, st.N)
+	for i := range st.N {
+		key := inputKey(st.Round, i, st.N)
+		switch kindOf(st.Kind, i) {
+		case "sampling":
+			irs[key] = samplingParams(i+1, st.N)
+		case "elicitation":
+			irs[key] = elicitParams(i+1, st.N)
+		case "roots":
+			irs[key] = &mcp.ListRootsParams{}
 		}
-		state := f.sign(roundState{Start: time.Now().UnixNano(), N: in.N, Kind: in.Kind})
-		return &mcp.CallToolResult{InputRequests: irs, RequestState: state}, FanoutResult{}, nil
 	}
+	st.Sent = time.Now().UnixNano()
+	return &mcp.CallToolResult{InputRequests: irs, RequestState: f.sign(st)}, FanoutResult{}, nil
+}
+
+// retry reads the client's answers to a round and asks for the next
+// round, or gives the final result after the last.
+func (f *fanout) retry(req *mcp.CallToolRequest, proto string) (*mcp.CallToolResult, FanoutResult, error) {
+	received := time.Now()
 	st, err := f.verify(req.Params.RequestState)
 	if err != nil {
 		return nil, FanoutResult{}, err
 	}
-	out := FanoutResult{N: st.N, Kind: st.Kind, Mode: "input_required", Protocol: proto,
-		ElapsedMS: ms(time.Since(time.Unix(0, st.Start)))}
-	ids := make([]int, 0, len(req.Params.InputResponses))
-	for id := range req.Params.InputResponses {
-		i, err := strconv.Atoi(id)
-		if err != nil || i < 1 || i > st.N {
-			return nil, FanoutResult{}, fmt.Errorf("fanout: the retry answered input request %q, which was not asked for", id)
-		}
-		ids = append(ids, i)
+	rw := RoundWait{Round: st.Round, Requests: st.N, WaitMS: ms(received.Sub(time.Unix(0, st.Sent)))}
+	asked := make(map[string]int, st.N)
+	for i := range st.N {
+		asked[inputKey(st.Round, i, st.N)] = i
 	}
-	sort.Ints(ids)
-	for _, i := range ids {
-		r := Reply{Index: i}
-		switch res := req.Params.InputResponses[strconv.Itoa(i)].(type) {
+	for key := range req.Params.InputResponses {
+		if _, ok := asked[key]; !ok {
+			return nil, FanoutResult{}, fmt.Errorf("fanout: the retry answered input request %q, which round %d did not ask for", key, st.Round)
+		}
+	}
+	replies := make([]Reply, 0, st.N)
+	for i := range st.N {
+		key := inputKey(st.Round, i, st.N)
+		r := Reply{Round: st.Round, Index: i + 1, Key: key, Kind: kindOf(st.Kind, i)}
+		res, ok := req.Params.InputResponses[key]
+		if !ok {
+			r.Error = "not answered in the retry"
+			rw.Failed++
+			replies = append(replies, r)
+			continue
+		}
+		switch res := res.(type) {
 		case *mcp.CreateMessageWithToolsResult:
 			r.Model = res.Model
 			var texts []string
@@ -324,17 +445,17 @@ func (f *fanout) multiRoundTrip(req *mcp.CallToolRequest, in FanoutArgs, proto s
 			r.fromRoots(res)
 		default:
 			r.Error = fmt.Sprintf("unexpected answer of type %T", res)
+			rw.Failed++
 		}
-		out.Replies = append(out.Replies, r)
+		replies = append(replies, r)
 	}
-	for i := len(ids); i < st.N; i++ {
-		out.Failed++ // unanswered input requests
+	st.Done = append(st.Done, rw)
+	if st.Round < st.Rounds {
+		return f.ask(st, proto)
 	}
-	res, o, err := f.finish(context.Background(), req, out)
-	if len(ids) < st.N {
-		res.IsError = true
-	}
-	return res, o, err
+	out := FanoutResult{N: st.N, Kind: st.Kind, Mode: "input_required", Protocol: proto,
+		ElapsedMS: ms(received.Sub(time.Unix(0, st.Start))), Rounds: st.Done, Replies: replies}
+	return f.finish(context.Background(), req, out)
 }
 
 func (f *fanout) sign(s roundState) string {
