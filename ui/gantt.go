@@ -272,7 +272,7 @@ func (g *Gantt) CollapseAll(on bool) {
 // round. A span with nothing under it is left as it is.
 func (g *Gantt) SetCollapsed(id recorder.SpanID, collapsed bool) {
 	i, ok := g.layout.index[id]
-	if !ok || len(g.layout.kids[i]) == 0 || g.layout.collapsed(i) == collapsed {
+	if !ok || !g.layout.hasKids(i) || g.layout.collapsed(i) == collapsed {
 		return
 	}
 	g.layout.toggle(i)

@@ -22,7 +22,7 @@ var (
 // over the call's bar.
 func (g *Gantt) drawFulfilment(img *image.RGBA, call int32, y0, y1 int, xOf func(time.Duration) int, plotX0, w int, pal ganttPalette) {
 	s := g.snap.Spans[call]
-	if s.Kind != recorder.KindTool || len(g.layout.kids[call]) == 0 {
+	if s.Kind != recorder.KindTool || !g.layout.hasKids(call) {
 		return
 	}
 	for _, f := range fulfilments(g.layout.roundsUnder(g.snap, call), g.snap.Now, s.Open()) {

@@ -13,18 +13,21 @@ import (
 // run whose latest tool calls gain children costs little per frame
 // however long it is.
 type ganttLayout struct {
-	done       int                       // spans laid out
-	index      map[recorder.SpanID]int32 // span ID → index in snap.Spans
-	ids        []recorder.SpanID         // span index → its ID
-	groupOf    []int32                   // span index → its group
-	parentOf   []int32                   // span index → its parent's index, or -1
-	kids       map[int32][]int32         // span index → its children, in order of appearance
-	groups     []ganttGroup              // in order of their top span
-	rows       []ganttRowRef             // flattened groups
-	rowOfSpan  []int32                   // span index → row, or -1
-	evDone     int                       // events sorted into spanEv
-	spanEv     map[int32][]int32         // span index → indices of the events naming it
-	dirtyGroup int                       // first group to flatten again
+	done     int                       // spans laid out
+	index    map[recorder.SpanID]int32 // span ID → index in snap.Spans
+	ids      []recorder.SpanID         // span index → its ID
+	groupOf  []int32                   // span index → its group
+	parentOf []int32                   // span index → its parent's index, or -1
+	// The children of a span, in order of appearance, as a list through
+	// span indices: firstKid and lastKid of the parent, nextKid of each
+	// child; -1 ends it.
+	firstKid, lastKid, nextKid []int32
+	groups                     []ganttGroup      // in order of their top span
+	rows                       []ganttRowRef     // flattened groups
+	rowOfSpan                  []int32           // span index → row, or -1
+	evDone                     int               // events sorted into spanEv
+	spanEv                     map[int32][]int32 // span index → indices of the events naming it
+	dirtyGroup                 int               // first group to flatten again
 	// A span with children is folded when collapseAll differs from
 	// toggled[its ID]: the fold state belongs to the span, so it stays
 	// put when rows are laid out again or move.
@@ -51,7 +54,6 @@ const maxDepth = 4
 func (l *ganttLayout) update(snap *recorder.Snapshot, hidden map[recorder.Kind]bool) {
 	if l.index == nil {
 		l.index = make(map[recorder.SpanID]int32)
-		l.kids = make(map[int32][]int32)
 		l.spanEv = make(map[int32][]int32)
 	}
 	l.dirtyGroup = len(l.groups)
@@ -69,9 +71,17 @@ func (l *ganttLayout) update(snap *recorder.Snapshot, hidden map[recorder.Kind]b
 			g = int32(len(l.groups))
 			l.groups = append(l.groups, ganttGroup{top: int32(i)})
 		} else {
-			l.kids[parent] = append(l.kids[parent], int32(i))
+			if l.lastKid[parent] < 0 {
+				l.firstKid[parent] = int32(i)
+			} else {
+				l.nextKid[l.lastKid[parent]] = int32(i)
+			}
+			l.lastKid[parent] = int32(i)
 			l.dirtyGroup = min(l.dirtyGroup, int(g))
 		}
+		l.firstKid = append(l.firstKid, -1)
+		l.lastKid = append(l.lastKid, -1)
+		l.nextKid = append(l.nextKid, -1)
 		l.ids = append(l.ids, s.ID)
 		l.groupOf = append(l.groupOf, g)
 		l.parentOf = append(l.parentOf, parent)
@@ -94,32 +104,38 @@ func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]
 	} else {
 		l.rows = l.rows[:0]
 	}
-	type item struct {
-		span   int32
-		depth  int8
-		folded bool // under a folded ancestor
+	// a frame is a span whose children are being laid out: next is the
+	// next child to lay out
+	type frame struct {
+		next   int32
+		depth  int8 // of the children
+		folded bool // they are under a folded span
 	}
-	var stack []item
+	var stack []frame
+	visit := func(span int32, depth int8, folded bool) {
+		if folded || hidden[snap.Spans[span].Kind] {
+			l.rowOfSpan[span] = -1
+		} else {
+			l.rowOfSpan[span] = int32(len(l.rows))
+			l.rows = append(l.rows, ganttRowRef{span: span, depth: depth})
+		}
+		if k := l.firstKid[span]; k >= 0 {
+			stack = append(stack, frame{next: k, depth: min(depth+1, maxDepth), folded: folded || l.collapsed(span)})
+		}
+	}
 	for gi := from; gi < len(l.groups); gi++ {
 		g := &l.groups[gi]
 		g.start = int32(len(l.rows))
-		stack = append(stack[:0], item{span: g.top})
+		visit(g.top, 0, false)
 		for len(stack) > 0 {
-			it := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if it.folded || hidden[snap.Spans[it.span].Kind] {
-				l.rowOfSpan[it.span] = -1
-			} else {
-				l.rowOfSpan[it.span] = int32(len(l.rows))
-				l.rows = append(l.rows, ganttRowRef{span: it.span, depth: it.depth})
+			f := &stack[len(stack)-1]
+			if f.next < 0 {
+				stack = stack[:len(stack)-1]
+				continue
 			}
-			kids := l.kids[it.span]
-			folded := it.folded || l.collapsed(it.span)
-			depth := min(it.depth+1, maxDepth)
-			// pushed last to first, so that they come out in order
-			for k := len(kids) - 1; k >= 0; k-- {
-				stack = append(stack, item{span: kids[k], depth: depth, folded: folded})
-			}
+			c, depth, folded := f.next, f.depth, f.folded
+			f.next = l.nextKid[c]
+			visit(c, depth, folded) // may grow the stack: f is not used after
 		}
 		g.end = int32(len(l.rows))
 	}
@@ -128,8 +144,14 @@ func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]
 
 // collapsed reports whether the children of span are folded under it.
 func (l *ganttLayout) collapsed(span int32) bool {
-	return len(l.kids[span]) > 0 && l.collapseAll != l.toggled[l.ids[span]]
+	if !l.hasKids(span) {
+		return false
+	}
+	return l.collapseAll != (len(l.toggled) > 0 && l.toggled[l.ids[span]])
 }
+
+// hasKids reports whether any span names span as its parent.
+func (l *ganttLayout) hasKids(span int32) bool { return l.firstKid[span] >= 0 }
 
 // foldable returns the span of row if it has children (a tool call, a
 // round), or -1.
@@ -138,7 +160,7 @@ func (l *ganttLayout) foldable(row int) int32 {
 		return -1
 	}
 	span := l.rows[row].span
-	if len(l.kids[span]) == 0 {
+	if !l.hasKids(span) {
 		return -1
 	}
 	return span
@@ -157,7 +179,7 @@ func (l *ganttLayout) toggle(span int32) {
 // descendants counts the spans under span, at any depth.
 func (l *ganttLayout) descendants(span int32) int {
 	n := 0
-	for _, k := range l.kids[span] {
+	for k := l.firstKid[span]; k >= 0; k = l.nextKid[k] {
 		n += 1 + l.descendants(k)
 	}
 	return n

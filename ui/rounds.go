@@ -43,7 +43,7 @@ func roundsOf(snap *recorder.Snapshot, call *recorder.Span) []*recorder.Span {
 // call in the layout, in round order.
 func (l *ganttLayout) roundsUnder(snap *recorder.Snapshot, call int32) []*recorder.Span {
 	var rounds []*recorder.Span
-	for _, k := range l.kids[call] {
+	for k := l.firstKid[call]; k >= 0; k = l.nextKid[k] {
 		if s := snap.Spans[k]; s.Kind == recorder.KindRound {
 			rounds = append(rounds, s)
 		}
