@@ -115,6 +115,9 @@ func (d *Details) SetNotifications(events []recorder.Event) {
 				name = string(e.Kind)
 			}
 			fmt.Fprintf(&b, "%s  %s", formatOffset(e.At), name)
+			if e.Stalled > 0 {
+				fmt.Fprintf(&b, " (stalled %s)", formatDuration(e.Stalled))
+			}
 			if e.Text != "" {
 				b.WriteString("  " + truncate(e.Text, 80))
 			} else if len(e.Data) > 0 {

@@ -30,6 +30,7 @@ func TestTimelineRoundDetails(t *testing.T) {
 		{"an input request", 5, []string{"#6 elicitation/create", "parent     #5 tools/call fanout", "round      2", "input key  r2-0"}},
 		{"a stalled request", 9, []string{"stalled    450 ms (read, not yet seen by the client)", "hand-off   450 ms"}},
 		{"a stalled response", 10, []string{"stalled    300 ms (response read, not yet seen by the client)"}},
+		{"a call whose progress was stalled", 7, []string{"Notifications\n2.000 s  notifications/progress (stalled 250 ms)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -543,6 +543,9 @@ func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
 		name = string(e.Kind)
 	}
 	lines := []string{fmt.Sprintf("%s at %s", name, formatOffset(e.At))}
+	if e.Stalled > 0 {
+		lines = append(lines, fmt.Sprintf("stalled %s (read, not yet seen by the client)", formatDuration(e.Stalled)))
+	}
 	if e.Text != "" {
 		lines = append(lines, truncate(e.Text, 80))
 	}

@@ -209,6 +209,15 @@ func TestGanttRoundTooltips(t *testing.T) {
 		{"a stalled response", 10, []string{"#11 tools/list (outgoing, ok)", "response stalled 300 ms (read, not yet seen by the client)"}},
 	}
 	g, w := showGantt(t, roundsSnapshot(), fyne.NewSize(800, 300))
+	t.Run("a stalled notification", func(t *testing.T) {
+		start, end := g.VisibleRange()
+		x := ganttGutter + float32(float64(2000*ms-start)/float64(end-start))*(800-ganttGutter) + 1
+		test.MoveMouse(w.Canvas(), fyne.NewPos(x, ganttRulerH+ganttLaneH/2))
+		want := []string{"notifications/progress at 2.000 s", "stalled 250 ms (read, not yet seen by the client)", "about #8 tools/call slow"}
+		if got := g.Tooltip(); !slices.Equal(got, want) {
+			t.Errorf("tooltip = %q, want %q", got, want)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			test.MoveMouse(w.Canvas(), fyne.NewPos(300, rowY(tt.row)))
