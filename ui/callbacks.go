@@ -22,6 +22,26 @@ var latencyMethods = []struct{ method, label string }{
 	{"roots/list", "Roots"},
 }
 
+// dispatchChoices are the dispatch modes the panel offers, with the hint
+// shown under the choice. "inline" is named by its text: the engine reads
+// it with [engine.ParseDispatch], and says so if it does not know it.
+var dispatchChoices = []struct{ mode, hint string }{
+	{string(engine.Concurrent), "every request served at once"},
+	{string(engine.Serial), "one at a time; the client keeps reading, later requests wait visibly in the queue"},
+	{string(engine.Bounded), "at most this many at once, first in first out"},
+	{"inline", "a client whose receive loop awaits each request: nothing else is read while one is served"},
+}
+
+// dispatchHint returns the hint of dispatch mode m, or "".
+func dispatchHint(m string) string {
+	for _, c := range dispatchChoices {
+		if c.mode == m {
+			return c.hint
+		}
+	}
+	return ""
+}
+
 // sameAsDefault is the distribution choice of an override row that
 // follows the default latency.
 const sameAsDefault = "as default"
@@ -61,8 +81,10 @@ type CallbacksPanel struct {
 	// The panel's inputs, exported so tests and scripts can drive the
 	// panel as a person would. Overrides holds the per-method latency
 	// rows, keyed by method.
-	Dispatch       *widget.Select
-	Slots          *widget.Entry
+	Dispatch *widget.Select
+	Slots    *widget.Entry
+	// DispatchHint says in a line what the chosen dispatch mode does.
+	DispatchHint   *widget.Label
 	Latency        *LatencyInputs
 	Overrides      map[string]*LatencyInputs // by method
 	Seed           *widget.Entry
@@ -87,7 +109,15 @@ func NewCallbacksPanel(cb engine.Callbacks) *CallbacksPanel {
 	changed := func() { p.changed() }
 	onText := func(string) { changed() }
 
-	p.Dispatch = widget.NewSelect([]string{string(engine.Concurrent), string(engine.Serial), string(engine.Bounded)}, func(v string) {
+	modes := make([]string, len(dispatchChoices))
+	for i, c := range dispatchChoices {
+		modes[i] = c.mode
+	}
+	p.DispatchHint = widget.NewLabel("")
+	p.DispatchHint.Wrapping = fyne.TextWrapWord
+	p.DispatchHint.SizeName = theme.SizeNameCaptionText
+	p.Dispatch = widget.NewSelect(modes, func(v string) {
+		p.DispatchHint.SetText(dispatchHint(v))
 		if v == string(engine.Bounded) {
 			p.Slots.Enable()
 		} else {
@@ -130,7 +160,7 @@ func NewCallbacksPanel(cb engine.Callbacks) *CallbacksPanel {
 		latency.Add(row(p.Overrides[m.method]))
 	}
 	form := widget.NewForm(
-		widget.NewFormItem("Dispatch", container.NewGridWithColumns(2, p.Dispatch, p.Slots)),
+		widget.NewFormItem("Dispatch", container.NewVBox(container.NewGridWithColumns(2, p.Dispatch, p.Slots), p.DispatchHint)),
 		widget.NewFormItem("Seed", p.Seed),
 		widget.NewFormItem("Sampling reply", p.SamplingReply),
 		widget.NewFormItem("Model", p.SamplingModel),
@@ -210,15 +240,20 @@ func (p *CallbacksPanel) SetCallbacks(cb engine.Callbacks) {
 // Callbacks reads the widgets. The error says what to fix.
 func (p *CallbacksPanel) Callbacks() (engine.Callbacks, error) {
 	cb := p.base
-	cb.Dispatch = engine.DispatchPolicy{Mode: engine.DispatchMode(p.Dispatch.Selected)}
-	if cb.Dispatch.Mode == engine.Bounded {
+	spec := p.Dispatch.Selected
+	if spec == string(engine.Bounded) {
 		n, err := strconv.Atoi(strings.TrimSpace(p.Slots.Text))
 		if err != nil || n < 1 {
 			return cb, fmt.Errorf("bounded dispatch: slots must be a whole number of at least 1, not %q", p.Slots.Text)
 		}
-		cb.Dispatch.Limit = n
+		spec = fmt.Sprintf("bounded:%d", n)
 	}
+	// the engine reads the mode by name, so a mode it does not know
+	// (yet) is its error, shown like any other
 	var err error
+	if cb.Dispatch, err = engine.ParseDispatch(spec); err != nil {
+		return cb, err
+	}
 	if cb.Latency, _, err = p.Latency.model("default latency"); err != nil {
 		return cb, err
 	}

@@ -30,9 +30,37 @@ var transportChoices = []struct {
 	{engine.TransportSSE, "SSE URL (legacy)"},
 }
 
-// protocolChoices are offered in the protocol select; any other version
-// can be typed.
-var protocolChoices = []string{engine.DefaultProtocol, "2025-06-18", "2025-03-26", "2024-11-05", "latest"}
+// protocolChoices are offered in the protocol select, each with the era
+// it belongs to; any other version can be typed. Only the version (the
+// text before " — ") is offered to the server.
+var protocolChoices = []string{
+	engine.DefaultProtocol + eraSep + "server sends requests during a call",
+	"2026-07-28" + eraSep + "input_required rounds (multi round-trip)",
+	"2025-06-18" + eraSep + "server sends requests during a call",
+	"2025-03-26" + eraSep + "server sends requests during a call",
+	"2024-11-05" + eraSep + "server sends requests during a call",
+	"latest" + eraSep + "the SDK's newest version",
+}
+
+// eraSep separates a protocol version from its era in the choices.
+const eraSep = " — "
+
+// protocolChoice returns the choice that names version v with its era, or
+// v as it is.
+func protocolChoice(v string) string {
+	for _, c := range protocolChoices {
+		if strings.HasPrefix(c, v+eraSep) {
+			return c
+		}
+	}
+	return v
+}
+
+// protocolOf returns the version a choice or a typed text names.
+func protocolOf(text string) string {
+	v, _, _ := strings.Cut(text, eraSep)
+	return strings.TrimSpace(v)
+}
 
 // ConnectionPanel chooses the server: the transport (the built-in demo, a
 // command over stdio, a streamable HTTP or SSE URL), its headers or
@@ -177,7 +205,7 @@ func (p *ConnectionPanel) SetTarget(t engine.Target) {
 	if proto == "" {
 		proto = engine.DefaultProtocol
 	}
-	p.Protocol.SetText(proto)
+	p.Protocol.SetText(protocolChoice(proto))
 	p.showRows()
 }
 
@@ -227,7 +255,7 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 	case "":
 		return t, fmt.Errorf("choose a transport")
 	}
-	t.Protocol = strings.TrimSpace(p.Protocol.Text)
+	t.Protocol = protocolOf(p.Protocol.Text)
 	if t.Protocol == engine.DefaultProtocol {
 		t.Protocol = ""
 	}

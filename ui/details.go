@@ -115,6 +115,9 @@ func (d *Details) SetNotifications(events []recorder.Event) {
 				name = string(e.Kind)
 			}
 			fmt.Fprintf(&b, "%s  %s", formatOffset(e.At), name)
+			if e.Stalled > 0 {
+				fmt.Fprintf(&b, " (stalled %s)", formatDuration(e.Stalled))
+			}
 			if e.Text != "" {
 				b.WriteString("  " + truncate(e.Text, 80))
 			} else if len(e.Data) > 0 {
@@ -136,6 +139,22 @@ func (d *Details) SetChildren(total, failed int) {
 		return
 	}
 	d.facts.SetText(d.facts.Text + fmt.Sprintf("\n%-10s %d (%d failed)", "caused", total, failed))
+	d.body.Refresh()
+}
+
+// SetRoundFacts adds what the recording says about s as part of a
+// multi-round-trip call: a call's rounds and the client's fulfilment time,
+// a round's number, outcome and the fulfilment before and after it, an
+// input request's round and key. Set it after SetSpan.
+func (d *Details) SetRoundFacts(facts [][2]string) {
+	if len(facts) == 0 || d.span == nil {
+		return
+	}
+	var b strings.Builder
+	for _, f := range facts {
+		fmt.Fprintf(&b, "\n%-10s %s", f[0], f[1])
+	}
+	d.facts.SetText(d.facts.Text + b.String())
 	d.body.Refresh()
 }
 
@@ -206,8 +225,14 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) string {
 	case s.Parent != 0:
 		row("parent", fmt.Sprintf("#%d", s.Parent))
 	}
-	if s.Round > 0 {
-		row("round", fmt.Sprint(s.Round))
+	if s.Stalled > 0 {
+		// withheld from the client (dispatch inline): an incoming request
+		// before it was seen, an outgoing one's response after it was read
+		what := "read, not yet seen by the client"
+		if s.Direction != recorder.Incoming {
+			what = "response read, not yet seen by the client"
+		}
+		row("stalled", formatDuration(s.Stalled)+" ("+what+")")
 	}
 	if s.Direction == recorder.Incoming {
 		row("received", formatOffset(s.Received))

@@ -5,8 +5,11 @@
 // The timeline side is one widget, [TimelineView], made of
 //
 //   - a [Gantt]: one row per request, grouped (and foldable) under the tool
-//     call that caused it, each bar split into its queued (pale) and
-//     serving (solid) phases, coloured by kind, failures marked in red,
+//     call that caused it — on a multi-round-trip session, a call's rounds
+//     under it and each round's input requests under the round — each bar
+//     split into its queued (pale) and serving (solid) phases, coloured by
+//     kind, the client's fulfilment time between rounds and stalled time
+//     (read, not yet seen by the client) marked apart, failures in red,
 //     notifications as ticks, with zoom, pan, follow-live, hover tooltips,
 //     selection by mouse or keyboard, and kinds hidden from the legend;
 //   - a [ConcurrencyChart] under it on the same time axis: requests in

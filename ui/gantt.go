@@ -21,8 +21,9 @@ import (
 // the tool call that caused it.
 type GanttRow struct {
 	Span *recorder.Span
-	// Depth is 0 for a tool call, an orphan or an outgoing request, and 1
-	// for a request caused by the tool call above it.
+	// Depth is 0 for a tool call, an orphan or an outgoing request; 1 for
+	// a request caused by the tool call above it, or a round of a
+	// multi-round-trip call; 2 for an input request under its round.
 	Depth int
 }
 
@@ -266,29 +267,23 @@ func (g *Gantt) CollapseAll(on bool) {
 	g.relayout()
 }
 
-// SetCollapsed folds (or unfolds) the requests caused by tool call id
-// under its row.
+// SetCollapsed folds (or unfolds) the requests under span id: the
+// requests caused by a tool call (or its rounds), the input requests of a
+// round. A span with nothing under it is left as it is.
 func (g *Gantt) SetCollapsed(id recorder.SpanID, collapsed bool) {
 	i, ok := g.layout.index[id]
-	if !ok || g.layout.groups[g.layout.groupOf[i]].top != i {
+	if !ok || !g.layout.hasKids(i) || g.layout.collapsed(i) == collapsed {
 		return
 	}
-	gi := g.layout.groupOf[i]
-	if g.layout.collapsed(int(gi)) == collapsed {
-		return
-	}
-	if g.layout.toggled == nil {
-		g.layout.toggled = map[int32]bool{}
-	}
-	g.layout.toggled[i] = !g.layout.toggled[i]
+	g.layout.toggle(i)
 	g.relayout()
 }
 
-// Collapsed reports whether the requests caused by tool call id are
-// folded under its row.
+// Collapsed reports whether the requests under span id are folded under
+// its row.
 func (g *Gantt) Collapsed(id recorder.SpanID) bool {
 	i, ok := g.layout.index[id]
-	return ok && g.layout.collapsed(int(g.layout.groupOf[i]))
+	return ok && g.layout.collapsed(i)
 }
 
 // KindHidden reports whether the rows of requests of kind k are hidden.
@@ -298,8 +293,10 @@ func (g *Gantt) KindHidden(k recorder.Kind) bool { return g.hidden[k] }
 // scrolls it into view and calls OnSelect.
 func (g *Gantt) Select(id recorder.SpanID) {
 	if i, ok := g.layout.index[id]; ok && g.layout.rowOfSpan[i] < 0 {
-		// a request folded under its tool call: unfold it
-		g.SetCollapsed(g.snap.Spans[g.layout.groups[g.layout.groupOf[i]].top].ID, false)
+		// a request folded under its tool call or round: unfold them
+		for p := g.layout.parentOf[i]; p >= 0; p = g.layout.parentOf[p] {
+			g.SetCollapsed(g.layout.ids[p], false)
+		}
 	}
 	row := g.layout.rowOfID(id)
 	if row < 0 {
@@ -417,7 +414,7 @@ func (g *Gantt) Tapped(ev *fyne.PointEvent) {
 		return
 	}
 	id := g.snap.Spans[g.layout.rows[row].span].ID
-	if ev.Position.X >= ganttGutter-ganttFoldW && ev.Position.X < ganttGutter && g.layout.groupWithChildren(row) >= 0 {
+	if ev.Position.X >= ganttGutter-ganttFoldW && ev.Position.X < ganttGutter && g.layout.foldable(row) >= 0 {
 		g.SetCollapsed(id, !g.Collapsed(id)) // the fold marker
 		return
 	}
@@ -533,8 +530,8 @@ func (g *Gantt) Tooltip() []string {
 		return nil
 	}
 	lines := spanSummary(g.snap, g.snap.Spans[g.layout.rows[g.hoverRow].span])
-	if gi := g.layout.groupWithChildren(g.hoverRow); gi >= 0 && g.layout.collapsed(gi) {
-		lines = append(lines, fmt.Sprintf("%d requests folded under it: click ▸ to unfold", len(g.layout.groups[gi].children)))
+	if span := g.layout.foldable(g.hoverRow); span >= 0 && g.layout.collapsed(span) {
+		lines = append(lines, fmt.Sprintf("%d requests folded under it: click ▸ to unfold", g.layout.descendants(span)))
 	}
 	return lines
 }
@@ -546,6 +543,9 @@ func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
 		name = string(e.Kind)
 	}
 	lines := []string{fmt.Sprintf("%s at %s", name, formatOffset(e.At))}
+	if e.Stalled > 0 {
+		lines = append(lines, fmt.Sprintf("stalled %s (read, not yet seen by the client)", formatDuration(e.Stalled)))
+	}
 	if e.Text != "" {
 		lines = append(lines, truncate(e.Text, 80))
 	}
@@ -641,9 +641,12 @@ func extentOf(snap *recorder.Snapshot) time.Duration {
 	end := snap.Now
 	for _, s := range snap.Spans {
 		end = max(end, s.Received, s.Answered)
+		if s.Stalled > 0 && s.Direction == recorder.Outgoing && s.Answered != recorder.Unset {
+			end = max(end, s.Answered+s.Stalled)
+		}
 	}
 	for _, e := range snap.Events {
-		end = max(end, e.At)
+		end = max(end, e.At+max(e.Stalled, 0))
 	}
 	return end
 }
@@ -734,145 +737,6 @@ func (t *throttle) flush() {
 	t.fn()
 }
 
-// ganttLayout is the row order of a snapshot, built incrementally as spans
-// are appended: a group per top-level span, its children after it. Only
-// the groups from the first one that changed are flattened again, so a
-// live run whose latest tool calls gain children costs little per frame
-// however long it is.
-type ganttLayout struct {
-	done       int                       // spans laid out
-	index      map[recorder.SpanID]int32 // span ID → index in snap.Spans
-	groupOf    []int32                   // span index → its group
-	groups     []ganttGroup              // in order of their top span
-	rows       []ganttRowRef             // flattened groups
-	rowOfSpan  []int32                   // span index → row
-	evDone     int                       // events sorted into spanEv
-	spanEv     map[int32][]time.Duration // span index → instants of events naming it
-	dirtyGroup int                       // first group to flatten again
-	// A group is collapsed when collapseAll differs from toggled[the span
-	// index of its top], which stays put when groups are laid out again.
-	collapseAll bool
-	toggled     map[int32]bool
-}
-
-type ganttGroup struct {
-	top        int32
-	children   []int32
-	start, end int32 // the group's rows: [start, end)
-}
-
-type ganttRowRef struct {
-	span  int32
-	depth int8
-}
-
-// update lays out the spans of snap that are new since the last update;
-// hidden says which kinds get no row.
-func (l *ganttLayout) update(snap *recorder.Snapshot, hidden map[recorder.Kind]bool) {
-	if l.index == nil {
-		l.index = make(map[recorder.SpanID]int32)
-		l.spanEv = make(map[int32][]time.Duration)
-	}
-	l.dirtyGroup = len(l.groups)
-	for i := l.done; i < len(snap.Spans); i++ {
-		s := snap.Spans[i]
-		l.index[s.ID] = int32(i)
-		g := int32(-1)
-		if s.Parent != 0 {
-			if p, ok := l.index[s.Parent]; ok && int(p) < i {
-				g = l.groupOf[p]
-			}
-		}
-		if g < 0 {
-			g = int32(len(l.groups))
-			l.groups = append(l.groups, ganttGroup{top: int32(i)})
-		} else {
-			l.groups[g].children = append(l.groups[g].children, int32(i))
-			l.dirtyGroup = min(l.dirtyGroup, int(g))
-		}
-		l.groupOf = append(l.groupOf, g)
-		l.rowOfSpan = append(l.rowOfSpan, -1)
-	}
-	l.done = len(snap.Spans)
-	l.flatten(snap, hidden)
-	l.sortEvents(snap)
-}
-
-// flatten lays the groups from l.dirtyGroup on out as rows, leaving out
-// the spans of hidden kinds.
-func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]bool) {
-	from := l.dirtyGroup
-	if from >= len(l.groups) {
-		return
-	}
-	if from > 0 {
-		l.rows = l.rows[:l.groups[from-1].end]
-	} else {
-		l.rows = l.rows[:0]
-	}
-	add := func(span int32, depth int8) {
-		if hidden[snap.Spans[span].Kind] {
-			l.rowOfSpan[span] = -1
-			return
-		}
-		l.rowOfSpan[span] = int32(len(l.rows))
-		l.rows = append(l.rows, ganttRowRef{span: span, depth: depth})
-	}
-	for gi := from; gi < len(l.groups); gi++ {
-		g := &l.groups[gi]
-		g.start = int32(len(l.rows))
-		add(g.top, 0)
-		folded := l.collapsed(gi)
-		for _, c := range g.children {
-			if folded {
-				l.rowOfSpan[c] = -1
-			} else {
-				add(c, 1)
-			}
-		}
-		g.end = int32(len(l.rows))
-	}
-	l.dirtyGroup = len(l.groups)
-}
-
-// collapsed reports whether group gi shows only its top row.
-func (l *ganttLayout) collapsed(gi int) bool { return l.collapseAll != l.toggled[l.groups[gi].top] }
-
-// groupWithChildren returns the group whose top is the span of row, if it
-// has children, or -1.
-func (l *ganttLayout) groupWithChildren(row int) int {
-	if row < 0 || row >= len(l.rows) {
-		return -1
-	}
-	span := l.rows[row].span
-	gi := l.groupOf[span]
-	if g := l.groups[gi]; g.top != span || len(g.children) == 0 {
-		return -1
-	}
-	return int(gi)
-}
-
-// sortEvents sorts the new events of snap to the spans they name.
-func (l *ganttLayout) sortEvents(snap *recorder.Snapshot) {
-	for ; l.evDone < len(snap.Events); l.evDone++ {
-		e := snap.Events[l.evDone]
-		if e.Span == 0 {
-			continue
-		}
-		if i, ok := l.index[e.Span]; ok {
-			l.spanEv[i] = append(l.spanEv[i], e.At)
-		}
-	}
-}
-
-func (l *ganttLayout) rowOfID(id recorder.SpanID) int {
-	i, ok := l.index[id]
-	if id == 0 || !ok {
-		return -1
-	}
-	return int(l.rowOfSpan[i])
-}
-
 // Kind colours: one hue per kind, readable on light and dark themes.
 var kindColors = map[recorder.Kind]color.RGBA{
 	recorder.KindSampling:    {59, 130, 246, 255},  // blue
@@ -880,12 +744,13 @@ var kindColors = map[recorder.Kind]color.RGBA{
 	recorder.KindRoots:       {20, 184, 166, 255},  // teal
 	recorder.KindPing:        {245, 158, 11, 255},  // amber
 	recorder.KindTool:        {100, 116, 139, 255}, // slate
+	recorder.KindRound:       {71, 85, 105, 255},   // dark slate: a wire round of a tool call
 	recorder.KindOther:       {168, 162, 158, 255}, // stone
 }
 
 // legendKinds is the order of kinds in legends.
 var legendKinds = []recorder.Kind{
-	recorder.KindTool, recorder.KindSampling, recorder.KindElicitation,
+	recorder.KindTool, recorder.KindRound, recorder.KindSampling, recorder.KindElicitation,
 	recorder.KindRoots, recorder.KindPing, recorder.KindOther,
 }
 
@@ -1000,6 +865,7 @@ func (g *Gantt) draw(w, h int) image.Image {
 			return
 		}
 		for _, e := range g.snap.Events {
+			drawLaneStall(img, e, top-px(4), top-px(2), xOf, plotX0, w, pal)
 			if x := xOf(e.At); x >= plotX0 && x < w {
 				fillRect(img, x, rulerH+px(2), x+max(1, px(2)), top-px(2), eventColor(e.Kind))
 			}
@@ -1044,15 +910,13 @@ func (g *Gantt) draw(w, h int) image.Image {
 		// the kind's colour as a swatch at the start of the label
 		x := px(4 + float32(ref.depth)*ganttIndent)
 		fillRect(img, x, y0+pad, x+px(4), y1-pad, kindColor(s.Kind))
-		if gi := g.layout.groupWithChildren(r); gi >= 0 && !g.compact {
-			foldMarker(img, plotX0-px(ganttFoldW)/2-px(1), (y0+y1)/2, px(4), g.layout.collapsed(gi), pal.faint)
+		if span := g.layout.foldable(r); span >= 0 && !g.compact {
+			foldMarker(img, plotX0-px(ganttFoldW)/2-px(1), (y0+y1)/2, px(4), g.layout.collapsed(span), pal.faint)
 		}
-		g.drawBar(img, s, y0+pad, y1-pad, xOf, plotX0, w, line, r == selRow, pal)
+		g.drawBar(img, ref.span, y0+pad, y1-pad, xOf, plotX0, w, line, r == selRow, pal)
 		// notifications that name this request
-		for _, at := range g.layout.spanEv[ref.span] {
-			if x := xOf(at); x >= plotX0 && x < w {
-				fillRect(img, x, max(y0, top), x+line, y1, pal.fg)
-			}
+		for _, ei := range g.layout.spanEv[ref.span] {
+			g.drawRowEvent(img, g.snap.Events[ei], max(y0, top), y1, xOf, plotX0, w, line, pal)
 		}
 	}
 	// the live end
@@ -1074,7 +938,8 @@ func (g *Gantt) draw(w, h int) image.Image {
 // drawBar paints one span between rows y0 and y1: the queued phase pale,
 // the serving phase solid, a red outline for a failure and hatching for
 // a cancellation, timeout or abort.
-func (g *Gantt) drawBar(img *image.RGBA, s *recorder.Span, y0, y1 int, xOf func(time.Duration) int, plotX0, w, line int, selected bool, pal ganttPalette) {
+func (g *Gantt) drawBar(img *image.RGBA, span int32, y0, y1 int, xOf func(time.Duration) int, plotX0, w, line int, selected bool, pal ganttPalette) {
+	s := g.snap.Spans[span]
 	if s.Received == recorder.Unset {
 		return
 	}
@@ -1099,6 +964,8 @@ func (g *Gantt) drawBar(img *image.RGBA, s *recorder.Span, y0, y1 int, xOf func(
 	cx0, cx3 := max(x0, plotX0), min(x3, w)
 	fillRect(img, cx0, y0, min(max(x1, plotX0), w), y1, mix(pal.bg, kc, 0.35))
 	fillRect(img, max(x1, plotX0), y0, cx3, y1, kc)
+	g.drawFulfilment(img, span, y0, y1, xOf, plotX0, w, pal)
+	drawStalled(img, s, y0, y1, xOf, plotX0, w, pal)
 	failed := s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK
 	if s.Status == recorder.StatusCancelled || s.Status == recorder.StatusTimeout || s.Status == recorder.StatusAborted {
 		hatch(img, cx0, y0, cx3, y1, failColor)
@@ -1266,6 +1133,10 @@ func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
 	}
 	head := fmt.Sprintf("#%d %s (%s, %s)", s.ID, spanLabel(s), s.Direction, status)
 	lines := []string{head}
+	lines = append(lines, roundSummary(snap, s)...)
+	if st := stalledText(s); st != "" {
+		lines = append(lines, st)
+	}
 	if s.Error != "" {
 		lines = append(lines, "error: "+truncate(s.Error, 80))
 	}
@@ -1418,7 +1289,7 @@ func (r *ganttRenderer) Refresh() {
 			s := g.snap.Spans[ref.span]
 			lbl := r.text(&r.labels, n, small)
 			n++
-			lbl.Text = truncate(spanLabel(s), 24-2*int(ref.depth))
+			lbl.Text = truncate(rowLabel(s), 24-2*int(ref.depth))
 			lbl.Color = fg
 			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
 				lbl.Color = failColor

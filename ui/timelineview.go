@@ -299,6 +299,7 @@ func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 		return
 	}
 	t.details.SetSpan(s, findSpan(snap, s.Parent))
+	t.details.SetRoundFacts(roundFacts(snap, s))
 	t.details.SetNotifications(eventsOf(snap, s.ID))
 	var total, failed int
 	for _, c := range snap.Spans {
@@ -478,6 +479,8 @@ func (t *TimelineView) legend() []fyne.CanvasObject {
 		label string
 	}{
 		{nil, "queued"}, {kindColors[recorder.KindSampling], "serving"},
+		{fulfilColor, "client fulfilling input (between rounds)"},
+		{stalledColor, "stalled (read, not yet seen by the client)"},
 		{failColor, "failed (hatched: cancelled, timeout, aborted)"},
 		{eventColor(recorder.EventProgress), "notification"},
 	} {
