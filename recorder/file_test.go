@@ -2,8 +2,6 @@ package recorder
 
 import (
 	"bytes"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -141,22 +139,10 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		// Whatever loads must summarize, export and save again without
-		// panicking, and load again to the same spans.
+		// Whatever loads must summarize and save again without panicking
+		// (package export fuzzes the exports), and load again to the same spans.
 		Summarize(snap)
 		var out bytes.Buffer
-		for name, write := range map[string]func(io.Writer, *Snapshot) error{"chrome trace": WriteChromeTrace, "otlp": WriteOTLP} {
-			out.Reset()
-			if err := write(&out, snap); err != nil {
-				t.Fatal(err)
-			}
-			if !json.Valid(out.Bytes()) {
-				t.Fatalf("the %s export is not valid JSON", name)
-			}
-		}
-		if err := WriteCSV(&out, snap); err != nil {
-			t.Fatal(err)
-		}
 		out.Reset()
 		if err := Save(&out, snap); err != nil {
 			t.Fatal(err)

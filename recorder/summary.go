@@ -43,7 +43,7 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	firstCall, lastCall := time.Duration(math.MaxInt64), time.Duration(-1)
 	firstSpan, lastSpan := time.Duration(math.MaxInt64), time.Duration(-1)
 	for _, s := range snap.Spans {
-		end := spanEnd(snap, s)
+		end := SpanEnd(snap, s)
 		if s.Received != Unset {
 			firstSpan = min(firstSpan, s.Received)
 			lastSpan = max(lastSpan, end)
@@ -109,8 +109,9 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	return sum
 }
 
-// spanEnd is when s was answered, or snap.Now while it is open.
-func spanEnd(snap *Snapshot, s *Span) time.Duration {
+// SpanEnd is when s was answered, or snap.Now while it is open: where
+// charts and exports end its bar.
+func SpanEnd(snap *Snapshot, s *Span) time.Duration {
 	if s.Answered != Unset {
 		return s.Answered
 	}
@@ -246,4 +247,25 @@ func (s Summary) flat() map[string]float64 {
 		walk(k, v)
 	}
 	return out
+}
+
+// Slowest returns the n finished spans of s with the longest total time
+// (received → answered), the slowest first.
+func Slowest(s *Snapshot, n int) []*Span {
+	var done []*Span
+	for _, sp := range s.Spans {
+		if !sp.Open() && sp.Received != Unset {
+			done = append(done, sp)
+		}
+	}
+	slices.SortStableFunc(done, func(a, b *Span) int {
+		switch {
+		case a.Total() > b.Total():
+			return -1
+		case a.Total() < b.Total():
+			return 1
+		}
+		return 0
+	})
+	return done[:min(n, len(done))]
 }

@@ -223,26 +223,6 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-func TestDownsampleKeepsPeaks(t *testing.T) {
-	snap := loadSnapshot(20_000, 5)
-	steps := Steps(snap)
-	in, pend := Peaks(steps)
-	for _, width := range []int{100, 800, 3000} {
-		small := downsampleSteps(steps, ms(snap.Now), width)
-		if len(small) > 2*width+2 {
-			t.Errorf("width %d: %d steps, want about one or two per pixel", width, len(small))
-		}
-		if i, p := Peaks(small); i != in || p != pend {
-			t.Errorf("width %d: peaks %d/%d after downsampling, want %d/%d", width, i, p, in, pend)
-		}
-		for k := 1; k < len(small); k++ {
-			if small[k].At < small[k-1].At {
-				t.Fatalf("width %d: steps out of time order at %d", width, k)
-			}
-		}
-	}
-}
-
 // gated builds a snapshot of incoming sampling requests from
 // [received, queued, serving, answered] phases in milliseconds, all with
 // the given status.

@@ -93,7 +93,7 @@ func gateSteps(snap *Snapshot) []gateStep {
 		if s.Direction != Incoming || s.Received == Unset || s.Status == StatusAborted {
 			continue
 		}
-		end := spanEnd(snap, s)
+		end := SpanEnd(snap, s)
 		edges = append(edges, key(s.Received, read))
 		switch {
 		case s.Queued != Unset && s.Serving != Unset:

@@ -1,4 +1,4 @@
-package recorder
+package export
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 //go:embed report.html.tmpl
@@ -36,13 +38,13 @@ const SlowestRequests = 20
 // reportRun is one recording's part of an HTML report.
 type reportRun struct {
 	Label, Name                 string
-	Meta                        Meta
+	Meta                        recorder.Meta
 	Created                     string
 	Config                      string // the run's configuration, indented JSON
-	Summary                     Summary
+	Summary                     recorder.Summary
 	Methods                     []methodCount
 	Concurrency, Gantt, Latency template.HTML
-	Slowest                     []*Span
+	Slowest                     []*recorder.Span
 }
 
 type methodCount struct {
@@ -55,7 +57,7 @@ type methodCount struct {
 // snapshot: its summary, verdict, concurrency chart, timeline, latency
 // histogram and slowest requests. With two: both summaries side by side,
 // their differences (see [Compare]), and both timelines on one time scale.
-func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
+func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 	if len(snaps) == 0 || len(snaps) > 2 {
 		return fmt.Errorf("html report: give one recording, or two to compare (got %d)", len(snaps))
 	}
@@ -68,7 +70,7 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 		Title       string
 		Compare     bool
 		Runs        []reportRun
-		Differences []Difference
+		Differences []recorder.Difference
 		Inspector   string
 	}{Compare: len(snaps) == 2, Inspector: snaps[0].Meta.Inspector}
 	sc := chartScale{}
@@ -79,7 +81,7 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 		run := reportRun{
 			Label: string(rune('A' + i)), Name: titleOf(s), Meta: s.Meta,
 			Created: s.Meta.Created.UTC().Format("2006-01-02 15:04:05 MST"),
-			Summary: Summarize(s),
+			Summary: recorder.Summarize(s),
 		}
 		if len(s.Meta.Config) > 0 {
 			var out bytes.Buffer
@@ -107,7 +109,7 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 		if run.Latency, err = inlineSVG(s, ChartLatency, lw, 300, chartScale{}); err != nil {
 			return err
 		}
-		run.Slowest = Slowest(s, SlowestRequests)
+		run.Slowest = recorder.Slowest(s, SlowestRequests)
 		data.Runs = append(data.Runs, run)
 	}
 	if data.Compare {
@@ -118,7 +120,7 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 			}
 		}
 		data.Title = fmt.Sprintf("Fanout Inspector: %s vs %s", data.Runs[0].Name, data.Runs[1].Name)
-		data.Differences = Compare(data.Runs[0].Summary, data.Runs[1].Summary)
+		data.Differences = recorder.Compare(data.Runs[0].Summary, data.Runs[1].Summary)
 	} else {
 		data.Title = "Fanout Inspector: " + data.Runs[0].Name
 	}
@@ -139,7 +141,7 @@ func cmpString(a, b string) int {
 }
 
 // titleOf names a recording: its title, else its target, else its date.
-func titleOf(s *Snapshot) string {
+func titleOf(s *recorder.Snapshot) string {
 	switch {
 	case s.Meta.Title != "":
 		return s.Meta.Title
@@ -152,13 +154,13 @@ func titleOf(s *Snapshot) string {
 }
 
 // ganttHeight gives each request a row of 14 pixels, within 200..900.
-func ganttHeight(s *Snapshot) int {
+func ganttHeight(s *recorder.Snapshot) int {
 	return min(900, max(200, 110+14*len(s.Spans)))
 }
 
 // inlineSVG draws a chart as SVG markup to put in the page. The SVG comes
 // from our own renderer, whose text is escaped, so it is trusted here.
-func inlineSVG(s *Snapshot, c Chart, width, height int, sc chartScale) (template.HTML, error) {
+func inlineSVG(s *recorder.Snapshot, c Chart, width, height int, sc chartScale) (template.HTML, error) {
 	var buf bytes.Buffer
 	if err := renderScaled(&buf, s, c, width, height, svgRenderer, sc); err != nil {
 		return "", err
@@ -170,25 +172,4 @@ func inlineSVG(s *Snapshot, c Chart, width, height int, sc chartScale) (template
 		return "", errors.New("html report: the chart renderer gave no SVG")
 	}
 	return template.HTML(svg), nil
-}
-
-// Slowest returns the n finished spans of s with the longest total time
-// (received → answered), the slowest first.
-func Slowest(s *Snapshot, n int) []*Span {
-	var done []*Span
-	for _, sp := range s.Spans {
-		if !sp.Open() && sp.Received != Unset {
-			done = append(done, sp)
-		}
-	}
-	slices.SortStableFunc(done, func(a, b *Span) int {
-		switch {
-		case a.Total() > b.Total():
-			return -1
-		case a.Total() < b.Total():
-			return 1
-		}
-		return 0
-	})
-	return done[:min(n, len(done))]
 }

@@ -1,4 +1,4 @@
-package recorder
+package export
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // traceEvent is one event of the Chrome Trace Event Format. Args is
@@ -21,8 +23,8 @@ type traceEvent struct {
 	Ts    time.Duration
 	Pid   int
 	Tid   int
-	ID    SpanID // for async events; rendered as "0x…"
-	Scope byte   // for instants
+	ID    recorder.SpanID // for async events; rendered as "0x…"
+	Scope byte            // for instants
 	Args  []byte
 }
 
@@ -133,11 +135,11 @@ const (
 //
 // Timestamps are microseconds from the recording's start. Open spans end
 // at snap.Now with status "open".
-func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
+func WriteChromeTrace(w io.Writer, snap *recorder.Snapshot) error {
 	if snap == nil {
-		snap = &Snapshot{}
+		snap = &recorder.Snapshot{}
 	}
-	steps := Steps(snap)
+	steps := recorder.Steps(snap)
 	var metas []traceEvent // process and thread names, written first
 	meta := func(pid, tid int, what, name string, sort int) {
 		var a traceArgs
@@ -156,8 +158,8 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 	meta(tracePidConcurrency, 0, "process_name", "concurrency", 1)
 
 	type track struct {
-		dir  Direction
-		kind Kind
+		dir  recorder.Direction
+		kind recorder.Kind
 	}
 	type session struct {
 		pid    int
@@ -178,7 +180,7 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		}
 		return s
 	}
-	tidOf := func(sess *session, sp *Span) int {
+	tidOf := func(sess *session, sp *recorder.Span) int {
 		k := track{sp.Direction, sp.Kind}
 		tid, ok := sess.tids[k]
 		if !ok {
@@ -216,26 +218,26 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 	tids := make([]int32, len(snap.Spans))
 	// Phases out of order (a damaged or hand-made file) are clamped so that
 	// every begin precedes its end.
-	ends := func(sp *Span) (serving, end time.Duration) {
-		end = max(spanEnd(snap, sp), sp.Received)
+	ends := func(sp *recorder.Span) (serving, end time.Duration) {
+		end = max(recorder.SpanEnd(snap, sp), sp.Received)
 		serving = min(max(sp.Serving, sp.Received), end)
-		if sp.Serving == Unset {
+		if sp.Serving == recorder.Unset {
 			serving = end // never got a slot: queued to the end
 		}
 		return serving, end
 	}
 	for i, sp := range snap.Spans {
-		if sp.Received == Unset {
+		if sp.Received == recorder.Unset {
 			continue
 		}
 		sess := sessionOf(sp.Session)
 		pids[i], tids[i] = int32(sess.pid), int32(tidOf(sess, sp))
 		serving, end := ends(sp)
 		add(sp.Received, i, whatBegin)
-		if sp.Direction == Incoming {
+		if sp.Direction == recorder.Incoming {
 			add(sp.Received, i, whatQueuedBegin)
 			add(serving, i, whatQueuedEnd)
-			if sp.Serving != Unset {
+			if sp.Serving != recorder.Unset {
 				add(serving, i, whatServingBegin)
 				add(end, i, whatServingEnd)
 			}
@@ -318,7 +320,7 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		if sp.Parent != 0 {
 			args.num("parent", int64(sp.Parent))
 		}
-		if !sp.Open() && sp.Direction == Incoming {
+		if !sp.Open() && sp.Direction == recorder.Incoming {
 			args.float("handoff_ms", ms(sp.HandoffTime()))
 			args.float("queue_ms", ms(sp.QueueTime()))
 		}
@@ -328,7 +330,7 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		if sp.Round != 0 {
 			args.num("round", int64(sp.Round))
 		}
-		if !sp.Open() && sp.Direction == Incoming {
+		if !sp.Open() && sp.Direction == recorder.Incoming {
 			args.float("serve_ms", ms(sp.ServeTime()))
 		}
 		args.num("span", int64(sp.ID))
@@ -344,9 +346,8 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 	}
 
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := newLineEncoder(bw)
 	bw.WriteString(`{"displayTimeUnit":"ms","otherData":`)
-	enc.encode(map[string]any{
+	writeJSON(bw, map[string]any{
 		"title": snap.Meta.Title, "created": snap.Meta.Created, "target": snap.Meta.Target,
 		"protocol": snap.Meta.Protocol, "server": snap.Meta.Server, "inspector": snap.Meta.Inspector,
 	})

@@ -1,4 +1,4 @@
-package recorder
+package export
 
 import (
 	"encoding/csv"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // CSVHeader is the header row of [WriteCSV].
@@ -19,7 +21,7 @@ var CSVHeader = []string{
 // are milliseconds from the recording's start with microsecond precision;
 // a phase not reached is empty, as are the durations of an open span,
 // whose status is "open". parent is empty for a span without one.
-func WriteCSV(w io.Writer, snap *Snapshot) error {
+func WriteCSV(w io.Writer, snap *recorder.Snapshot) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
 		return fmt.Errorf("write csv: %w", err)
@@ -55,7 +57,7 @@ func WriteCSV(w io.Writer, snap *Snapshot) error {
 }
 
 func csvPhase(d time.Duration) string {
-	if d == Unset {
+	if d == recorder.Unset {
 		return ""
 	}
 	return csvMS(d)
@@ -66,7 +68,7 @@ func csvMS(d time.Duration) string {
 }
 
 // snapSpans returns the spans of snap, or none for a nil snapshot.
-func snapSpans(snap *Snapshot) []*Span {
+func snapSpans(snap *recorder.Snapshot) []*recorder.Span {
 	if snap == nil {
 		return nil
 	}

@@ -1,27 +1,29 @@
-package recorder
+package export
 
 import (
 	"bytes"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 func TestHTMLReport(t *testing.T) {
 	cases := []struct {
 		name  string
-		snaps []*Snapshot
+		snaps []*recorder.Snapshot
 		want  []string
 		svgs  int
 	}{
-		{"one recording", []*Snapshot{fixedSnapshot()}, []string{
+		{"one recording", []*recorder.Snapshot{fixedSnapshot()}, []string{
 			"Fanout Inspector: fixture", "serialized: 5 requests arrived together",
 			"Slowest requests", "elicitation/create", "user declined", `class="verdict serialized"`,
 			"Peak pending (queued + serving)</td><td>5</td>",
 			"Configuration of the run", "&#34;policy&#34;: &#34;serial&#34;",
 		}, 3},
-		{"empty", []*Snapshot{emptySnapshot()}, []string{"no fan-out", "No finished requests."}, 3},
-		{"comparison", []*Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}, []string{
+		{"empty", []*recorder.Snapshot{emptySnapshot()}, []string{"no fan-out", "No finished requests."}, 3},
+		{"comparison", []*recorder.Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}, []string{
 			"fixture vs load", "Differences (A → B)", "<h2>A: fixture</h2>", "<h2>B: load</h2>",
 			"verdict: serialized → ",
 		}, 6},
