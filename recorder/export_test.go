@@ -30,12 +30,21 @@ func TestExportGolden(t *testing.T) {
 			}
 		})
 	}
-	t.Run("fixture.summary.json", func(t *testing.T) {
-		b, err := json.MarshalIndent(Summarize(fixedSnapshot()), "", "  ")
-		if err != nil {
+	for name, snap := range map[string]func() *Snapshot{"fixture": fixedSnapshot, "rounds": roundsSnapshot} {
+		t.Run(name+".summary.json", func(t *testing.T) {
+			b, err := json.MarshalIndent(Summarize(snap()), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, name+".summary.json", append(b, '\n'))
+		})
+	}
+	t.Run("rounds.recording.json", func(t *testing.T) {
+		var buf bytes.Buffer
+		if err := Save(&buf, roundsSnapshot()); err != nil {
 			t.Fatal(err)
 		}
-		checkGolden(t, "fixture.summary.json", append(b, '\n'))
+		checkGolden(t, "rounds.recording.json", buf.Bytes())
 	})
 }
 
@@ -46,6 +55,7 @@ func snapshots() map[string]*Snapshot {
 		"one":     oneRequestSnapshot(),
 		"empty":   emptySnapshot(),
 		"load":    loadSnapshot(2000, 7),
+		"rounds":  roundsSnapshot(),
 		"disordered": {Meta: Meta{Created: fixedCreated}, Version: 1, Events: []Event{}, Now: msd(10), Spans: []*Span{
 			{ID: 1, Direction: Incoming, Method: "ping", Kind: KindPing, Received: msd(5), Queued: msd(4), Serving: msd(2), Answered: msd(3), Status: StatusOK},
 			{ID: 2, Direction: Incoming, Method: "ping", Kind: KindPing, Received: msd(1), Queued: Unset, Serving: Unset, Answered: Unset},

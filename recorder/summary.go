@@ -37,8 +37,14 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		sum.Verdict, sum.VerdictText = VerdictNoFanout, "no fan-out: the recording is empty"
 		return sum
 	}
-	var handoff, queue, serve []float64
+	var handoff, queue, serve, stalled []float64
 	errs := map[string]int{}
+	hasRounds := map[SpanID]bool{} // logical calls with round spans
+	for _, s := range snap.Spans {
+		if s.Kind == KindRound {
+			hasRounds[s.Parent] = true
+		}
+	}
 	seenDup := map[string]bool{}
 	firstCall, lastCall := time.Duration(math.MaxInt64), time.Duration(-1)
 	firstSpan, lastSpan := time.Duration(math.MaxInt64), time.Duration(-1)
@@ -48,9 +54,22 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 			firstSpan = min(firstSpan, s.Received)
 			lastSpan = max(lastSpan, end)
 		}
+		if s.Stalled > 0 {
+			sum.StalledMessages++
+		}
 		switch {
+		case s.Direction == Outgoing && s.Kind == KindRound:
+			// A wire round of a logical call: counted as a request, its
+			// time and outcome are the call's.
+			sum.ToolCalls.Requests++
+			if s.Outcome == OutcomeInputRequired {
+				sum.ToolCalls.InputRounds++
+			}
 		case s.Direction == Outgoing && s.Kind == KindTool:
 			sum.ToolCalls.Total++
+			if !hasRounds[s.ID] {
+				sum.ToolCalls.Requests++
+			}
 			switch s.Status {
 			case StatusOK:
 				sum.ToolCalls.OK++
@@ -89,6 +108,7 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 				handoff = append(handoff, ms(s.HandoffTime()))
 				queue = append(queue, ms(s.QueueTime()))
 				serve = append(serve, ms(s.ServeTime()))
+				stalled = append(stalled, ms(s.Stalled))
 			}
 		}
 	}
@@ -102,6 +122,12 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	sum.HandoffMS = percentiles(handoff)
 	sum.QueueMS = percentiles(queue)
 	sum.ServeMS = percentiles(serve)
+	sum.StalledMS = percentiles(stalled)
+	for _, e := range snap.Events {
+		if e.Stalled > 0 {
+			sum.StalledMessages++
+		}
+	}
 
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
 	sum.AchievedConcurrency = math.Round(achieved(steps)*1000) / 1000
@@ -250,11 +276,13 @@ func (s Summary) flat() map[string]float64 {
 }
 
 // Slowest returns the n finished spans of s with the longest total time
-// (received → answered), the slowest first.
+// (received → answered), the slowest first. Round spans are left out:
+// their logical call stands for them.
 func Slowest(s *Snapshot, n int) []*Span {
 	var done []*Span
 	for _, sp := range s.Spans {
-		if !sp.Open() && sp.Received != Unset {
+		// A round is part of its call, which is listed for it.
+		if !sp.Open() && sp.Received != Unset && sp.Kind != KindRound {
 			done = append(done, sp)
 		}
 	}

@@ -411,3 +411,67 @@ func TestSummaryNamesDuplicatesAndErrors(t *testing.T) {
 		t.Errorf("empty summary lacks empty lists: %s", b)
 	}
 }
+
+// TestSummaryCountsRounds pins how a multi-round-trip call is counted:
+// one logical call, one wire request per round, the input_required
+// rounds, and input requests as server requests; round spans are not
+// incoming requests and add nothing to the concurrency.
+func TestSummaryCountsRounds(t *testing.T) {
+	sum := Summarize(roundsSnapshot())
+	for key, want := range map[string]float64{
+		"tool_calls.total":                                 1,
+		"tool_calls.ok":                                    1,
+		"tool_calls.requests":                              3,
+		"tool_calls.input_rounds":                          2,
+		"server_requests.total":                            5,
+		"server_requests.by_method.sampling/createMessage": 5,
+		"peak_in_flight":                                   2,
+		"peak_pending":                                     3,
+		"elapsed_ms":                                       1230,
+		"stalled_messages":                                 2,
+		"stalled_ms.max":                                   120,
+		"stalled_ms.p50":                                   0,
+	} {
+		if got, ok := sum.Get(key); !ok || got != want {
+			t.Errorf("%s = %v (known %v), want %v", key, got, ok, want)
+		}
+	}
+	// A 2025-era recording has no rounds: one request per call.
+	old := Summarize(fixedSnapshot())
+	if old.ToolCalls.Total != 2 || old.ToolCalls.Requests != 2 || old.ToolCalls.InputRounds != 0 {
+		t.Errorf("2025-era calls: total %d, requests %d, input rounds %d; want 2, 2, 0",
+			old.ToolCalls.Total, old.ToolCalls.Requests, old.ToolCalls.InputRounds)
+	}
+	if old.StalledMessages != 0 || old.StalledMS.Max != 0 || strings.Contains(old.VerdictText, "withheld") {
+		t.Errorf("nothing was withheld, yet the summary says %d messages, max %v ms: %s", old.StalledMessages, old.StalledMS.Max, old.VerdictText)
+	}
+}
+
+// TestVerdictPerRound pins that the verdict judges each round's input
+// requests as a burst of its own and names the stalling.
+func TestVerdictPerRound(t *testing.T) {
+	sum := Summarize(roundsSnapshot())
+	for _, want := range []string{
+		"round 1: 3 input requests served one at a time — 0.90 s, 3.0× the concurrent time (0.30 s)",
+		"round 2: 2 input requests served at once — 0.30 s, 1.0× the concurrent time (0.30 s)",
+		"while one request was served the client read nothing else: 2 messages withheld, up to 120.0 ms",
+	} {
+		if !strings.Contains(sum.VerdictText, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, sum.VerdictText)
+		}
+	}
+	if strings.Contains(sum.VerdictText, "round 3") {
+		t.Errorf("round 3 asked for nothing, yet the verdict names it: %s", sum.VerdictText)
+	}
+	// Five requests served one at a time in two rounds: serialized, each
+	// round its own burst.
+	snap := roundsSnapshot()
+	snap.Spans[6].Serving, snap.Spans[6].Answered = msd(915), msd(1215)
+	snap.Spans[7].Serving, snap.Spans[7].Answered = msd(1215), msd(1515)
+	snap.Spans[8].Received, snap.Spans[8].Answered = msd(1520), msd(1530)
+	snap.Spans[0].Answered = msd(1530)
+	sum = Summarize(snap)
+	if sum.Verdict != VerdictSerialized || !strings.Contains(sum.VerdictText, "round 2: 2 input requests served one at a time — 0.60 s, 2.0×") {
+		t.Errorf("verdict %s: %s", sum.Verdict, sum.VerdictText)
+	}
+}
