@@ -25,18 +25,25 @@ func TestExportGolden(t *testing.T) {
 		{"fixture.trace.json", WriteChromeTrace},
 		{"fixture.otlp.json", WriteOTLP},
 		{"fixture.csv", WriteCSV},
+		{"rounds.csv", WriteCSV},
+		{"rounds.trace.json", WriteChromeTrace},
+		{"rounds.otlp.json", WriteOTLP},
 	}
 	for _, e := range exports {
 		t.Run(e.file, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := e.write(&buf, fixedSnapshot()); err != nil {
+			snap := fixedSnapshot
+			if strings.HasPrefix(e.file, "rounds.") {
+				snap = roundsSnapshot
+			}
+			if err := e.write(&buf, snap()); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, e.file, buf.Bytes())
 			// Exporting twice gives the same bytes: IDs and order are
 			// deterministic.
 			var again bytes.Buffer
-			e.write(&again, fixedSnapshot())
+			e.write(&again, snap())
 			if !bytes.Equal(buf.Bytes(), again.Bytes()) {
 				t.Error("two exports of the same recording differ")
 			}
@@ -93,7 +100,9 @@ func TestChromeTraceValid(t *testing.T) {
 				}
 				switch ph {
 				case "b":
-					if depth[key()] == 0 {
+					// A request's own b carries its span id; its phases
+					// (and a call's rounds, on the call's id) nest in it.
+					if args, ok := ev["args"].(map[string]any); ok && args["span"] != nil {
 						spans++
 					}
 					depth[key()]++
@@ -280,7 +289,7 @@ func TestCSV(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(rows[0], ","); got != "id,parent,session,direction,method,kind,status,received_ms,queued_ms,serve_start_ms,end_ms,queue_ms,serve_ms,total_ms,error" {
+			if got := strings.Join(rows[0], ","); got != "id,parent,session,direction,method,kind,status,received_ms,queued_ms,serve_start_ms,end_ms,queue_ms,serve_ms,total_ms,error,request_id,call,round,input_key,outcome,stalled_ms,fulfilment_ms" {
 				t.Errorf("header %q", got)
 			}
 			if len(rows)-1 != len(snap.Spans) {
@@ -389,5 +398,267 @@ func TestOTLPTimesNeverWrap(t *testing.T) {
 				t.Errorf("negative nanoseconds in the export:\n%s", buf.String())
 			}
 		})
+	}
+}
+
+// traceSlice is one async slice of a Chrome trace, rebuilt from its b
+// and e events: its name, its key (cat/id), its args and its parent (the
+// slice open on the same key when it began).
+type traceSlice struct {
+	name, key  string
+	begin, end float64
+	args       map[string]any
+	parent     *traceSlice
+}
+
+// traceSlices parses a Chrome trace and rebuilds its async slices,
+// failing on an e that does not close the innermost open slice of its
+// key (what viewers need to nest them).
+func traceSlices(t *testing.T, trace []byte) []*traceSlice {
+	t.Helper()
+	var doc struct {
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Cat  string         `json:"cat"`
+			Ph   string         `json:"ph"`
+			Ts   float64        `json:"ts"`
+			ID   string         `json:"id"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(trace, &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	var all []*traceSlice
+	open := map[string][]*traceSlice{}
+	for _, ev := range doc.TraceEvents {
+		key := ev.Cat + "/" + ev.ID
+		switch ev.Ph {
+		case "b":
+			s := &traceSlice{name: ev.Name, key: key, begin: ev.Ts, args: ev.Args}
+			if st := open[key]; len(st) > 0 {
+				s.parent = st[len(st)-1]
+			}
+			open[key] = append(open[key], s)
+			all = append(all, s)
+		case "e":
+			st := open[key]
+			if len(st) == 0 || st[len(st)-1].name != ev.Name {
+				t.Fatalf("e %q on %s at %v does not close the innermost open slice", ev.Name, key, ev.Ts)
+			}
+			st[len(st)-1].end = ev.Ts
+			open[key] = st[:len(st)-1]
+		}
+	}
+	return all
+}
+
+// TestChromeTraceNestsRounds pins the shape of a multi-round-trip call in
+// the Chrome trace: the rounds nest under the call, the client's
+// fulfilment between two rounds is a slice of its own, each input request
+// names its round and lies within that round's fulfilment, and the time a
+// request was withheld from the client is a "stalled" slice.
+func TestChromeTraceNestsRounds(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteChromeTrace(&buf, roundsSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	slices := traceSlices(t, buf.Bytes())
+	find := func(name string, cond func(*traceSlice) bool) *traceSlice {
+		for _, s := range slices {
+			if s.name == name && (cond == nil || cond(s)) {
+				return s
+			}
+		}
+		t.Fatalf("no slice %q", name)
+		return nil
+	}
+	call := find("tools/call fanout", nil)
+	if call.parent != nil {
+		t.Errorf("the call is nested in %q", call.parent.name)
+	}
+	var under []string // the call's children in order
+	for _, s := range slices {
+		if s.parent == call {
+			under = append(under, s.name)
+		}
+	}
+	want := []string{"round 1", "fulfilment", "round 2", "fulfilment", "round 3"}
+	if strings.Join(under, ", ") != strings.Join(want, ", ") {
+		t.Errorf("under the call: %v, want %v", under, want)
+	}
+	fulfil := map[float64]*traceSlice{} // round → its fulfilment
+	for _, s := range slices {
+		if s.name == "fulfilment" {
+			fulfil[s.args["round"].(float64)] = s
+		}
+	}
+	for round, wantMS := range map[float64]float64{1: 905, 2: 305} {
+		f := fulfil[round]
+		if f == nil {
+			t.Fatalf("no fulfilment after round %v", round)
+		}
+		if got := f.args["fulfilment_ms"]; got != wantMS || f.end-f.begin != wantMS*1000 {
+			t.Errorf("round %v: fulfilment_ms %v over %v µs, want %v ms", round, got, f.end-f.begin, wantMS)
+		}
+	}
+	round1 := find("round 1", nil)
+	if round1.args["request_id"] != "2" || round1.args["outcome"] != "input_required" || round1.args["input_requests"] != 3.0 {
+		t.Errorf("round 1 args %v: want request_id 2, outcome input_required, 3 input requests", round1.args)
+	}
+	if r2 := find("round 2", nil); r2.args["request_id"] != "3" {
+		t.Errorf("round 2 has request_id %v, want its own id 3", r2.args["request_id"])
+	}
+	inputs := 0
+	for _, s := range slices {
+		if s.name != "sampling/createMessage" {
+			continue
+		}
+		inputs++
+		round := s.args["round"].(float64)
+		wantParent := map[float64]float64{1: 2, 2: 6}[round]
+		if s.args["parent"] != wantParent || s.args["input_key"] == nil {
+			t.Errorf("input request %v: parent %v, input_key %v; want parent %v (its round) and a key", s.args["span"], s.args["parent"], s.args["input_key"], wantParent)
+		}
+		if f := fulfil[round]; s.begin < f.begin || s.end > f.end {
+			t.Errorf("input request %v of round %v runs %v–%v µs, outside its fulfilment %v–%v", s.args["span"], round, s.begin, s.end, f.begin, f.end)
+		}
+	}
+	if inputs != 5 {
+		t.Errorf("%d input requests in the trace, want 5", inputs)
+	}
+	stalled := find("stalled", nil)
+	if stalled.parent == nil || stalled.parent.args["span"] != 4.0 || stalled.args["stalled_ms"] != 120.0 || stalled.end-stalled.begin != 120000 {
+		t.Errorf("stalled slice %+v: want 120 ms under span 4", stalled)
+	}
+	queued := find("queued", func(s *traceSlice) bool { return s.parent == stalled.parent })
+	if queued.begin != stalled.end {
+		t.Errorf("span 4 queued from %v µs, want from the end of its stall (%v)", queued.begin, stalled.end)
+	}
+}
+
+// TestOTLPNestsRounds pins a multi-round-trip call in OTLP: one trace,
+// call → round → input request by parent links; each round carries its
+// own jsonrpc.request.id and the logical call none; no mcp.session.id on
+// a 2026-07-28 session; the fulfilment time as span events of the call
+// and an attribute of the round; the span name {mcp.method.name} {target}.
+func TestOTLPNestsRounds(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteOTLP(&buf, roundsSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	var req collector.ExportTraceServiceRequest
+	if err := protojson.Unmarshal(buf.Bytes(), &req); err != nil {
+		t.Fatalf("not a valid ExportTraceServiceRequest: %v", err)
+	}
+	type otlpSpan struct {
+		name, parent, trace string
+		attrs               map[string]any
+		events              map[string][]map[string]any
+	}
+	byID := map[string]*otlpSpan{}
+	bySpan := map[int64]*otlpSpan{} // fanout.span_id → span
+	for _, sp := range req.ResourceSpans[0].ScopeSpans[0].Spans {
+		s := &otlpSpan{name: sp.Name, parent: string(sp.ParentSpanId), trace: string(sp.TraceId), attrs: map[string]any{}, events: map[string][]map[string]any{}}
+		for _, kv := range sp.Attributes {
+			switch {
+			case kv.Value.GetStringValue() != "":
+				s.attrs[kv.Key] = kv.Value.GetStringValue()
+			case kv.Value.GetDoubleValue() != 0:
+				s.attrs[kv.Key] = kv.Value.GetDoubleValue()
+			default:
+				s.attrs[kv.Key] = kv.Value.GetIntValue()
+			}
+		}
+		for _, ev := range sp.Events {
+			a := map[string]any{}
+			for _, kv := range ev.Attributes {
+				a[kv.Key] = kv.Value.GetDoubleValue() + float64(kv.Value.GetIntValue())
+			}
+			s.events[ev.Name] = append(s.events[ev.Name], a)
+		}
+		byID[string(sp.SpanId)] = s
+		bySpan[s.attrs["fanout.span_id"].(int64)] = s
+	}
+	parentOf := func(id int64) int64 {
+		p, ok := byID[bySpan[id].parent]
+		if !ok {
+			return 0
+		}
+		return p.attrs["fanout.span_id"].(int64)
+	}
+	for child, parent := range map[int64]int64{1: 0, 2: 1, 6: 1, 9: 1, 3: 2, 4: 2, 5: 2, 7: 6, 8: 6} {
+		if got := parentOf(child); got != parent {
+			t.Errorf("span %d has parent %d, want %d", child, got, parent)
+		}
+		if bySpan[child].trace != bySpan[1].trace {
+			t.Errorf("span %d is not in the call's trace", child)
+		}
+	}
+	call := bySpan[1]
+	if call.name != "tools/call fanout" || call.attrs["mcp.method.name"] != "tools/call" || call.attrs["mcp.protocol.version"] != "2026-07-28" {
+		t.Errorf("call: name %q, attributes %v", call.name, call.attrs)
+	}
+	if _, ok := call.attrs["jsonrpc.request.id"]; ok {
+		t.Errorf("the logical call carries jsonrpc.request.id %v: it is several requests", call.attrs["jsonrpc.request.id"])
+	}
+	for id, s := range bySpan {
+		if _, ok := s.attrs["mcp.session.id"]; ok {
+			t.Errorf("span %d carries mcp.session.id on a 2026-07-28 session", id)
+		}
+	}
+	for id, want := range map[int64]string{2: "2", 6: "3", 9: "4"} {
+		r := bySpan[id]
+		if r.name != "tools/call fanout" || r.attrs["jsonrpc.request.id"] != want || r.attrs["gen_ai.tool.name"] != "fanout" {
+			t.Errorf("round span %d: name %q, attributes %v; want its own request id %s", id, r.name, r.attrs, want)
+		}
+	}
+	if bySpan[2].attrs["fanout.fulfilment_ms"] != 905.0 || bySpan[6].attrs["fanout.fulfilment_ms"] != 305.0 || bySpan[2].attrs["fanout.outcome"] != "input_required" {
+		t.Errorf("round attributes %v / %v: want fulfilment 905 and 305 ms", bySpan[2].attrs, bySpan[6].attrs)
+	}
+	if f := call.events["fulfilment"]; len(f) != 2 || f[0]["fanout.fulfilment_ms"] != 905.0 || f[1]["fanout.fulfilment_ms"] != 305.0 {
+		t.Errorf("the call's fulfilment events: %v", f)
+	}
+	if in := bySpan[4]; in.attrs["fanout.input_key"] != "r1-1" || in.attrs["fanout.stalled_ms"] != 120.0 || len(in.events["stalled"]) != 1 {
+		t.Errorf("input request 4: attributes %v, events %v", in.attrs, in.events)
+	}
+}
+
+// TestCSVRounds pins the columns that place a span in its call: every
+// span of a multi-round-trip call names the call, its round, and a round
+// its fulfilment time.
+func TestCSVRounds(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, roundsSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	want := map[string][5]string{ // id → request_id, call, round, input_key, fulfilment_ms
+		"1": {"2", "1", "", "", ""},
+		"2": {"2", "1", "1", "", "905.000"},
+		"4": {"", "1", "1", "r1-1", ""},
+		"6": {"3", "1", "2", "", "305.000"},
+		"8": {"", "1", "2", "r2-1", ""},
+		"9": {"4", "1", "3", "", ""},
+	}
+	for _, r := range rows[1:] {
+		w, ok := want[r[col["id"]]]
+		if !ok {
+			continue
+		}
+		got := [5]string{r[col["request_id"]], r[col["call"]], r[col["round"]], r[col["input_key"]], r[col["fulfilment_ms"]]}
+		if got != w {
+			t.Errorf("span %s: request_id, call, round, input_key, fulfilment_ms = %q, want %q", r[col["id"]], got, w)
+		}
+	}
+	if r := rows[4]; r[col["stalled_ms"]] != "120.000" {
+		t.Errorf("span 4 stalled_ms %q, want 120.000", r[col["stalled_ms"]])
 	}
 }

@@ -152,7 +152,7 @@ func loadSnapshot(n int, seed uint64) *recorder.Snapshot {
 // at a time (300 ms each); the client retries 5 ms after the last is
 // answered; round 2 asks for two, served at once; round 3 gives the
 // result. The fulfilment times are 905 ms and 305 ms. A progress
-// notification and round 2's second request were withheld from the
+// notification and round 1's second request were withheld from the
 // client (dispatch inline) for 40 and 120 ms.
 func roundsSnapshot() *recorder.Snapshot {
 	call := &recorder.Span{ID: 1, Session: "s1", Direction: recorder.Outgoing, Method: "tools/call", Kind: recorder.KindTool, RequestID: "2", Name: "fanout",
@@ -176,7 +176,7 @@ func roundsSnapshot() *recorder.Snapshot {
 		input(8, 6, 2, "r2-1", 915, 915, 1215),
 		round(9, 3, "4", 1220, 1230, recorder.OutcomeResult, 0),
 	}
-	spans[7].Stalled = msd(120)
+	spans[3].Stalled, spans[3].Queued = msd(120), msd(125) // seen by the client 120 ms late
 	return &recorder.Snapshot{
 		Meta:  recorder.Meta{Title: "rounds", Created: fixedCreated, Target: "demo", Protocol: "2026-07-28", Server: "demo 1.0", Inspector: "test"},
 		Spans: spans,

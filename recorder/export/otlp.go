@@ -132,6 +132,22 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		return id
 	}
 	traceOf := map[recorder.SpanID]string{} // root → trace ID
+	// A multi-round-trip call is not one JSON-RPC request: its rounds
+	// carry the ids, and its events say when the client fulfilled each.
+	next := recorder.NextRounds(snap)
+	fulfilments := map[recorder.SpanID][]*recorder.Span{} // call → its rounds followed by a retry
+	hasRounds := map[recorder.SpanID]bool{}
+	for _, s := range snap.Spans {
+		if s.Kind != recorder.KindRound {
+			continue
+		}
+		hasRounds[s.Parent] = true
+		if _, ok := recorder.FulfilmentTime(s, next[s.ID]); ok {
+			fulfilments[s.Parent] = append(fulfilments[s.Parent], s)
+		}
+	}
+	// Sessions of protocol 2026-07-28 and later have no session id.
+	sessionless := snap.Meta.Protocol >= "2026-07-28"
 	events := map[recorder.SpanID][]recorder.Event{}
 	for _, e := range snap.Events {
 		if _, ok := byID[e.Span]; ok && e.Span != 0 {
@@ -202,19 +218,23 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 
 		attr = append(attr[:0], otlpString("mcp.method.name", s.Method))
 		if s.Session != "" {
-			attr = append(attr, otlpString("mcp.session.id", s.Session))
+			if sessionless {
+				attr = append(attr, otlpString("fanout.session", s.Session))
+			} else {
+				attr = append(attr, otlpString("mcp.session.id", s.Session))
+			}
 		}
 		if snap.Meta.Protocol != "" {
 			attr = append(attr, otlpString("mcp.protocol.version", snap.Meta.Protocol))
 		}
-		if s.RequestID != "" {
+		if s.RequestID != "" && !hasRounds[s.ID] {
 			attr = append(attr, otlpString("jsonrpc.request.id", s.RequestID))
 		}
 		if s.Kind == recorder.KindTool {
 			attr = append(attr, otlpString("gen_ai.operation.name", "execute_tool"))
-			if s.Name != "" {
-				attr = append(attr, otlpString("gen_ai.tool.name", s.Name))
-			}
+		}
+		if (s.Kind == recorder.KindTool || s.Kind == recorder.KindRound) && s.Name != "" {
+			attr = append(attr, otlpString("gen_ai.tool.name", s.Name))
 		}
 		attr = append(attr,
 			otlpString("fanout.direction", string(s.Direction)),
@@ -223,6 +243,21 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 			otlpInt("fanout.span_id", int64(s.ID)))
 		if s.Round > 0 {
 			attr = append(attr, otlpInt("fanout.round", int64(s.Round)))
+		}
+		if s.InputKey != "" {
+			attr = append(attr, otlpString("fanout.input_key", s.InputKey))
+		}
+		if s.Outcome != "" {
+			attr = append(attr, otlpString("fanout.outcome", s.Outcome))
+		}
+		if s.InputRequests > 0 {
+			attr = append(attr, otlpInt("fanout.input_requests", int64(s.InputRequests)))
+		}
+		if f, ok := recorder.FulfilmentTime(s, next[s.ID]); ok {
+			attr = append(attr, otlpDouble("fanout.fulfilment_ms", ms(f)))
+		}
+		if s.Stalled > 0 {
+			attr = append(attr, otlpDouble("fanout.stalled_ms", ms(s.Stalled)))
 		}
 		if s.Direction == recorder.Incoming && !s.Open() {
 			attr = append(attr,
@@ -239,6 +274,18 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		}
 
 		evs = evs[:0]
+		if s.Stalled > 0 {
+			at := s.Received
+			if s.Direction == recorder.Outgoing {
+				at = s.Answered
+			}
+			evs = append(evs, otlpEvent{at: at, name: "stalled", attrs: []otlpAttr{otlpDouble("fanout.stalled_ms", ms(s.Stalled))}})
+		}
+		for _, r := range fulfilments[s.ID] {
+			f, _ := recorder.FulfilmentTime(r, next[r.ID])
+			evs = append(evs, otlpEvent{at: r.Answered, name: "fulfilment", attrs: []otlpAttr{
+				otlpInt("fanout.round", int64(r.Round)), otlpDouble("fanout.fulfilment_ms", ms(f))}})
+		}
 		if s.Direction == recorder.Incoming {
 			if s.Queued != recorder.Unset {
 				evs = append(evs, otlpEvent{at: s.Queued, name: "queued"})
