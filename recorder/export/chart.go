@@ -54,8 +54,13 @@ var KindColor = map[recorder.Kind]string{
 	recorder.KindRoots:       "#2ca02c",
 	recorder.KindPing:        "#7f7f7f",
 	recorder.KindTool:        "#9467bd",
+	recorder.KindRound:       "#c5b0d5",
 	recorder.KindOther:       "#8c564b",
 }
+
+// stalledColor fills the time a request was withheld from the client
+// (dispatch inline) in the Gantt chart, before its queued time.
+var stalledColor = drawing.ColorFromHex("bcbd22")
 
 // failedColor outlines failed requests in the Gantt chart.
 var failedColor = drawing.ColorFromHex("d62728")
@@ -373,7 +378,8 @@ func latencies(snap *recorder.Snapshot) ([]float64, recorder.Direction) {
 	for _, dir := range []recorder.Direction{recorder.Incoming, recorder.Outgoing} {
 		var v []float64
 		for _, s := range snap.Spans {
-			if s.Direction == dir && !s.Open() && s.Received != recorder.Unset {
+			// A round is part of its call, which is counted.
+			if s.Direction == dir && !s.Open() && s.Received != recorder.Unset && s.Kind != recorder.KindRound {
 				v = append(v, ms(s.Total()))
 			}
 		}
@@ -502,7 +508,7 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 	}
 	g := boxSeries{name: "requests", merge: true}
 	seen := map[recorder.Kind]bool{}
-	failed := false
+	failed, stalled := false, false
 	for i, s := range spans {
 		col := kindColor(s.Kind)
 		seen[s.Kind] = true
@@ -514,8 +520,14 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 			if serving == recorder.Unset {
 				serving = end
 			}
-			if serving > s.Received {
-				g.boxes = append(g.boxes, box{x0: ms(s.Received), x1: ms(serving), y0: y0, y1: y1, fill: col.WithAlpha(70)})
+			queued := s.Received
+			if s.Stalled > 0 {
+				queued = min(s.Received+s.Stalled, serving)
+				g.boxes = append(g.boxes, box{x0: ms(s.Received), x1: ms(queued), y0: y0, y1: y1, fill: stalledColor})
+				stalled = true
+			}
+			if serving > queued {
+				g.boxes = append(g.boxes, box{x0: ms(queued), x1: ms(serving), y0: y0, y1: y1, fill: col.WithAlpha(70)})
 			}
 		} else {
 			serving = s.Received
@@ -530,10 +542,13 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 		}
 	}
 	var keys []legendEntry
-	for _, k := range []recorder.Kind{recorder.KindTool, recorder.KindSampling, recorder.KindElicitation, recorder.KindRoots, recorder.KindPing, recorder.KindOther} {
+	for _, k := range []recorder.Kind{recorder.KindTool, recorder.KindRound, recorder.KindSampling, recorder.KindElicitation, recorder.KindRoots, recorder.KindPing, recorder.KindOther} {
 		if seen[k] {
 			keys = append(keys, legendEntry{string(k), kindColor(k)})
 		}
+	}
+	if stalled {
+		keys = append(keys, legendEntry{"stalled", stalledColor})
 	}
 	if failed {
 		keys = append(keys, legendEntry{"failed (outline)", failedColor})

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,5 +236,35 @@ func TestDownsampleKeepsPeaks(t *testing.T) {
 				t.Fatalf("width %d: steps out of time order at %d", width, k)
 			}
 		}
+	}
+}
+
+// TestChartsDrawRounds pins what the charts make of a multi-round-trip
+// call: the Gantt names rounds and stalled time in its legend, and the
+// latency of outgoing requests counts the logical call, not its rounds
+// as well.
+func TestChartsDrawRounds(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteChartSVG(&buf, roundsSnapshot(), ChartGantt, 800, 400); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, tx := range svgTexts(t, buf.Bytes()) {
+		texts = append(texts, tx.body)
+	}
+	all := strings.Join(texts, "|")
+	for _, w := range []string{"|round|", "|stalled|", "Timeline of 9 requests"} {
+		if !strings.Contains("|"+all+"|", w) {
+			t.Errorf("Gantt lacks %q: %s", w, all)
+		}
+	}
+	outgoing := roundsSnapshot()
+	outgoing.Spans = slices.DeleteFunc(outgoing.Spans, func(s *recorder.Span) bool { return s.Direction == recorder.Incoming })
+	buf.Reset()
+	if err := WriteChartSVG(&buf, outgoing, ChartLatency, 800, 400); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("Latency of 1 client-to-server requests")) {
+		t.Errorf("latency chart of one call and its three rounds does not say it counts 1 request: %v", svgTexts(t, buf.Bytes()))
 	}
 }

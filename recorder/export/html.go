@@ -45,6 +45,64 @@ type reportRun struct {
 	Methods                     []methodCount
 	Concurrency, Gantt, Latency template.HTML
 	Slowest                     []*recorder.Span
+	Calls                       []reportCall
+	MoreCalls                   int // calls with rounds past [RoundCalls]
+}
+
+// reportCall is a multi-round-trip tool call with its rounds.
+type reportCall struct {
+	Call   *recorder.Span
+	Rounds []reportRound
+}
+
+// reportRound is one round of a call, with the client's fulfilment time
+// up to the next round.
+type reportRound struct {
+	Span          *recorder.Span
+	Fulfilment    time.Duration
+	HasFulfilment bool
+}
+
+// RoundCalls is how many multi-round-trip calls the HTML report lists
+// round by round (the longest first).
+const RoundCalls = 20
+
+// roundCalls lists the calls of s that have rounds, the longest first, at
+// most n, and how many more there are.
+func roundCalls(s *recorder.Snapshot, n int) ([]reportCall, int) {
+	next := recorder.NextRounds(s)
+	byCall := map[recorder.SpanID][]reportRound{}
+	for _, sp := range s.Spans {
+		if sp.Kind != recorder.KindRound {
+			continue
+		}
+		f, ok := recorder.FulfilmentTime(sp, next[sp.ID])
+		byCall[sp.Parent] = append(byCall[sp.Parent], reportRound{Span: sp, Fulfilment: f, HasFulfilment: ok})
+	}
+	var calls []reportCall
+	for _, sp := range s.Spans {
+		if rs, ok := byCall[sp.ID]; ok && sp.Kind == recorder.KindTool {
+			slices.SortStableFunc(rs, func(a, b reportRound) int { return a.Span.Round - b.Span.Round })
+			calls = append(calls, reportCall{Call: sp, Rounds: rs})
+		}
+	}
+	slices.SortStableFunc(calls, func(a, b reportCall) int {
+		return -cmpDuration(recorder.SpanEnd(s, a.Call)-a.Call.Received, recorder.SpanEnd(s, b.Call)-b.Call.Received)
+	})
+	if len(calls) > n {
+		return calls[:n], len(calls) - n
+	}
+	return calls, 0
+}
+
+func cmpDuration(a, b time.Duration) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 type methodCount struct {
@@ -110,6 +168,7 @@ func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 			return err
 		}
 		run.Slowest = recorder.Slowest(s, SlowestRequests)
+		run.Calls, run.MoreCalls = roundCalls(s, RoundCalls)
 		data.Runs = append(data.Runs, run)
 	}
 	if data.Compare {
