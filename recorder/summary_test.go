@@ -475,3 +475,25 @@ func TestVerdictPerRound(t *testing.T) {
 		t.Errorf("verdict %s: %s", sum.Verdict, sum.VerdictText)
 	}
 }
+
+// TestRoundsNeitherListedNorAssertedTwice pins that a round is not listed
+// among the slowest requests beside its call, and that the new figures
+// are keys --assert knows.
+func TestRoundsNeitherListedNorAssertedTwice(t *testing.T) {
+	snap := roundsSnapshot()
+	slow := Slowest(snap, 20)
+	for _, s := range slow {
+		if s.Kind == KindRound {
+			t.Errorf("round span %d listed among the slowest requests", s.ID)
+		}
+	}
+	if len(slow) != 6 || slow[0].ID != 1 {
+		t.Errorf("slowest: %d spans, first %d; want the call first and its 5 input requests", len(slow), slow[0].ID)
+	}
+	keys := strings.Join(Summarize(snap).Keys(), " ")
+	for _, k := range []string{"tool_calls.requests", "tool_calls.input_rounds", "stalled_ms.p99", "stalled_messages"} {
+		if !strings.Contains(keys, k) {
+			t.Errorf("Keys() lacks %q: %s", k, keys)
+		}
+	}
+}
