@@ -63,8 +63,9 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 }
 
-// BenchmarkExport is each export of a 100,000-span recording; "bytes" is
-// the size of the output.
+// BenchmarkExport is saving, loading and summarizing a 100,000-span
+// recording; "bytes" is the size of the output. The exports to other
+// formats are benchmarked in package export.
 func BenchmarkExport(b *testing.B) {
 	snap := loadSnapshot(100_000, 1)
 	var saved bytes.Buffer
@@ -76,15 +77,6 @@ func BenchmarkExport(b *testing.B) {
 		{"save", func(w io.Writer) error { return Save(w, snap) }},
 		{"load", func(io.Writer) error { _, err := loadBytes(saved.Bytes()); return err }},
 		{"summarize", func(io.Writer) error { Summarize(snap); return nil }},
-		{"chrome-trace", func(w io.Writer) error { return WriteChromeTrace(w, snap) }},
-		{"otlp", func(w io.Writer) error { return WriteOTLP(w, snap) }},
-		{"csv", func(w io.Writer) error { return WriteCSV(w, snap) }},
-		{"png-concurrency", func(w io.Writer) error { return WriteChartPNG(w, snap, ChartConcurrency, 1200, 600) }},
-		{"png-gantt", func(w io.Writer) error { return WriteChartPNG(w, snap, ChartGantt, 1200, 600) }},
-		{"png-latency", func(w io.Writer) error { return WriteChartPNG(w, snap, ChartLatency, 1200, 600) }},
-		{"svg-concurrency", func(w io.Writer) error { return WriteChartSVG(w, snap, ChartConcurrency, 1200, 600) }},
-		{"svg-gantt", func(w io.Writer) error { return WriteChartSVG(w, snap, ChartGantt, 1200, 600) }},
-		{"html", func(w io.Writer) error { return WriteHTML(w, snap) }},
 	}
 	for _, e := range exports {
 		b.Run(e.name, func(b *testing.B) {

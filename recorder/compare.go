@@ -28,7 +28,7 @@ type Difference struct {
 // compareOrder ranks the keys people look at first.
 var compareOrder = []string{
 	"verdict", "elapsed_ms", "peak_in_flight", "peak_pending", "achieved_concurrency",
-	"serve_ms.", "queue_ms.", "tool_calls.", "server_requests.",
+	"serve_ms.", "queue_ms.", "stalled_ms.", "tool_calls.", "server_requests.",
 }
 
 func compareRank(key string) int {

@@ -21,12 +21,18 @@ const (
 	// RecordingFormat is the "format" of a saved recording.
 	RecordingFormat = "fanout-inspector-recording"
 	// RecordingVersion is the version of the recording format this
-	// package writes and the newest it reads.
-	RecordingVersion = 1
+	// package writes and the newest it reads. Version 2 added the
+	// multi-round-trip shape of a tool call (round spans, their outcome
+	// and input requests, an input request's key) and the time a message
+	// was withheld from the client (stalled); version 1 files, which have
+	// none of these, still load.
+	RecordingVersion = 2
 	// JournalFormat is the "format" of a journal's header line.
 	JournalFormat = "fanout-inspector-journal"
-	// JournalVersion is the version of the journal format.
-	JournalVersion = 1
+	// JournalVersion is the version of the journal format: 2 for the same
+	// span and event fields as [RecordingVersion] 2; version 1 journals
+	// still load.
+	JournalVersion = 2
 )
 
 // fileHeader is what every recording and journal header carries.
@@ -47,7 +53,7 @@ type recordingFile struct {
 
 // Save writes snap as a recording: one JSON object
 //
-//	{"format":"fanout-inspector-recording","version":1,"meta":{…},"now":…,"spans":[…],"events":[…]}
+//	{"format":"fanout-inspector-recording","version":2,"meta":{…},"now":…,"spans":[…],"events":[…]}
 //
 // with one span or event a line, so that files diff well. Times are
 // nanosecond offsets from meta.created. See docs/recording-format.md.
@@ -359,6 +365,12 @@ func checkSpans(spans []*Span) error {
 		if s.Direction != Incoming && s.Direction != Outgoing {
 			return fmt.Errorf("span %d has direction %q, expected %q or %q", s.ID, s.Direction, Incoming, Outgoing)
 		}
+		if s.Round < 0 || s.InputRequests < 0 {
+			return fmt.Errorf("span %d has round %d and input_requests %d: neither can be negative (the file was edited or is damaged)", s.ID, s.Round, s.InputRequests)
+		}
+		if s.Stalled < 0 || s.Stalled > maxOffset {
+			return fmt.Errorf("span %d: field \"stalled\" is %d ns, outside 0 .. 100 years: the file was edited or is damaged", s.ID, int64(s.Stalled))
+		}
 		for _, p := range []struct {
 			field string
 			d     time.Duration
@@ -379,6 +391,9 @@ func checkSpans(spans []*Span) error {
 func checkEvents(events []Event) error {
 	for i, e := range events {
 		if err := checkOffset(fmt.Sprintf("events[%d].at", i), e.At); err != nil {
+			return err
+		}
+		if err := checkOffset(fmt.Sprintf("events[%d].stalled", i), e.Stalled); err != nil {
 			return err
 		}
 	}

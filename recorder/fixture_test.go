@@ -144,3 +144,44 @@ func loadSnapshot(n int, seed uint64) *Snapshot {
 	snap.Now = at
 	return snap
 }
+
+// roundsSnapshot is a multi-round-trip tool call (protocol 2026-07-28)
+// with fixed times: round 1 asks for three sampling requests, served one
+// at a time (300 ms each); the client retries 5 ms after the last is
+// answered; round 2 asks for two, served at once; round 3 gives the
+// result. The fulfilment times are 905 ms and 305 ms. A progress
+// notification and round 1's second request were withheld from the
+// client (dispatch inline) for 40 and 120 ms.
+func roundsSnapshot() *Snapshot {
+	call := &Span{ID: 1, Session: "s1", Direction: Outgoing, Method: "tools/call", Kind: KindTool, RequestID: "2", Name: "fanout",
+		Received: msd(0), Queued: msd(0), Serving: msd(0), Answered: msd(1230), Status: StatusOK}
+	round := func(id SpanID, n int, reqID string, sent, answered float64, outcome string, inputs int) *Span {
+		return &Span{ID: id, Parent: 1, Session: "s1", Direction: Outgoing, Method: "tools/call", Kind: KindRound, RequestID: reqID,
+			Name: "fanout", Round: n, Outcome: outcome, InputRequests: inputs,
+			Received: msd(sent), Queued: msd(sent), Serving: msd(sent), Answered: msd(answered), Status: StatusOK}
+	}
+	input := func(id, parent SpanID, n int, key string, recv, serving, answered float64) *Span {
+		return &Span{ID: id, Parent: parent, Session: "s1", Direction: Incoming, Method: "sampling/createMessage", Kind: KindSampling,
+			Round: n, InputKey: key, Received: msd(recv), Queued: msd(recv), Serving: msd(serving), Answered: msd(answered), Status: StatusOK}
+	}
+	spans := []*Span{call,
+		round(2, 1, "2", 0, 5, OutcomeInputRequired, 3),
+		input(3, 2, 1, "r1-0", 5, 5, 305),
+		input(4, 2, 1, "r1-1", 5, 305, 605),
+		input(5, 2, 1, "r1-2", 5, 605, 905),
+		round(6, 2, "3", 910, 915, OutcomeInputRequired, 2),
+		input(7, 6, 2, "r2-0", 915, 915, 1215),
+		input(8, 6, 2, "r2-1", 915, 915, 1215),
+		round(9, 3, "4", 1220, 1230, OutcomeResult, 0),
+	}
+	spans[3].Stalled, spans[3].Queued = msd(120), msd(125) // seen by the client 120 ms late
+	return &Snapshot{
+		Meta:  Meta{Title: "rounds", Created: fixedCreated, Target: "demo", Protocol: "2026-07-28", Server: "demo 1.0", Inspector: "test"},
+		Spans: spans,
+		Events: []Event{
+			{At: msd(400), Session: "s1", Kind: EventProgress, Method: "notifications/progress", Span: 1, Text: "1/5", Stalled: msd(40)},
+		},
+		Version: 1,
+		Now:     msd(1230),
+	}
+}

@@ -95,19 +95,6 @@ func TestRecordingScrubsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	files["recording"] = slices.Clone(buf.Bytes())
-	for name, write := range map[string]func(*bytes.Buffer) error{
-		"chrome": func(b *bytes.Buffer) error { return WriteChromeTrace(b, snap) },
-		"otlp":   func(b *bytes.Buffer) error { return WriteOTLP(b, snap) },
-		"csv":    func(b *bytes.Buffer) error { return WriteCSV(b, snap) },
-		"html":   func(b *bytes.Buffer) error { return WriteHTML(b, snap) },
-		"svg":    func(b *bytes.Buffer) error { return WriteChartSVG(b, snap, ChartGantt, 400, 200) },
-	} {
-		buf.Reset()
-		if err := write(&buf); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		files[name] = slices.Clone(buf.Bytes())
-	}
 	jpath := filepath.Join(dir, "j.jsonl")
 	j, err := OpenJournal(jpath, rec)
 	if err != nil {
@@ -132,10 +119,8 @@ func TestRecordingScrubsSecrets(t *testing.T) {
 	if !bytes.Contains(files["recording"], []byte(Redacted)) {
 		t.Errorf("the recording does not say %s where the secrets were", Redacted)
 	}
-	for _, name := range []string{"recording", "chrome", "otlp"} {
-		if !json.Valid(files[name]) {
-			t.Errorf("%s is not valid JSON after scrubbing", name)
-		}
+	if !json.Valid(files["recording"]) {
+		t.Error("the recording is not valid JSON after scrubbing")
 	}
 	for _, s := range snap.Spans {
 		if !json.Valid(s.Params) || !json.Valid(s.Result) {

@@ -17,10 +17,9 @@
 // by. [Save] and [Load] keep recordings as versioned JSON files; a
 // [Journal] appends a live recording to disk as it grows so that a killed
 // run still leaves it behind, and [LoadFile] reads journals too. The
-// exports open in other tools: [WriteChromeTrace] (Perfetto,
-// chrome://tracing), [WriteOTLP] (Jaeger, any OTLP receiver), [WriteCSV],
-// [WriteChartPNG] and [WriteChartSVG] (go-chart images), [WriteHTML] (a
-// self-contained report, or a comparison of two runs with [Compare]).
+// exports that open in other tools (Chrome trace, OTLP, CSV, charts, the
+// HTML report) live in package recorder/export, so that the engine, which
+// records, links no chart or HTML library.
 // docs/recording-format.md describes every format.
 package recorder
 

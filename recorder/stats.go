@@ -29,6 +29,15 @@ type Summary struct {
 	// answer).
 	QueueMS Percentiles `json:"queue_ms"`
 	ServeMS Percentiles `json:"serve_ms"`
+	// StalledMS is the distribution of the time incoming requests were
+	// withheld from the client after being read off the wire (dispatch
+	// "inline": a client whose receive loop awaits each request); all
+	// zero when nothing was withheld.
+	StalledMS Percentiles `json:"stalled_ms"`
+	// StalledMessages counts every message withheld from the client for
+	// any time: requests, responses to the client's own calls and
+	// notifications.
+	StalledMessages int `json:"stalled_messages"`
 	// AchievedConcurrency is the time-weighted mean of in-flight requests
 	// over the time at least one was in flight.
 	AchievedConcurrency float64 `json:"achieved_concurrency"`
@@ -40,9 +49,18 @@ type Summary struct {
 
 // CallCounts counts the tool calls of a run.
 type CallCounts struct {
+	// Total counts logical tool calls: a multi-round-trip call that took
+	// three wire requests counts once. OK and Failed split it.
 	Total  int `json:"total"`
 	OK     int `json:"ok"`
 	Failed int `json:"failed"`
+	// Requests counts the tools/call requests sent on the wire: each
+	// round of a multi-round-trip call (protocol 2026-07-28), one per
+	// call otherwise.
+	Requests int `json:"requests"`
+	// InputRounds counts the rounds the server answered with
+	// input_required (asking the client for input before it retries).
+	InputRounds int `json:"input_rounds"`
 	// Errors says why calls failed: each distinct error text with how many
 	// calls ended with it, most frequent first, at most [MaxErrorKinds].
 	Errors []ErrorCount `json:"errors"`

@@ -37,20 +37,39 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		sum.Verdict, sum.VerdictText = VerdictNoFanout, "no fan-out: the recording is empty"
 		return sum
 	}
-	var handoff, queue, serve []float64
+	var handoff, queue, serve, stalled []float64
 	errs := map[string]int{}
+	hasRounds := map[SpanID]bool{} // logical calls with round spans
+	for _, s := range snap.Spans {
+		if s.Kind == KindRound {
+			hasRounds[s.Parent] = true
+		}
+	}
 	seenDup := map[string]bool{}
 	firstCall, lastCall := time.Duration(math.MaxInt64), time.Duration(-1)
 	firstSpan, lastSpan := time.Duration(math.MaxInt64), time.Duration(-1)
 	for _, s := range snap.Spans {
-		end := spanEnd(snap, s)
+		end := SpanEnd(snap, s)
 		if s.Received != Unset {
 			firstSpan = min(firstSpan, s.Received)
 			lastSpan = max(lastSpan, end)
 		}
+		if s.Stalled > 0 {
+			sum.StalledMessages++
+		}
 		switch {
+		case s.Direction == Outgoing && s.Kind == KindRound:
+			// A wire round of a logical call: counted as a request, its
+			// time and outcome are the call's.
+			sum.ToolCalls.Requests++
+			if s.Outcome == OutcomeInputRequired {
+				sum.ToolCalls.InputRounds++
+			}
 		case s.Direction == Outgoing && s.Kind == KindTool:
 			sum.ToolCalls.Total++
+			if !hasRounds[s.ID] {
+				sum.ToolCalls.Requests++
+			}
 			switch s.Status {
 			case StatusOK:
 				sum.ToolCalls.OK++
@@ -89,6 +108,7 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 				handoff = append(handoff, ms(s.HandoffTime()))
 				queue = append(queue, ms(s.QueueTime()))
 				serve = append(serve, ms(s.ServeTime()))
+				stalled = append(stalled, ms(s.Stalled))
 			}
 		}
 	}
@@ -102,6 +122,12 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	sum.HandoffMS = percentiles(handoff)
 	sum.QueueMS = percentiles(queue)
 	sum.ServeMS = percentiles(serve)
+	sum.StalledMS = percentiles(stalled)
+	for _, e := range snap.Events {
+		if e.Stalled > 0 {
+			sum.StalledMessages++
+		}
+	}
 
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
 	sum.AchievedConcurrency = math.Round(achieved(steps)*1000) / 1000
@@ -109,8 +135,9 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	return sum
 }
 
-// spanEnd is when s was answered, or snap.Now while it is open.
-func spanEnd(snap *Snapshot, s *Span) time.Duration {
+// SpanEnd is when s was answered, or snap.Now while it is open: where
+// charts and exports end its bar.
+func SpanEnd(snap *Snapshot, s *Span) time.Duration {
 	if s.Answered != Unset {
 		return s.Answered
 	}
@@ -246,4 +273,27 @@ func (s Summary) flat() map[string]float64 {
 		walk(k, v)
 	}
 	return out
+}
+
+// Slowest returns the n finished spans of s with the longest total time
+// (received → answered), the slowest first. Round spans are left out:
+// their logical call stands for them.
+func Slowest(s *Snapshot, n int) []*Span {
+	var done []*Span
+	for _, sp := range s.Spans {
+		// A round is part of its call, which is listed for it.
+		if !sp.Open() && sp.Received != Unset && sp.Kind != KindRound {
+			done = append(done, sp)
+		}
+	}
+	slices.SortStableFunc(done, func(a, b *Span) int {
+		switch {
+		case a.Total() > b.Total():
+			return -1
+		case a.Total() < b.Total():
+			return 1
+		}
+		return 0
+	})
+	return done[:min(n, len(done))]
 }

@@ -223,26 +223,6 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-func TestDownsampleKeepsPeaks(t *testing.T) {
-	snap := loadSnapshot(20_000, 5)
-	steps := Steps(snap)
-	in, pend := Peaks(steps)
-	for _, width := range []int{100, 800, 3000} {
-		small := downsampleSteps(steps, ms(snap.Now), width)
-		if len(small) > 2*width+2 {
-			t.Errorf("width %d: %d steps, want about one or two per pixel", width, len(small))
-		}
-		if i, p := Peaks(small); i != in || p != pend {
-			t.Errorf("width %d: peaks %d/%d after downsampling, want %d/%d", width, i, p, in, pend)
-		}
-		for k := 1; k < len(small); k++ {
-			if small[k].At < small[k-1].At {
-				t.Fatalf("width %d: steps out of time order at %d", width, k)
-			}
-		}
-	}
-}
-
 // gated builds a snapshot of incoming sampling requests from
 // [received, queued, serving, answered] phases in milliseconds, all with
 // the given status.
@@ -429,5 +409,91 @@ func TestSummaryNamesDuplicatesAndErrors(t *testing.T) {
 	// An empty run still has the lists, empty, for JSON readers.
 	if b, _ := json.Marshal(Summarize(emptySnapshot())); !strings.Contains(string(b), `"errors":[]`) || !strings.Contains(string(b), `"duplicate_ids":[]`) {
 		t.Errorf("empty summary lacks empty lists: %s", b)
+	}
+}
+
+// TestSummaryCountsRounds pins how a multi-round-trip call is counted:
+// one logical call, one wire request per round, the input_required
+// rounds, and input requests as server requests; round spans are not
+// incoming requests and add nothing to the concurrency.
+func TestSummaryCountsRounds(t *testing.T) {
+	sum := Summarize(roundsSnapshot())
+	for key, want := range map[string]float64{
+		"tool_calls.total":                                 1,
+		"tool_calls.ok":                                    1,
+		"tool_calls.requests":                              3,
+		"tool_calls.input_rounds":                          2,
+		"server_requests.total":                            5,
+		"server_requests.by_method.sampling/createMessage": 5,
+		"peak_in_flight":                                   2,
+		"peak_pending":                                     3,
+		"elapsed_ms":                                       1230,
+		"stalled_messages":                                 2,
+		"stalled_ms.max":                                   120,
+		"stalled_ms.p50":                                   0,
+	} {
+		if got, ok := sum.Get(key); !ok || got != want {
+			t.Errorf("%s = %v (known %v), want %v", key, got, ok, want)
+		}
+	}
+	// A 2025-era recording has no rounds: one request per call.
+	old := Summarize(fixedSnapshot())
+	if old.ToolCalls.Total != 2 || old.ToolCalls.Requests != 2 || old.ToolCalls.InputRounds != 0 {
+		t.Errorf("2025-era calls: total %d, requests %d, input rounds %d; want 2, 2, 0",
+			old.ToolCalls.Total, old.ToolCalls.Requests, old.ToolCalls.InputRounds)
+	}
+	if old.StalledMessages != 0 || old.StalledMS.Max != 0 || strings.Contains(old.VerdictText, "withheld") {
+		t.Errorf("nothing was withheld, yet the summary says %d messages, max %v ms: %s", old.StalledMessages, old.StalledMS.Max, old.VerdictText)
+	}
+}
+
+// TestVerdictPerRound pins that the verdict judges each round's input
+// requests as a burst of its own and names the stalling.
+func TestVerdictPerRound(t *testing.T) {
+	sum := Summarize(roundsSnapshot())
+	for _, want := range []string{
+		"round 1: 3 input requests served one at a time — 0.90 s, 3.0× the concurrent time (0.30 s)",
+		"round 2: 2 input requests served at once — 0.30 s, 1.0× the concurrent time (0.30 s)",
+		"while one request was served the client read nothing else: 2 messages withheld, up to 120.0 ms",
+	} {
+		if !strings.Contains(sum.VerdictText, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, sum.VerdictText)
+		}
+	}
+	if strings.Contains(sum.VerdictText, "round 3") {
+		t.Errorf("round 3 asked for nothing, yet the verdict names it: %s", sum.VerdictText)
+	}
+	// Five requests served one at a time in two rounds: serialized, each
+	// round its own burst.
+	snap := roundsSnapshot()
+	snap.Spans[6].Serving, snap.Spans[6].Answered = msd(915), msd(1215)
+	snap.Spans[7].Serving, snap.Spans[7].Answered = msd(1215), msd(1515)
+	snap.Spans[8].Received, snap.Spans[8].Answered = msd(1520), msd(1530)
+	snap.Spans[0].Answered = msd(1530)
+	sum = Summarize(snap)
+	if sum.Verdict != VerdictSerialized || !strings.Contains(sum.VerdictText, "round 2: 2 input requests served one at a time — 0.60 s, 2.0×") {
+		t.Errorf("verdict %s: %s", sum.Verdict, sum.VerdictText)
+	}
+}
+
+// TestRoundsNeitherListedNorAssertedTwice pins that a round is not listed
+// among the slowest requests beside its call, and that the new figures
+// are keys --assert knows.
+func TestRoundsNeitherListedNorAssertedTwice(t *testing.T) {
+	snap := roundsSnapshot()
+	slow := Slowest(snap, 20)
+	for _, s := range slow {
+		if s.Kind == KindRound {
+			t.Errorf("round span %d listed among the slowest requests", s.ID)
+		}
+	}
+	if len(slow) != 6 || slow[0].ID != 1 {
+		t.Errorf("slowest: %d spans, first %d; want the call first and its 5 input requests", len(slow), slow[0].ID)
+	}
+	keys := strings.Join(Summarize(snap).Keys(), " ")
+	for _, k := range []string{"tool_calls.requests", "tool_calls.input_rounds", "stalled_ms.p99", "stalled_messages"} {
+		if !strings.Contains(keys, k) {
+			t.Errorf("Keys() lacks %q: %s", k, keys)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -93,7 +94,7 @@ func gateSteps(snap *Snapshot) []gateStep {
 		if s.Direction != Incoming || s.Received == Unset || s.Status == StatusAborted {
 			continue
 		}
-		end := spanEnd(snap, s)
+		end := SpanEnd(snap, s)
 		edges = append(edges, key(s.Received, read))
 		switch {
 		case s.Queued != Unset && s.Serving != Unset:
@@ -241,6 +242,16 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds())
 // queue, and does not count as waiting. Aborted requests are left out.
 func verdict(snap *Snapshot, sum Summary) (string, string) {
 	v, text := judge(snap, sum)
+	switch v {
+	case VerdictSerialized, VerdictConcurrent, VerdictBounded, VerdictPartial:
+		if rounds := roundVerdicts(snap); len(rounds) > 0 {
+			text = v + ": " + strings.Join(rounds, "; ")
+		}
+	}
+	if n := sum.StalledMessages; n > 0 {
+		text += fmt.Sprintf("; while one request was served the client read nothing else: %s withheld, up to %.1f ms",
+			plural(n, "message", "messages"), ms(maxStalled(snap)))
+	}
 	if a := sum.ServerRequests.Aborted; a > 0 && sum.ServerRequests.Total-a >= 2 {
 		text += fmt.Sprintf(" (the run was cut short: %s never answered, left out)", plural(a, "request was", "requests were"))
 	}
@@ -318,4 +329,90 @@ func judge(snap *Snapshot, sum Summary) (string, string) {
 	}
 	return VerdictPartial, fmt.Sprintf("partial: %s; up to %d were served at once, but %.0f%% of the waiting happened while fewer were running%s",
 		together, g.peakInFlight, 100*float64(g.wait-g.waitFull)/float64(g.wait), cost)
+}
+
+// maxRoundVerdicts is the most rounds the verdict describes one by one.
+const maxRoundVerdicts = 4
+
+// roundVerdicts judges the input requests of each multi-round-trip round
+// (the incoming children of a [KindRound] span) as a burst of its own:
+// how many there were, whether they were served one at a time or at once,
+// how long the round's fulfilment took and how that compares with the
+// longest of them. Rounds without input requests say nothing; after
+// [maxRoundVerdicts] the rest are counted.
+func roundVerdicts(snap *Snapshot) []string {
+	rounds := map[SpanID]*Span{}
+	calls := map[SpanID]bool{}
+	for _, s := range snap.Spans {
+		if s.Kind == KindRound {
+			rounds[s.ID] = s
+		}
+	}
+	children := map[SpanID][]*Span{}
+	var order []*Span // rounds with input requests, in span order
+	for _, s := range snap.Spans {
+		r, ok := rounds[s.Parent]
+		if !ok || s.Direction != Incoming || s.Received == Unset || s.Status == StatusAborted {
+			continue
+		}
+		if len(children[r.ID]) == 0 {
+			order = append(order, r)
+			calls[r.Parent] = true
+		}
+		children[r.ID] = append(children[r.ID], s)
+	}
+	slices.SortFunc(order, func(a, b *Span) int { return int(a.ID - b.ID) })
+	var out []string
+	for i, r := range order {
+		if i == maxRoundVerdicts {
+			out = append(out, fmt.Sprintf("%s more", plural(len(order)-i, "round", "rounds")))
+			break
+		}
+		reqs := children[r.ID]
+		g := gateStatsOf(gateSteps(&Snapshot{Spans: reqs, Now: snap.Now}))
+		from, to := time.Duration(math.MaxInt64), time.Duration(0)
+		var longest time.Duration
+		for _, s := range reqs {
+			from, to = min(from, s.Received), max(to, SpanEnd(snap, s))
+			serve := s.ServeTime()
+			if s.Open() && s.Serving != Unset {
+				serve = max(snap.Now, s.Serving) - s.Serving
+			}
+			longest = max(longest, serve)
+		}
+		n := len(reqs)
+		var how string
+		switch {
+		case n == 1:
+			how = "1 input request"
+		case g.peakInFlight <= 1:
+			how = fmt.Sprintf("%d input requests served one at a time", n)
+		case g.peakInFlight >= n:
+			how = fmt.Sprintf("%d input requests served at once", n)
+		default:
+			how = fmt.Sprintf("%d input requests, at most %d served at once", n, g.peakInFlight)
+		}
+		name := fmt.Sprintf("round %d", r.Round)
+		if len(calls) > 1 {
+			name = fmt.Sprintf("call %d round %d", r.Parent, r.Round)
+		}
+		text := fmt.Sprintf("%s: %s — %s", name, how, seconds(to-from))
+		if n > 1 && longest > 0 {
+			text += fmt.Sprintf(", %.1f× the concurrent time (%s)", float64(to-from)/float64(longest), seconds(longest))
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// maxStalled is the longest any message was withheld from the client.
+func maxStalled(snap *Snapshot) time.Duration {
+	var m time.Duration
+	for _, s := range snap.Spans {
+		m = max(m, s.Stalled)
+	}
+	for _, e := range snap.Events {
+		m = max(m, e.Stalled)
+	}
+	return m
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/recorder/export"
 )
 
 // Export is one way to write the shown recording out.
@@ -31,23 +32,23 @@ const exportWidth, exportHeight = 1600, 900
 
 // Exports lists the formats of File ▸ Export, in menu order.
 var Exports = []Export{
-	{"Chrome trace (Perfetto)…", ".trace.json", func(w io.Writer, s, _ *recorder.Snapshot) error { return recorder.WriteChromeTrace(w, s) }},
-	{"OTLP JSON (Jaeger)…", ".otlp.json", func(w io.Writer, s, _ *recorder.Snapshot) error { return recorder.WriteOTLP(w, s) }},
-	{"CSV…", ".csv", func(w io.Writer, s, _ *recorder.Snapshot) error { return recorder.WriteCSV(w, s) }},
-	{"Gantt chart as PNG…", ".gantt.png", chartExport(recorder.WriteChartPNG, recorder.ChartGantt)},
-	{"Concurrency chart as PNG…", ".concurrency.png", chartExport(recorder.WriteChartPNG, recorder.ChartConcurrency)},
-	{"Gantt chart as SVG…", ".gantt.svg", chartExport(recorder.WriteChartSVG, recorder.ChartGantt)},
-	{"Concurrency chart as SVG…", ".concurrency.svg", chartExport(recorder.WriteChartSVG, recorder.ChartConcurrency)},
+	{"Chrome trace (Perfetto)…", ".trace.json", func(w io.Writer, s, _ *recorder.Snapshot) error { return export.WriteChromeTrace(w, s) }},
+	{"OTLP JSON (Jaeger)…", ".otlp.json", func(w io.Writer, s, _ *recorder.Snapshot) error { return export.WriteOTLP(w, s) }},
+	{"CSV…", ".csv", func(w io.Writer, s, _ *recorder.Snapshot) error { return export.WriteCSV(w, s) }},
+	{"Gantt chart as PNG…", ".gantt.png", chartExport(export.WriteChartPNG, export.ChartGantt)},
+	{"Concurrency chart as PNG…", ".concurrency.png", chartExport(export.WriteChartPNG, export.ChartConcurrency)},
+	{"Gantt chart as SVG…", ".gantt.svg", chartExport(export.WriteChartSVG, export.ChartGantt)},
+	{"Concurrency chart as SVG…", ".concurrency.svg", chartExport(export.WriteChartSVG, export.ChartConcurrency)},
 	{"HTML report…", ".html", func(w io.Writer, s, c *recorder.Snapshot) error {
 		if c != nil {
-			return recorder.WriteHTML(w, s, c)
+			return export.WriteHTML(w, s, c)
 		}
-		return recorder.WriteHTML(w, s)
+		return export.WriteHTML(w, s)
 	}},
 }
 
 // chartExport adapts a chart writer to an [Export].
-func chartExport(write func(io.Writer, *recorder.Snapshot, recorder.Chart, int, int) error, c recorder.Chart) func(io.Writer, *recorder.Snapshot, *recorder.Snapshot) error {
+func chartExport(write func(io.Writer, *recorder.Snapshot, export.Chart, int, int) error, c export.Chart) func(io.Writer, *recorder.Snapshot, *recorder.Snapshot) error {
 	return func(w io.Writer, s, _ *recorder.Snapshot) error { return write(w, s, c, exportWidth, exportHeight) }
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/recorder/export"
 )
 
 const reportUsage = `Usage: inspector report RECORDING [flags]
@@ -89,7 +90,7 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.csv, "csv", "", "write CSV to `FILE`")
 	fs.StringVar(&o.png, "png", "", "write the chart as PNG to `FILE`")
 	fs.StringVar(&o.svg, "svg", "", "write the chart as SVG to `FILE`")
-	fs.StringVar(&o.chart, "chart", string(recorder.ChartConcurrency), "the chart --png and --svg draw: concurrency, gantt or latency")
+	fs.StringVar(&o.chart, "chart", string(export.ChartConcurrency), "the chart --png and --svg draw: concurrency, gantt or latency")
 	fs.IntVar(&o.width, "width", 1200, "chart width in pixels")
 	fs.IntVar(&o.height, "height", 600, "chart height in pixels")
 	fs.StringVar(&o.html, "html", "", "write an HTML report to `FILE`")
@@ -122,7 +123,7 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inspector report: one recording at a time (got %s); to compare two, use RECORDING --compare B\n", strings.Join(files, ", "))
 		return exitUsage
 	}
-	chart, err := recorder.ParseChart(o.chart)
+	chart, err := export.ParseChart(o.chart)
 	if err != nil {
 		fmt.Fprintf(stderr, "inspector report: --chart: %v\n", err)
 		return exitUsage
@@ -211,12 +212,12 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		flag, path string
 		write      func(io.Writer) error
 	}{
-		{"--trace", o.trace, func(w io.Writer) error { return recorder.WriteChromeTrace(w, a) }},
-		{"--otlp", o.otlp, func(w io.Writer) error { return recorder.WriteOTLP(w, a) }},
-		{"--csv", o.csv, func(w io.Writer) error { return recorder.WriteCSV(w, a) }},
-		{"--png", o.png, func(w io.Writer) error { return recorder.WriteChartPNG(w, a, chart, o.width, o.height) }},
-		{"--svg", o.svg, func(w io.Writer) error { return recorder.WriteChartSVG(w, a, chart, o.width, o.height) }},
-		{"--html", o.html, func(w io.Writer) error { return recorder.WriteHTML(w, snaps...) }},
+		{"--trace", o.trace, func(w io.Writer) error { return export.WriteChromeTrace(w, a) }},
+		{"--otlp", o.otlp, func(w io.Writer) error { return export.WriteOTLP(w, a) }},
+		{"--csv", o.csv, func(w io.Writer) error { return export.WriteCSV(w, a) }},
+		{"--png", o.png, func(w io.Writer) error { return export.WriteChartPNG(w, a, chart, o.width, o.height) }},
+		{"--svg", o.svg, func(w io.Writer) error { return export.WriteChartSVG(w, a, chart, o.width, o.height) }},
+		{"--html", o.html, func(w io.Writer) error { return export.WriteHTML(w, snaps...) }},
 		{"--save", o.save, func(w io.Writer) error { return recorder.Save(w, a) }},
 	}
 	code := exitOK

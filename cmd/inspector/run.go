@@ -17,6 +17,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/recorder/export"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -161,7 +162,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.callTimeout < 0 {
 		return usageErr("--call-timeout %v: must not be negative", o.callTimeout)
 	}
-	chart, err := recorder.ParseChart(o.outputs.chart)
+	chart, err := export.ParseChart(o.outputs.chart)
 	if err != nil {
 		return usageErr("--chart: %v", err)
 	}
@@ -325,7 +326,7 @@ func connectFailure(t engine.Target, err error) string {
 type runner struct {
 	ctx     context.Context // cancelled by SIGINT or SIGTERM
 	o       runOptions
-	chart   recorder.Chart
+	chart   export.Chart
 	rec     *recorder.Recording
 	journal *recorder.Journal
 	stdout  io.Writer
@@ -367,16 +368,16 @@ func (r *runner) save() int {
 		flag, path string
 		write      func(io.Writer) error
 	}{
-		{"--trace", r.o.outputs.trace, func(w io.Writer) error { return recorder.WriteChromeTrace(w, snap) }},
-		{"--otlp", r.o.outputs.otlp, func(w io.Writer) error { return recorder.WriteOTLP(w, snap) }},
-		{"--csv", r.o.outputs.csv, func(w io.Writer) error { return recorder.WriteCSV(w, snap) }},
+		{"--trace", r.o.outputs.trace, func(w io.Writer) error { return export.WriteChromeTrace(w, snap) }},
+		{"--otlp", r.o.outputs.otlp, func(w io.Writer) error { return export.WriteOTLP(w, snap) }},
+		{"--csv", r.o.outputs.csv, func(w io.Writer) error { return export.WriteCSV(w, snap) }},
 		{"--png", r.o.outputs.png, func(w io.Writer) error {
-			return recorder.WriteChartPNG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
+			return export.WriteChartPNG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
 		}},
 		{"--svg", r.o.outputs.svg, func(w io.Writer) error {
-			return recorder.WriteChartSVG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
+			return export.WriteChartSVG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
 		}},
-		{"--html", r.o.outputs.html, func(w io.Writer) error { return recorder.WriteHTML(w, snap) }},
+		{"--html", r.o.outputs.html, func(w io.Writer) error { return export.WriteHTML(w, snap) }},
 	}
 	for _, out := range outs {
 		if out.path == "" {

@@ -26,7 +26,11 @@ func serverLine(meta recorder.Meta) string {
 // writeFigures writes a summary's figures, from the tool calls to the
 // verdict, as rows of tw: the part `run` and `report` print alike.
 func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
-	fmt.Fprintf(tw, "tool calls\t%d total, %d ok, %d failed\n", sum.ToolCalls.Total, sum.ToolCalls.OK, sum.ToolCalls.Failed)
+	calls := fmt.Sprintf("%d total, %d ok, %d failed", sum.ToolCalls.Total, sum.ToolCalls.OK, sum.ToolCalls.Failed)
+	if sum.ToolCalls.Requests != sum.ToolCalls.Total || sum.ToolCalls.InputRounds > 0 {
+		calls += fmt.Sprintf(" (%d wire requests, %d input_required rounds)", sum.ToolCalls.Requests, sum.ToolCalls.InputRounds)
+	}
+	fmt.Fprintf(tw, "tool calls\t%s\n", calls)
 	for _, e := range sum.ToolCalls.Errors {
 		fmt.Fprintf(tw, "  %d×\t%s\n", e.Count, oneLine(e.Message))
 	}
@@ -57,6 +61,10 @@ func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 	fmt.Fprintf(tw, "hand-off time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.HandoffMS.P50, sum.HandoffMS.P90, sum.HandoffMS.P99, sum.HandoffMS.Max)
 	fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
 	fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
+	if sum.StalledMessages > 0 {
+		fmt.Fprintf(tw, "stalled time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms (%d messages withheld)\n",
+			sum.StalledMS.P50, sum.StalledMS.P90, sum.StalledMS.P99, sum.StalledMS.Max, sum.StalledMessages)
+	}
 	verdict := sum.VerdictText // it starts with the verdict's word
 	if verdict == "" {
 		verdict = sum.Verdict

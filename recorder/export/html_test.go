@@ -1,27 +1,29 @@
-package recorder
+package export
 
 import (
 	"bytes"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 func TestHTMLReport(t *testing.T) {
 	cases := []struct {
 		name  string
-		snaps []*Snapshot
+		snaps []*recorder.Snapshot
 		want  []string
 		svgs  int
 	}{
-		{"one recording", []*Snapshot{fixedSnapshot()}, []string{
+		{"one recording", []*recorder.Snapshot{fixedSnapshot()}, []string{
 			"Fanout Inspector: fixture", "serialized: 5 requests arrived together",
 			"Slowest requests", "elicitation/create", "user declined", `class="verdict serialized"`,
 			"Peak pending (queued + serving)</td><td>5</td>",
 			"Configuration of the run", "&#34;policy&#34;: &#34;serial&#34;",
 		}, 3},
-		{"empty", []*Snapshot{emptySnapshot()}, []string{"no fan-out", "No finished requests."}, 3},
-		{"comparison", []*Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}, []string{
+		{"empty", []*recorder.Snapshot{emptySnapshot()}, []string{"no fan-out", "No finished requests."}, 3},
+		{"comparison", []*recorder.Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}, []string{
 			"fixture vs load", "Differences (A → B)", "<h2>A: fixture</h2>", "<h2>B: load</h2>",
 			"verdict: serialized → ",
 		}, 6},
@@ -84,5 +86,36 @@ func TestComparisonSharesScale(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), ">3.0 s</text>") {
 		t.Error("the one-request chart's time axis does not reach 3.0 s")
+	}
+}
+
+// TestHTMLReportRounds pins that the report lists a multi-round-trip
+// call's rounds under it, each with its own request id and outcome, and
+// the client's fulfilment time between rounds.
+func TestHTMLReportRounds(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, roundsSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, w := range []string{
+		"Rounds of multi-round-trip calls",
+		`<td class="text">tools/call fanout</td><td class="text">2</td>`,
+		`&nbsp;&nbsp;round 1</td><td class="text">2</td><td>0.0 ms</td><td>5.0 ms</td><td class="text">input_required</td><td>3</td><td>905.0 ms</td>`,
+		`&nbsp;&nbsp;round 2</td><td class="text">3</td><td>910.0 ms</td><td>5.0 ms</td><td class="text">input_required</td><td>2</td><td>305.0 ms</td>`,
+		`&nbsp;&nbsp;round 3</td><td class="text">4</td><td>1220.0 ms</td><td>10.0 ms</td><td class="text">result</td><td></td><td>—</td>`,
+		"wire requests / input_required rounds</td><td>3 / 2</td>",
+		"Stalled (read → seen by the client; 2 messages withheld)",
+		"round 1: 3 input requests served one at a time",
+	} {
+		if !strings.Contains(page, w) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+	// A 2025-era recording has no rounds section.
+	buf.Reset()
+	WriteHTML(&buf, fixedSnapshot())
+	if strings.Contains(buf.String(), "Rounds of multi-round-trip calls") {
+		t.Error("a recording without rounds shows a rounds section")
 	}
 }

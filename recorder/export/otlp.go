@@ -1,4 +1,4 @@
-package recorder
+package export
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // OTLP span kinds and status codes.
@@ -80,15 +82,15 @@ func appendJSONFloat(b []byte, v float64) []byte {
 // IDs and two recordings do not collide.
 type otlpIDs struct{ seed string }
 
-func (o otlpIDs) hash(what string, id SpanID, n int) string {
+func (o otlpIDs) hash(what string, id recorder.SpanID, n int) string {
 	sum := sha256.Sum256([]byte(o.seed + "/" + what + "/" + strconv.FormatInt(int64(id), 10)))
 	if sum[0] == 0 {
 		sum[0] = 1 // an all-zero ID is invalid; a leading non-zero byte rules it out
 	}
 	return hex.EncodeToString(sum[:n])
 }
-func (o otlpIDs) trace(root SpanID) string { return o.hash("trace", root, 16) }
-func (o otlpIDs) span(id SpanID) string    { return o.hash("span", id, 8) }
+func (o otlpIDs) trace(root recorder.SpanID) string { return o.hash("trace", root, 16) }
+func (o otlpIDs) span(id recorder.SpanID) string    { return o.hash("span", id, 8) }
 
 // WriteOTLP writes snap as OTLP/JSON traces (an ExportTraceServiceRequest)
 // that Jaeger's "Upload JSON" and any OTLP/HTTP JSON receiver accept.
@@ -107,18 +109,18 @@ func (o otlpIDs) span(id SpanID) string    { return o.hash("span", id, 8) }
 //
 // The JSON is rendered by hand, one span a line (a recording of 100,000
 // requests exports in well under a second).
-func WriteOTLP(w io.Writer, snap *Snapshot) error {
+func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 	if snap == nil {
-		snap = &Snapshot{}
+		snap = &recorder.Snapshot{}
 	}
 	ids := otlpIDs{seed: snap.Meta.Created.UTC().Format(time.RFC3339Nano) + "/" + snap.Meta.Title}
-	byID := make(map[SpanID]*Span, len(snap.Spans))
+	byID := make(map[recorder.SpanID]*recorder.Span, len(snap.Spans))
 	for _, s := range snap.Spans {
 		byID[s.ID] = s
 	}
 	// root follows parents up to the top; a missing or cyclic parent
 	// stops the walk.
-	root := func(s *Span) SpanID {
+	root := func(s *recorder.Span) recorder.SpanID {
 		id := s.ID
 		for hops := 0; hops < 64; hops++ {
 			p, ok := byID[byID[id].Parent]
@@ -129,8 +131,24 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		}
 		return id
 	}
-	traceOf := map[SpanID]string{} // root → trace ID
-	events := map[SpanID][]Event{}
+	traceOf := map[recorder.SpanID]string{} // root → trace ID
+	// A multi-round-trip call is not one JSON-RPC request: its rounds
+	// carry the ids, and its events say when the client fulfilled each.
+	next := recorder.NextRounds(snap)
+	fulfilments := map[recorder.SpanID][]*recorder.Span{} // call → its rounds followed by a retry
+	hasRounds := map[recorder.SpanID]bool{}
+	for _, s := range snap.Spans {
+		if s.Kind != recorder.KindRound {
+			continue
+		}
+		hasRounds[s.Parent] = true
+		if _, ok := recorder.FulfilmentTime(s, next[s.ID]); ok {
+			fulfilments[s.Parent] = append(fulfilments[s.Parent], s)
+		}
+	}
+	// Sessions of protocol 2026-07-28 and later have no session id.
+	sessionless := snap.Meta.Protocol >= "2026-07-28"
+	events := map[recorder.SpanID][]recorder.Event{}
 	for _, e := range snap.Events {
 		if _, ok := byID[e.Span]; ok && e.Span != 0 {
 			events[e.Span] = append(events[e.Span], e)
@@ -175,10 +193,10 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 	var evs []otlpEvent
 	first := true
 	for _, s := range snap.Spans {
-		if s.Received == Unset {
+		if s.Received == recorder.Unset {
 			continue
 		}
-		end := max(spanEnd(snap, s), s.Received) // never before the start
+		end := max(recorder.SpanEnd(snap, s), s.Received) // never before the start
 		r := root(s)
 		trace, ok := traceOf[r]
 		if !ok {
@@ -190,7 +208,7 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 			name += " " + s.Name
 		}
 		kind := otlpKindServer
-		if s.Direction == Outgoing {
+		if s.Direction == recorder.Outgoing {
 			kind = otlpKindClient
 		}
 		status := string(s.Status)
@@ -200,19 +218,23 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 
 		attr = append(attr[:0], otlpString("mcp.method.name", s.Method))
 		if s.Session != "" {
-			attr = append(attr, otlpString("mcp.session.id", s.Session))
+			if sessionless {
+				attr = append(attr, otlpString("fanout.session", s.Session))
+			} else {
+				attr = append(attr, otlpString("mcp.session.id", s.Session))
+			}
 		}
 		if snap.Meta.Protocol != "" {
 			attr = append(attr, otlpString("mcp.protocol.version", snap.Meta.Protocol))
 		}
-		if s.RequestID != "" {
+		if s.RequestID != "" && !hasRounds[s.ID] {
 			attr = append(attr, otlpString("jsonrpc.request.id", s.RequestID))
 		}
-		if s.Kind == KindTool {
+		if s.Kind == recorder.KindTool {
 			attr = append(attr, otlpString("gen_ai.operation.name", "execute_tool"))
-			if s.Name != "" {
-				attr = append(attr, otlpString("gen_ai.tool.name", s.Name))
-			}
+		}
+		if (s.Kind == recorder.KindTool || s.Kind == recorder.KindRound) && s.Name != "" {
+			attr = append(attr, otlpString("gen_ai.tool.name", s.Name))
 		}
 		attr = append(attr,
 			otlpString("fanout.direction", string(s.Direction)),
@@ -222,7 +244,22 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		if s.Round > 0 {
 			attr = append(attr, otlpInt("fanout.round", int64(s.Round)))
 		}
-		if s.Direction == Incoming && !s.Open() {
+		if s.InputKey != "" {
+			attr = append(attr, otlpString("fanout.input_key", s.InputKey))
+		}
+		if s.Outcome != "" {
+			attr = append(attr, otlpString("fanout.outcome", s.Outcome))
+		}
+		if s.InputRequests > 0 {
+			attr = append(attr, otlpInt("fanout.input_requests", int64(s.InputRequests)))
+		}
+		if f, ok := recorder.FulfilmentTime(s, next[s.ID]); ok {
+			attr = append(attr, otlpDouble("fanout.fulfilment_ms", ms(f)))
+		}
+		if s.Stalled > 0 {
+			attr = append(attr, otlpDouble("fanout.stalled_ms", ms(s.Stalled)))
+		}
+		if s.Direction == recorder.Incoming && !s.Open() {
 			attr = append(attr,
 				otlpDouble("fanout.handoff_ms", ms(s.HandoffTime())),
 				otlpDouble("fanout.queue_ms", ms(s.QueueTime())),
@@ -231,17 +268,29 @@ func WriteOTLP(w io.Writer, snap *Snapshot) error {
 		if !s.Open() {
 			attr = append(attr, otlpDouble("fanout.total_ms", ms(s.Total())))
 		}
-		failed := s.Status != StatusOK && !s.Open()
+		failed := s.Status != recorder.StatusOK && !s.Open()
 		if failed {
 			attr = append(attr, otlpString("error.type", status))
 		}
 
 		evs = evs[:0]
-		if s.Direction == Incoming {
-			if s.Queued != Unset {
+		if s.Stalled > 0 {
+			at := s.Received
+			if s.Direction == recorder.Outgoing {
+				at = s.Answered
+			}
+			evs = append(evs, otlpEvent{at: at, name: "stalled", attrs: []otlpAttr{otlpDouble("fanout.stalled_ms", ms(s.Stalled))}})
+		}
+		for _, r := range fulfilments[s.ID] {
+			f, _ := recorder.FulfilmentTime(r, next[r.ID])
+			evs = append(evs, otlpEvent{at: r.Answered, name: "fulfilment", attrs: []otlpAttr{
+				otlpInt("fanout.round", int64(r.Round)), otlpDouble("fanout.fulfilment_ms", ms(f))}})
+		}
+		if s.Direction == recorder.Incoming {
+			if s.Queued != recorder.Unset {
 				evs = append(evs, otlpEvent{at: s.Queued, name: "queued"})
 			}
-			if s.Serving != Unset {
+			if s.Serving != recorder.Unset {
 				evs = append(evs, otlpEvent{at: s.Serving, name: "serving", attrs: otlpQueueAttr(ms(s.QueueTime()))})
 			}
 		}

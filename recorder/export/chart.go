@@ -1,4 +1,4 @@
-package recorder
+package export
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fanout-inspector/inspector/recorder"
 	chart "github.com/wcharczuk/go-chart/v2"
 	"github.com/wcharczuk/go-chart/v2/drawing"
 )
@@ -47,28 +48,33 @@ func ParseChart(name string) (Chart, error) {
 }
 
 // KindColor is the colour of each kind of request in charts, as #rrggbb.
-var KindColor = map[Kind]string{
-	KindSampling:    "#1f77b4",
-	KindElicitation: "#ff7f0e",
-	KindRoots:       "#2ca02c",
-	KindPing:        "#7f7f7f",
-	KindTool:        "#9467bd",
-	KindOther:       "#8c564b",
+var KindColor = map[recorder.Kind]string{
+	recorder.KindSampling:    "#1f77b4",
+	recorder.KindElicitation: "#ff7f0e",
+	recorder.KindRoots:       "#2ca02c",
+	recorder.KindPing:        "#7f7f7f",
+	recorder.KindTool:        "#9467bd",
+	recorder.KindRound:       "#c5b0d5",
+	recorder.KindOther:       "#8c564b",
 }
+
+// stalledColor fills the time a request was withheld from the client
+// (dispatch inline) in the Gantt chart, before its queued time.
+var stalledColor = drawing.ColorFromHex("bcbd22")
 
 // failedColor outlines failed requests in the Gantt chart.
 var failedColor = drawing.ColorFromHex("d62728")
 
-func kindColor(k Kind) drawing.Color {
+func kindColor(k recorder.Kind) drawing.Color {
 	if c, ok := KindColor[k]; ok {
 		return drawing.ColorFromHex(c[1:])
 	}
-	return drawing.ColorFromHex(KindColor[KindOther][1:])
+	return drawing.ColorFromHex(KindColor[recorder.KindOther][1:])
 }
 
 // WriteChartPNG draws chart c of snap as a width × height PNG image. An
 // empty recording draws empty axes.
-func WriteChartPNG(w io.Writer, snap *Snapshot, c Chart, width, height int) error {
+func WriteChartPNG(w io.Writer, snap *recorder.Snapshot, c Chart, width, height int) error {
 	return renderChart(w, snap, c, width, height, pngRenderer)
 }
 
@@ -80,7 +86,7 @@ var (
 )
 
 // WriteChartSVG draws chart c of snap as a width × height SVG image.
-func WriteChartSVG(w io.Writer, snap *Snapshot, c Chart, width, height int) error {
+func WriteChartSVG(w io.Writer, snap *recorder.Snapshot, c Chart, width, height int) error {
 	return renderChart(w, snap, c, width, height, svgRenderer)
 }
 
@@ -111,7 +117,7 @@ func (r uprightRenderer) ResetStyle() {
 	r.Renderer.ClearTextRotation()
 }
 
-func renderChart(w io.Writer, snap *Snapshot, c Chart, width, height int, rp chart.RendererProvider) error {
+func renderChart(w io.Writer, snap *recorder.Snapshot, c Chart, width, height int, rp chart.RendererProvider) error {
 	return renderScaled(w, snap, c, width, height, rp, chartScale{})
 }
 
@@ -123,22 +129,22 @@ type chartScale struct {
 }
 
 // scaleOf returns the scale that fits every snapshot.
-func scaleOf(snaps ...*Snapshot) chartScale {
+func scaleOf(snaps ...*recorder.Snapshot) chartScale {
 	var sc chartScale
 	for _, s := range snaps {
 		sc.endMS = math.Max(sc.endMS, timeRange(s, chartScale{}).Max)
-		_, pend := Peaks(Steps(s))
+		_, pend := recorder.Peaks(recorder.Steps(s))
 		sc.topReqs = max(sc.topReqs, pend)
 	}
 	return sc
 }
 
-func renderScaled(w io.Writer, snap *Snapshot, c Chart, width, height int, rp chart.RendererProvider, sc chartScale) error {
+func renderScaled(w io.Writer, snap *recorder.Snapshot, c Chart, width, height int, rp chart.RendererProvider, sc chartScale) error {
 	if width < 64 || height < 48 || width > 20000 || height > 20000 {
 		return fmt.Errorf("chart size %d×%d: choose between 64×48 and 20000×20000 pixels", width, height)
 	}
 	if snap == nil {
-		snap = &Snapshot{}
+		snap = &recorder.Snapshot{}
 	}
 	var ch chart.Chart
 	switch c {
@@ -209,7 +215,7 @@ func intFormatter(v any) string {
 
 // timeRange is the x range of a timeline, from 0 to the end of the
 // recording, never empty.
-func timeRange(snap *Snapshot, sc chartScale) *chart.ContinuousRange {
+func timeRange(snap *recorder.Snapshot, sc chartScale) *chart.ContinuousRange {
 	end := math.Max(sc.endMS, ms(max(snap.Now, lastInstant(snap))))
 	if end <= 0 {
 		end = 1
@@ -220,13 +226,13 @@ func timeRange(snap *Snapshot, sc chartScale) *chart.ContinuousRange {
 // concurrencyChart draws in-flight and pending as step lines, downsampled
 // to about one point per pixel: each pixel column keeps the highest value
 // seen in it, so that no peak disappears.
-func concurrencyChart(snap *Snapshot, width int, sc chartScale) chart.Chart {
-	steps := Steps(snap)
-	peakIn, peakPend := Peaks(steps)
+func concurrencyChart(snap *recorder.Snapshot, width int, sc chartScale) chart.Chart {
+	steps := recorder.Steps(snap)
+	peakIn, peakPend := recorder.Peaks(steps)
 	xr := timeRange(snap, sc)
 	steps = downsampleSteps(steps, xr.Max, width)
-	inX, inY := stepLine(steps, xr.Max, func(s Step) int { return s.InFlight })
-	pendX, pendY := stepLine(steps, xr.Max, func(s Step) int { return s.Pending })
+	inX, inY := stepLine(steps, xr.Max, func(s recorder.Step) int { return s.InFlight })
+	pendX, pendY := stepLine(steps, xr.Max, func(s recorder.Step) int { return s.Pending })
 	top := float64(max(peakPend, sc.topReqs, 1))
 	return chart.Chart{
 		Title: fmt.Sprintf("Concurrency: peak %d in flight, %d pending", peakIn, peakPend),
@@ -320,7 +326,7 @@ func intTicks(top float64) []chart.Tick {
 // downsampleSteps keeps at most about one step per pixel column of a chart
 // width pixels wide over [0, endMS]: the highest in-flight and pending of
 // each column.
-func downsampleSteps(steps []Step, endMS float64, width int) []Step {
+func downsampleSteps(steps []recorder.Step, endMS float64, width int) []recorder.Step {
 	if len(steps) <= 2*width {
 		return steps
 	}
@@ -328,13 +334,13 @@ func downsampleSteps(steps []Step, endMS float64, width int) []Step {
 	if col <= 0 {
 		return steps
 	}
-	out := make([]Step, 0, 2*width)
-	var prev Step // the value carried into a column from before it
+	out := make([]recorder.Step, 0, 2*width)
+	var prev recorder.Step // the value carried into a column from before it
 	for i := 0; i < len(steps); {
 		start := steps[i].At / col * col
-		bucket := Step{At: start, InFlight: prev.InFlight, Pending: prev.Pending}
+		bucket := recorder.Step{At: start, InFlight: prev.InFlight, Pending: prev.Pending}
 		if i == 0 {
-			bucket = Step{At: start}
+			bucket = recorder.Step{At: start}
 		}
 		for ; i < len(steps) && steps[i].At < start+col; i++ {
 			bucket.InFlight = max(bucket.InFlight, steps[i].InFlight)
@@ -343,7 +349,7 @@ func downsampleSteps(steps []Step, endMS float64, width int) []Step {
 		}
 		out = append(out, bucket)
 		if prev.InFlight != bucket.InFlight || prev.Pending != bucket.Pending {
-			out = append(out, Step{At: start + col, InFlight: prev.InFlight, Pending: prev.Pending})
+			out = append(out, recorder.Step{At: start + col, InFlight: prev.InFlight, Pending: prev.Pending})
 		}
 	}
 	return out
@@ -351,7 +357,7 @@ func downsampleSteps(steps []Step, endMS float64, width int) []Step {
 
 // stepLine turns steps into the points of a step line (each change drawn
 // as a vertical segment), from 0 to endMS.
-func stepLine(steps []Step, endMS float64, v func(Step) int) (xs, ys []float64) {
+func stepLine(steps []recorder.Step, endMS float64, v func(recorder.Step) int) (xs, ys []float64) {
 	xs = append(xs, 0)
 	ys = append(ys, 0)
 	last := 0.0
@@ -368,11 +374,12 @@ func stepLine(steps []Step, endMS float64, v func(Step) int) (xs, ys []float64) 
 
 // latencies returns the total times in ms of the ended incoming requests,
 // or of the outgoing ones when there are no incoming, and which they are.
-func latencies(snap *Snapshot) ([]float64, Direction) {
-	for _, dir := range []Direction{Incoming, Outgoing} {
+func latencies(snap *recorder.Snapshot) ([]float64, recorder.Direction) {
+	for _, dir := range []recorder.Direction{recorder.Incoming, recorder.Outgoing} {
 		var v []float64
 		for _, s := range snap.Spans {
-			if s.Direction == dir && !s.Open() && s.Received != Unset {
+			// A round is part of its call, which is counted.
+			if s.Direction == dir && !s.Open() && s.Received != recorder.Unset && s.Kind != recorder.KindRound {
 				v = append(v, ms(s.Total()))
 			}
 		}
@@ -380,12 +387,12 @@ func latencies(snap *Snapshot) ([]float64, Direction) {
 			return v, dir
 		}
 	}
-	return nil, Incoming
+	return nil, recorder.Incoming
 }
 
 // latencyChart draws a histogram of latencies with about 30 bars of a
 // round width.
-func latencyChart(snap *Snapshot, width int) chart.Chart {
+func latencyChart(snap *recorder.Snapshot, width int) chart.Chart {
 	v, dir := latencies(snap)
 	// About 30 bars of a round width, from a round value at or below the
 	// fastest request (0 when that is near 0) to the slowest.
@@ -408,7 +415,7 @@ func latencyChart(snap *Snapshot, width int) chart.Chart {
 		top = max(top, c)
 	}
 	bars := boxSeries{name: "requests"}
-	col := kindColor(KindSampling)
+	col := kindColor(recorder.KindSampling)
 	for i, c := range counts {
 		if c == 0 {
 			continue
@@ -418,7 +425,7 @@ func latencyChart(snap *Snapshot, width int) chart.Chart {
 	}
 	// The chart font has no arrows: say it in words.
 	what := "server-to-client"
-	if dir == Outgoing {
+	if dir == recorder.Outgoing {
 		what = "client-to-server"
 	}
 	return chart.Chart{
@@ -451,11 +458,11 @@ const ganttRowsMax = 200
 
 // ganttChart draws each request as a box: pale while queued, solid while
 // served, coloured by kind.
-func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
+func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart.Chart {
 	xr := timeRange(snap, sc)
-	var spans []*Span
+	var spans []*recorder.Span
 	for _, s := range snap.Spans {
-		if s.Received != Unset {
+		if s.Received != recorder.Unset {
 			spans = append(spans, s)
 		}
 	}
@@ -490,7 +497,7 @@ func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
 					}
 				}
 			}
-			free[r] = spanEnd(snap, s)
+			free[r] = recorder.SpanEnd(snap, s)
 			rows[i] = r
 		}
 		nrows = len(free)
@@ -500,28 +507,34 @@ func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
 		}
 	}
 	g := boxSeries{name: "requests", merge: true}
-	seen := map[Kind]bool{}
-	failed := false
+	seen := map[recorder.Kind]bool{}
+	failed, stalled := false, false
 	for i, s := range spans {
 		col := kindColor(s.Kind)
 		seen[s.Kind] = true
 		y1 := float64(nrows - rows[i])
 		y0 := y1 - 0.8
-		end := spanEnd(snap, s)
+		end := recorder.SpanEnd(snap, s)
 		serving := s.Serving
-		if s.Direction == Incoming {
-			if serving == Unset {
+		if s.Direction == recorder.Incoming {
+			if serving == recorder.Unset {
 				serving = end
 			}
-			if serving > s.Received {
-				g.boxes = append(g.boxes, box{x0: ms(s.Received), x1: ms(serving), y0: y0, y1: y1, fill: col.WithAlpha(70)})
+			queued := s.Received
+			if s.Stalled > 0 {
+				queued = min(s.Received+s.Stalled, serving)
+				g.boxes = append(g.boxes, box{x0: ms(s.Received), x1: ms(queued), y0: y0, y1: y1, fill: stalledColor})
+				stalled = true
+			}
+			if serving > queued {
+				g.boxes = append(g.boxes, box{x0: ms(queued), x1: ms(serving), y0: y0, y1: y1, fill: col.WithAlpha(70)})
 			}
 		} else {
 			serving = s.Received
 		}
-		if end > serving || s.Direction == Outgoing || s.Serving != Unset {
+		if end > serving || s.Direction == recorder.Outgoing || s.Serving != recorder.Unset {
 			b := box{x0: ms(serving), x1: ms(end), y0: y0, y1: y1, fill: col}
-			if !s.Open() && s.Status != StatusOK {
+			if !s.Open() && s.Status != recorder.StatusOK {
 				b.stroke, b.strokeWidth = failedColor, 2.5 // a red outline marks a failed request
 				failed = true
 			}
@@ -529,10 +542,13 @@ func ganttChart(snap *Snapshot, width, height int, sc chartScale) chart.Chart {
 		}
 	}
 	var keys []legendEntry
-	for _, k := range []Kind{KindTool, KindSampling, KindElicitation, KindRoots, KindPing, KindOther} {
+	for _, k := range []recorder.Kind{recorder.KindTool, recorder.KindRound, recorder.KindSampling, recorder.KindElicitation, recorder.KindRoots, recorder.KindPing, recorder.KindOther} {
 		if seen[k] {
 			keys = append(keys, legendEntry{string(k), kindColor(k)})
 		}
+	}
+	if stalled {
+		keys = append(keys, legendEntry{"stalled", stalledColor})
 	}
 	if failed {
 		keys = append(keys, legendEntry{"failed (outline)", failedColor})

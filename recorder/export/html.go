@@ -1,4 +1,4 @@
-package recorder
+package export
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 //go:embed report.html.tmpl
@@ -36,13 +38,71 @@ const SlowestRequests = 20
 // reportRun is one recording's part of an HTML report.
 type reportRun struct {
 	Label, Name                 string
-	Meta                        Meta
+	Meta                        recorder.Meta
 	Created                     string
 	Config                      string // the run's configuration, indented JSON
-	Summary                     Summary
+	Summary                     recorder.Summary
 	Methods                     []methodCount
 	Concurrency, Gantt, Latency template.HTML
-	Slowest                     []*Span
+	Slowest                     []*recorder.Span
+	Calls                       []reportCall
+	MoreCalls                   int // calls with rounds past [RoundCalls]
+}
+
+// reportCall is a multi-round-trip tool call with its rounds.
+type reportCall struct {
+	Call   *recorder.Span
+	Rounds []reportRound
+}
+
+// reportRound is one round of a call, with the client's fulfilment time
+// up to the next round.
+type reportRound struct {
+	Span          *recorder.Span
+	Fulfilment    time.Duration
+	HasFulfilment bool
+}
+
+// RoundCalls is how many multi-round-trip calls the HTML report lists
+// round by round (the longest first).
+const RoundCalls = 20
+
+// roundCalls lists the calls of s that have rounds, the longest first, at
+// most n, and how many more there are.
+func roundCalls(s *recorder.Snapshot, n int) ([]reportCall, int) {
+	next := recorder.NextRounds(s)
+	byCall := map[recorder.SpanID][]reportRound{}
+	for _, sp := range s.Spans {
+		if sp.Kind != recorder.KindRound {
+			continue
+		}
+		f, ok := recorder.FulfilmentTime(sp, next[sp.ID])
+		byCall[sp.Parent] = append(byCall[sp.Parent], reportRound{Span: sp, Fulfilment: f, HasFulfilment: ok})
+	}
+	var calls []reportCall
+	for _, sp := range s.Spans {
+		if rs, ok := byCall[sp.ID]; ok && sp.Kind == recorder.KindTool {
+			slices.SortStableFunc(rs, func(a, b reportRound) int { return a.Span.Round - b.Span.Round })
+			calls = append(calls, reportCall{Call: sp, Rounds: rs})
+		}
+	}
+	slices.SortStableFunc(calls, func(a, b reportCall) int {
+		return -cmpDuration(recorder.SpanEnd(s, a.Call)-a.Call.Received, recorder.SpanEnd(s, b.Call)-b.Call.Received)
+	})
+	if len(calls) > n {
+		return calls[:n], len(calls) - n
+	}
+	return calls, 0
+}
+
+func cmpDuration(a, b time.Duration) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 type methodCount struct {
@@ -55,7 +115,7 @@ type methodCount struct {
 // snapshot: its summary, verdict, concurrency chart, timeline, latency
 // histogram and slowest requests. With two: both summaries side by side,
 // their differences (see [Compare]), and both timelines on one time scale.
-func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
+func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 	if len(snaps) == 0 || len(snaps) > 2 {
 		return fmt.Errorf("html report: give one recording, or two to compare (got %d)", len(snaps))
 	}
@@ -68,7 +128,7 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 		Title       string
 		Compare     bool
 		Runs        []reportRun
-		Differences []Difference
+		Differences []recorder.Difference
 		Inspector   string
 	}{Compare: len(snaps) == 2, Inspector: snaps[0].Meta.Inspector}
 	sc := chartScale{}
@@ -79,7 +139,7 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 		run := reportRun{
 			Label: string(rune('A' + i)), Name: titleOf(s), Meta: s.Meta,
 			Created: s.Meta.Created.UTC().Format("2006-01-02 15:04:05 MST"),
-			Summary: Summarize(s),
+			Summary: recorder.Summarize(s),
 		}
 		if len(s.Meta.Config) > 0 {
 			var out bytes.Buffer
@@ -107,7 +167,8 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 		if run.Latency, err = inlineSVG(s, ChartLatency, lw, 300, chartScale{}); err != nil {
 			return err
 		}
-		run.Slowest = Slowest(s, SlowestRequests)
+		run.Slowest = recorder.Slowest(s, SlowestRequests)
+		run.Calls, run.MoreCalls = roundCalls(s, RoundCalls)
 		data.Runs = append(data.Runs, run)
 	}
 	if data.Compare {
@@ -118,7 +179,7 @@ func WriteHTML(w io.Writer, snaps ...*Snapshot) error {
 			}
 		}
 		data.Title = fmt.Sprintf("Fanout Inspector: %s vs %s", data.Runs[0].Name, data.Runs[1].Name)
-		data.Differences = Compare(data.Runs[0].Summary, data.Runs[1].Summary)
+		data.Differences = recorder.Compare(data.Runs[0].Summary, data.Runs[1].Summary)
 	} else {
 		data.Title = "Fanout Inspector: " + data.Runs[0].Name
 	}
@@ -139,7 +200,7 @@ func cmpString(a, b string) int {
 }
 
 // titleOf names a recording: its title, else its target, else its date.
-func titleOf(s *Snapshot) string {
+func titleOf(s *recorder.Snapshot) string {
 	switch {
 	case s.Meta.Title != "":
 		return s.Meta.Title
@@ -152,13 +213,13 @@ func titleOf(s *Snapshot) string {
 }
 
 // ganttHeight gives each request a row of 14 pixels, within 200..900.
-func ganttHeight(s *Snapshot) int {
+func ganttHeight(s *recorder.Snapshot) int {
 	return min(900, max(200, 110+14*len(s.Spans)))
 }
 
 // inlineSVG draws a chart as SVG markup to put in the page. The SVG comes
 // from our own renderer, whose text is escaped, so it is trusted here.
-func inlineSVG(s *Snapshot, c Chart, width, height int, sc chartScale) (template.HTML, error) {
+func inlineSVG(s *recorder.Snapshot, c Chart, width, height int, sc chartScale) (template.HTML, error) {
 	var buf bytes.Buffer
 	if err := renderScaled(&buf, s, c, width, height, svgRenderer, sc); err != nil {
 		return "", err
@@ -170,25 +231,4 @@ func inlineSVG(s *Snapshot, c Chart, width, height int, sc chartScale) (template
 		return "", errors.New("html report: the chart renderer gave no SVG")
 	}
 	return template.HTML(svg), nil
-}
-
-// Slowest returns the n finished spans of s with the longest total time
-// (received → answered), the slowest first.
-func Slowest(s *Snapshot, n int) []*Span {
-	var done []*Span
-	for _, sp := range s.Spans {
-		if !sp.Open() && sp.Received != Unset {
-			done = append(done, sp)
-		}
-	}
-	slices.SortStableFunc(done, func(a, b *Span) int {
-		switch {
-		case a.Total() > b.Total():
-			return -1
-		case a.Total() < b.Total():
-			return 1
-		}
-		return 0
-	})
-	return done[:min(n, len(done))]
 }

@@ -1,4 +1,4 @@
-package recorder
+package export
 
 import (
 	"bytes"
@@ -7,8 +7,11 @@ import (
 	"image/png"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // svgText is one <text> element of an SVG image.
@@ -116,10 +119,10 @@ func TestChartTextUpright(t *testing.T) {
 	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`)
 	for _, c := range []struct {
 		name  string
-		snaps []*Snapshot
+		snaps []*recorder.Snapshot
 	}{
-		{"html/one", []*Snapshot{fixedSnapshot()}},
-		{"html/comparison", []*Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}},
+		{"html/one", []*recorder.Snapshot{fixedSnapshot()}},
+		{"html/comparison", []*recorder.Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -213,5 +216,55 @@ func TestTimeAxisLabelsDiffer(t *testing.T) {
 				t.Errorf("last tick %q, want %q", got, c.final)
 			}
 		})
+	}
+}
+
+func TestDownsampleKeepsPeaks(t *testing.T) {
+	snap := loadSnapshot(20_000, 5)
+	steps := recorder.Steps(snap)
+	in, pend := recorder.Peaks(steps)
+	for _, width := range []int{100, 800, 3000} {
+		small := downsampleSteps(steps, ms(snap.Now), width)
+		if len(small) > 2*width+2 {
+			t.Errorf("width %d: %d steps, want about one or two per pixel", width, len(small))
+		}
+		if i, p := recorder.Peaks(small); i != in || p != pend {
+			t.Errorf("width %d: peaks %d/%d after downsampling, want %d/%d", width, i, p, in, pend)
+		}
+		for k := 1; k < len(small); k++ {
+			if small[k].At < small[k-1].At {
+				t.Fatalf("width %d: steps out of time order at %d", width, k)
+			}
+		}
+	}
+}
+
+// TestChartsDrawRounds pins what the charts make of a multi-round-trip
+// call: the Gantt names rounds and stalled time in its legend, and the
+// latency of outgoing requests counts the logical call, not its rounds
+// as well.
+func TestChartsDrawRounds(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteChartSVG(&buf, roundsSnapshot(), ChartGantt, 800, 400); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, tx := range svgTexts(t, buf.Bytes()) {
+		texts = append(texts, tx.body)
+	}
+	all := strings.Join(texts, "|")
+	for _, w := range []string{"|round|", "|stalled|", "Timeline of 9 requests"} {
+		if !strings.Contains("|"+all+"|", w) {
+			t.Errorf("Gantt lacks %q: %s", w, all)
+		}
+	}
+	outgoing := roundsSnapshot()
+	outgoing.Spans = slices.DeleteFunc(outgoing.Spans, func(s *recorder.Span) bool { return s.Direction == recorder.Incoming })
+	buf.Reset()
+	if err := WriteChartSVG(&buf, outgoing, ChartLatency, 800, 400); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("Latency of 1 client-to-server requests")) {
+		t.Errorf("latency chart of one call and its three rounds does not say it counts 1 request: %v", svgTexts(t, buf.Bytes()))
 	}
 }

@@ -1,4 +1,4 @@
-package recorder
+package export
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // traceEvent is one event of the Chrome Trace Event Format. Args is
@@ -21,8 +23,8 @@ type traceEvent struct {
 	Ts    time.Duration
 	Pid   int
 	Tid   int
-	ID    SpanID // for async events; rendered as "0x…"
-	Scope byte   // for instants
+	ID    recorder.SpanID // for async events; rendered as "0x…"
+	Scope byte            // for instants
 	Args  []byte
 }
 
@@ -133,11 +135,11 @@ const (
 //
 // Timestamps are microseconds from the recording's start. Open spans end
 // at snap.Now with status "open".
-func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
+func WriteChromeTrace(w io.Writer, snap *recorder.Snapshot) error {
 	if snap == nil {
-		snap = &Snapshot{}
+		snap = &recorder.Snapshot{}
 	}
-	steps := Steps(snap)
+	steps := recorder.Steps(snap)
 	var metas []traceEvent // process and thread names, written first
 	meta := func(pid, tid int, what, name string, sort int) {
 		var a traceArgs
@@ -156,8 +158,8 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 	meta(tracePidConcurrency, 0, "process_name", "concurrency", 1)
 
 	type track struct {
-		dir  Direction
-		kind Kind
+		dir  recorder.Direction
+		kind recorder.Kind
 	}
 	type session struct {
 		pid    int
@@ -178,7 +180,7 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		}
 		return s
 	}
-	tidOf := func(sess *session, sp *Span) int {
+	tidOf := func(sess *session, sp *recorder.Span) int {
 		k := track{sp.Direction, sp.Kind}
 		tid, ok := sess.tids[k]
 		if !ok {
@@ -197,6 +199,10 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		whatQueuedEnd
 		whatServingBegin
 		whatServingEnd
+		whatStalledBegin
+		whatStalledEnd
+		whatFulfilBegin // between a round and the next, on the round
+		whatFulfilEnd
 		whatEnd // the request's own e
 		whatInstant
 		whatInFlight
@@ -209,38 +215,105 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		what uint8
 	}
 	timeline := make([]timed, 0, 6*len(snap.Spans)+len(snap.Events)+2*len(steps))
+	// The events of one async id are added depth first (a parent's b, its
+	// children, its e) with times never going back (cur), so that sorting
+	// by time, then by the order added, keeps them nested.
 	add := func(at time.Duration, idx int, what uint8) {
 		timeline = append(timeline, timed{at: at, seq: uint32(len(timeline)), idx: uint32(idx), what: what})
 	}
+	var cur time.Duration
+	nest := func(at time.Duration, idx int, what uint8) {
+		cur = max(at, cur)
+		add(cur, idx, what)
+	}
 	pids := make([]int32, len(snap.Spans))
 	tids := make([]int32, len(snap.Spans))
+	// A multi-round-trip call and its rounds are one async id, the call's:
+	// the rounds follow one another, with the client's fulfilment between
+	// them. rounds maps a call's index to its rounds' indices in order.
+	index := make(map[recorder.SpanID]int, len(snap.Spans))
+	for i, sp := range snap.Spans {
+		index[sp.ID] = i
+	}
+	rounds := map[int][]int{}
+	owner := make([]int32, len(snap.Spans)) // a round's call index + 1, or 0
+	for i, sp := range snap.Spans {
+		if sp.Kind != recorder.KindRound || sp.Received == recorder.Unset {
+			continue
+		}
+		if ci, ok := index[sp.Parent]; ok && ci != i && snap.Spans[ci].Kind == recorder.KindTool && snap.Spans[ci].Received != recorder.Unset {
+			rounds[ci] = append(rounds[ci], i)
+			owner[i] = int32(ci + 1)
+		}
+	}
+	for _, rs := range rounds {
+		slices.SortStableFunc(rs, func(a, b int) int {
+			return cmp.Compare(snap.Spans[a].Round, snap.Spans[b].Round)
+		})
+	}
+	next := recorder.NextRounds(snap)
 	// Phases out of order (a damaged or hand-made file) are clamped so that
 	// every begin precedes its end.
-	ends := func(sp *Span) (serving, end time.Duration) {
-		end = max(spanEnd(snap, sp), sp.Received)
+	ends := func(sp *recorder.Span) (serving, end time.Duration) {
+		end = max(recorder.SpanEnd(snap, sp), sp.Received)
 		serving = min(max(sp.Serving, sp.Received), end)
-		if sp.Serving == Unset {
+		if sp.Serving == recorder.Unset {
 			serving = end // never got a slot: queued to the end
 		}
 		return serving, end
 	}
+	// request adds the events of one request: its b, the time it was
+	// withheld from the client, its queued and serving phases, its e.
+	request := func(i int) {
+		sp := snap.Spans[i]
+		serving, end := ends(sp)
+		nest(sp.Received, i, whatBegin)
+		if sp.Direction == recorder.Incoming {
+			queued := sp.Received
+			if sp.Stalled > 0 {
+				nest(sp.Received, i, whatStalledBegin)
+				queued = min(sp.Received+sp.Stalled, serving)
+				nest(queued, i, whatStalledEnd)
+			}
+			nest(queued, i, whatQueuedBegin)
+			nest(serving, i, whatQueuedEnd)
+			if sp.Serving != recorder.Unset {
+				nest(serving, i, whatServingBegin)
+				nest(end, i, whatServingEnd)
+			}
+		} else if sp.Stalled > 0 && sp.Answered != recorder.Unset {
+			// The response was read, then withheld: the client saw it
+			// only at the end of this slice, which ends the request.
+			nest(sp.Answered, i, whatStalledBegin)
+			nest(sp.Answered+sp.Stalled, i, whatStalledEnd)
+		}
+		nest(end, i, whatEnd)
+	}
 	for i, sp := range snap.Spans {
-		if sp.Received == Unset {
-			continue
+		if sp.Received == recorder.Unset || owner[i] != 0 {
+			continue // rounds are added with their call
 		}
 		sess := sessionOf(sp.Session)
 		pids[i], tids[i] = int32(sess.pid), int32(tidOf(sess, sp))
-		serving, end := ends(sp)
-		add(sp.Received, i, whatBegin)
-		if sp.Direction == Incoming {
-			add(sp.Received, i, whatQueuedBegin)
-			add(serving, i, whatQueuedEnd)
-			if sp.Serving != Unset {
-				add(serving, i, whatServingBegin)
-				add(end, i, whatServingEnd)
+		cur = 0
+		rs, ok := rounds[i]
+		if !ok {
+			request(i)
+			continue
+		}
+		nest(sp.Received, i, whatBegin)
+		for k, ri := range rs {
+			pids[ri], tids[ri] = pids[i], tids[i]
+			request(ri)
+			if k+1 < len(rs) && next[snap.Spans[ri].ID] == snap.Spans[rs[k+1]] {
+				if _, ok := recorder.FulfilmentTime(snap.Spans[ri], snap.Spans[rs[k+1]]); ok {
+					nest(snap.Spans[ri].Answered, ri, whatFulfilBegin)
+					nest(snap.Spans[rs[k+1]].Received, ri, whatFulfilEnd)
+				}
 			}
 		}
-		add(end, i, whatEnd)
+		_, end := ends(sp)
+		nest(end, i, whatEnd)
 	}
 	eventPids := make([]int32, len(snap.Events))
 	for i, e := range snap.Events {
@@ -290,24 +363,47 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		}
 		sp := snap.Spans[t.idx]
 		ev := traceEvent{Cat: string(sp.Kind), Ts: t.at, Pid: int(pids[t.idx]), Tid: int(tids[t.idx]), ID: sp.ID}
+		if o := owner[t.idx]; o != 0 {
+			call := snap.Spans[o-1]
+			ev.Cat, ev.ID = string(call.Kind), call.ID
+		}
 		switch t.what {
 		case whatQueuedBegin, whatQueuedEnd:
 			ev.Name = "queued"
 		case whatServingBegin, whatServingEnd:
 			ev.Name = "serving"
+		case whatStalledBegin, whatStalledEnd:
+			ev.Name = "stalled"
+		case whatFulfilBegin, whatFulfilEnd:
+			ev.Name = "fulfilment"
 		default:
 			ev.Name = sp.Method
 			if sp.Name != "" {
 				ev.Name += " " + sp.Name
 			}
+			if sp.Kind == recorder.KindRound {
+				ev.Name = fmt.Sprintf("round %d", sp.Round)
+			}
 		}
 		switch t.what {
-		case whatBegin, whatQueuedBegin, whatServingBegin:
+		case whatBegin, whatQueuedBegin, whatServingBegin, whatStalledBegin, whatFulfilBegin:
 			ev.Ph = 'b'
 		default:
 			ev.Ph = 'e'
 		}
-		if t.what != whatBegin {
+		switch t.what {
+		case whatStalledBegin:
+			args.float("stalled_ms", ms(sp.Stalled))
+			ev.Args = args.done()
+			return ev
+		case whatFulfilBegin:
+			f, _ := recorder.FulfilmentTime(sp, next[sp.ID])
+			args.float("fulfilment_ms", ms(f))
+			args.num("round", int64(sp.Round))
+			ev.Args = args.done()
+			return ev
+		case whatBegin:
+		default:
 			return ev
 		}
 		status := string(sp.Status)
@@ -318,7 +414,7 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		if sp.Parent != 0 {
 			args.num("parent", int64(sp.Parent))
 		}
-		if !sp.Open() && sp.Direction == Incoming {
+		if !sp.Open() && sp.Direction == recorder.Incoming {
 			args.float("handoff_ms", ms(sp.HandoffTime()))
 			args.float("queue_ms", ms(sp.QueueTime()))
 		}
@@ -328,7 +424,22 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 		if sp.Round != 0 {
 			args.num("round", int64(sp.Round))
 		}
-		if !sp.Open() && sp.Direction == Incoming {
+		if sp.InputKey != "" {
+			args.str("input_key", sp.InputKey)
+		}
+		if sp.Outcome != "" {
+			args.str("outcome", sp.Outcome)
+		}
+		if sp.InputRequests != 0 {
+			args.num("input_requests", int64(sp.InputRequests))
+		}
+		if f, ok := recorder.FulfilmentTime(sp, next[sp.ID]); ok {
+			args.float("fulfilment_ms", ms(f))
+		}
+		if sp.Stalled > 0 {
+			args.float("stalled_ms", ms(sp.Stalled))
+		}
+		if !sp.Open() && sp.Direction == recorder.Incoming {
 			args.float("serve_ms", ms(sp.ServeTime()))
 		}
 		args.num("span", int64(sp.ID))
@@ -344,9 +455,8 @@ func WriteChromeTrace(w io.Writer, snap *Snapshot) error {
 	}
 
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := newLineEncoder(bw)
 	bw.WriteString(`{"displayTimeUnit":"ms","otherData":`)
-	enc.encode(map[string]any{
+	writeJSON(bw, map[string]any{
 		"title": snap.Meta.Title, "created": snap.Meta.Created, "target": snap.Meta.Target,
 		"protocol": snap.Meta.Protocol, "server": snap.Meta.Server, "inspector": snap.Meta.Inspector,
 	})

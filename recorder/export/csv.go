@@ -1,0 +1,136 @@
+package export
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// CSVHeader is the header row of [WriteCSV].
+var CSVHeader = []string{
+	"id", "parent", "session", "direction", "method", "kind", "status",
+	"received_ms", "queued_ms", "serve_start_ms", "end_ms",
+	"queue_ms", "serve_ms", "total_ms", "error",
+	"request_id", "call", "round", "input_key", "outcome", "stalled_ms", "fulfilment_ms",
+}
+
+// WriteCSV writes one row per span, in ID order, under [CSVHeader]. Times
+// are milliseconds from the recording's start with microsecond precision;
+// a phase not reached is empty, as are the durations of an open span,
+// whose status is "open". parent is empty for a span without one.
+//
+// The columns after error (added with recording format 2) place a span in
+// its tool call: call is the id of the logical tool call it belongs to
+// (itself for a call, the call of a round, the call of an input request's
+// round or of a request the call caused), round its multi-round-trip
+// round, input_key and outcome as in the recording, stalled_ms how long it
+// was withheld from the client, fulfilment_ms (on a round) the client's
+// time from the round's input_required result to the next round sent.
+func WriteCSV(w io.Writer, snap *recorder.Snapshot) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	row := make([]string, len(CSVHeader))
+	spans := snapSpans(snap)
+	byID := make(map[recorder.SpanID]*recorder.Span, len(spans))
+	for _, s := range spans {
+		byID[s.ID] = s
+	}
+	var next map[recorder.SpanID]*recorder.Span
+	if snap != nil {
+		next = recorder.NextRounds(snap)
+	}
+	for _, s := range spans {
+		status := string(s.Status)
+		if s.Open() {
+			status = "open"
+		}
+		parent := ""
+		if s.Parent != 0 {
+			parent = strconv.FormatInt(int64(s.Parent), 10)
+		}
+		var queue, serve, total string
+		if !s.Open() {
+			queue, serve, total = csvMS(s.QueueTime()), csvMS(s.ServeTime()), csvMS(s.Total())
+		}
+		row = append(row[:0],
+			strconv.FormatInt(int64(s.ID), 10), parent, s.Session, string(s.Direction),
+			s.Method, string(s.Kind), status,
+			csvPhase(s.Received), csvPhase(s.Queued), csvPhase(s.Serving), csvPhase(s.Answered),
+			queue, serve, total, s.Error,
+			s.RequestID, csvID(callOf(byID, s)), csvInt(s.Round), s.InputKey, s.Outcome, csvStalled(s.Stalled), csvFulfilment(s, next[s.ID]))
+		if err := cw.Write(row); err != nil {
+			return fmt.Errorf("write csv: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	return nil
+}
+
+func csvPhase(d time.Duration) string {
+	if d == recorder.Unset {
+		return ""
+	}
+	return csvMS(d)
+}
+
+func csvMS(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
+}
+
+// snapSpans returns the spans of snap, or none for a nil snapshot.
+func snapSpans(snap *recorder.Snapshot) []*recorder.Span {
+	if snap == nil {
+		return nil
+	}
+	return snap.Spans
+}
+
+// callOf is the logical tool call s belongs to, or 0: s itself when it is
+// one, else the nearest tool call up its parents (at most two steps: an
+// input request, its round, the call).
+func callOf(byID map[recorder.SpanID]*recorder.Span, s *recorder.Span) recorder.SpanID {
+	for hops := 0; s != nil && hops < 3; hops++ {
+		if s.Kind == recorder.KindTool {
+			return s.ID
+		}
+		s = byID[s.Parent]
+	}
+	return 0
+}
+
+func csvID(id recorder.SpanID) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64(id), 10)
+}
+
+func csvInt(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func csvStalled(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return csvMS(d)
+}
+
+func csvFulfilment(round, next *recorder.Span) string {
+	if f, ok := recorder.FulfilmentTime(round, next); ok {
+		return csvMS(f)
+	}
+	return ""
+}
