@@ -108,15 +108,13 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.rec.AddEvent(recorder.Event{At: end, Session: s.name, Kind: recorder.EventCancelled,
 				Method: "notifications/cancelled", Span: oc.span, Text: "the inspector gave up on " + method + ": " + errText})
 		}
-		s.rec.Update(oc.span, func(sp *recorder.Span) {
-			if !sp.Open() {
-				return
+		if status == recorder.StatusOK || status == recorder.StatusError {
+			// Answered as its response was read off the wire, when it was.
+			if sp := s.rec.Span(oc.span); sp != nil && sp.Answered != recorder.Unset {
+				end = sp.Answered
 			}
-			if sp.Answered == recorder.Unset || status != recorder.StatusOK && status != recorder.StatusError {
-				sp.Answered = end
-			}
-			sp.Status, sp.Error, sp.Result = status, errText, result
-		})
+		}
+		s.rec.End(oc.span, end, recorder.Outcome{Status: status, Error: errText, Result: result})
 		return res, err
 	}
 }
@@ -376,19 +374,7 @@ func (s *Session) finish(e *inEntry, status recorder.Status, errText string, res
 		e.holdsSlot = false
 		now = max(now, s.gate.release()) // ends as the next request is let in
 	}
-	s.rec.Update(e.span, func(sp *recorder.Span) {
-		if !sp.Open() {
-			return
-		}
-		if sp.Queued == recorder.Unset {
-			sp.Queued = sp.Received
-		}
-		if sp.Serving == recorder.Unset {
-			sp.Serving = now
-		}
-		sp.Answered = now
-		sp.Status, sp.Error, sp.Result = status, errText, result
-	})
+	s.rec.End(e.span, now, recorder.Outcome{Status: status, Error: errText, Result: result})
 }
 
 // metaOf returns a pointer to the _meta of the params of a request the

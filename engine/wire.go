@@ -401,31 +401,19 @@ func (t *wireTap) sendingResponse(resp *jsonrpc.Response) {
 	if e.holdsSlot {
 		now = max(now, t.s.gate.release()) // ends as the next request is let in
 	}
-	t.s.rec.Update(e.span, func(sp *recorder.Span) {
-		if !sp.Open() {
-			return
-		}
-		if sp.Queued == recorder.Unset {
-			sp.Queued = sp.Received
-		}
-		if sp.Serving == recorder.Unset {
-			sp.Serving = sp.Queued
-		}
-		sp.Answered = now
-		switch {
-		case e.handled && (e.status != recorder.StatusOK || resp.Error == nil):
-			sp.Status, sp.Error = e.status, e.errText
-		case resp.Error != nil:
-			// Also an answer the handler built but the SDK refused to
-			// send, such as elicitation content the schema rejects.
-			sp.Status, sp.Error = recorder.StatusError, resp.Error.Error()
-		default:
-			sp.Status = recorder.StatusOK
-		}
-		if resp.Error == nil {
-			sp.Result = recorder.CapPayload(resp.Result)
-		}
-	})
+	o := recorder.Outcome{Status: recorder.StatusOK}
+	switch {
+	case e.handled && (e.status != recorder.StatusOK || resp.Error == nil):
+		o.Status, o.Error = e.status, e.errText
+	case resp.Error != nil:
+		// Also an answer the handler built but the SDK refused to
+		// send, such as elicitation content the schema rejects.
+		o.Status, o.Error = recorder.StatusError, resp.Error.Error()
+	}
+	if resp.Error == nil {
+		o.Result = recorder.CapPayload(resp.Result)
+	}
+	t.s.rec.End(e.span, now, o)
 }
 
 // afterWrite marks an answer that could not be written as aborted.
