@@ -648,3 +648,12 @@ func (s *Session) waitDone(d time.Duration) bool {
 		return false
 	}
 }
+
+func (s *Session) isDone() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
