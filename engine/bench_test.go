@@ -116,9 +116,9 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	if n := settle(before + 2); n > before+2 {
 		t.Errorf("%d goroutines after Close, %d before Connect", n, before)
 	}
-	s.tap.mu.Lock()
-	defer s.tap.mu.Unlock()
-	if len(s.tap.in)+len(s.tap.out)+len(s.tap.answering) != 0 {
-		t.Errorf("tap still tracks %d/%d/%d requests", len(s.tap.in), len(s.tap.out), len(s.tap.answering))
+	s.wire.mu.Lock()
+	defer s.wire.mu.Unlock()
+	if len(s.wire.in)+len(s.wire.out)+len(s.wire.answering) != 0 {
+		t.Errorf("tap still tracks %d/%d/%d requests", len(s.wire.in), len(s.wire.out), len(s.wire.answering))
 	}
 }

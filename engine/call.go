@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -14,15 +14,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// outKey is the context key of the outCall a client request belongs to.
-type outKey struct{}
+// callKey is the context key of the call a client request belongs to.
+type callKey struct{}
 
-// outCall is a request the client sent, in flight.
-type outCall struct {
-	span   recorder.SpanID
-	token  string       // tools/call: its progress token
-	rounds atomic.Int32 // how many times it was written (once per multi-round-trip round)
-	ids    []jsonrpc.ID // its ids on the wire, one per round (guarded by the tap's mu)
+// call is one request the client sends (a tools/call, with all its
+// multi-round-trip rounds, or any other request) from the moment it is
+// sent until its answer is read: it owns the request's outgoing span and
+// is the only writer of it.
+type call struct {
+	rec   *recorder.Recording
+	span  recorder.SpanID
+	token string // tools/call: its progress token
+
+	mu       sync.Mutex
+	rounds   int           // how many times it was written (once per multi-round-trip round)
+	answered time.Duration // when its last answer was read off the wire (Unset: not yet)
+
+	ids []jsonrpc.ID // its ids on the wire, one per round (kept by the session's wire)
 }
 
 // sendingMiddleware records every request the client sends as an outgoing
@@ -33,53 +41,29 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if strings.HasPrefix(method, "notifications/") {
 			return next(ctx, method, req)
 		}
-		now := s.rec.Now()
-		sp := recorder.NewSpan(s.name, recorder.Outgoing, method)
-		sp.Received, sp.Queued, sp.Serving = now, now, now
-		oc := &outCall{}
-		if r, ok := req.GetParams().(*mcp.CallToolParams); ok && r != nil {
-			p := *r
-			sp.Name = p.Name
-			meta := make(mcp.Meta, len(p.Meta)+1)
-			for k, v := range p.Meta {
-				meta[k] = v
-			}
-			if tok := tokenString(meta["progressToken"]); tok != "" {
-				oc.token = tok
-			} else {
-				oc.token = fmt.Sprintf("fi-%s-%d", s.name, s.nextIndex("progress-token"))
-				meta["progressToken"] = oc.token
-			}
-			p.Meta = meta
-			req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
-			sp.Parent = parentOf(ctx)
-		}
-		if b, err := json.Marshal(req.GetParams()); err == nil {
-			sp.Params = recorder.CapPayload(b)
-		}
-		oc.span = s.rec.Begin(sp)
+		c, req := s.newCall(ctx, method, req)
 		if method == "tools/call" {
 			s.callsMu.Lock()
-			s.calls[oc] = struct{}{}
-			s.tokens[oc.token] = oc
+			s.calls[c] = struct{}{}
+			s.tokens[c.token] = c
 			s.callsMu.Unlock()
 		}
 		// Close must not wait for calls in flight: end them with it.
 		ctx, stopLife := context.WithCancelCause(ctx)
 		unhook := context.AfterFunc(s.life, func() { stopLife(context.Cause(s.life)) })
-		callCtx := context.WithValue(ctx, outKey{}, oc)
+		callCtx := context.WithValue(ctx, callKey{}, c)
 		res, err := next(callCtx, method, req)
 		if err == nil && method == "tools/call" {
 			res, err = s.callRounds(callCtx, method, req, res, next)
 		}
 		unhook()
-		if s.tap != nil {
-			s.tap.forget(oc)
+		if s.wire != nil {
+			s.wire.forget(c)
 		}
 		if method == "tools/call" {
 			s.callsMu.Lock()
-			delete(s.calls, oc)
-			delete(s.tokens, oc.token)
+			delete(s.calls, c)
+			delete(s.tokens, c.token)
 			s.callsMu.Unlock()
 		}
 		status, errText := s.outcome(ctx, res, err)
@@ -87,27 +71,88 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if status == recorder.StatusAborted && s.watching.Load() && !s.closing.Load() && s.waitDone(2*time.Second) && s.Err() != nil {
 			errText = s.Err().Error() // why the connection was lost says more than the SDK's error
 		}
-		var result json.RawMessage
+		o := recorder.Outcome{Status: status, Error: errText}
 		if err == nil {
 			if b, e := json.Marshal(res); e == nil {
-				result = recorder.CapPayload(b)
+				o.Result = recorder.CapPayload(b)
 			}
 		}
 		end := s.rec.Now()
 		if status == recorder.StatusTimeout || status == recorder.StatusCancelled {
 			// The SDK tells the server with notifications/cancelled.
 			s.rec.AddEvent(recorder.Event{At: end, Session: s.name, Kind: recorder.EventCancelled,
-				Method: "notifications/cancelled", Span: oc.span, Text: "the inspector gave up on " + method + ": " + errText})
+				Method: "notifications/cancelled", Span: c.span, Text: "the inspector gave up on " + method + ": " + errText})
 		}
-		if status == recorder.StatusOK || status == recorder.StatusError {
-			// Answered as its response was read off the wire, when it was.
-			if sp := s.rec.Span(oc.span); sp != nil && sp.Answered != recorder.Unset {
-				end = sp.Answered
-			}
-		}
-		s.rec.End(oc.span, end, recorder.Outcome{Status: status, Error: errText, Result: result})
+		c.end(end, o)
 		return res, err
 	}
+}
+
+// newCall begins the span of a request the client is about to send. A
+// tool call gets a progress token in its _meta (req is rewritten for it)
+// and the tool call it was made for, if any, as its parent.
+func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (*call, mcp.Request) {
+	now := s.rec.Now()
+	sp := recorder.NewSpan(s.name, recorder.Outgoing, method)
+	sp.Received, sp.Queued, sp.Serving = now, now, now
+	c := &call{rec: s.rec, answered: recorder.Unset}
+	if r, ok := req.GetParams().(*mcp.CallToolParams); ok && r != nil {
+		p := *r
+		sp.Name = p.Name
+		meta := make(mcp.Meta, len(p.Meta)+1)
+		for k, v := range p.Meta {
+			meta[k] = v
+		}
+		if tok := tokenString(meta["progressToken"]); tok != "" {
+			c.token = tok
+		} else {
+			c.token = fmt.Sprintf("fi-%s-%d", s.name, s.nextIndex("progress-token"))
+			meta["progressToken"] = c.token
+		}
+		p.Meta = meta
+		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
+		sp.Parent = parentOf(ctx)
+	}
+	if b, err := json.Marshal(req.GetParams()); err == nil {
+		sp.Params = recorder.CapPayload(b)
+	}
+	c.span = s.rec.Begin(sp)
+	return c, req
+}
+
+// sending times the call as a round of it is written with id key at now:
+// it was sent when its first round was.
+func (c *call) sending(key string, now time.Duration) {
+	c.mu.Lock()
+	c.rounds++
+	round := c.rounds
+	c.mu.Unlock()
+	c.rec.Update(c.span, func(sp *recorder.Span) {
+		if round == 1 {
+			sp.Received, sp.Queued, sp.Serving = now, now, now
+		}
+		sp.RequestID = key // the last round's id
+	})
+}
+
+// replied notes that an answer to the call was read off the wire at now.
+func (c *call) replied(now time.Duration) {
+	c.mu.Lock()
+	c.answered = now
+	c.mu.Unlock()
+	c.rec.Update(c.span, func(sp *recorder.Span) { sp.Answered = now })
+}
+
+// end ends the call at end with outcome o: an answer (ok or error) as it
+// was read off the wire, when it was.
+func (c *call) end(end time.Duration, o recorder.Outcome) {
+	c.mu.Lock()
+	answered := c.answered
+	c.mu.Unlock()
+	if answered != recorder.Unset && (o.Status == recorder.StatusOK || o.Status == recorder.StatusError) {
+		end = answered
+	}
+	c.rec.End(c.span, end, o)
 }
 
 // outcome classifies the end of a client request.
@@ -154,8 +199,8 @@ func toolErrorText(r *mcp.CallToolResult) string {
 
 // parentOf returns the tool call a context belongs to, if any.
 func parentOf(ctx context.Context) recorder.SpanID {
-	if oc, ok := ctx.Value(outKey{}).(*outCall); ok {
-		return oc.span
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		return c.span
 	}
 	return 0
 }
@@ -167,13 +212,13 @@ func (s *Session) parentByToken(token string) recorder.SpanID {
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
 	if token != "" {
-		if oc, ok := s.tokens[token]; ok {
-			return oc.span
+		if c, ok := s.tokens[token]; ok {
+			return c.span
 		}
 	}
 	if len(s.calls) == 1 {
-		for oc := range s.calls {
-			return oc.span
+		for c := range s.calls {
+			return c.span
 		}
 	}
 	return 0
@@ -185,29 +230,8 @@ func (s *Session) callByToken(tok string) recorder.SpanID {
 	}
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
-	if oc, ok := s.tokens[tok]; ok {
-		return oc.span
+	if c, ok := s.tokens[tok]; ok {
+		return c.span
 	}
 	return 0
-}
-
-// sendingRequest times a client request as it goes out.
-func (t *wireTap) sendingRequest(ctx context.Context, req *jsonrpc.Request) {
-	oc, _ := ctx.Value(outKey{}).(*outCall)
-	if oc == nil {
-		return
-	}
-	t.mu.Lock()
-	t.out[req.ID] = oc
-	oc.ids = append(oc.ids, req.ID)
-	t.mu.Unlock()
-	round := oc.rounds.Add(1)
-	now := t.s.rec.Now()
-	key := idKey(req.ID)
-	t.s.rec.Update(oc.span, func(sp *recorder.Span) {
-		if round == 1 {
-			sp.Received, sp.Queued, sp.Serving = now, now, now
-		}
-		sp.RequestID = key // the last round's id
-	})
 }

@@ -141,7 +141,7 @@ func (s *Session) connectStopped(outer context.Context) error {
 // more than a limit allows. It is for limits hit below the SDK's
 // connection (the HTTP client), where no read error reaches the tap.
 func (s *Session) overLimit(err error) {
-	s.tap.fail(err)
+	s.wire.fail(err)
 	if s.watching.Load() {
 		go func() {
 			s.lose()

@@ -117,7 +117,7 @@ func (p *PendingRequest) end() {
 
 // waitManual hands a request to the manual handler and waits for its
 // answer.
-func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *inEntry, method string, params any, message string, schema json.RawMessage) (mcp.Result, error) {
+func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *request, method string, params any, message string, schema json.RawMessage) (mcp.Result, error) {
 	s.hookMu.Lock()
 	f := s.manual
 	s.hookMu.Unlock()

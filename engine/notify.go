@@ -33,12 +33,10 @@ func (s *Session) notification(method string, params json.RawMessage) {
 		var p mcp.CancelledParams
 		if json.Unmarshal(params, &p) == nil {
 			ev.Text = p.Reason
-			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && s.tap != nil {
-				s.tap.mu.Lock()
-				if e := s.tap.in[idKey(id)]; e != nil {
-					ev.Span = e.span
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && s.wire != nil {
+				if r := s.wire.pending(idKey(id)); r != nil {
+					ev.Span = r.span
 				}
-				s.tap.mu.Unlock()
 			}
 		}
 	case strings.HasSuffix(method, "/list_changed"):

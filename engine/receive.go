@@ -23,70 +23,95 @@ import (
 // reads the id back and removes the key before anything else sees it.
 const wireKey = "fanout-inspector/wire-id"
 
-// read taps a message the client is about to process: a server request
-// gets its span (and the wire key in its _meta), a notification becomes
-// an event, a response ends the wait of the client request it answers.
-func (t *wireTap) read(msg jsonrpc.Message) { t.readFrom(msg, nil) }
-
-// readFrom is read for a message that came on an HTTP event stream
-// (stream identifies the stream; nil for a connection the tap wraps). A
-// request whose id is still pending is a replay when it comes again with
-// the same params on another stream (the server replays its events after
-// the client reconnects): the first span is kept. Otherwise it is a
-// duplicate (see [wireTap.duplicate]).
-func (t *wireTap) readFrom(msg jsonrpc.Message, stream any) {
-	s := t.s
+// messageRead is the session's part of the wire tap (see [wireObserver])
+// for a message just read off the wire: a server request gets its
+// request and span (and the wire key in its _meta), a notification
+// becomes an event, a response ends the wait of the client call it
+// answers. Two kinds of message from a misbehaving server never reach
+// the SDK when the tap can answer for itself: a request reusing the id
+// of a request still pending (MCP forbids it; handing it on would
+// collide with the first) is recorded as its own span (Duplicate) and
+// answered with an Invalid Request error. Over HTTP the SDK gets it and
+// refuses it; a request whose id is still pending is a replay when it
+// comes again with the same params on another event stream (the server
+// replays its events after the client reconnects): the first span is
+// kept.
+func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if !m.IsCall() {
-			t.noteInvalidUTF8(0, m.Method, "", m.Params)
+			s.noteInvalidUTF8(0, m.Method, "", m.Params)
 			s.notification(m.Method, m.Params)
-			return
+			return readVerdict{deliver: msg}
 		}
 		key := idKey(m.ID)
-		t.mu.Lock()
-		first, seen := t.in[key]
-		t.mu.Unlock()
-		if seen {
-			if stream != nil && first.stream != nil && first.stream != stream && bytes.Equal(first.params, m.Params) {
-				return // a replay: the SDK refuses it, the first is being served
+		if first := s.wire.pending(key); first != nil {
+			if from.canAnswer {
+				return readVerdict{answer: s.refuseDuplicate(m, key)}
+			}
+			if from.stream != nil && first.stream != nil && first.stream != from.stream && bytes.Equal(first.params, m.Params) {
+				return readVerdict{deliver: msg} // a replay: the SDK refuses it, the first is being served
 			}
 			// The SDK refuses it with an Invalid Request error of id
 			// null, not tied to the first request.
-			t.duplicate(m, duplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
-			return
+			s.duplicate(m, duplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
+			return readVerdict{deliver: msg}
 		}
-		now := s.rec.Now()
-		sp := recorder.NewSpan(s.name, recorder.Incoming, m.Method)
-		sp.RequestID = key
-		sp.Received = now
-		sp.Params = recorder.CapPayload(m.Params)
-		sp.Parent = s.parentByToken(progressToken(m.Params))
-		e := &inEntry{index: s.nextIndex(m.Method), seq: s.gate.next(), received: now, wire: true}
-		if stream != nil {
-			e.stream, e.params = stream, m.Params
-		}
-		e.span = s.rec.Begin(sp)
-		t.mu.Lock()
-		t.in[key] = e
-		t.mu.Unlock()
-		t.noteInvalidUTF8(e.span, m.Method, key, m.Params)
-		m.Params = injectMeta(m.Params, key)
+		s.receive(m, key, from.stream)
 	case *jsonrpc.Response:
-		t.mu.Lock()
-		oc := t.out[m.ID]
-		delete(t.out, m.ID)
-		t.mu.Unlock()
-		if oc != nil {
-			now := s.rec.Now()
-			s.rec.Update(oc.span, func(sp *recorder.Span) {
-				sp.Answered = now
-				if sp.RequestID == "" {
-					sp.RequestID = idKey(m.ID)
-				}
-			})
+		if c := s.wire.reply(m.ID); c != nil {
+			c.replied(s.rec.Now())
 		}
 	}
+	return readVerdict{deliver: msg}
+}
+
+// receive begins the request read off the wire as req (id key) and hands
+// its id to its handler in its params' _meta (see [wireKey]).
+func (s *Session) receive(req *jsonrpc.Request, key string, stream any) {
+	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
+	sp.RequestID = key
+	sp.Received = s.rec.Now()
+	sp.Params = recorder.CapPayload(req.Params)
+	sp.Parent = s.parentByToken(progressToken(req.Params))
+	r := s.newRequest(sp, true)
+	if stream != nil {
+		r.stream, r.params = stream, req.Params
+	}
+	s.wire.track(key, r)
+	s.noteInvalidUTF8(r.span, req.Method, key, req.Params)
+	req.Params = injectMeta(req.Params, key)
+}
+
+// unreadable records a response without a usable id (id null or
+// missing) and says to read on. JSON-RPC uses id null for an error the
+// server could not tie to a request (its parse-error report); no request
+// of ours can be matched to it. The SDK's decoder refuses the message
+// but could go on to the next one: the tap records a protocol event and
+// reads on instead of letting it tear the session down. Other decoding
+// errors are left to the SDK.
+func (s *Session) unreadable(err error, raw []byte) bool {
+	if !isIDlessResponse(err) {
+		return false
+	}
+	s.protocolError(idlessText, raw)
+	return true
+}
+
+// idlessText says what the tap did with a response that had no usable id.
+const idlessText = "the server sent a response without a usable id (id null or missing), which matches no request: " +
+	"recorded and skipped, the session goes on. JSON-RPC allows id null only for an error the server could not tie to a request, such as a parse error"
+
+// readFailed notes that reading failed and ends the session at once (see
+// [Session.lose]); a limit met in the HTTP client ends it, or the
+// connecting, from aside (see [Session.overLimit]).
+func (s *Session) readFailed(err error) {
+	s.wire.fail(err)
+	if s.wire.tapped == nil {
+		s.overLimit(err)
+		return
+	}
+	s.lose()
 }
 
 // duplicateText says what was wrong with a request that reused the id of
@@ -99,17 +124,9 @@ func duplicateText(key string) string {
 // request still pending and returns the answer to write for it: an
 // Invalid Request error with the same id (the protocol's answer to a
 // request that is not valid, tied to the id it came with). The first
-// request is served as usual. It returns nil for a request whose id is
-// free.
-func (t *wireTap) refuseDuplicate(req *jsonrpc.Request) *jsonrpc.Response {
-	key := idKey(req.ID)
-	t.mu.Lock()
-	_, pending := t.in[key]
-	t.mu.Unlock()
-	if !pending {
-		return nil
-	}
-	t.duplicate(req, duplicateText(key)+"; answered with JSON-RPC error -32600 and not served")
+// request is served as usual.
+func (s *Session) refuseDuplicate(req *jsonrpc.Request, key string) *jsonrpc.Response {
+	s.duplicate(req, duplicateText(key)+"; answered with JSON-RPC error -32600 and not served")
 	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
 		Code:    jsonrpc.CodeInvalidRequest,
 		Message: "fanout-inspector: " + duplicateText(key),
@@ -118,8 +135,7 @@ func (t *wireTap) refuseDuplicate(req *jsonrpc.Request) *jsonrpc.Response {
 
 // duplicate records a request that reused a pending request's id as a
 // span of its own, ended at once with an error saying so.
-func (t *wireTap) duplicate(req *jsonrpc.Request, text string) {
-	s := t.s
+func (s *Session) duplicate(req *jsonrpc.Request, text string) {
 	now := s.rec.Now()
 	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
 	sp.RequestID = idKey(req.ID)
@@ -128,22 +144,19 @@ func (t *wireTap) duplicate(req *jsonrpc.Request, text string) {
 	sp.Params = recorder.CapPayload(req.Params)
 	sp.Parent = s.parentByToken(progressToken(req.Params))
 	id := s.rec.Begin(sp)
-	s.rec.Update(id, func(sp *recorder.Span) {
-		sp.Queued, sp.Serving, sp.Answered = now, now, now
-		sp.Status, sp.Error = recorder.StatusError, text
-	})
-	t.noteInvalidUTF8(id, req.Method, sp.RequestID, req.Params)
+	s.rec.End(id, now, recorder.Outcome{Status: recorder.StatusError, Error: text})
+	s.noteInvalidUTF8(id, req.Method, sp.RequestID, req.Params)
 }
 
 // protocolError records something the server sent that breaks the
 // protocol but that the session survives. raw, when known, is the
 // message as it arrived (capped).
-func (t *wireTap) protocolError(text string, raw []byte) {
+func (s *Session) protocolError(text string, raw []byte) {
 	ev := recorder.Event{Kind: recorder.EventProtocol, Text: text}
 	if json.Valid(raw) {
 		ev.Data = recorder.CapPayload(raw)
 	}
-	t.addProtocolEvent(ev)
+	s.addProtocolEvent(ev)
 }
 
 // maxProtocolEvents is how many protocol_error events a session records;
@@ -152,11 +165,8 @@ const maxProtocolEvents = 1000
 
 // addProtocolEvent records ev, up to maxProtocolEvents per session, and
 // then one event saying that the rest were not recorded.
-func (t *wireTap) addProtocolEvent(ev recorder.Event) {
-	t.mu.Lock()
-	t.protocolEvents++
-	n := t.protocolEvents
-	t.mu.Unlock()
+func (s *Session) addProtocolEvent(ev recorder.Event) {
+	n := s.wire.countProtocolEvent()
 	switch {
 	case n == maxProtocolEvents+1:
 		ev.Text = fmt.Sprintf("more protocol errors from the server: only the first %d are recorded", maxProtocolEvents)
@@ -164,7 +174,6 @@ func (t *wireTap) addProtocolEvent(ev recorder.Event) {
 	case n > maxProtocolEvents:
 		return
 	}
-	s := t.s
 	ev.At, ev.Session = s.rec.Now(), s.name
 	s.rec.AddEvent(ev)
 	s.emitLog(ev)
@@ -173,7 +182,7 @@ func (t *wireTap) addProtocolEvent(ev recorder.Event) {
 // noteInvalidUTF8 records a protocol event when params the server sent
 // are not valid UTF-8 (JSON text must be): the recording keeps them with
 // each invalid sequence replaced by U+FFFD (see [recorder.CapPayload]).
-func (t *wireTap) noteInvalidUTF8(span recorder.SpanID, method, key string, params []byte) {
+func (s *Session) noteInvalidUTF8(span recorder.SpanID, method, key string, params []byte) {
 	if utf8.Valid(params) {
 		return
 	}
@@ -189,13 +198,14 @@ func (t *wireTap) noteInvalidUTF8(span recorder.SpanID, method, key string, para
 	if key != "" {
 		what += " (id " + key + ")"
 	}
-	t.addProtocolEvent(recorder.Event{Kind: recorder.EventProtocol, Method: method, Span: span,
+	s.addProtocolEvent(recorder.Event{Kind: recorder.EventProtocol, Method: method, Span: span,
 		Text: fmt.Sprintf("invalid UTF-8 in %s: %d invalid byte(s) replaced with U+FFFD in the recording", what, n)})
 }
 
-// claim returns the entry the tap made for the request whose params carry
-// the wire key, removing the key; nil if there is none.
-func (t *wireTap) claim(meta *mcp.Meta) *inEntry {
+// claim returns the request made as it was read off the wire, for the
+// handler whose params carry the wire key, removing the key; nil if there
+// is none.
+func (s *Session) claim(meta *mcp.Meta) *request {
 	if meta == nil || *meta == nil {
 		return nil
 	}
@@ -208,9 +218,7 @@ func (t *wireTap) claim(meta *mcp.Meta) *inEntry {
 		*meta = nil
 	}
 	key, _ := v.(string)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.in[key]
+	return s.wire.pending(key)
 }
 
 // progressToken returns params._meta.progressToken as a string, or "".

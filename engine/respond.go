@@ -1,33 +1,57 @@
 package engine
 
 import (
+	"context"
+	"time"
+
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// sendingResponse ends the span of the server request being answered.
-// It runs just before the answer is written, so that the span has ended
-// by the time the server can react to the answer.
-func (t *wireTap) sendingResponse(resp *jsonrpc.Response) {
-	key := idKey(resp.ID)
-	t.mu.Lock()
-	e := t.in[key]
-	delete(t.in, key)
-	if e != nil {
-		t.answering[resp] = e
+// writing is the session's part of the wire tap (see [wireObserver]) for
+// a message about to be written: a client call is timed as it goes out
+// (call.go), an answer to a server request ends that request.
+func (s *Session) writing(ctx context.Context, msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if c, ok := ctx.Value(callKey{}).(*call); ok && m.IsCall() {
+			s.wire.sent(m.ID, c)
+			c.sending(idKey(m.ID), s.rec.Now())
+		}
+	case *jsonrpc.Response:
+		if r := s.wire.answer(m); r != nil {
+			r.respond(m, s.rec.Now())
+		}
 	}
-	t.mu.Unlock()
-	if e == nil {
-		return
+}
+
+// written is the session's part of the wire tap for a message written,
+// or not: an answer that could not be written is aborted, and a failed
+// write on a wrapped connection means the server can no longer be
+// reached.
+func (s *Session) written(ctx context.Context, msg jsonrpc.Message, err error) {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if r := s.wire.answered(resp); r != nil && err != nil {
+			r.unsent(err)
+		}
 	}
-	now := t.s.rec.Now()
-	if e.holdsSlot {
-		now = max(now, t.s.gate.release()) // ends as the next request is let in
+	if err != nil && ctx.Err() == nil && s.wire.tapped != nil {
+		s.wire.writeFailed()
 	}
+}
+
+// closed is the session's part of the wire tap for the connection
+// closing.
+func (s *Session) closed(err error) { s.wire.markClosed(err) }
+
+// respond ends the request as its answer resp is about to be written at
+// now, so that the span has ended by the time the server can react to
+// the answer.
+func (r *request) respond(resp *jsonrpc.Response, now time.Duration) {
 	o := recorder.Outcome{Status: recorder.StatusOK}
 	switch {
-	case e.handled && (e.status != recorder.StatusOK || resp.Error == nil):
-		o.Status, o.Error = e.status, e.errText
+	case r.settled && (r.outcome.Status != recorder.StatusOK || resp.Error == nil):
+		o.Status, o.Error = r.outcome.Status, r.outcome.Error
 	case resp.Error != nil:
 		// Also an answer the handler built but the SDK refused to
 		// send, such as elicitation content the schema rejects.
@@ -36,23 +60,12 @@ func (t *wireTap) sendingResponse(resp *jsonrpc.Response) {
 	if resp.Error == nil {
 		o.Result = recorder.CapPayload(resp.Result)
 	}
-	t.s.rec.End(e.span, now, o)
+	r.end(now, o)
 }
 
-// afterWrite marks an answer that could not be written as aborted.
-func (t *wireTap) afterWrite(msg jsonrpc.Message, err error) {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok {
-		return
-	}
-	t.mu.Lock()
-	e := t.answering[resp]
-	delete(t.answering, resp)
-	t.mu.Unlock()
-	if e == nil || err == nil {
-		return
-	}
-	t.s.rec.Update(e.span, func(sp *recorder.Span) {
+// unsent marks a request whose answer could not be written as aborted.
+func (r *request) unsent(err error) {
+	r.rec.Update(r.span, func(sp *recorder.Span) {
 		if sp.Status == recorder.StatusOK {
 			sp.Status, sp.Error = recorder.StatusAborted, "the answer could not be sent: "+err.Error()
 		}

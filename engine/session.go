@@ -47,7 +47,7 @@ type Session struct {
 
 	client *mcp.Client
 	cs     *mcp.ClientSession
-	tap    *wireTap // nil when the transport's messages cannot be seen
+	wire   *wire // nil when the transport's messages cannot be seen
 	cmd    *exec.Cmd
 	stderr *stderrLines
 
@@ -68,8 +68,8 @@ type Session struct {
 	notices *noticeQueue
 
 	callsMu sync.Mutex
-	calls   map[*outCall]struct{} // tools/call requests in flight
-	tokens  map[string]*outCall   // by progress token
+	calls   map[*call]struct{} // tools/call requests in flight
+	tokens  map[string]*call   // by progress token
 
 	info ServerInfo
 
@@ -115,8 +115,8 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 		target:   t,
 		name:     fmt.Sprintf("s%d", sessionSeq.Add(1)),
 		arrivals: make(map[string]int64),
-		calls:    make(map[*outCall]struct{}),
-		tokens:   make(map[string]*outCall),
+		calls:    make(map[*call]struct{}),
+		tokens:   make(map[string]*call),
 		done:     make(chan struct{}),
 		notices:  newNoticeQueue(256),
 	}
@@ -189,10 +189,10 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 		Text: fmt.Sprintf("connected to %s (protocol %s)", describeServer(s.info), s.info.Protocol)})
 	s.watching.Store(true)
 	go s.watch()
-	if s.tap != nil && s.tap.failure() != nil && t.Limits.tooLarge(s.tap.failure()) != nil {
+	if s.wire != nil && s.wire.failure() != nil && t.Limits.tooLarge(s.wire.failure()) != nil {
 		// A limit was met between initialize and now (on the HTTP event
 		// stream the session opens), when it could not end the session yet.
-		s.overLimit(s.tap.failure())
+		s.overLimit(s.wire.failure())
 	}
 	if s.info.hasCapability("logging") {
 		// Ask for the server's log messages so that they reach the
@@ -224,10 +224,10 @@ func (s *Session) watch() {
 		// Lost where the tap could not see it (an HTTP transport), or
 		// before the session was up.
 		var cause error
-		if s.tap != nil && s.tap.failure() != nil {
+		if s.wire != nil && s.wire.failure() != nil {
 			// The cause is known; a stdio server still running is reaped
 			// (which may take its terminate timeout) in the background.
-			cause = s.explainWireError(s.tap.failure())
+			cause = s.explainWireError(s.wire.failure())
 			go s.closeTransport()
 		} else {
 			s.closeTransport() // quick: the server has gone, reap it
@@ -236,8 +236,8 @@ func (s *Session) watch() {
 		s.end(s.rec.Now(), cause)
 	}
 	// Every handler has returned: nothing will claim a request any more.
-	if s.tap != nil {
-		s.tap.reset()
+	if s.wire != nil {
+		s.wire.reset()
 	}
 }
 
@@ -256,7 +256,7 @@ func (s *Session) lose() {
 	}
 	at := s.rec.Now()
 	var cause error
-	if err := s.tap.failure(); err != nil {
+	if err := s.wire.failure(); err != nil {
 		// The server is still running: stop it in the background.
 		go s.closeTransport()
 		cause = s.explainWireError(err)
@@ -332,8 +332,8 @@ func (e *lostError) Unwrap() error { return e.err }
 // lostCause says, as well as can be known, why the connection ended
 // without Close being called.
 func (s *Session) lostCause(waitErr error) error {
-	if s.tap != nil {
-		if err := s.tap.failure(); err != nil {
+	if s.wire != nil {
+		if err := s.wire.failure(); err != nil {
 			return s.explainWireError(err)
 		}
 	}
@@ -500,8 +500,8 @@ func (s *Session) closedCleanly(err error) bool {
 }
 
 func (s *Session) closeTransport() {
-	if s.tap != nil {
-		s.tap.closeInner()
+	if s.wire != nil {
+		s.wire.closeInner()
 	}
 }
 

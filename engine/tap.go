@@ -2,16 +2,60 @@ package engine
 
 import (
 	"context"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// tappedTransport wraps a transport so that every message it carries
-// passes through the session's wire tap.
+// wireObserver is told what a tapped wire carries, as it happens: the
+// [tappedTransport] (a connection) and the [tapRoundTripper] (the HTTP
+// transports) report to it and know nothing else of their user. The
+// session implements it (receive.go, respond.go, call.go).
+type wireObserver interface {
+	// messageRead is told of each message as it is read off the wire,
+	// before the client's SDK sees it, and says what to do with it.
+	messageRead(msg jsonrpc.Message, from wireSource) readVerdict
+	// unreadable is told of a message the SDK's decoder refused; it
+	// reports whether to skip it and read on (raw is the message, when
+	// known).
+	unreadable(err error, raw []byte) (skip bool)
+	// readFailed is told that reading failed for good: the connection
+	// is lost, or the server sent more than a limit allows.
+	readFailed(err error)
+	// writing is told of a message about to be written, with the
+	// writer's context; written, of the outcome of writing it.
+	writing(ctx context.Context, msg jsonrpc.Message)
+	written(ctx context.Context, msg jsonrpc.Message, err error)
+	// closed is told that the connection was closed.
+	closed(err error)
+}
+
+// wireSource says where a message was read: on a connection the tap
+// wraps, which can write answers of its own, or in an HTTP body.
+type wireSource struct {
+	stream    any  // the HTTP event stream it came on, nil otherwise
+	canAnswer bool // the tap can write readVerdict.answer back
+}
+
+// readVerdict is what to do with a message read off the wire.
+type readVerdict struct {
+	// deliver is the message to hand the SDK (possibly rewritten); nil
+	// skips it.
+	deliver jsonrpc.Message
+	// answer, when set, is written back to the server in its place.
+	answer *jsonrpc.Response
+}
+
+// tappedTransport is a transport decorator, like the SDK's
+// LoggingTransport: it wraps any transport and reports every message its
+// connection reads and writes, with the time it happened, to obs.
 type tappedTransport struct {
 	inner mcp.Transport
-	tap   *wireTap
+	obs   wireObserver
+
+	mu   sync.Mutex
+	conn mcp.Connection // the inner connection, once connected
 }
 
 func (t *tappedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -19,64 +63,85 @@ func (t *tappedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.tap.mu.Lock()
-	t.tap.conn = c
-	t.tap.mu.Unlock()
-	return &tapConn{inner: c, tap: t.tap}, nil
+	t.mu.Lock()
+	t.conn = c
+	t.mu.Unlock()
+	return &tapConn{inner: c, obs: t.obs}, nil
 }
 
-// tapConn is the session's connection as the SDK sees it: the
-// transport's connection with every read and write timed.
+// connected reports whether the transport has connected.
+func (t *tappedTransport) connected() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.conn != nil
+}
+
+// closeInner closes the inner connection under the SDK's feet (to stop
+// or reap a server), reporting it as closed.
+func (t *tappedTransport) closeInner() {
+	t.mu.Lock()
+	c := t.conn
+	t.mu.Unlock()
+	if c != nil {
+		t.obs.closed(c.Close())
+	}
+}
+
+// tapConn is the connection as the SDK sees it: the transport's
+// connection with every read and write reported to the observer.
+//
+// Reading is the one place to change for a client that stops handing
+// messages to its SDK while it serves a request (an inline dispatch):
+// a goroutine would read the inner connection and report each message
+// at once (its true arrival time), and Read would hand the SDK the
+// delivered messages from a queue only when the observer lets it.
 type tapConn struct {
 	inner mcp.Connection
-	tap   *wireTap
+	obs   wireObserver
 }
 
-// Read returns the next message the SDK should process. Two kinds of
-// message from a misbehaving server are handled here and never reach the
-// SDK, which would otherwise end the session or confuse two requests:
-//
-//   - A response without a usable id (id null or missing). JSON-RPC uses
-//     id null for an error the server could not tie to a request (its
-//     parse-error report); no request of ours can be matched to it. The
-//     SDK's connection rejects the message while decoding it, but its
-//     reader goes on to the next message: the tap records a protocol
-//     event and reads on instead of tearing the session down.
-//   - A request reusing the id of a request still pending. MCP forbids
-//     reusing an id within a session; handing it to the SDK would collide
-//     with the first. The tap records it as its own span (Duplicate) and
-//     answers it with an Invalid Request error itself.
+// Read returns the next message the SDK should process: messages the
+// observer skips or answers itself never reach the SDK (see
+// [Session.messageRead] for which and why).
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.inner.Read(ctx)
 		if err != nil {
-			if ctx.Err() == nil && isIDlessResponse(err) {
-				c.tap.protocolError(idlessText, nil)
-				continue
-			}
 			if ctx.Err() == nil {
-				c.tap.fail(err)
-				c.tap.s.lose()
+				if c.obs.unreadable(err, nil) {
+					continue
+				}
+				c.obs.readFailed(err)
 			}
 			return nil, err
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-			if resp := c.tap.refuseDuplicate(req); resp != nil {
-				// Written aside so that a server not reading its input
-				// cannot stop the reader; a failed write shows up on the
-				// next read or write of the session.
-				go c.inner.Write(context.WithoutCancel(ctx), resp)
-				continue
-			}
+		v := c.obs.messageRead(msg, wireSource{canAnswer: true})
+		if v.answer != nil {
+			// Written aside so that a server not reading its input
+			// cannot stop the reader; a failed write shows up on the
+			// next read or write of the session.
+			go c.inner.Write(context.WithoutCancel(ctx), v.answer)
 		}
-		c.tap.read(msg)
-		return msg, nil
+		if v.deliver != nil {
+			return v.deliver, nil
+		}
 	}
 }
 
-// idlessText says what the tap did with a response that had no usable id.
-const idlessText = "the server sent a response without a usable id (id null or missing), which matches no request: " +
-	"recorded and skipped, the session goes on. JSON-RPC allows id null only for an error the server could not tie to a request, such as a parse error"
+func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.obs.writing(ctx, msg)
+	err := c.inner.Write(ctx, msg)
+	c.obs.written(ctx, msg, err)
+	return err
+}
+
+func (c *tapConn) Close() error {
+	err := c.inner.Close()
+	c.obs.closed(err)
+	return err
+}
+
+func (c *tapConn) SessionID() string { return c.inner.SessionID() }
 
 // isIDlessResponse reports whether err is the SDK's connection refusing
 // one message that is a response without a valid id, after which it can
@@ -86,21 +151,3 @@ func isIDlessResponse(err error) bool {
 	werr, ok := err.(*jsonrpc.Error) // returned as it is by the SDK's decoder
 	return ok && werr.Code == jsonrpc.CodeInvalidRequest && werr.Message == "invalid request"
 }
-
-func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.tap.beforeWrite(ctx, msg)
-	err := c.inner.Write(ctx, msg)
-	c.tap.afterWrite(msg, err)
-	if err != nil && ctx.Err() == nil {
-		c.tap.writeFailed()
-	}
-	return err
-}
-
-func (c *tapConn) Close() error {
-	err := c.inner.Close()
-	c.tap.closed(err)
-	return err
-}
-
-func (c *tapConn) SessionID() string { return c.inner.SessionID() }

@@ -188,8 +188,8 @@ func (s *Session) connectionBroken(err error) bool {
 	if errors.As(err, &rpc) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	if s.tap != nil && s.tap.wrapped() {
-		return s.tap.broken()
+	if s.wire != nil && s.wire.wrapped() {
+		return s.wire.broken()
 	}
 	return s.watching.Load() && s.waitDone(time.Second)
 }
