@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -43,14 +44,11 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		c, req := s.newCall(ctx, method, req)
 		if method == "tools/call" {
-			s.callsMu.Lock()
-			s.calls[c] = struct{}{}
-			s.tokens[c.token] = c
-			s.callsMu.Unlock()
+			s.calls.add(c)
 		}
 		// Close must not wait for calls in flight: end them with it.
 		ctx, stopLife := context.WithCancelCause(ctx)
-		unhook := context.AfterFunc(s.life, func() { stopLife(context.Cause(s.life)) })
+		unhook := context.AfterFunc(s.life.ctx, func() { stopLife(context.Cause(s.life.ctx)) })
 		callCtx := context.WithValue(ctx, callKey{}, c)
 		res, err := next(callCtx, method, req)
 		if err == nil && method == "tools/call" {
@@ -61,14 +59,11 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.wire.forget(c)
 		}
 		if method == "tools/call" {
-			s.callsMu.Lock()
-			delete(s.calls, c)
-			delete(s.tokens, c.token)
-			s.callsMu.Unlock()
+			s.calls.remove(c)
 		}
 		status, errText := s.outcome(ctx, res, err)
 		stopLife(nil)
-		if status == recorder.StatusAborted && s.watching.Load() && !s.closing.Load() && s.waitDone(2*time.Second) && s.Err() != nil {
+		if status == recorder.StatusAborted && s.life.up.Load() && !s.life.closing.Load() && s.waitDone(2*time.Second) && s.Err() != nil {
 			errText = s.Err().Error() // why the connection was lost says more than the SDK's error
 		}
 		o := recorder.Outcome{Status: status, Error: errText}
@@ -106,7 +101,7 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		if tok := tokenString(meta["progressToken"]); tok != "" {
 			c.token = tok
 		} else {
-			c.token = fmt.Sprintf("fi-%s-%d", s.name, s.nextIndex("progress-token"))
+			c.token = fmt.Sprintf("fi-%s-%d", s.name, s.calls.seq.Add(1))
 			meta["progressToken"] = c.token
 		}
 		p.Meta = meta
@@ -205,32 +200,62 @@ func parentOf(ctx context.Context) recorder.SpanID {
 	return 0
 }
 
+// callRegistry is the tool calls in flight, by progress token, so that
+// the server's requests and progress can be tied to the call they were
+// made for.
+type callRegistry struct {
+	mu     sync.Mutex
+	calls  map[*call]struct{}
+	tokens map[string]*call
+
+	seq atomic.Int64 // the last progress token number handed out
+}
+
+func newCallRegistry() callRegistry {
+	return callRegistry{calls: make(map[*call]struct{}), tokens: make(map[string]*call)}
+}
+
+func (r *callRegistry) add(c *call) {
+	r.mu.Lock()
+	r.calls[c] = struct{}{}
+	r.tokens[c.token] = c
+	r.mu.Unlock()
+}
+
+func (r *callRegistry) remove(c *call) {
+	r.mu.Lock()
+	delete(r.calls, c)
+	delete(r.tokens, c.token)
+	r.mu.Unlock()
+}
+
 // parentByToken returns the tool call a server request belongs to: the
 // call whose progress token the request echoes in its _meta, or else the
 // only tool call in flight, or else none.
-func (s *Session) parentByToken(token string) recorder.SpanID {
-	s.callsMu.Lock()
-	defer s.callsMu.Unlock()
+func (r *callRegistry) parentByToken(token string) recorder.SpanID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if token != "" {
-		if c, ok := s.tokens[token]; ok {
+		if c, ok := r.tokens[token]; ok {
 			return c.span
 		}
 	}
-	if len(s.calls) == 1 {
-		for c := range s.calls {
+	if len(r.calls) == 1 {
+		for c := range r.calls {
 			return c.span
 		}
 	}
 	return 0
 }
 
-func (s *Session) callByToken(tok string) recorder.SpanID {
+// byToken returns the tool call whose progress token is tok, if any.
+func (r *callRegistry) byToken(tok string) recorder.SpanID {
 	if tok == "" {
 		return 0
 	}
-	s.callsMu.Lock()
-	defer s.callsMu.Unlock()
-	if c, ok := s.tokens[tok]; ok {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.tokens[tok]; ok {
 		return c.span
 	}
 	return 0

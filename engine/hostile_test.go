@@ -245,7 +245,7 @@ func TestInterruptedConnect(t *testing.T) {
 
 // newStderrSession is just enough of a session for stderrLines.
 func newStderrSession() *Session {
-	return &Session{rec: recorder.New(recorder.Meta{}), name: "s1", notices: newNoticeQueue(256)}
+	return &Session{rec: recorder.New(recorder.Meta{}), name: "s1", hooks: hooks{notices: newNoticeQueue(256)}}
 }
 
 func stderrEvents(s *Session) []string {

@@ -19,7 +19,7 @@ func (s *Session) notification(method string, params json.RawMessage) {
 		ev.Kind = recorder.EventProgress
 		var p mcp.ProgressNotificationParams
 		if json.Unmarshal(params, &p) == nil {
-			ev.Span = s.callByToken(tokenString(p.ProgressToken))
+			ev.Span = s.calls.byToken(tokenString(p.ProgressToken))
 			ev.Text = progressText(&p)
 		}
 	case method == "notifications/message":

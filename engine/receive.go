@@ -73,7 +73,7 @@ func (s *Session) receive(req *jsonrpc.Request, key string, stream any) {
 	sp.RequestID = key
 	sp.Received = s.rec.Now()
 	sp.Params = recorder.CapPayload(req.Params)
-	sp.Parent = s.parentByToken(progressToken(req.Params))
+	sp.Parent = s.calls.parentByToken(progressToken(req.Params))
 	r := s.newRequest(sp, true)
 	if stream != nil {
 		r.stream, r.params = stream, req.Params
@@ -142,7 +142,7 @@ func (s *Session) duplicate(req *jsonrpc.Request, text string) {
 	sp.Duplicate = true
 	sp.Received = now
 	sp.Params = recorder.CapPayload(req.Params)
-	sp.Parent = s.parentByToken(progressToken(req.Params))
+	sp.Parent = s.calls.parentByToken(progressToken(req.Params))
 	id := s.rec.Begin(sp)
 	s.rec.End(id, now, recorder.Outcome{Status: recorder.StatusError, Error: text})
 	s.noteInvalidUTF8(id, req.Method, sp.RequestID, req.Params)

@@ -45,7 +45,8 @@ type request struct {
 // newRequest begins the span of a request of method received at, as sp
 // describes it.
 func (s *Session) newRequest(sp recorder.Span, wire bool) *request {
-	r := &request{rec: s.rec, gate: &s.gate, index: s.nextIndex(sp.Method), seq: s.gate.next(), received: sp.Received, wire: wire}
+	r := &request{rec: s.rec, gate: &s.gate, received: sp.Received, wire: wire}
+	r.seq, r.index = s.gate.arrive(sp.Method)
 	r.span = s.rec.Begin(sp)
 	return r
 }
@@ -75,7 +76,7 @@ func (s *Session) requestFor(ctx context.Context, method string, params mcp.Para
 		if meta != nil {
 			tok = tokenString((*meta)["progressToken"])
 		}
-		sp.Parent = s.parentByToken(tok)
+		sp.Parent = s.calls.parentByToken(tok)
 	}
 	// No arrival sequence from the wire: it arrives as it enters.
 	return s.newRequest(sp, false)

@@ -63,7 +63,7 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 	// people: end the wait at once.
 	ctx, stopLife := context.WithCancelCause(ctx)
 	defer stopLife(nil)
-	unhook := context.AfterFunc(s.life, func() { stopLife(context.Cause(s.life)) })
+	unhook := context.AfterFunc(s.life.ctx, func() { stopLife(context.Cause(s.life.ctx)) })
 	defer unhook()
 
 	if cb.RequestTimeout > 0 {

@@ -63,7 +63,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		// While connecting, a timeout or an interrupt stops it at once:
 		// it is not answering.
 		inner = &stdioTransport{cmd: cmd, maxMessage: t.Limits.maxMessageSize(), grace: 2 * time.Second,
-			hurry: func() bool { return !s.watching.Load() && s.life.Err() != nil }}
+			hurry: func() bool { return !s.life.up.Load() && s.life.ctx.Err() != nil }}
 	case t.kind() == TransportHTTP || t.kind() == TransportSSE:
 		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -100,10 +100,10 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 // ends when connecting is given up (timeout or interrupt), and nil once
 // the session is up.
 func (s *Session) connecting() context.Context {
-	if s.watching.Load() {
+	if s.life.up.Load() {
 		return nil
 	}
-	return s.life
+	return s.life.ctx
 }
 
 // explainConnectError turns a failure to connect into a message that
