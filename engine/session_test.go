@@ -998,3 +998,51 @@ func TestManualRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelledWhileQueuedWasNeverServed checks that a request the server
+// gives up on while it waits behind another under serial dispatch is
+// recorded as queued until it ended, not as served: counting it in flight
+// would show two requests served at once under serial.
+func TestCancelledWhileQueuedWasNeverServed(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "queue-cancel", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "two"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		ask := func(ctx context.Context, text string) {
+			req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 5,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}})
+		}
+		first := make(chan struct{})
+		go func() {
+			defer close(first)
+			ask(ctx, "first")
+		}()
+		time.Sleep(50 * time.Millisecond)
+		cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		ask(cctx, "second") // queued behind the first, given up on
+		cancel()
+		<-first
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	cb := DefaultCallbacks()
+	cb.Dispatch = DispatchPolicy{Mode: Serial}
+	cb.Latency = LatencyModel{Dist: Fixed, A: 600 * time.Millisecond}
+	s := connectServer(t, srv, cb)
+	run(t, s, Workload{Tool: "two"})
+	var spans []*recorder.Span
+	if !waitFor(2*time.Second, func() bool {
+		spans = spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+		return len(spans) == 2 && !spans[0].Open() && !spans[1].Open()
+	}) {
+		t.Fatal("the two sampling spans never ended")
+	}
+	second := spans[1]
+	if second.Status != recorder.StatusCancelled {
+		t.Fatalf("second request: status %q (%s), want cancelled", second.Status, second.Error)
+	}
+	if second.Serving != second.Answered {
+		t.Errorf("second request: served %v of its %v although it never left the queue (queued %v → serving %v → answered %v)",
+			second.Answered-second.Serving, second.Total(), second.Queued, second.Serving, second.Answered)
+	}
+	if q := second.Serving - second.Queued; q < 100*time.Millisecond {
+		t.Errorf("second request: queued %v, want about 200ms (until the server gave up)", q)
+	}
+}
