@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,8 +54,7 @@ type tappedTransport struct {
 	inner mcp.Transport
 	obs   wireObserver
 
-	mu   sync.Mutex
-	conn mcp.Connection // the inner connection, once connected
+	conn atomic.Pointer[mcp.Connection] // the inner connection, once connected
 }
 
 func (t *tappedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -63,27 +62,20 @@ func (t *tappedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	t.conn = c
-	t.mu.Unlock()
+	t.conn.Store(&c)
 	return &tapConn{inner: c, obs: t.obs}, nil
 }
 
 // connected reports whether the transport has connected.
 func (t *tappedTransport) connected() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.conn != nil
+	return t.conn.Load() != nil
 }
 
 // closeInner closes the inner connection under the SDK's feet (to stop
 // or reap a server), reporting it as closed.
 func (t *tappedTransport) closeInner() {
-	t.mu.Lock()
-	c := t.conn
-	t.mu.Unlock()
-	if c != nil {
-		t.obs.closed(c.Close())
+	if c := t.conn.Load(); c != nil {
+		t.obs.closed((*c).Close())
 	}
 }
 
