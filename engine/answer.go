@@ -13,7 +13,7 @@ import (
 
 // createMessage answers sampling/createMessage.
 func (s *Session) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	res, err := s.serve(ctx, "sampling/createMessage", req.Params, func(ctx context.Context, cb *Callbacks, e *request) (mcp.Result, error) {
+	res, err := s.serve(ctx, "sampling/createMessage", req.Params, func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error) {
 		last := lastUserMessage(req.Params)
 		if cb.SamplingManual {
 			return s.waitManual(ctx, cb, e, "sampling/createMessage", req.Params, last, nil)
@@ -45,7 +45,7 @@ func (s *Session) createMessage(ctx context.Context, req *mcp.CreateMessageReque
 
 // elicit answers elicitation/create.
 func (s *Session) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	res, err := s.serve(ctx, "elicitation/create", req.Params, func(ctx context.Context, cb *Callbacks, e *request) (mcp.Result, error) {
+	res, err := s.serve(ctx, "elicitation/create", req.Params, func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error) {
 		p := req.Params
 		var schema json.RawMessage
 		if p != nil && p.RequestedSchema != nil {

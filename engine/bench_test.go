@@ -17,7 +17,7 @@ import (
 // each as a span.
 func BenchmarkSamplingFanout(b *testing.B) {
 	ctx := context.Background()
-	s, err := Connect(ctx, Target{}, DefaultCallbacks(), recorder.New(recorder.Meta{}))
+	s, err := Connect(ctx, Target{}, DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		return n
 	}
 	before := runtime.NumGoroutine()
-	s := connectDemo(t, DefaultCallbacks())
+	s := connectDemo(t, DefaultAnswerPolicy())
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(50, "sampling")})
 	during := settle(before + 30)
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(200, "sampling"), Calls: 3, Concurrency: 3})

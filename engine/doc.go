@@ -1,6 +1,6 @@
 // Package engine is Fanout Inspector's MCP client: it connects to a server
 // ([Connect] with a [Target]), answers the server's requests to the client
-// (sampling, elicitation, roots, ping) with configurable [Callbacks] —
+// (sampling, elicitation, roots, ping) with configurable [AnswerPolicy] —
 // latency models, a dispatch policy, failures, timeouts, manual answers —
 // calls the server's tools ([Session.Run] with a [Workload]), and records
 // everything into a [recorder.Recording].
@@ -33,7 +33,7 @@
 //     read and wrote, as it happened, to a wireObserver, which the session
 //     implements. wire.go keeps the session's books of what is pending
 //     on the wire.
-//   - session.go (connecting), policy.go (the [Callbacks] in force),
+//   - session.go (connecting), policy.go (the [AnswerPolicy] in force),
 //     hooks.go (the user's callbacks), life.go (how a session ends).
 //
 // # How a server request is timed

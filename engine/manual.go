@@ -117,7 +117,7 @@ func (p *PendingRequest) end() {
 
 // waitManual hands a request to the manual handler and waits for its
 // answer.
-func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *request, method string, params any, message string, schema json.RawMessage) (mcp.Result, error) {
+func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, method string, params any, message string, schema json.RawMessage) (mcp.Result, error) {
 	s.hooks.mu.Lock()
 	f := s.hooks.manual
 	s.hooks.mu.Unlock()

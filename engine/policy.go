@@ -8,32 +8,32 @@ import (
 )
 
 // policyBox holds the answering policy in force: read by every request
-// as it starts, replaced by SetCallbacks.
+// as it starts, replaced by SetAnswerPolicy.
 type policyBox struct {
 	mu sync.RWMutex
-	cb Callbacks
+	cb AnswerPolicy
 }
 
-func (b *policyBox) get() Callbacks {
+func (b *policyBox) get() AnswerPolicy {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return b.cb
 }
 
-func (b *policyBox) set(cb Callbacks) {
+func (b *policyBox) set(cb AnswerPolicy) {
 	b.mu.Lock()
 	b.cb = cb
 	b.mu.Unlock()
 }
 
-// Callbacks returns the callbacks in use.
-func (s *Session) Callbacks() Callbacks {
+// AnswerPolicy returns the answering policy in use.
+func (s *Session) AnswerPolicy() AnswerPolicy {
 	return s.policy.get().clone()
 }
 
 // clone copies cb's map and slice, so that a caller changing them does
 // not change the session's.
-func (cb Callbacks) clone() Callbacks {
+func (cb AnswerPolicy) clone() AnswerPolicy {
 	cb.Roots = append([]string(nil), cb.Roots...)
 	if cb.MethodLatency != nil {
 		ml := make(map[string]LatencyModel, len(cb.MethodLatency))
@@ -45,21 +45,21 @@ func (cb Callbacks) clone() Callbacks {
 	return cb
 }
 
-// current is the callbacks as they are, for a request about to be
-// served; the caller must not change them.
-func (s *Session) current() Callbacks {
+// current is the answering policy as it is, for a request about to be
+// served; the caller must not change it.
+func (s *Session) current() AnswerPolicy {
 	return s.policy.get()
 }
 
-// SetCallbacks changes how the server's requests are answered, from the
+// SetAnswerPolicy changes how the server's requests are answered, from the
 // next request on, without reconnecting. Requests already being served
-// keep the callbacks they started with; a larger dispatch limit lets
+// keep the policy they started with; a larger dispatch limit lets
 // queued requests in at once. An invalid sampling reply template makes
 // sampling answers fail with the template's error; check
-// [Callbacks.Validate] first to tell the user.
-func (s *Session) SetCallbacks(cb Callbacks) {
-	old := s.Callbacks()
-	s.setCallbacks(cb)
+// [AnswerPolicy.Validate] first to tell the user.
+func (s *Session) SetAnswerPolicy(cb AnswerPolicy) {
+	old := s.AnswerPolicy()
+	s.setAnswerPolicy(cb)
 	if s.client != nil && !equalStrings(old.Roots, cb.Roots) {
 		s.client.RemoveRoots(old.Roots...)
 		s.client.AddRoots(rootsOf(cb.Roots)...)
@@ -68,7 +68,7 @@ func (s *Session) SetCallbacks(cb Callbacks) {
 	s.rec.SetMeta(func(m *recorder.Meta) { m.Config = config })
 }
 
-func (s *Session) setCallbacks(cb Callbacks) {
+func (s *Session) setAnswerPolicy(cb AnswerPolicy) {
 	cb = cb.clone()
 	cb.reply, _ = parseReply(cb.SamplingReply)
 	s.policy.set(cb)

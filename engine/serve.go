@@ -14,7 +14,7 @@ import (
 )
 
 // errRequestTimeout is the cause of a request context that ran out of
-// Callbacks.RequestTimeout.
+// AnswerPolicy.RequestTimeout.
 var errRequestTimeout = errors.New("request timeout passed")
 
 // errSessionClosed is the cause of a request context ended by Close.
@@ -28,11 +28,11 @@ func (s *Session) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler 
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "roots/list":
-			return s.serve(ctx, method, req.GetParams(), func(ctx context.Context, cb *Callbacks, _ *request) (mcp.Result, error) {
+			return s.serve(ctx, method, req.GetParams(), func(ctx context.Context, cb *AnswerPolicy, _ *request) (mcp.Result, error) {
 				return &mcp.ListRootsResult{Roots: rootsOf(cb.Roots)}, nil
 			})
 		case "ping":
-			return s.serve(ctx, method, req.GetParams(), func(ctx context.Context, _ *Callbacks, _ *request) (mcp.Result, error) {
+			return s.serve(ctx, method, req.GetParams(), func(ctx context.Context, _ *AnswerPolicy, _ *request) (mcp.Result, error) {
 				return next(ctx, method, req)
 			})
 		}
@@ -46,7 +46,7 @@ func (s *Session) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler 
 }
 
 // answerFunc builds the answer to one request once its latency has passed.
-type answerFunc func(ctx context.Context, cb *Callbacks, e *request) (mcp.Result, error)
+type answerFunc func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error)
 
 // serve runs one server request through the session: find or make the
 // request, wait for a dispatch slot (queued), wait its latency and build

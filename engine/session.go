@@ -35,7 +35,7 @@ type ServerInfo struct {
 }
 
 // Session is one live connection to an MCP server. It answers the
-// server's requests with its [Callbacks], records every request and
+// server's requests with its [AnswerPolicy], records every request and
 // notification into its recording, and calls the server's tools. All its
 // methods are safe for concurrent use.
 type Session struct {
@@ -60,14 +60,14 @@ type Session struct {
 // Connect connects to t, initializes the MCP session, and starts
 // recording into rec: rec's Meta gets the target, the negotiated protocol,
 // the server's name and version, and cb as JSON. Server requests are
-// answered with cb until [Session.SetCallbacks] changes it.
-func Connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recording) (*Session, error) {
+// answered with cb until [Session.SetAnswerPolicy] changes it.
+func Connect(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recording) (*Session, error) {
 	return connect(ctx, t, cb, rec, nil)
 }
 
 // connect is Connect over a given transport (tests) or, when inner is nil,
 // the target's.
-func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recording, inner mcp.Transport) (*Session, error) {
+func connect(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recording, inner mcp.Transport) (*Session, error) {
 	if rec == nil {
 		return nil, errors.New("connect: no recording to write into (pass recorder.New(...))")
 	}
@@ -102,7 +102,7 @@ func connect(ctx context.Context, t Target, cb Callbacks, rec *recorder.Recordin
 	timeout := time.AfterFunc(t.Limits.connectTimeout(), func() { s.life.stop(errConnectTimedOut) })
 	defer timeout.Stop()
 	ctx = s.life.ctx
-	s.setCallbacks(cb)
+	s.setAnswerPolicy(cb)
 
 	transport, err := s.transport(ctx, inner)
 	if err != nil {
