@@ -17,7 +17,7 @@ import (
 // each as a span.
 func BenchmarkSamplingFanout(b *testing.B) {
 	ctx := context.Background()
-	s, err := Connect(ctx, Target{}, DefaultCallbacks(), recorder.New(recorder.Meta{}))
+	s, err := Connect(ctx, Target{}, DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		return n
 	}
 	before := runtime.NumGoroutine()
-	s := connectDemo(t, DefaultCallbacks())
+	s := connectDemo(t, DefaultAnswerPolicy())
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(50, "sampling")})
 	during := settle(before + 30)
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(200, "sampling"), Calls: 3, Concurrency: 3})
@@ -116,9 +116,9 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	if n := settle(before + 2); n > before+2 {
 		t.Errorf("%d goroutines after Close, %d before Connect", n, before)
 	}
-	s.tap.mu.Lock()
-	defer s.tap.mu.Unlock()
-	if len(s.tap.in)+len(s.tap.out)+len(s.tap.answering) != 0 {
-		t.Errorf("tap still tracks %d/%d/%d requests", len(s.tap.in), len(s.tap.out), len(s.tap.answering))
+	s.wire.mu.Lock()
+	defer s.wire.mu.Unlock()
+	if len(s.wire.in)+len(s.wire.out)+len(s.wire.answering) != 0 {
+		t.Errorf("tap still tracks %d/%d/%d requests", len(s.wire.in), len(s.wire.out), len(s.wire.answering))
 	}
 }

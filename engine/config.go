@@ -298,10 +298,10 @@ func (t Target) protocol() string {
 	return t.Protocol
 }
 
-// Callbacks is how the inspector answers the server's requests. It is safe
-// to change while connected through [Session.SetCallbacks]: the change
+// AnswerPolicy is how the inspector answers the server's requests. It is safe
+// to change while connected through [Session.SetAnswerPolicy]: the change
 // applies from the next request on.
-type Callbacks struct {
+type AnswerPolicy struct {
 	// Dispatch is how many requests are served at once.
 	Dispatch DispatchPolicy `json:"dispatch"`
 	// Latency is the time taken to answer every request, unless
@@ -338,12 +338,12 @@ type Callbacks struct {
 	reply *template.Template // SamplingReply, parsed by the session
 }
 
-// DefaultCallbacks returns the callbacks the inspector starts with:
+// DefaultAnswerPolicy returns the answering policy the inspector starts with:
 // concurrent dispatch, no latency, reply "reply {{.Index}}" from model
 // "fanout-inspector" with stop reason "endTurn", elicitations accepted,
 // one root file:///tmp.
-func DefaultCallbacks() Callbacks {
-	return Callbacks{
+func DefaultAnswerPolicy() AnswerPolicy {
+	return AnswerPolicy{
 		Dispatch:      DispatchPolicy{Mode: Concurrent},
 		Latency:       LatencyModel{Dist: Fixed},
 		SamplingReply: "reply {{.Index}}",
@@ -356,7 +356,7 @@ func DefaultCallbacks() Callbacks {
 
 // Validate reports the first thing wrong with cb, in words a person can
 // act on, or nil.
-func (cb Callbacks) Validate() error {
+func (cb AnswerPolicy) Validate() error {
 	switch cb.Dispatch.Mode {
 	case "", Concurrent, Serial:
 	case Bounded:

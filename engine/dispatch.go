@@ -24,6 +24,8 @@ type gate struct {
 	queue  ticketHeap
 	seq    int64 // the last sequence handed out by next
 
+	arrivals map[string]int64 // requests of each method so far, for arrive
+
 	// clock, if set, timestamps each grant under the gate's lock, so that
 	// the times requests were let in are in the order they were let in
 	// (a goroutine reading the clock after it wakes could be overtaken).
@@ -71,6 +73,19 @@ func (g *gate) next() int64 {
 	defer g.mu.Unlock()
 	g.seq++
 	return g.seq
+}
+
+// arrive numbers a new request of method: its arrival sequence (see
+// next) and its 1-based arrival index among requests of its method.
+func (g *gate) arrive(method string) (seq, index int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seq++
+	if g.arrivals == nil {
+		g.arrivals = make(map[string]int64)
+	}
+	g.arrivals[method]++
+	return g.seq, g.arrivals[method]
 }
 
 // setLimit changes how many requests may be served at once (0 = any).

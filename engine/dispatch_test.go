@@ -31,7 +31,7 @@ func TestDispatchPolicies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dispatch, func(t *testing.T) {
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			var err error
 			if cb.Dispatch, err = ParseDispatch(tt.dispatch); err != nil {
 				t.Fatal(err)
@@ -213,7 +213,7 @@ func TestGateArrivalOrder(t *testing.T) {
 func TestServedInArrivalOrder(t *testing.T) {
 	for _, dispatch := range []string{"serial", "bounded:3"} {
 		t.Run(dispatch, func(t *testing.T) {
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			var err error
 			if cb.Dispatch, err = ParseDispatch(dispatch); err != nil {
 				t.Fatal(err)

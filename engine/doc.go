@@ -1,9 +1,40 @@
 // Package engine is Fanout Inspector's MCP client: it connects to a server
 // ([Connect] with a [Target]), answers the server's requests to the client
-// (sampling, elicitation, roots, ping) with configurable [Callbacks] —
+// (sampling, elicitation, roots, ping) with configurable [AnswerPolicy] —
 // latency models, a dispatch policy, failures, timeouts, manual answers —
 // calls the server's tools ([Session.Run] with a [Workload]), and records
 // everything into a [recorder.Recording].
+//
+// # How the code is laid out
+//
+// One object owns the life of one request, and the files are named after
+// the steps of that life:
+//
+//   - request.go: [request], one server request from its read to its
+//     answer. It carries its phases, its dispatch slot and its outcome,
+//     and is the only writer of its span: it ends it once, through
+//     [recorder.Recording.End], whichever path ends it.
+//   - receive.go: reading off the wire. A server request gets its request
+//     and span, a notification becomes an event (notify.go), a response
+//     ends the wait of the call it answers; duplicates and unreadable
+//     messages are recorded here.
+//   - queue.go: the request waits at the dispatch gate (dispatch.go) and
+//     takes its slot; the slot goes back when the request ends.
+//   - serve.go: the request's latency and building its answer (answer.go
+//     builds sampling and elicitation answers, manual.go waits for a
+//     person, mrtr.go runs a multi-round-trip call's rounds).
+//   - respond.go: writing the answer ends the request.
+//   - call.go: [call], one request the client sends (a tools/call with all
+//     its rounds) from send to answer, and the registry of tool calls in
+//     flight.
+//   - tap.go, httptap.go: the wire tap. A transport decorator (for a
+//     connection, or in the HTTP client) that knows nothing of the
+//     session: like the SDK's LoggingTransport it only reports what it
+//     read and wrote, as it happened, to a wireObserver, which the session
+//     implements. wire.go keeps the session's books of what is pending
+//     on the wire.
+//   - session.go (connecting), policy.go (the [AnswerPolicy] in force),
+//     hooks.go (the user's callbacks), life.go (how a session ends).
 //
 // # How a server request is timed
 //
@@ -16,8 +47,11 @@
 // that was read off the wire first, whatever order the SDK's goroutines
 // reached the gate in; the reader keeps reading while requests wait; a
 // slot free when a request reaches the gate is taken at once, the gate
-// never holds one for a request still on its way). Answered: its response is being written; the dispatch slot is
-// held until then, so that serial really is one at a time end to end.
+// never holds one for a request still on its way). Answered: its response
+// is being written; the dispatch slot is held until then, so that serial
+// really is one at a time end to end. A phase a request never reached
+// starts at its end: a request given up on while queued was queued, not
+// served, until then.
 //
 // The SDK does not give a handler its request's JSON-RPC id, and starts
 // handlers on goroutines in an order that need not be the order of

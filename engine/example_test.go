@@ -16,7 +16,7 @@ import (
 // requests at once: the recording shows they were served one at a time.
 func Example() {
 	ctx := context.Background()
-	cb := engine.DefaultCallbacks()
+	cb := engine.DefaultAnswerPolicy()
 	cb.Dispatch, _ = engine.ParseDispatch("serial")
 	cb.Latency, _ = engine.ParseLatency("100ms")
 

@@ -22,12 +22,12 @@ func TestMain(m *testing.M) {
 }
 
 // connectDemo connects to the embedded demo server with cb.
-func connectDemo(t *testing.T, cb Callbacks) *Session {
+func connectDemo(t *testing.T, cb AnswerPolicy) *Session {
 	t.Helper()
 	return connectTarget(t, Target{}, cb)
 }
 
-func connectTarget(t *testing.T, target Target, cb Callbacks) *Session {
+func connectTarget(t *testing.T, target Target, cb AnswerPolicy) *Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -40,7 +40,7 @@ func connectTarget(t *testing.T, target Target, cb Callbacks) *Session {
 }
 
 // connectServer connects to srv over in-memory transports.
-func connectServer(t *testing.T, srv *mcp.Server, cb Callbacks) *Session {
+func connectServer(t *testing.T, srv *mcp.Server, cb AnswerPolicy) *Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -53,7 +53,7 @@ func connectHostile(t *testing.T, ctx context.Context, target Target) (error, ti
 	start := time.Now()
 	alloc := allocatedBy(func() {
 		var s *Session
-		s, err = Connect(ctx, target, DefaultCallbacks(), recorder.New(recorder.Meta{Title: t.Name()}))
+		s, err = Connect(ctx, target, DefaultAnswerPolicy(), recorder.New(recorder.Meta{Title: t.Name()}))
 		if err == nil {
 			s.Close()
 		}
@@ -146,7 +146,7 @@ func TestHostileHTTPAfterConnect(t *testing.T) {
 			h := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
 			srv := httptest.NewServer(h)
 			t.Cleanup(srv.Close)
-			s := connectTarget(t, Target{Transport: TransportHTTP, URL: srv.URL, Limits: Limits{MaxMessageSize: 1 << 20}}, DefaultCallbacks())
+			s := connectTarget(t, Target{Transport: TransportHTTP, URL: srv.URL, Limits: Limits{MaxMessageSize: 1 << 20}}, DefaultAnswerPolicy())
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "big"})
@@ -245,7 +245,7 @@ func TestInterruptedConnect(t *testing.T) {
 
 // newStderrSession is just enough of a session for stderrLines.
 func newStderrSession() *Session {
-	return &Session{rec: recorder.New(recorder.Meta{}), name: "s1", notices: newNoticeQueue(256)}
+	return &Session{rec: recorder.New(recorder.Meta{}), name: "s1", hooks: hooks{notices: newNoticeQueue(256)}}
 }
 
 func stderrEvents(s *Session) []string {

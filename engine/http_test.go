@@ -40,7 +40,7 @@ func TestHTTPTransports(t *testing.T) {
 				h.ServeHTTP(w, r)
 			}))
 			t.Cleanup(srv.Close) // after the session's Close (cleanups run last-first)
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			cb.Dispatch = DispatchPolicy{Mode: Serial}
 			cb.Latency = LatencyModel{Dist: Fixed, A: ms(150)}
 			s := connectTarget(t, Target{Transport: tt.kind, URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer sesame"}}, cb)

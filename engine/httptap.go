@@ -26,8 +26,11 @@ import (
 type tapRoundTripper struct {
 	base    http.RoundTripper
 	headers map[string]string
-	tap     *wireTap // nil: headers only
-	limit   int64    // the message limit (see Limits.MaxMessageSize)
+	obs     wireObserver // nil: headers only
+	limit   int64        // the message limit (see Limits.MaxMessageSize)
+	// connecting, when set, returns a context that ends when connecting
+	// is given up, while the session is connecting, and nil once it is up.
+	connecting func() context.Context
 }
 
 func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -37,7 +40,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	if h.tap == nil {
+	if h.obs == nil {
 		return h.base.RoundTrip(r)
 	}
 	var sent jsonrpc.Message
@@ -47,7 +50,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			body.Close()
 			if msg, err := jsonrpc.DecodeMessage(data); err == nil {
 				sent = msg
-				h.tap.beforeWrite(r.Context(), msg)
+				h.obs.writing(r.Context(), msg)
 			}
 		}
 	}
@@ -57,7 +60,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		if werr == nil && resp.StatusCode >= 300 {
 			werr = &httpStatusError{resp.Status}
 		}
-		h.tap.afterWrite(sent, werr)
+		h.obs.written(r.Context(), sent, werr)
 	}
 	if err != nil || resp.Body == nil {
 		return resp, err
@@ -65,17 +68,17 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "text/event-stream":
-		resp.Body = &sseTapBody{tap: h.tap, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
+		resp.Body = &sseTapBody{obs: h.obs, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
 	case "application/json":
 		data, rerr := readLimited(resp.Body, h.limit, resp.ContentLength)
 		resp.Body.Close()
 		var tooLarge *MessageTooLargeError
 		if errors.As(rerr, &tooLarge) {
-			h.tap.s.overLimit(tooLarge)
+			h.obs.readFailed(tooLarge)
 			return nil, tooLarge
 		}
 		if msg, derr := jsonrpc.DecodeMessage(data); rerr == nil && derr == nil {
-			h.tap.read(msg)
+			msg = h.obs.messageRead(msg, wireSource{}).deliver
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 				if enc, err := jsonrpc.EncodeMessage(req); err == nil {
 					data = enc
@@ -93,12 +96,15 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 // makes its requests with contexts the giving up does not reach, so a
 // server that never answers would otherwise keep them open for good.
 func (h *tapRoundTripper) roundTrip(r *http.Request) (*http.Response, error) {
-	s := h.tap.s
-	if s.watching.Load() {
+	var bound context.Context
+	if h.connecting != nil {
+		bound = h.connecting()
+	}
+	if bound == nil {
 		return h.base.RoundTrip(r)
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	stop := context.AfterFunc(s.life, cancel)
+	stop := context.AfterFunc(bound, cancel)
 	release := func() {
 		stop()
 		cancel()
@@ -135,7 +141,7 @@ func (e *httpStatusError) Error() string { return "HTTP " + e.status }
 // longer than limit ends the stream with a [MessageTooLargeError] and
 // the session with it.
 type sseTapBody struct {
-	tap   *wireTap
+	obs   wireObserver
 	rc    io.ReadCloser
 	r     *bufio.Reader
 	limit int64
@@ -152,12 +158,12 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 		}
 		line, err := b.readLine()
 		if len(line) > 0 {
-			b.out = b.tap.sseLine(line, b)
+			b.out = sseLine(b.obs, line, b)
 		}
 		if err != nil {
 			b.err = err
 			if e, ok := err.(*MessageTooLargeError); ok {
-				b.tap.s.overLimit(e)
+				b.obs.readFailed(e)
 			}
 		}
 	}
@@ -191,7 +197,7 @@ func (b *sseTapBody) readLine() ([]byte, error) {
 
 // sseLine taps one line of an event stream and returns it, rewritten if
 // it carried a server request. stream is the event stream it came on.
-func (t *wireTap) sseLine(line []byte, stream any) []byte {
+func sseLine(obs wireObserver, line []byte, stream any) []byte {
 	if !bytes.HasPrefix(line, []byte("data:")) {
 		return line
 	}
@@ -202,15 +208,14 @@ func (t *wireTap) sseLine(line []byte, stream any) []byte {
 	}
 	msg, err := jsonrpc.DecodeMessage(payload)
 	if err != nil {
-		if isIDlessResponse(err) {
-			// The SDK would end the session on it: record it and pass on
-			// an event without data, which the SDK skips.
-			t.protocolError(idlessText, payload)
+		if obs.unreadable(err, payload) {
+			// The SDK would end the session on it: pass on an event
+			// without data, which the SDK skips.
 			return nil
 		}
 		return line
 	}
-	t.readFrom(msg, stream)
+	msg = obs.messageRead(msg, wireSource{stream: stream}).deliver
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
 		return line

@@ -47,7 +47,7 @@ type draw struct {
 // drawFor draws the latency and failure of the index-th request of method
 // under cb. The latency is drawn first, then the failure, always, so that
 // changing the fail rate does not change the latencies.
-func drawFor(cb *Callbacks, method string, index int64) draw {
+func drawFor(cb *AnswerPolicy, method string, index int64) draw {
 	r := requestRand(cb.Seed, method, index)
 	m := cb.Latency
 	if o, ok := cb.MethodLatency[method]; ok {

@@ -74,11 +74,11 @@ func TestParseDispatch(t *testing.T) {
 // TestLatencySeeded checks that the same seed, method and arrival index
 // always give the same latency and failure, and that other seeds differ.
 func TestLatencySeeded(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Latency = LatencyModel{Dist: Uniform, A: 0, B: time.Second}
 	cb.FailRate = 0.5
 	cb.Seed = 7
-	seq := func(cb Callbacks) []draw {
+	seq := func(cb AnswerPolicy) []draw {
 		var out []draw
 		for i := int64(1); i <= 50; i++ {
 			out = append(out, drawFor(&cb, "sampling/createMessage", i))
@@ -133,7 +133,7 @@ func TestLatencyMeans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.m.String(), func(t *testing.T) {
-			cb := Callbacks{Latency: tt.m, Seed: 1}
+			cb := AnswerPolicy{Latency: tt.m, Seed: 1}
 			var sum float64
 			const n = 10000
 			for i := int64(1); i <= n; i++ {
@@ -150,7 +150,7 @@ func TestLatencyMeans(t *testing.T) {
 		})
 	}
 	t.Run("normal clamps at 0", func(t *testing.T) {
-		cb := Callbacks{Latency: LatencyModel{Dist: Normal, A: ms(10), B: ms(100)}}
+		cb := AnswerPolicy{Latency: LatencyModel{Dist: Normal, A: ms(10), B: ms(100)}}
 		for i := int64(1); i <= 1000; i++ {
 			if d := drawFor(&cb, "ping", i).latency; d < 0 {
 				t.Fatalf("latency %v < 0", d)

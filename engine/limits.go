@@ -125,7 +125,7 @@ var errConnectTimedOut = errors.New("connect timeout")
 // connectStopped says why connecting ended early, when it was the
 // timeout or the caller, and nil otherwise.
 func (s *Session) connectStopped(outer context.Context) error {
-	if errors.Is(context.Cause(s.life), errConnectTimedOut) {
+	if errors.Is(context.Cause(s.life.ctx), errConnectTimedOut) {
 		return &ConnectTimeoutError{Target: s.target, Timeout: s.target.Limits.connectTimeout()}
 	}
 	if outer.Err() != nil {
@@ -141,8 +141,8 @@ func (s *Session) connectStopped(outer context.Context) error {
 // more than a limit allows. It is for limits hit below the SDK's
 // connection (the HTTP client), where no read error reaches the tap.
 func (s *Session) overLimit(err error) {
-	s.tap.fail(err)
-	if s.watching.Load() {
+	s.wire.fail(err)
+	if s.life.up.Load() {
 		go func() {
 			s.lose()
 			s.cs.Close() // lose cannot close an HTTP connection itself

@@ -117,10 +117,10 @@ func (p *PendingRequest) end() {
 
 // waitManual hands a request to the manual handler and waits for its
 // answer.
-func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *inEntry, method string, params any, message string, schema json.RawMessage) (mcp.Result, error) {
-	s.hookMu.Lock()
-	f := s.manual
-	s.hookMu.Unlock()
+func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, method string, params any, message string, schema json.RawMessage) (mcp.Result, error) {
+	s.hooks.mu.Lock()
+	f := s.hooks.manual
+	s.hooks.mu.Unlock()
 	if f == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("fanout-inspector: %s is set to be answered by hand, but nobody is attached to answer", method)}
@@ -129,20 +129,20 @@ func (s *Session) waitManual(ctx context.Context, cb *Callbacks, e *inEntry, met
 	if b, err := json.Marshal(params); err == nil {
 		p.Params = b
 	}
-	s.hookMu.Lock()
+	s.hooks.mu.Lock()
 	if s.isDone() {
-		s.hookMu.Unlock()
+		s.hooks.mu.Unlock()
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: the session has ended"}
 	}
-	if s.waiting == nil {
-		s.waiting = make(map[*PendingRequest]struct{})
+	if s.hooks.waiting == nil {
+		s.hooks.waiting = make(map[*PendingRequest]struct{})
 	}
-	s.waiting[p] = struct{}{}
-	s.hookMu.Unlock()
+	s.hooks.waiting[p] = struct{}{}
+	s.hooks.mu.Unlock()
 	defer func() {
-		s.hookMu.Lock()
-		delete(s.waiting, p)
-		s.hookMu.Unlock()
+		s.hooks.mu.Lock()
+		delete(s.hooks.waiting, p)
+		s.hooks.mu.Unlock()
 	}()
 	go f(p)
 	select {

@@ -89,7 +89,7 @@ func (rs *rawServer) answers(n int, d time.Duration) []map[string]json.RawMessag
 }
 
 // connectRaw connects a session with cb to a rawServer over io pipes.
-func connectRaw(t *testing.T, cb Callbacks) (*Session, *rawServer) {
+func connectRaw(t *testing.T, cb AnswerPolicy) (*Session, *rawServer) {
 	t.Helper()
 	c2sR, c2sW := io.Pipe()
 	s2cR, s2cW := io.Pipe()
@@ -130,7 +130,7 @@ func protocolEvents(snap *recorder.Snapshot) []recorder.Event {
 // served as usual, the four others marked Duplicate and answered at once
 // with an Invalid Request error naming the reused id.
 func TestDuplicateRequestIDs(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Latency = LatencyModel{Dist: Fixed, A: ms(300)}
 	s, rs := connectRaw(t, cb)
 	for range 5 {
@@ -195,7 +195,7 @@ func TestDuplicateRequestIDs(t *testing.T) {
 // parse-error report) or no id at all is recorded as a protocol event and
 // the session goes on serving the server's requests.
 func TestResponseWithoutID(t *testing.T) {
-	s, rs := connectRaw(t, DefaultCallbacks())
+	s, rs := connectRaw(t, DefaultAnswerPolicy())
 	rs.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 	rs.send(`{"jsonrpc":"2.0","result":{}}`)
 	rs.send(samplingLine(`7`, "still there?"))
@@ -240,7 +240,7 @@ var invalidUTF8Line = samplingLine(`8`, "bad \xff bytes \xe2\x82")
 // not valid UTF-8 is served, noted as a protocol event, and saved as a
 // recording that is valid UTF-8 JSON and loads back.
 func TestInvalidUTF8IsRecordedValid(t *testing.T) {
-	s, rs := connectRaw(t, DefaultCallbacks())
+	s, rs := connectRaw(t, DefaultAnswerPolicy())
 	rs.send(invalidUTF8Line)
 	rs.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"log \xfe\"}}")
 	if a := rs.answers(1, 10*time.Second); len(a) != 1 || a[0]["result"] == nil {
@@ -307,7 +307,7 @@ func serveHostile() {
 // TestHostileStdioServer runs the hostile server as a subprocess: the
 // session survives it and records everything it sent.
 func TestHostileStdioServer(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Latency = LatencyModel{Dist: Fixed, A: ms(200)}
 	s := connectTarget(t, stdioTarget("hostile"), cb)
 	done := func() bool {
@@ -432,7 +432,7 @@ func (rs *rawHTTPServer) answers(n int, d time.Duration) []map[string]json.RawMe
 // reconnect is neither served twice nor called a duplicate.
 func TestHostileHTTPServer(t *testing.T) {
 	rs, url := serveRawHTTP(t)
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Latency = LatencyModel{Dist: Fixed, A: ms(600)}
 	s := connectTarget(t, Target{Transport: TransportHTTP, URL: url}, cb)
 	select {
@@ -505,7 +505,7 @@ func TestHostileHTTPServer(t *testing.T) {
 // first maxProtocolEvents are recorded, then one event says the rest
 // were not.
 func TestProtocolEventsAreBounded(t *testing.T) {
-	s, rs := connectRaw(t, DefaultCallbacks())
+	s, rs := connectRaw(t, DefaultAnswerPolicy())
 	for range maxProtocolEvents + 500 {
 		rs.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 	}

@@ -56,7 +56,7 @@ func TestConnectErrorHidesCredentials(t *testing.T) {
 	defer cancel()
 	rec := recorder.New(recorder.Meta{})
 	target := Target{Transport: TransportHTTP, URL: "http://bobby:hunter22@" + addr + "/mcp?token=t0k3n-1"}
-	_, err = Connect(ctx, target, DefaultCallbacks(), rec)
+	_, err = Connect(ctx, target, DefaultAnswerPolicy(), rec)
 	if err == nil {
 		t.Fatal("Connect to a closed port succeeded")
 	}
@@ -92,7 +92,7 @@ func TestOnLogHidesSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := Target{Transport: TransportStdio, Command: "leaky", Env: []string{"SECRET=" + secret}}
-	s, err := connect(ctx, target, DefaultCallbacks(), recorder.New(recorder.Meta{}), ct)
+	s, err := connect(ctx, target, DefaultAnswerPolicy(), recorder.New(recorder.Meta{}), ct)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func cancellingServer() *mcp.Server {
 // waiting at once and is recorded as cancelled, with the cancellation
 // event pointing at it.
 func TestServerCancels(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Latency = LatencyModel{Dist: Fixed, A: 10 * time.Second}
 	s := connectServer(t, cancellingServer(), cb)
 	start := time.Now()
@@ -83,19 +83,19 @@ func TestServerCancels(t *testing.T) {
 func TestRequestTimeoutAndFailRate(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(*Callbacks)
+		change func(*AnswerPolicy)
 		status recorder.Status
 		errHas string
 	}{
-		{"timeout", func(cb *Callbacks) {
+		{"timeout", func(cb *AnswerPolicy) {
 			cb.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
 			cb.RequestTimeout = ms(200)
 		}, recorder.StatusTimeout, "request timeout"},
-		{"fail rate 1", func(cb *Callbacks) { cb.FailRate = 1 }, recorder.StatusError, "injected failure"},
+		{"fail rate 1", func(cb *AnswerPolicy) { cb.FailRate = 1 }, recorder.StatusError, "injected failure"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			tt.change(&cb)
 			s := connectDemo(t, cb)
 			start := time.Now()
@@ -125,7 +125,7 @@ func TestRequestTimeoutAndFailRate(t *testing.T) {
 // the request echoes when several calls overlap.
 func TestParentLinking(t *testing.T) {
 	t.Run("only call in flight", func(t *testing.T) {
-		s := connectDemo(t, DefaultCallbacks())
+		s := connectDemo(t, DefaultAnswerPolicy())
 		run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
 		snap := s.Recording().Snapshot()
 		calls := spansOf(snap, "tools/call")
@@ -155,7 +155,7 @@ func TestParentLinking(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Who}}}, nil, nil
 		})
-		cb := DefaultCallbacks()
+		cb := DefaultAnswerPolicy()
 		cb.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
 		s := connectServer(t, srv, cb)
 		var wg sync.WaitGroup
@@ -200,17 +200,17 @@ func TestParentLinking(t *testing.T) {
 	})
 }
 
-// TestSetCallbacksLive checks that new callbacks apply to the next
+// TestSetAnswerPolicyLive checks that new callbacks apply to the next
 // request without reconnecting.
-func TestSetCallbacksLive(t *testing.T) {
-	s := connectDemo(t, DefaultCallbacks())
+func TestSetAnswerPolicyLive(t *testing.T) {
+	s := connectDemo(t, DefaultAnswerPolicy())
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
-	cb := s.Callbacks()
+	cb := s.AnswerPolicy()
 	cb.Dispatch = DispatchPolicy{Mode: Serial}
 	cb.Latency = LatencyModel{Dist: Fixed, A: ms(200)}
 	cb.SamplingReply = "custom {{.Index}} to {{.LastUserMessage}}"
 	cb.Roots = []string{"file:///work", "file:///data"}
-	s.SetCallbacks(cb)
+	s.SetAnswerPolicy(cb)
 	mark := s.Recording().Now()
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "roots")})
@@ -252,7 +252,7 @@ func TestSetCallbacksLive(t *testing.T) {
 // TestManualAnswers checks that a request answered by a person waits for
 // the answer, and that the wait is serving time.
 func TestManualAnswers(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.SamplingManual = true
 	cb.Elicitation = ElicitManual
 	s := connectDemo(t, cb)
@@ -320,7 +320,7 @@ func TestElicitationAndRootsModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode)+" "+tt.kind, func(t *testing.T) {
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			cb.Elicitation = tt.mode
 			s := connectDemo(t, cb)
 			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(2, tt.kind)})
@@ -345,7 +345,7 @@ func TestElicitationAndRootsModes(t *testing.T) {
 func TestMultiRoundTrip(t *testing.T) {
 	for _, kind := range []string{"sampling", "elicitation", "roots"} {
 		t.Run(kind, func(t *testing.T) {
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			cb.Dispatch = DispatchPolicy{Mode: Serial}
 			cb.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
 			cb.Roots = []string{"file:///mrtr"}
@@ -403,19 +403,19 @@ func TestConnectionLostMidServe(t *testing.T) {
 	exited := []string{"server exited: exit status 1", "crashing on purpose"}
 	tests := []struct {
 		name, mode string
-		setup      func(*Callbacks)
+		setup      func(*AnswerPolicy)
 		want       []string // in Err, Run's error and every span's error
 	}{
 		{"server exits", "fanout-exit", nil, exited},
 		{"server exits, a helper keeps its stderr open", "fanout-exit-helper", nil, exited},
 		{"server writes garbage and exits slowly", "garbage-mid", nil, []string{"not JSON-RPC", "logs to stderr"}},
-		{"server exits, requests queued", "fanout-exit", func(cb *Callbacks) { cb.Dispatch = DispatchPolicy{Mode: Serial} }, exited},
-		{"server exits, a person never answers", "fanout-exit", func(cb *Callbacks) { cb.SamplingManual, cb.Latency = true, LatencyModel{} }, exited},
+		{"server exits, requests queued", "fanout-exit", func(cb *AnswerPolicy) { cb.Dispatch = DispatchPolicy{Mode: Serial} }, exited},
+		{"server exits, a person never answers", "fanout-exit", func(cb *AnswerPolicy) { cb.SamplingManual, cb.Latency = true, LatencyModel{} }, exited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			const latency = 5 * time.Second
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			cb.Latency = LatencyModel{Dist: Fixed, A: latency}
 			if tt.setup != nil {
 				tt.setup(&cb)
@@ -511,7 +511,7 @@ func TestStdioGarbage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	rec := recorder.New(recorder.Meta{})
-	s, err := Connect(ctx, stdioTarget("garbage"), DefaultCallbacks(), rec)
+	s, err := Connect(ctx, stdioTarget("garbage"), DefaultAnswerPolicy(), rec)
 	if err == nil {
 		s.Close()
 		t.Fatal("Connect succeeded against a server writing garbage to stdout")
@@ -530,7 +530,7 @@ func TestStdioGarbage(t *testing.T) {
 func TestStdioStderrAndEnv(t *testing.T) {
 	var mu sync.Mutex
 	var lines []string
-	s := connectTarget(t, stdioTarget("stderr"), DefaultCallbacks())
+	s := connectTarget(t, stdioTarget("stderr"), DefaultAnswerPolicy())
 	s.OnLog(func(e recorder.Event) {
 		mu.Lock()
 		lines = append(lines, e.Text)
@@ -581,14 +581,14 @@ func TestBadTargets(t *testing.T) {
 		t.Run(tt.target.String(), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_, err := Connect(ctx, tt.target, DefaultCallbacks(), recorder.New(recorder.Meta{}))
+			_, err := Connect(ctx, tt.target, DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Connect error %v, want one containing %q", err, tt.want)
 			}
 		})
 	}
 	t.Run("bad callbacks", func(t *testing.T) {
-		cb := DefaultCallbacks()
+		cb := DefaultAnswerPolicy()
 		cb.SamplingReply = "{{.Nope"
 		_, err := Connect(context.Background(), Target{}, cb, recorder.New(recorder.Meta{}))
 		if err == nil || !strings.Contains(err.Error(), "template") {
@@ -596,7 +596,7 @@ func TestBadTargets(t *testing.T) {
 		}
 	})
 	t.Run("bad workload", func(t *testing.T) {
-		s := connectDemo(t, DefaultCallbacks())
+		s := connectDemo(t, DefaultAnswerPolicy())
 		for _, w := range []Workload{{}, {Tool: "echo", Args: json.RawMessage(`[1]`)}, {Tool: "echo", Calls: -1}} {
 			if _, err := s.Run(context.Background(), w, nil); err == nil {
 				t.Errorf("Run(%+v) succeeded", w)
@@ -609,7 +609,7 @@ func TestBadTargets(t *testing.T) {
 // notifications are events on the call's span, its log messages reach
 // OnLog, and a call timeout fails the call as timed out.
 func TestProgressLogsAndCallTimeout(t *testing.T) {
-	s := connectDemo(t, DefaultCallbacks())
+	s := connectDemo(t, DefaultAnswerPolicy())
 	logs := make(chan recorder.Event, 100)
 	s.OnLog(func(e recorder.Event) { logs <- e })
 	var progress []Progress
@@ -682,7 +682,7 @@ func TestProgressLogsAndCallTimeout(t *testing.T) {
 // in arrival order.
 func TestSeededRunsRepeat(t *testing.T) {
 	serveTimes := func() ([]time.Duration, []string) {
-		cb := DefaultCallbacks()
+		cb := DefaultAnswerPolicy()
 		cb.Seed = 42
 		cb.Latency = LatencyModel{Dist: Uniform, A: ms(50), B: ms(600)}
 		s := connectDemo(t, cb)
@@ -728,7 +728,7 @@ func TestServerPing(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil, nil
 	})
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.MethodLatency = map[string]LatencyModel{"ping": {Dist: Fixed, A: ms(150)}}
 	s := connectServer(t, srv, cb)
 	if res := run(t, s, Workload{Tool: "ping"}); res.OK != 1 {
@@ -743,7 +743,7 @@ func TestServerPing(t *testing.T) {
 // TestManualWithoutHandler checks that a manual request nobody can answer
 // fails at once with a message saying so.
 func TestManualWithoutHandler(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.SamplingManual = true
 	s := connectDemo(t, cb)
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
@@ -756,7 +756,7 @@ func TestManualWithoutHandler(t *testing.T) {
 // TestCloseEndsWaits checks that Close does not wait for latencies or
 // for a person: pending requests end as aborted at once.
 func TestCloseEndsWaits(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Latency = LatencyModel{Dist: Fixed, A: 30 * time.Second}
 	s := connectDemo(t, cb)
 	go s.Run(context.Background(), Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")}, nil)
@@ -785,7 +785,7 @@ func TestCloseEndsWaits(t *testing.T) {
 // TestStdioGarbageMidSession checks that non-JSON output in the middle of
 // a session ends it with an error that says what went wrong.
 func TestStdioGarbageMidSession(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
 	s := connectTarget(t, stdioTarget("garbage-later"), cb)
 	_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
@@ -809,7 +809,7 @@ func TestToolsChanged(t *testing.T) {
 		})
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grew"}}}, nil, nil
 	})
-	s := connectServer(t, srv, DefaultCallbacks())
+	s := connectServer(t, srv, DefaultAnswerPolicy())
 	if !s.Info().hasCapability("tools.listChanged") {
 		t.Errorf("capabilities %v, want tools.listChanged", s.Info().Capabilities)
 	}
@@ -843,7 +843,7 @@ func TestToolsChanged(t *testing.T) {
 // the schema, or an answer of the wrong kind) shows as an error, as the
 // server saw it.
 func TestAnswersTheSDKRefuses(t *testing.T) {
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Elicitation = ElicitManual
 	cb.SamplingManual = true
 	s := connectDemo(t, cb)
@@ -892,7 +892,7 @@ func TestMultiRoundTripRounds(t *testing.T) {
 	if _, err := srv.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.SamplingReply = "re: {{.LastUserMessage}}"
 	s, err := connect(ctx, Target{Protocol: "2026-07-28"}, cb, recorder.New(recorder.Meta{}), ct)
 	if err != nil {
@@ -967,7 +967,7 @@ func TestManualRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+" "+tt.how, func(t *testing.T) {
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			cb.SamplingManual = true
 			cb.Elicitation = ElicitManual
 			s := connectServer(t, askingServer(tt.kind), cb)
@@ -996,5 +996,53 @@ func TestManualRefusals(t *testing.T) {
 				t.Errorf("%s span: status %q error %q, want %q %q", method, sp.Status, sp.Error, tt.wantStatus, tt.wantError)
 			}
 		})
+	}
+}
+
+// TestCancelledWhileQueuedWasNeverServed checks that a request the server
+// gives up on while it waits behind another under serial dispatch is
+// recorded as queued until it ended, not as served: counting it in flight
+// would show two requests served at once under serial.
+func TestCancelledWhileQueuedWasNeverServed(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "queue-cancel", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "two"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		ask := func(ctx context.Context, text string) {
+			req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 5,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}})
+		}
+		first := make(chan struct{})
+		go func() {
+			defer close(first)
+			ask(ctx, "first")
+		}()
+		time.Sleep(50 * time.Millisecond)
+		cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		ask(cctx, "second") // queued behind the first, given up on
+		cancel()
+		<-first
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	cb := DefaultAnswerPolicy()
+	cb.Dispatch = DispatchPolicy{Mode: Serial}
+	cb.Latency = LatencyModel{Dist: Fixed, A: 600 * time.Millisecond}
+	s := connectServer(t, srv, cb)
+	run(t, s, Workload{Tool: "two"})
+	var spans []*recorder.Span
+	if !waitFor(2*time.Second, func() bool {
+		spans = spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+		return len(spans) == 2 && !spans[0].Open() && !spans[1].Open()
+	}) {
+		t.Fatal("the two sampling spans never ended")
+	}
+	second := spans[1]
+	if second.Status != recorder.StatusCancelled {
+		t.Fatalf("second request: status %q (%s), want cancelled", second.Status, second.Error)
+	}
+	if second.Serving != second.Answered {
+		t.Errorf("second request: served %v of its %v although it never left the queue (queued %v → serving %v → answered %v)",
+			second.Answered-second.Serving, second.Total(), second.Queued, second.Serving, second.Answered)
+	}
+	if q := second.Serving - second.Queued; q < 100*time.Millisecond {
+		t.Errorf("second request: queued %v, want about 200ms (until the server gave up)", q)
 	}
 }

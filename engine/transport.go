@@ -63,7 +63,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		// While connecting, a timeout or an interrupt stops it at once:
 		// it is not answering.
 		inner = &stdioTransport{cmd: cmd, maxMessage: t.Limits.maxMessageSize(), grace: 2 * time.Second,
-			hurry: func() bool { return !s.watching.Load() && s.life.Err() != nil }}
+			hurry: func() bool { return !s.life.up.Load() && s.life.ctx.Err() != nil }}
 	case t.kind() == TransportHTTP || t.kind() == TransportSSE:
 		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -74,9 +74,10 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 				return nil, fmt.Errorf("%s: header name %q is not valid (give names like Authorization)", t.kind(), k)
 			}
 		}
-		s.tap = newWireTap(s)
+		s.wire = newWire()
 		limit := t.Limits.maxMessageSize()
-		hc := &http.Client{Transport: &tapRoundTripper{base: http.DefaultTransport, headers: t.Headers, tap: s.tap, limit: limit}}
+		hc := &http.Client{Transport: &tapRoundTripper{base: http.DefaultTransport, headers: t.Headers, obs: s, limit: limit,
+			connecting: s.connecting}}
 		// The tap enforces the message limit as it reads; the SDK's own
 		// event limit, a little higher, only backs it up.
 		if t.kind() == TransportHTTP {
@@ -90,8 +91,19 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 	if t.kind() == TransportHTTP || t.kind() == TransportSSE {
 		return inner, nil // tapped below the SDK, in the HTTP client
 	}
-	s.tap = newWireTap(s)
-	return &tappedTransport{inner: inner, tap: s.tap}, nil
+	s.wire = newWire()
+	s.wire.tapped = &tappedTransport{inner: inner, obs: s}
+	return s.wire.tapped, nil
+}
+
+// connecting returns, while the session is connecting, a context that
+// ends when connecting is given up (timeout or interrupt), and nil once
+// the session is up.
+func (s *Session) connecting() context.Context {
+	if s.life.up.Load() {
+		return nil
+	}
+	return s.life.ctx
 }
 
 // explainConnectError turns a failure to connect into a message that
@@ -102,8 +114,8 @@ func (s *Session) explainConnectError(outer context.Context, err error) error {
 
 func (s *Session) explainConnect(outer context.Context, err error) error {
 	var werr error
-	if s.tap != nil {
-		werr = s.tap.failure()
+	if s.wire != nil {
+		werr = s.wire.failure()
 	}
 	if werr != nil && s.target.Limits.tooLarge(werr) != nil {
 		return s.target.Limits.tooLarge(werr)

@@ -14,18 +14,18 @@ import (
 func TestValidateCatchesWhatWouldFailMidRun(t *testing.T) {
 	cases := []struct {
 		name string
-		edit func(*Callbacks)
+		edit func(*AnswerPolicy)
 		want string
 	}{
-		{"unknown template field", func(cb *Callbacks) { cb.SamplingReply = "hi {{.Nope}}" }, "can't evaluate field Nope"},
-		{"field of a field", func(cb *Callbacks) { cb.SamplingReply = "{{.Index.X}}" }, "can't evaluate field X"},
-		{"undefined template", func(cb *Callbacks) { cb.SamplingReply = `{{template "x"}}` }, `template "x" not defined`},
-		{"fail rate NaN", func(cb *Callbacks) { cb.FailRate = math.NaN() }, "fail rate NaN"},
-		{"fail rate above 1", func(cb *Callbacks) { cb.FailRate = 1.5 }, "between 0 and 1"},
+		{"unknown template field", func(cb *AnswerPolicy) { cb.SamplingReply = "hi {{.Nope}}" }, "can't evaluate field Nope"},
+		{"field of a field", func(cb *AnswerPolicy) { cb.SamplingReply = "{{.Index.X}}" }, "can't evaluate field X"},
+		{"undefined template", func(cb *AnswerPolicy) { cb.SamplingReply = `{{template "x"}}` }, `template "x" not defined`},
+		{"fail rate NaN", func(cb *AnswerPolicy) { cb.FailRate = math.NaN() }, "fail rate NaN"},
+		{"fail rate above 1", func(cb *AnswerPolicy) { cb.FailRate = 1.5 }, "between 0 and 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			tc.edit(&cb)
 			err := cb.Validate()
 			if err == nil {
@@ -40,7 +40,7 @@ func TestValidateCatchesWhatWouldFailMidRun(t *testing.T) {
 		})
 	}
 	for _, ok := range []string{"reply {{.Index}}", "{{.Model}}: {{.LastUserMessage}}", "plain"} {
-		cb := DefaultCallbacks()
+		cb := DefaultAnswerPolicy()
 		cb.SamplingReply = ok
 		if err := cb.Validate(); err != nil {
 			t.Errorf("template %q refused: %v", ok, err)

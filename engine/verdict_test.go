@@ -47,7 +47,7 @@ func TestVerdictTable(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			target := tr.target(t)
-			s := connectTarget(t, target, DefaultCallbacks())
+			s := connectTarget(t, target, DefaultAnswerPolicy())
 			for _, n := range sizes {
 				for _, dispatch := range []string{"concurrent", "serial", fmt.Sprintf("bounded:%d", slotsFor[n])} {
 					for _, latency := range latencies {
@@ -88,9 +88,9 @@ func TestVerdictTable(t *testing.T) {
 // that run alone.
 func fanoutSummary(t *testing.T, s *Session, policy DispatchPolicy, model LatencyModel, n int) (recorder.Summary, *recorder.Snapshot) {
 	t.Helper()
-	cb := DefaultCallbacks()
+	cb := DefaultAnswerPolicy()
 	cb.Dispatch, cb.Latency = policy, model
-	s.SetCallbacks(cb)
+	s.SetAnswerPolicy(cb)
 	before := s.Recording().Snapshot()
 	var last recorder.SpanID
 	for _, sp := range before.Spans {
@@ -194,7 +194,7 @@ func tsStdioTarget(t *testing.T) Target {
 func TestSlotHandOverIsOneInstant(t *testing.T) {
 	for _, protocol := range []string{"", "2026-07-28"} {
 		t.Run("protocol "+protocol, func(t *testing.T) {
-			cb := DefaultCallbacks()
+			cb := DefaultAnswerPolicy()
 			cb.Dispatch = DispatchPolicy{Mode: Serial}
 			cb.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Millisecond}
 			s := connectTarget(t, Target{Protocol: protocol}, cb)

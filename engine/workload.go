@@ -72,7 +72,7 @@ func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) 
 	}
 	conc = min(conc, calls)
 	select {
-	case <-s.done:
+	case <-s.life.done:
 		return RunResult{}, s.explainCallError("run", mcp.ErrConnectionClosed)
 	default:
 	}
@@ -188,8 +188,8 @@ func (s *Session) connectionBroken(err error) bool {
 	if errors.As(err, &rpc) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	if s.tap != nil && s.tap.wrapped() {
-		return s.tap.broken()
+	if s.wire != nil && s.wire.wrapped() {
+		return s.wire.broken()
 	}
-	return s.watching.Load() && s.waitDone(time.Second)
+	return s.life.up.Load() && s.waitDone(time.Second)
 }

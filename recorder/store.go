@@ -198,6 +198,38 @@ func (r *Recording) AddEvent(e Event) {
 	}
 }
 
+// Outcome is how a span ended: its status, the error text when it did
+// not end ok, and the result it answered with, if any.
+type Outcome struct {
+	Status Status
+	Error  string
+	Result json.RawMessage
+}
+
+// End ends span id at offset at with outcome o, unless it has ended
+// already, and reports whether it ended it. It is the one way a span
+// ends: a phase the span never reached starts at the end (a request
+// given up on while queued was queued until then, not served), and it is
+// answered at at, or as it reached its last phase if that was later.
+func (r *Recording) End(id SpanID, at time.Duration, o Outcome) bool {
+	ended := false
+	r.Update(id, func(s *Span) {
+		if !s.Open() {
+			return
+		}
+		if s.Queued == Unset {
+			s.Queued = max(at, s.Received)
+		}
+		if s.Serving == Unset {
+			s.Serving = max(at, s.Queued)
+		}
+		s.Answered = max(at, s.Serving)
+		s.Status, s.Error, s.Result = o.Status, o.Error, o.Result
+		ended = true
+	})
+	return ended
+}
+
 // AbortOpen ends every open span with [StatusAborted] at offset at, with
 // reason as its error text, and returns how many it closed. The engine
 // calls it when a connection is lost, so that no span stays open forever.
@@ -210,23 +242,13 @@ func (r *Recording) AbortOpen(at time.Duration, reason string) int {
 		}
 	}
 	r.mu.Unlock()
+	n := 0
 	for _, id := range open {
-		r.Update(id, func(s *Span) {
-			if !s.Open() {
-				return
-			}
-			if s.Queued == Unset {
-				s.Queued = max(at, s.Received)
-			}
-			if s.Serving == Unset {
-				s.Serving = max(at, s.Queued)
-			}
-			s.Answered = max(at, s.Serving)
-			s.Status = StatusAborted
-			s.Error = reason
-		})
+		if r.End(id, at, Outcome{Status: StatusAborted, Error: reason}) {
+			n++
+		}
 	}
-	return len(open)
+	return n
 }
 
 // Version increases with every change; readers compare it to skip work

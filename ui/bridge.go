@@ -41,7 +41,7 @@ type Bridge struct {
 
 	mu      sync.Mutex
 	target  engine.Target
-	cb      engine.Callbacks
+	cb      engine.AnswerPolicy
 	sess    *engine.Session
 	journal *recorder.Journal
 	cancel  context.CancelFunc // of the running workload
@@ -50,7 +50,7 @@ type Bridge struct {
 }
 
 // NewBridge returns a disconnected bridge with the given callbacks.
-func NewBridge(cb engine.Callbacks) *Bridge {
+func NewBridge(cb engine.AnswerPolicy) *Bridge {
 	return &Bridge{cb: cb, JournalDir: recorder.DefaultJournalDir()}
 }
 
@@ -222,7 +222,7 @@ func (b *Bridge) JournalPath() string {
 }
 
 // Callbacks returns the callbacks the next connection starts with.
-func (b *Bridge) Callbacks() engine.Callbacks {
+func (b *Bridge) Callbacks() engine.AnswerPolicy {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.cb
@@ -230,13 +230,13 @@ func (b *Bridge) Callbacks() engine.Callbacks {
 
 // SetCallbacks keeps cb for later connections and applies it to the
 // current one: the change applies to the next request.
-func (b *Bridge) SetCallbacks(cb engine.Callbacks) {
+func (b *Bridge) SetCallbacks(cb engine.AnswerPolicy) {
 	b.mu.Lock()
 	b.cb = cb
 	s := b.sess
 	b.mu.Unlock()
 	if s != nil {
-		s.SetCallbacks(cb)
+		s.SetAnswerPolicy(cb)
 	}
 }
 

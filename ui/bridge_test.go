@@ -11,7 +11,7 @@ import (
 )
 
 func TestBridge(t *testing.T) {
-	b := NewBridge(engine.DefaultCallbacks())
+	b := NewBridge(engine.DefaultAnswerPolicy())
 	b.JournalDir = ""
 	var mu sync.Mutex
 	var sessions []bool
@@ -34,7 +34,7 @@ func TestBridge(t *testing.T) {
 	cb := b.Callbacks()
 	cb.Dispatch = engine.DispatchPolicy{Mode: engine.Serial}
 	b.SetCallbacks(cb)
-	if got := b.Session().Callbacks().Dispatch.Mode; got != engine.Serial {
+	if got := b.Session().AnswerPolicy().Dispatch.Mode; got != engine.Serial {
 		t.Errorf("SetCallbacks did not reach the session: %v", got)
 	}
 	if err := b.Run(engine.Workload{Tool: "slow", Args: []byte(`{"ms":10000,"steps":2}`)}); err != nil {

@@ -76,7 +76,7 @@ type CallbacksPanel struct {
 	widget.BaseWidget
 
 	// OnChanged is called on the main goroutine with each valid change.
-	OnChanged func(engine.Callbacks)
+	OnChanged func(engine.AnswerPolicy)
 
 	// The panel's inputs, exported so tests and scripts can drive the
 	// panel as a person would. Overrides holds the per-method latency
@@ -97,13 +97,13 @@ type CallbacksPanel struct {
 	Timeout        *widget.Entry
 
 	problem *widget.Label
-	base    engine.Callbacks
+	base    engine.AnswerPolicy
 	filling bool // SetCallbacks is filling the widgets: do not report
 	content fyne.CanvasObject
 }
 
 // NewCallbacksPanel makes the panel, filled from cb.
-func NewCallbacksPanel(cb engine.Callbacks) *CallbacksPanel {
+func NewCallbacksPanel(cb engine.AnswerPolicy) *CallbacksPanel {
 	p := &CallbacksPanel{Overrides: map[string]*LatencyInputs{}}
 	p.ExtendBaseWidget(p)
 	changed := func() { p.changed() }
@@ -199,7 +199,7 @@ func (p *CallbacksPanel) Problem() string {
 }
 
 // SetCallbacks fills the widgets from cb without calling OnChanged.
-func (p *CallbacksPanel) SetCallbacks(cb engine.Callbacks) {
+func (p *CallbacksPanel) SetCallbacks(cb engine.AnswerPolicy) {
 	p.filling = true
 	defer func() { p.filling = false }()
 	p.base = cb
@@ -238,7 +238,7 @@ func (p *CallbacksPanel) SetCallbacks(cb engine.Callbacks) {
 }
 
 // Callbacks reads the widgets. The error says what to fix.
-func (p *CallbacksPanel) Callbacks() (engine.Callbacks, error) {
+func (p *CallbacksPanel) Callbacks() (engine.AnswerPolicy, error) {
 	cb := p.base
 	spec := p.Dispatch.Selected
 	if spec == string(engine.Bounded) {

@@ -27,7 +27,7 @@ func TestManualAnswers(t *testing.T) {
 
 	m.Callbacks.Elicitation.SetSelected("manual")
 	test.Tap(m.Callbacks.SamplingManual)
-	if got := m.Bridge.Session().Callbacks(); got.Elicitation != engine.ElicitManual || !got.SamplingManual {
+	if got := m.Bridge.Session().AnswerPolicy(); got.Elicitation != engine.ElicitManual || !got.SamplingManual {
 		t.Fatalf("session callbacks after choosing manual: %+v", got)
 	}
 

@@ -60,7 +60,7 @@ func TestRecentConnectionsKeepNoSecrets(t *testing.T) {
 // TestBridgeJournalIsPrivate: the folder the app journals into is made
 // 0700 and the journal in it 0600.
 func TestBridgeJournalIsPrivate(t *testing.T) {
-	b := NewBridge(engine.DefaultCallbacks())
+	b := NewBridge(engine.DefaultAnswerPolicy())
 	b.JournalDir = filepath.Join(t.TempDir(), "made", "journal")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

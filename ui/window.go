@@ -23,9 +23,9 @@ const connectTimeout = 30 * time.Second
 type Options struct {
 	// Target is the server to connect to; the zero value is the demo server.
 	Target engine.Target
-	// Callbacks answer the server's requests; use [engine.DefaultCallbacks]
+	// Callbacks answer the server's requests; use [engine.DefaultAnswerPolicy]
 	// when there is nothing better.
-	Callbacks engine.Callbacks
+	Callbacks engine.AnswerPolicy
 	// Workload presets the Workload panel (its tool is chosen once the
 	// server lists it).
 	Workload engine.Workload

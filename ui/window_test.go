@@ -115,7 +115,7 @@ func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 		opts.JournalDir = &off
 	}
 	if opts.Callbacks.Dispatch.Mode == "" {
-		opts.Callbacks = engine.DefaultCallbacks()
+		opts.Callbacks = engine.DefaultAnswerPolicy()
 	}
 	m := NewMainWindow(loop, opts)
 	t.Cleanup(func() {
@@ -140,35 +140,35 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 	newMainLoop(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := engine.Connect(ctx, engine.Target{}, engine.DefaultCallbacks(), recorder.New(recorder.Meta{}))
+	s, err := engine.Connect(ctx, engine.Target{}, engine.DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 
-	p := NewCallbacksPanel(s.Callbacks())
-	p.OnChanged = s.SetCallbacks
+	p := NewCallbacksPanel(s.AnswerPolicy())
+	p.OnChanged = s.SetAnswerPolicy
 	w := test.NewWindow(p)
 	defer w.Close()
 
 	tests := []struct {
 		name  string
 		do    func()
-		check func(engine.Callbacks) string
+		check func(engine.AnswerPolicy) string
 	}{
-		{"serial dispatch", func() { p.Dispatch.SetSelected("serial") }, func(cb engine.Callbacks) string {
+		{"serial dispatch", func() { p.Dispatch.SetSelected("serial") }, func(cb engine.AnswerPolicy) string {
 			if cb.Dispatch.Mode != engine.Serial {
 				return "dispatch " + cb.Dispatch.String()
 			}
 			return ""
 		}},
-		{"fixed latency 300 ms", func() { typeInto(p.Latency.A, "300ms") }, func(cb engine.Callbacks) string {
+		{"fixed latency 300 ms", func() { typeInto(p.Latency.A, "300ms") }, func(cb engine.AnswerPolicy) string {
 			if cb.Latency.Dist != engine.Fixed || cb.Latency.A != 300*time.Millisecond || cb.Dispatch.Mode != engine.Serial {
 				return "latency " + cb.Latency.String() + ", dispatch " + cb.Dispatch.String()
 			}
 			return ""
 		}},
-		{"bounded 3", func() { p.Dispatch.SetSelected("bounded"); typeInto(p.Slots, "3") }, func(cb engine.Callbacks) string {
+		{"bounded 3", func() { p.Dispatch.SetSelected("bounded"); typeInto(p.Slots, "3") }, func(cb engine.AnswerPolicy) string {
 			if cb.Dispatch.String() != "bounded:3" {
 				return "dispatch " + cb.Dispatch.String()
 			}
@@ -179,7 +179,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 			in.Dist.SetSelected("uniform")
 			typeInto(in.A, "100ms")
 			typeInto(in.B, "200")
-		}, func(cb engine.Callbacks) string {
+		}, func(cb engine.AnswerPolicy) string {
 			if m := cb.MethodLatency["sampling/createMessage"]; m.Dist != engine.Uniform || m.A != 100*time.Millisecond || m.B != 200*time.Millisecond {
 				return "sampling latency " + m.String()
 			}
@@ -190,13 +190,13 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 			typeInto(p.FailRate, "10%")
 			typeInto(p.Timeout, "5s")
 			typeInto(p.Roots, "file:///a\nfile:///b")
-		}, func(cb engine.Callbacks) string {
+		}, func(cb engine.AnswerPolicy) string {
 			if cb.Elicitation != engine.ElicitManual || cb.FailRate != 0.1 || cb.RequestTimeout != 5*time.Second || strings.Join(cb.Roots, " ") != "file:///a file:///b" {
 				return "got elicitation " + string(cb.Elicitation) + ", roots " + strings.Join(cb.Roots, " ")
 			}
 			return ""
 		}},
-		{"invalid latency keeps the last valid callbacks", func() { test.Type(p.Latency.A, " soon") }, func(cb engine.Callbacks) string {
+		{"invalid latency keeps the last valid callbacks", func() { test.Type(p.Latency.A, " soon") }, func(cb engine.AnswerPolicy) string {
 			if cb.Latency.A != 300*time.Millisecond {
 				return "latency changed to " + cb.Latency.String()
 			}
@@ -209,7 +209,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.do()
-			if msg := tt.check(s.Callbacks()); msg != "" {
+			if msg := tt.check(s.AnswerPolicy()); msg != "" {
 				t.Errorf("session callbacks: %s", msg)
 			}
 		})
@@ -239,7 +239,7 @@ func TestMainWindowEndToEnd(t *testing.T) {
 
 	m.Callbacks.Dispatch.SetSelected("serial")
 	typeInto(m.Callbacks.Latency.A, "300ms")
-	if cb := m.Bridge.Session().Callbacks(); cb.Dispatch.Mode != engine.Serial || cb.Latency.A != 300*time.Millisecond {
+	if cb := m.Bridge.Session().AnswerPolicy(); cb.Dispatch.Mode != engine.Serial || cb.Latency.A != 300*time.Millisecond {
 		t.Fatalf("after choosing serial and 300ms the session has %v, %v", cb.Dispatch, cb.Latency)
 	}
 
@@ -576,7 +576,7 @@ func TestDisconnectWhileConnecting(t *testing.T) {
 // ended, the run ends, and the panel offers Connect again.
 func TestConnectionLostMidRun(t *testing.T) {
 	loop := newMainLoop(t)
-	cb := engine.DefaultCallbacks()
+	cb := engine.DefaultAnswerPolicy()
 	cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 2 * time.Second}
 	m := openMainWindow(t, loop, Options{Callbacks: cb})
 	target := engine.Target{Transport: engine.TransportStdio, Command: os.Args[0],

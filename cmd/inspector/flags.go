@@ -34,13 +34,13 @@ func (r *repeatedFlag) Set(v string) error {
 // --sampling-latency, --elicitation-latency, --roots-latency, --seed,
 // --sampling-reply, --elicitation, --roots, --fail-rate,
 // --request-timeout). Call the returned function after fs.Parse: it
-// turns the flags into a Target and Callbacks, or returns an error that
+// turns the flags into a Target and an AnswerPolicy, or returns an error that
 // names the bad flag and says what it wants (a usage error: exit 2).
 //
 // `inspector run` and `inspector gui` share it, so the two accept the same
 // connection and callback flags.
-func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callbacks, error) {
-	def := engine.DefaultCallbacks()
+func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.AnswerPolicy, error) {
+	def := engine.DefaultAnswerPolicy()
 	var (
 		demoFlag   = fs.Bool("demo", false, "connect to the embedded demo server, in process (the default)")
 		stdio      = fs.String("stdio", "", "start the server as `'CMD ARGS'` and speak MCP over its stdin/stdout (split as a POSIX shell would)")
@@ -68,7 +68,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Callba
 	fs.Var(&env, "env", "`K=V` added to the --stdio server's environment (repeatable)")
 	fs.Var(&headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
 
-	return func() (engine.Target, engine.Callbacks, error) {
+	return func() (engine.Target, engine.AnswerPolicy, error) {
 		var t engine.Target
 		for name, v := range map[string]string{"stdio": *stdio, "url": *httpURL, "sse": *sseURL} {
 			if flagWasSet(fs, name) && strings.TrimSpace(v) == "" {

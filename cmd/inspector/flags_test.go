@@ -12,25 +12,25 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-func parseConn(t *testing.T, args ...string) (engine.Target, engine.Callbacks, error) {
+func parseConn(t *testing.T, args ...string) (engine.Target, engine.AnswerPolicy, error) {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	get := parseConnectionFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return engine.Target{}, engine.Callbacks{}, err
+		return engine.Target{}, engine.AnswerPolicy{}, err
 	}
 	return get()
 }
 
 func TestParseConnectionFlags(t *testing.T) {
-	def := engine.DefaultCallbacks()
+	def := engine.DefaultAnswerPolicy()
 	cases := []struct {
 		args   []string
 		target engine.Target
-		check  func(engine.Callbacks) bool
+		check  func(engine.AnswerPolicy) bool
 	}{
-		{nil, engine.Target{Transport: engine.TransportDemo}, func(cb engine.Callbacks) bool { return reflect.DeepEqual(cb, def) }},
+		{nil, engine.Target{Transport: engine.TransportDemo}, func(cb engine.AnswerPolicy) bool { return reflect.DeepEqual(cb, def) }},
 		{[]string{"--stdio", `node "my server.js" --x`, "--env", "A=1", "--env", "B=x=y"},
 			engine.Target{Transport: engine.TransportStdio, Command: `node "my server.js" --x`, Env: []string{"A=1", "B=x=y"}}, nil},
 		{[]string{"--url", "https://h/mcp", "--header", "Authorization: Bearer abc", "--protocol", "latest"},
@@ -42,7 +42,7 @@ func TestParseConnectionFlags(t *testing.T) {
 		{[]string{"--sse", "http://h/sse", "--protocol", "2025-06-18"}, engine.Target{Transport: engine.TransportSSE, URL: "http://h/sse", Protocol: "2025-06-18"}, nil},
 		{[]string{"--dispatch", "bounded:3", "--latency", "uniform:1ms-2ms", "--sampling-latency", "exp:5ms", "--seed", "7",
 			"--elicitation", "decline", "--roots", "file:///a, file:///b", "--fail-rate", "0.5", "--request-timeout", "2s", "--sampling-reply", "hi {{.Index}}"},
-			engine.Target{Transport: engine.TransportDemo}, func(cb engine.Callbacks) bool {
+			engine.Target{Transport: engine.TransportDemo}, func(cb engine.AnswerPolicy) bool {
 				return cb.Dispatch == engine.DispatchPolicy{Mode: engine.Bounded, Limit: 3} &&
 					cb.Latency == engine.LatencyModel{Dist: engine.Uniform, A: time.Millisecond, B: 2 * time.Millisecond} &&
 					cb.MethodLatency["sampling/createMessage"] == engine.LatencyModel{Dist: engine.Exponential, A: 5 * time.Millisecond} &&

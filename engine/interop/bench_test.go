@@ -30,7 +30,7 @@ func BenchmarkEngineOverhead(b *testing.B) {
 
 	// The engine, recording into a fresh recording per session.
 	rec := recorder.New(recorder.Meta{Title: "overhead"})
-	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportDemo}, engine.DefaultCallbacks(), rec)
+	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportDemo}, engine.DefaultAnswerPolicy(), rec)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func BenchmarkFidelity(b *testing.B) {
 	})
 	for _, tg := range targets {
 		b.Run(tg.name, func(b *testing.B) {
-			cb := engine.DefaultCallbacks()
+			cb := engine.DefaultAnswerPolicy()
 			cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: latency}
 			ctx := context.Background()
 			rec := recorder.New(recorder.Meta{Title: "fidelity"})

@@ -45,7 +45,7 @@ func TestTypeScriptServer(t *testing.T) {
 					{engine.DispatchPolicy{Mode: engine.Serial}, 1},
 				} {
 					t.Run(kind+"/"+tc.dispatch.String(), func(t *testing.T) {
-						cb := engine.DefaultCallbacks()
+						cb := engine.DefaultAnswerPolicy()
 						cb.Dispatch = tc.dispatch
 						cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: latency}
 						cb.SamplingReply = "interop reply {{.Index}}"

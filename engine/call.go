@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// callKey is the context key of the call a client request belongs to.
+type callKey struct{}
+
+// call is one request the client sends (a tools/call, with all its
+// multi-round-trip rounds, or any other request) from the moment it is
+// sent until its answer is read: it owns the request's outgoing span and
+// is the only writer of it.
+type call struct {
+	rec   *recorder.Recording
+	span  recorder.SpanID
+	token string // tools/call: its progress token
+
+	mu       sync.Mutex
+	rounds   int           // how many times it was written (once per multi-round-trip round)
+	answered time.Duration // when its last answer was read off the wire (Unset: not yet)
+
+	ids []jsonrpc.ID // its ids on the wire, one per round (kept by the session's wire)
+}
+
+// sendingMiddleware records every request the client sends as an outgoing
+// span, and gives each tool call a progress token so that the server's
+// requests and progress can be tied to it.
+func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasPrefix(method, "notifications/") {
+			return next(ctx, method, req)
+		}
+		c, req := s.newCall(ctx, method, req)
+		if method == "tools/call" {
+			s.calls.add(c)
+		}
+		// Close must not wait for calls in flight: end them with it.
+		ctx, stopLife := context.WithCancelCause(ctx)
+		unhook := context.AfterFunc(s.life.ctx, func() { stopLife(context.Cause(s.life.ctx)) })
+		callCtx := context.WithValue(ctx, callKey{}, c)
+		res, err := next(callCtx, method, req)
+		if err == nil && method == "tools/call" {
+			res, err = s.callRounds(callCtx, method, req, res, next)
+		}
+		unhook()
+		if s.wire != nil {
+			s.wire.forget(c)
+		}
+		if method == "tools/call" {
+			s.calls.remove(c)
+		}
+		status, errText := s.outcome(ctx, res, err)
+		stopLife(nil)
+		if status == recorder.StatusAborted && s.life.up.Load() && !s.life.closing.Load() && s.waitDone(2*time.Second) && s.Err() != nil {
+			errText = s.Err().Error() // why the connection was lost says more than the SDK's error
+		}
+		o := recorder.Outcome{Status: status, Error: errText}
+		if err == nil {
+			if b, e := json.Marshal(res); e == nil {
+				o.Result = recorder.CapPayload(b)
+			}
+		}
+		end := s.rec.Now()
+		if status == recorder.StatusTimeout || status == recorder.StatusCancelled {
+			// The SDK tells the server with notifications/cancelled.
+			s.rec.AddEvent(recorder.Event{At: end, Session: s.name, Kind: recorder.EventCancelled,
+				Method: "notifications/cancelled", Span: c.span, Text: "the inspector gave up on " + method + ": " + errText})
+		}
+		c.end(end, o)
+		return res, err
+	}
+}
+
+// newCall begins the span of a request the client is about to send. A
+// tool call gets a progress token in its _meta (req is rewritten for it)
+// and the tool call it was made for, if any, as its parent.
+func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (*call, mcp.Request) {
+	now := s.rec.Now()
+	sp := recorder.NewSpan(s.name, recorder.Outgoing, method)
+	sp.Received, sp.Queued, sp.Serving = now, now, now
+	c := &call{rec: s.rec, answered: recorder.Unset}
+	if r, ok := req.GetParams().(*mcp.CallToolParams); ok && r != nil {
+		p := *r
+		sp.Name = p.Name
+		meta := make(mcp.Meta, len(p.Meta)+1)
+		for k, v := range p.Meta {
+			meta[k] = v
+		}
+		if tok := tokenString(meta["progressToken"]); tok != "" {
+			c.token = tok
+		} else {
+			c.token = fmt.Sprintf("fi-%s-%d", s.name, s.calls.seq.Add(1))
+			meta["progressToken"] = c.token
+		}
+		p.Meta = meta
+		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
+		sp.Parent = parentOf(ctx)
+	}
+	if b, err := json.Marshal(req.GetParams()); err == nil {
+		sp.Params = recorder.CapPayload(b)
+	}
+	c.span = s.rec.Begin(sp)
+	return c, req
+}
+
+// sending times the call as a round of it is written with id key at now:
+// it was sent when its first round was.
+func (c *call) sending(key string, now time.Duration) {
+	c.mu.Lock()
+	c.rounds++
+	round := c.rounds
+	c.mu.Unlock()
+	c.rec.Update(c.span, func(sp *recorder.Span) {
+		if round == 1 {
+			sp.Received, sp.Queued, sp.Serving = now, now, now
+		}
+		sp.RequestID = key // the last round's id
+	})
+}
+
+// replied notes that an answer to the call was read off the wire at now.
+func (c *call) replied(now time.Duration) {
+	c.mu.Lock()
+	c.answered = now
+	c.mu.Unlock()
+	c.rec.Update(c.span, func(sp *recorder.Span) { sp.Answered = now })
+}
+
+// end ends the call at end with outcome o: an answer (ok or error) as it
+// was read off the wire, when it was.
+func (c *call) end(end time.Duration, o recorder.Outcome) {
+	c.mu.Lock()
+	answered := c.answered
+	c.mu.Unlock()
+	if answered != recorder.Unset && (o.Status == recorder.StatusOK || o.Status == recorder.StatusError) {
+		end = answered
+	}
+	c.rec.End(c.span, end, o)
+}
+
+// outcome classifies the end of a client request.
+func (s *Session) outcome(ctx context.Context, res mcp.Result, err error) (recorder.Status, string) {
+	if err == nil {
+		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+			return recorder.StatusError, toolErrorText(r)
+		}
+		return recorder.StatusOK, ""
+	}
+	var lost *lostError
+	switch {
+	case errors.Is(context.Cause(ctx), errSessionClosed):
+		return recorder.StatusAborted, "session closed"
+	case errors.As(context.Cause(ctx), &lost):
+		return recorder.StatusAborted, lost.Error()
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+		return recorder.StatusTimeout, err.Error()
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return recorder.StatusCancelled, err.Error()
+	case errors.Is(err, mcp.ErrConnectionClosed) || s.isDone():
+		return recorder.StatusAborted, err.Error()
+	}
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) && s.connectionBroken(err) {
+		return recorder.StatusAborted, err.Error()
+	}
+	return recorder.StatusError, err.Error()
+}
+
+// toolErrorText is the text of a tool result with isError set.
+func toolErrorText(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok && t.Text != "" {
+			parts = append(parts, t.Text)
+		}
+	}
+	if len(parts) == 0 {
+		return "the tool reported an error (isError) without text"
+	}
+	return strings.Join(parts, "\n")
+}
+
+// parentOf returns the tool call a context belongs to, if any.
+func parentOf(ctx context.Context) recorder.SpanID {
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		return c.span
+	}
+	return 0
+}
+
+// callRegistry is the tool calls in flight, by progress token, so that
+// the server's requests and progress can be tied to the call they were
+// made for.
+type callRegistry struct {
+	mu     sync.Mutex
+	calls  map[*call]struct{}
+	tokens map[string]*call
+
+	seq atomic.Int64 // the last progress token number handed out
+}
+
+func newCallRegistry() callRegistry {
+	return callRegistry{calls: make(map[*call]struct{}), tokens: make(map[string]*call)}
+}
+
+func (r *callRegistry) add(c *call) {
+	r.mu.Lock()
+	r.calls[c] = struct{}{}
+	r.tokens[c.token] = c
+	r.mu.Unlock()
+}
+
+func (r *callRegistry) remove(c *call) {
+	r.mu.Lock()
+	delete(r.calls, c)
+	delete(r.tokens, c.token)
+	r.mu.Unlock()
+}
+
+// parentByToken returns the tool call a server request belongs to: the
+// call whose progress token the request echoes in its _meta, or else the
+// only tool call in flight, or else none.
+func (r *callRegistry) parentByToken(token string) recorder.SpanID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if token != "" {
+		if c, ok := r.tokens[token]; ok {
+			return c.span
+		}
+	}
+	if len(r.calls) == 1 {
+		for c := range r.calls {
+			return c.span
+		}
+	}
+	return 0
+}
+
+// byToken returns the tool call whose progress token is tok, if any.
+func (r *callRegistry) byToken(tok string) recorder.SpanID {
+	if tok == "" {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.tokens[tok]; ok {
+		return c.span
+	}
+	return 0
+}

@@ -1,0 +1,304 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// wireKey is the _meta key under which the wire tap hands a server
+// request's JSON-RPC id to the handler that serves it.
+//
+// The SDK gives handlers the request's params but not its id, and starts
+// handlers on goroutines whose order is not the order of arrival, so a
+// handler cannot be matched to the message read off the wire by order.
+// The tap therefore adds this key to the params' _meta as it reads the
+// request (after recording the params as they arrived), and the handler
+// reads the id back and removes the key before anything else sees it.
+const wireKey = "fanout-inspector/wire-id"
+
+// messageRead is the session's part of the wire tap (see [wireObserver])
+// for a message just read off the wire: a server request gets its
+// request and span (and the wire key in its _meta), a notification
+// becomes an event, a response ends the wait of the client call it
+// answers. Two kinds of message from a misbehaving server never reach
+// the SDK when the tap can answer for itself: a request reusing the id
+// of a request still pending (MCP forbids it; handing it on would
+// collide with the first) is recorded as its own span (Duplicate) and
+// answered with an Invalid Request error. Over HTTP the SDK gets it and
+// refuses it; a request whose id is still pending is a replay when it
+// comes again with the same params on another event stream (the server
+// replays its events after the client reconnects): the first span is
+// kept.
+func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if !m.IsCall() {
+			s.noteInvalidUTF8(0, m.Method, "", m.Params)
+			s.notification(m.Method, m.Params)
+			return readVerdict{deliver: msg}
+		}
+		key := idKey(m.ID)
+		if first := s.wire.pending(key); first != nil {
+			if from.canAnswer {
+				return readVerdict{answer: s.refuseDuplicate(m, key)}
+			}
+			if from.stream != nil && first.stream != nil && first.stream != from.stream && bytes.Equal(first.params, m.Params) {
+				return readVerdict{deliver: msg} // a replay: the SDK refuses it, the first is being served
+			}
+			// The SDK refuses it with an Invalid Request error of id
+			// null, not tied to the first request.
+			s.duplicate(m, duplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
+			return readVerdict{deliver: msg}
+		}
+		s.receive(m, key, from.stream)
+	case *jsonrpc.Response:
+		if c := s.wire.reply(m.ID); c != nil {
+			c.replied(s.rec.Now())
+		}
+	}
+	return readVerdict{deliver: msg}
+}
+
+// receive begins the request read off the wire as req (id key) and hands
+// its id to its handler in its params' _meta (see [wireKey]).
+func (s *Session) receive(req *jsonrpc.Request, key string, stream any) {
+	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
+	sp.RequestID = key
+	sp.Received = s.rec.Now()
+	sp.Params = recorder.CapPayload(req.Params)
+	sp.Parent = s.calls.parentByToken(progressToken(req.Params))
+	r := s.newRequest(sp, true)
+	if stream != nil {
+		r.stream, r.params = stream, req.Params
+	}
+	s.wire.track(key, r)
+	s.noteInvalidUTF8(r.span, req.Method, key, req.Params)
+	req.Params = injectMeta(req.Params, key)
+}
+
+// unreadable records a response without a usable id (id null or
+// missing) and says to read on. JSON-RPC uses id null for an error the
+// server could not tie to a request (its parse-error report); no request
+// of ours can be matched to it. The SDK's decoder refuses the message
+// but could go on to the next one: the tap records a protocol event and
+// reads on instead of letting it tear the session down. Other decoding
+// errors are left to the SDK.
+func (s *Session) unreadable(err error, raw []byte) bool {
+	if !isIDlessResponse(err) {
+		return false
+	}
+	s.protocolError(idlessText, raw)
+	return true
+}
+
+// idlessText says what the tap did with a response that had no usable id.
+const idlessText = "the server sent a response without a usable id (id null or missing), which matches no request: " +
+	"recorded and skipped, the session goes on. JSON-RPC allows id null only for an error the server could not tie to a request, such as a parse error"
+
+// readFailed notes that reading failed and ends the session at once (see
+// [Session.lose]); a limit met in the HTTP client ends it, or the
+// connecting, from aside (see [Session.overLimit]).
+func (s *Session) readFailed(err error) {
+	s.wire.fail(err)
+	if s.wire.tapped == nil {
+		s.overLimit(err)
+		return
+	}
+	s.lose()
+}
+
+// duplicateText says what was wrong with a request that reused the id of
+// one still pending.
+func duplicateText(key string) string {
+	return fmt.Sprintf("duplicate request id %s while it is still pending (a request id must not be reused within a session)", key)
+}
+
+// refuseDuplicate records a server request that reuses the id of a
+// request still pending and returns the answer to write for it: an
+// Invalid Request error with the same id (the protocol's answer to a
+// request that is not valid, tied to the id it came with). The first
+// request is served as usual.
+func (s *Session) refuseDuplicate(req *jsonrpc.Request, key string) *jsonrpc.Response {
+	s.duplicate(req, duplicateText(key)+"; answered with JSON-RPC error -32600 and not served")
+	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
+		Code:    jsonrpc.CodeInvalidRequest,
+		Message: "fanout-inspector: " + duplicateText(key),
+	}}
+}
+
+// duplicate records a request that reused a pending request's id as a
+// span of its own, ended at once with an error saying so.
+func (s *Session) duplicate(req *jsonrpc.Request, text string) {
+	now := s.rec.Now()
+	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
+	sp.RequestID = idKey(req.ID)
+	sp.Duplicate = true
+	sp.Received = now
+	sp.Params = recorder.CapPayload(req.Params)
+	sp.Parent = s.calls.parentByToken(progressToken(req.Params))
+	id := s.rec.Begin(sp)
+	s.rec.End(id, now, recorder.Outcome{Status: recorder.StatusError, Error: text})
+	s.noteInvalidUTF8(id, req.Method, sp.RequestID, req.Params)
+}
+
+// protocolError records something the server sent that breaks the
+// protocol but that the session survives. raw, when known, is the
+// message as it arrived (capped).
+func (s *Session) protocolError(text string, raw []byte) {
+	ev := recorder.Event{Kind: recorder.EventProtocol, Text: text}
+	if json.Valid(raw) {
+		ev.Data = recorder.CapPayload(raw)
+	}
+	s.addProtocolEvent(ev)
+}
+
+// maxProtocolEvents is how many protocol_error events a session records;
+// a server that keeps misbehaving cannot grow the recording without end.
+const maxProtocolEvents = 1000
+
+// addProtocolEvent records ev, up to maxProtocolEvents per session, and
+// then one event saying that the rest were not recorded.
+func (s *Session) addProtocolEvent(ev recorder.Event) {
+	n := s.wire.countProtocolEvent()
+	switch {
+	case n == maxProtocolEvents+1:
+		ev.Text = fmt.Sprintf("more protocol errors from the server: only the first %d are recorded", maxProtocolEvents)
+		ev.Method, ev.Span, ev.Data = "", 0, nil
+	case n > maxProtocolEvents:
+		return
+	}
+	ev.At, ev.Session = s.rec.Now(), s.name
+	s.rec.AddEvent(ev)
+	s.emitLog(ev)
+}
+
+// noteInvalidUTF8 records a protocol event when params the server sent
+// are not valid UTF-8 (JSON text must be): the recording keeps them with
+// each invalid sequence replaced by U+FFFD (see [recorder.CapPayload]).
+func (s *Session) noteInvalidUTF8(span recorder.SpanID, method, key string, params []byte) {
+	if utf8.Valid(params) {
+		return
+	}
+	n := 0
+	for b := params; len(b) > 0; {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			n++
+		}
+		b = b[size:]
+	}
+	what := "the params of " + method
+	if key != "" {
+		what += " (id " + key + ")"
+	}
+	s.addProtocolEvent(recorder.Event{Kind: recorder.EventProtocol, Method: method, Span: span,
+		Text: fmt.Sprintf("invalid UTF-8 in %s: %d invalid byte(s) replaced with U+FFFD in the recording", what, n)})
+}
+
+// claim returns the request made as it was read off the wire, for the
+// handler whose params carry the wire key, removing the key; nil if there
+// is none.
+func (s *Session) claim(meta *mcp.Meta) *request {
+	if meta == nil || *meta == nil {
+		return nil
+	}
+	v, ok := (*meta)[wireKey]
+	if !ok {
+		return nil
+	}
+	delete(*meta, wireKey)
+	if len(*meta) == 0 {
+		*meta = nil
+	}
+	key, _ := v.(string)
+	return s.wire.pending(key)
+}
+
+// progressToken returns params._meta.progressToken as a string, or "".
+func progressToken(params json.RawMessage) string {
+	if !bytes.Contains(params, []byte(`"progressToken"`)) {
+		return ""
+	}
+	var p struct {
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
+		ProgressToken any `json:"progressToken"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	tok := p.Meta.ProgressToken
+	if tok == nil {
+		tok = p.ProgressToken // notifications/progress carries it at the top
+	}
+	return tokenString(tok)
+}
+
+func tokenString(tok any) string {
+	switch v := tok.(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case int:
+		return strconv.Itoa(v)
+	case json.Number:
+		return v.String()
+	}
+	return ""
+}
+
+// injectMeta returns params with _meta[wireKey] = key added. Params
+// without a _meta get it spliced in as text; others are decoded and
+// re-encoded.
+func injectMeta(params json.RawMessage, key string) json.RawMessage {
+	quoted, _ := json.Marshal(key)
+	trimmed := bytes.TrimSpace(params)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return json.RawMessage(`{"_meta":{"` + wireKey + `":` + string(quoted) + `}}`)
+	}
+	if trimmed[0] != '{' {
+		return params // not an object: leave it for the SDK to reject
+	}
+	if !bytes.Contains(trimmed, []byte(`"_meta"`)) {
+		var b bytes.Buffer
+		b.Grow(len(trimmed) + len(wireKey) + len(quoted) + 16)
+		b.WriteString(`{"_meta":{"` + wireKey + `":`)
+		b.Write(quoted)
+		b.WriteString(`}`)
+		rest := bytes.TrimSpace(trimmed[1:])
+		if len(rest) > 0 && rest[0] != '}' {
+			b.WriteByte(',')
+		}
+		b.Write(rest)
+		return b.Bytes()
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(trimmed, &obj) != nil {
+		return params
+	}
+	var meta map[string]json.RawMessage
+	if raw, ok := obj["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return params
+	}
+	if meta == nil {
+		meta = make(map[string]json.RawMessage, 1)
+	}
+	meta[wireKey] = quoted
+	obj["_meta"], _ = json.Marshal(meta)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return params
+	}
+	return out
+}
