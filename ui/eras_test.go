@@ -47,9 +47,9 @@ func TestTimelineRoundDetails(t *testing.T) {
 
 func TestCallbacksInlineDispatch(t *testing.T) {
 	test.NewTempApp(t)
-	p := NewCallbacksPanel(engine.DefaultCallbacks())
-	var got []engine.Callbacks
-	p.OnChanged = func(cb engine.Callbacks) { got = append(got, cb) }
+	p := NewCallbacksPanel(engine.DefaultAnswerPolicy())
+	var got []engine.AnswerPolicy
+	p.OnChanged = func(cb engine.AnswerPolicy) { got = append(got, cb) }
 	w := test.NewTempWindow(t, p)
 	w.Resize(fyne.NewSize(500, 900))
 	if !slices.Contains(p.Dispatch.Options, "inline") {

@@ -58,7 +58,7 @@ type v2Run struct {
 // fanout call of the v2 workload.
 func runV2Fanout(t *testing.T, target engine.Target, dispatch engine.DispatchPolicy) v2Run {
 	t.Helper()
-	cb := engine.DefaultCallbacks()
+	cb := engine.DefaultAnswerPolicy()
 	cb.Dispatch = dispatch
 	cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: v2Latency}
 	rec := recorder.New(recorder.Meta{Title: t.Name()})
