@@ -65,7 +65,7 @@ func Compare(a, b Summary) []Difference {
 			continue
 		}
 		d := Difference{Key: k, A: va, B: vb, Delta: vb - va}
-		d.Text = fmt.Sprintf("%s: %s → %s", k, trimFloat(va), trimFloat(vb))
+		d.Text = fmt.Sprintf("%s: %s → %s", k, FormatFigure(va), FormatFigure(vb))
 		if va != 0 {
 			d.Ratio = vb / va
 			d.Text += fmt.Sprintf(" (%+.1f%%, %.2f×)", 100*(vb-va)/va, d.Ratio)
@@ -78,9 +78,10 @@ func Compare(a, b Summary) []Difference {
 	return append(out, diffs...)
 }
 
-// trimFloat prints whole numbers without decimals, others with one or
-// more as needed.
-func trimFloat(v float64) string {
+// FormatFigure prints a summary figure as the comparison and the HTML
+// report show it: whole numbers without decimals, others with one or more
+// as needed.
+func FormatFigure(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return fmt.Sprintf("%.0f", v)
 	}

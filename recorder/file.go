@@ -264,7 +264,7 @@ func loadRecording(data []byte) (*Snapshot, error) {
 	if f.Now != nil {
 		snap.Now = *f.Now
 	} else {
-		snap.Now = lastInstant(snap)
+		snap.Now = LastInstant(snap)
 	}
 	return snap, nil
 }
@@ -536,8 +536,9 @@ func elementAt(data []byte, key string, offset int64) int {
 	return -1
 }
 
-// lastInstant is the end of the last span or event.
-func lastInstant(snap *Snapshot) time.Duration {
+// LastInstant is the latest instant a snapshot holds: the end of its last
+// span phase or event (not its Now).
+func LastInstant(snap *Snapshot) time.Duration {
 	var end time.Duration
 	for _, s := range snap.Spans {
 		end = max(end, s.Received, s.Queued, s.Serving, s.Answered)
@@ -635,7 +636,7 @@ func loadJournal(data []byte) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	snap.Now = lastInstant(snap)
+	snap.Now = LastInstant(snap)
 	if end != nil {
 		snap.Now = max(snap.Now, *end)
 	}

@@ -216,7 +216,7 @@ func intFormatter(v any) string {
 // timeRange is the x range of a timeline, from 0 to the end of the
 // recording, never empty.
 func timeRange(snap *recorder.Snapshot, sc chartScale) *chart.ContinuousRange {
-	end := math.Max(sc.endMS, ms(max(snap.Now, lastInstant(snap))))
+	end := math.Max(sc.endMS, ms(max(snap.Now, recorder.LastInstant(snap))))
 	if end <= 0 {
 		end = 1
 	}

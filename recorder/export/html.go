@@ -21,7 +21,7 @@ var reportHTML string
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ms":  func(v float64) string { return fmtMS(v) },
 	"dur": func(d time.Duration) string { return fmtMS(ms(d)) },
-	"num": trimFloat,
+	"num": recorder.FormatFigure,
 }).Parse(reportHTML))
 
 // fmtMS says a time in milliseconds, or seconds from 10 s on.
