@@ -23,10 +23,11 @@ type callKey struct{}
 // sent until its answer is read: it owns the request's outgoing span and
 // is the only writer of it.
 type call struct {
-	rec   *recorder.Recording
-	span  recorder.SpanID
-	token string // tools/call: its progress token
-	name  string // tools/call: the tool's name
+	rec     *recorder.Recording
+	span    recorder.SpanID
+	session string
+	token   string // tools/call: its progress token
+	name    string // tools/call: the tool's name
 	// roundSpans: each wire request of the call gets a [recorder.KindRound]
 	// span of its own (a tools/call on a multi-round-trip session).
 	roundSpans bool
@@ -107,7 +108,7 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 	now := s.rec.Now()
 	sp := recorder.NewSpan(s.name, recorder.Outgoing, method)
 	sp.Received, sp.Queued, sp.Serving = now, now, now
-	c := &call{rec: s.rec, answered: recorder.Unset}
+	c := &call{rec: s.rec, session: s.name, answered: recorder.Unset}
 	if r, ok := req.GetParams().(*mcp.CallToolParams); ok && r != nil {
 		p := *r
 		sp.Name = p.Name
@@ -152,10 +153,7 @@ func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 	if !c.roundSpans {
 		return
 	}
-	sp := recorder.NewSpan("", recorder.Outgoing, "tools/call")
-	if parent := c.rec.Span(c.span); parent != nil {
-		sp.Session = parent.Session
-	}
+	sp := recorder.NewSpan(c.session, recorder.Outgoing, "tools/call")
 	sp.Kind, sp.Name, sp.Parent, sp.Round, sp.RequestID = recorder.KindRound, c.name, c.span, r.n, key
 	sp.Received, sp.Queued, sp.Serving = now, now, now
 	sp.Params = recorder.CapPayload(params)
@@ -174,25 +172,23 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 	a := readAnswer(resp)
 	c.mu.Lock()
 	c.answered = now
-	var r *round
-	for _, x := range c.rounds {
-		if x.id == key {
-			r = x
+	var span recorder.SpanID
+	for _, r := range c.rounds {
+		if r.id == key {
+			r.answered, r.keys = now, a.keys
+			span = r.span
 		}
-	}
-	if r != nil {
-		r.answered, r.keys = now, a.keys
 	}
 	c.mu.Unlock()
 	c.rec.Update(c.span, func(sp *recorder.Span) { sp.Answered = now })
-	if r == nil || r.span == 0 {
+	if span == 0 {
 		return
 	}
-	c.rec.Update(r.span, func(sp *recorder.Span) {
+	c.rec.Update(span, func(sp *recorder.Span) {
 		sp.Outcome = a.outcome
 		sp.InputRequests = len(a.keys)
 	})
-	c.rec.End(r.span, now, a.Outcome)
+	c.rec.End(span, now, a.Outcome)
 }
 
 // roundAnswered returns the round span of the call's nth round (0 when
