@@ -23,15 +23,33 @@ type callKey struct{}
 // sent until its answer is read: it owns the request's outgoing span and
 // is the only writer of it.
 type call struct {
-	rec   *recorder.Recording
-	span  recorder.SpanID
-	token string // tools/call: its progress token
+	rec     *recorder.Recording
+	span    recorder.SpanID
+	session string
+	token   string // tools/call: its progress token
+	name    string // tools/call: the tool's name
+	// roundSpans: each wire request of the call gets a [recorder.KindRound]
+	// span of its own (a tools/call on a multi-round-trip session).
+	roundSpans bool
 
 	mu       sync.Mutex
-	rounds   int           // how many times it was written (once per multi-round-trip round)
+	rounds   []*round      // its wire requests, in the order they were written
 	answered time.Duration // when its last answer was read off the wire (Unset: not yet)
 
 	ids []jsonrpc.ID // its ids on the wire, one per round (kept by the session's wire)
+}
+
+// round is one wire request of a call: a multi-round-trip tool call is
+// written once per round, each time with a new JSON-RPC id.
+type round struct {
+	n    int             // 1, 2, …
+	id   string          // its JSON-RPC id as on the wire
+	span recorder.SpanID // its round span, 0 without one
+	// answered is when its answer was read off the wire (Unset: not yet).
+	answered time.Duration
+	// keys are the keys of the input requests its answer asked for, in
+	// the order the server wrote them.
+	keys []string
 }
 
 // sendingMiddleware records every request the client sends as an outgoing
@@ -90,10 +108,12 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 	now := s.rec.Now()
 	sp := recorder.NewSpan(s.name, recorder.Outgoing, method)
 	sp.Received, sp.Queued, sp.Serving = now, now, now
-	c := &call{rec: s.rec, answered: recorder.Unset}
+	c := &call{rec: s.rec, session: s.name, answered: recorder.Unset}
 	if r, ok := req.GetParams().(*mcp.CallToolParams); ok && r != nil {
 		p := *r
 		sp.Name = p.Name
+		c.name = p.Name
+		c.roundSpans = s.multiRoundTrip()
 		meta := make(mcp.Meta, len(p.Meta)+1)
 		for k, v := range p.Meta {
 			meta[k] = v
@@ -115,40 +135,107 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 	return c, req
 }
 
-// sending times the call as a round of it is written with id key at now:
-// it was sent when its first round was.
-func (c *call) sending(key string, now time.Duration) {
+// sending times the call as a round of it is written with id key and
+// params at now: it was sent when its first round was, and carries its
+// first round's id. On a multi-round-trip session the round gets a
+// [recorder.KindRound] span of its own.
+func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 	c.mu.Lock()
-	c.rounds++
-	round := c.rounds
+	r := &round{n: len(c.rounds) + 1, id: key, answered: recorder.Unset}
+	c.rounds = append(c.rounds, r)
 	c.mu.Unlock()
-	c.rec.Update(c.span, func(sp *recorder.Span) {
-		if round == 1 {
+	if r.n == 1 {
+		c.rec.Update(c.span, func(sp *recorder.Span) {
 			sp.Received, sp.Queued, sp.Serving = now, now, now
-		}
-		sp.RequestID = key // the last round's id
-	})
+			sp.RequestID = key
+		})
+	}
+	if !c.roundSpans {
+		return
+	}
+	sp := recorder.NewSpan(c.session, recorder.Outgoing, "tools/call")
+	sp.Kind, sp.Name, sp.Parent, sp.Round, sp.RequestID = recorder.KindRound, c.name, c.span, r.n, key
+	sp.Received, sp.Queued, sp.Serving = now, now, now
+	sp.Params = recorder.CapPayload(params)
+	id := c.rec.Begin(sp)
+	c.mu.Lock()
+	r.span = id
+	c.mu.Unlock()
 }
 
-// replied notes that an answer to the call was read off the wire at now.
-func (c *call) replied(now time.Duration) {
+// replied notes that resp, an answer to the call, was read off the wire
+// at now: it ends the round it answers, with what the server answered
+// and, for input_required, the keys of the input requests in the order
+// the server wrote them.
+func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
+	key := idKey(resp.ID)
+	a := readAnswer(resp)
 	c.mu.Lock()
 	c.answered = now
+	var span recorder.SpanID
+	for _, r := range c.rounds {
+		if r.id == key {
+			r.answered, r.keys = now, a.keys
+			span = r.span
+		}
+	}
 	c.mu.Unlock()
 	c.rec.Update(c.span, func(sp *recorder.Span) { sp.Answered = now })
+	if span == 0 {
+		return
+	}
+	c.rec.Update(span, func(sp *recorder.Span) {
+		sp.Outcome = a.outcome
+		sp.InputRequests = len(a.keys)
+	})
+	c.rec.End(span, now, a.Outcome)
+}
+
+// roundAnswered returns the round span of the call's nth round (0 when
+// it has none), when its answer was read off the wire (Unset if not),
+// and the keys of the input requests it asked for in the server's order.
+func (c *call) roundAnswered(n int) (recorder.SpanID, time.Duration, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n < 1 || n > len(c.rounds) {
+		return 0, recorder.Unset, nil
+	}
+	r := c.rounds[n-1]
+	return r.span, r.answered, r.keys
 }
 
 // end ends the call at end with outcome o: an answer (ok or error) as it
-// was read off the wire, when it was.
+// was read off the wire, when it was. A round still waiting for its
+// answer ends with it, the same way.
 func (c *call) end(end time.Duration, o recorder.Outcome) {
 	c.mu.Lock()
 	answered := c.answered
+	var open []recorder.SpanID
+	for _, r := range c.rounds {
+		if r.span != 0 && r.answered == recorder.Unset {
+			open = append(open, r.span)
+		}
+	}
 	c.mu.Unlock()
 	if answered != recorder.Unset && (o.Status == recorder.StatusOK || o.Status == recorder.StatusError) {
 		end = answered
 	}
+	for _, id := range open {
+		c.rec.End(id, end, recorder.Outcome{Status: o.Status, Error: o.Error})
+	}
 	c.rec.End(c.span, end, o)
 }
+
+// multiRoundTrip reports whether the session speaks a protocol with
+// multi-round-trip requests (2026-07-28 and later), where a tool call's
+// wire requests are recorded as rounds.
+func (s *Session) multiRoundTrip() bool {
+	return s.info.Protocol >= multiRoundTripProtocol
+}
+
+// multiRoundTripProtocol is the first protocol version with
+// multi-round-trip requests (SEP-2322).
+const multiRoundTripProtocol = "2026-07-28"
 
 // outcome classifies the end of a client request.
 func (s *Session) outcome(ctx context.Context, res mcp.Result, err error) (recorder.Status, string) {

@@ -26,6 +26,8 @@ type gate struct {
 
 	arrivals map[string]int64 // requests of each method so far, for arrive
 
+	reached map[int64]chan struct{} // see expect
+
 	// clock, if set, timestamps each grant under the gate's lock, so that
 	// the times requests were let in are in the order they were let in
 	// (a goroutine reading the clock after it wakes could be overtaken).
@@ -88,6 +90,37 @@ func (g *gate) arrive(method string) (seq, index int64) {
 	return g.seq, g.arrivals[method]
 }
 
+// expect returns a channel closed when the request with arrival sequence
+// seq reaches the gate, and a func that forgets it (call it once the
+// request can no longer get there). Under the gate's lock a request that
+// reaches the gate takes a free slot or joins the queue before anyone
+// else can act, so once the channel is closed the request is either
+// being served or in line: a caller that starts requests one by one,
+// each after the last reached the gate, has them let in in its order.
+func (g *gate) expect(seq int64) (reached <-chan struct{}, forget func()) {
+	ch := make(chan struct{})
+	g.mu.Lock()
+	if g.reached == nil {
+		g.reached = make(map[int64]chan struct{})
+	}
+	g.reached[seq] = ch
+	g.mu.Unlock()
+	return ch, func() {
+		g.mu.Lock()
+		g.reachLocked(seq)
+		g.mu.Unlock()
+	}
+}
+
+// reachLocked notes that the request with sequence seq reached the gate
+// (see expect).
+func (g *gate) reachLocked(seq int64) {
+	if ch, ok := g.reached[seq]; ok {
+		close(ch)
+		delete(g.reached, seq)
+	}
+}
+
 // setLimit changes how many requests may be served at once (0 = any).
 func (g *gate) setLimit(n int) {
 	g.mu.Lock()
@@ -104,6 +137,7 @@ func (g *gate) setLimit(n int) {
 // ends first it returns ctx's cause and holds no slot.
 func (g *gate) acquire(ctx context.Context, seq int64) (in, at time.Duration, err error) {
 	g.mu.Lock()
+	g.reachLocked(seq)
 	in = g.now()
 	if len(g.queue) == 0 && (g.limit <= 0 || g.active < g.limit) {
 		g.active++

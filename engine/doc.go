@@ -77,25 +77,37 @@
 // params._meta; failing that, the only tool call in flight on the
 // session; otherwise none (0) — with several calls in flight and no
 // token, any choice would be a guess. A request a tool asked for in its
-// result (multi round-trip, protocol 2026-07-28) has the call as parent
-// for certain: it is served with the call's context, which carries
-// the call's span, and its Round says which round asked for it.
+// result (multi round-trip, protocol 2026-07-28) has for certain the
+// round span of the call that asked for it as its parent, its Round says
+// which round that was and its InputKey its key in the result.
 //
 // # Multi round-trip
 //
 // On protocol 2026-07-28 (SEP-2322) a server asks for sampling,
 // elicitation and roots inside a tool call's result (input_required), and
-// the client retries the call with the answers. The session turns the
-// SDK's own retry loop off and runs it itself: the SDK's loop would
-// answer roots/list from the client's root list without passing through
-// any handler of ours, so roots would get no latency, no dispatch and no
-// span. The session's loop serves each round's input requests
-// concurrently through the same handlers as requests sent on the wire
-// (dispatch gate, latency, failures, manual answers), records each with
-// the call as Parent and Round set to the round, and sends the call again
-// with the answers, for at most 10 rounds. Such requests never cross the
-// wire on their own, so their Received is when the round was handed to
-// the handler.
+// the client retries the call with the answers, each time as a new wire
+// request with a new JSON-RPC id. The session turns the SDK's own retry
+// loop off and runs it itself (mrtr.go): the SDK's loop would answer
+// roots/list from the client's root list without passing through any
+// handler of ours, so roots would get no latency, no dispatch and no
+// span. The call (call.go) is one span, the logical call, with the first
+// round's id; on such a session each wire request of it is a child span
+// of kind round with its own id, timed by the tap as it is written and
+// as its answer is read, and ended with what the server answered
+// (input_required with n input requests, the result, or an error).
+//
+// A round's input requests are served through the same handlers as
+// requests sent on the wire (dispatch gate, latency, failures, manual
+// answers), each a child of the round that asked for it, with its round
+// and key; their Received is when the round's answer was read off the
+// wire. The SDK decodes them into a map, which forgets the order the
+// server wrote them in, so the tap reads that order from the raw result,
+// and the loop hands them to the gate one by one in it: serial and
+// bounded dispatch serve them as the server listed them. An input
+// request that fails does not end the call: a failed elicitation is
+// answered "cancel" and a failed sampling or roots request is left out
+// of the retry (an input response is a result and has no form for an
+// error), so that the server learns of it. At most 10 rounds.
 //
 // # Transports
 //

@@ -1,10 +1,17 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -12,18 +19,34 @@ import (
 // SDK's own loop does.
 const maxRounds = 10
 
-// roundKey is the context key of the multi-round-trip round an input
-// request is served in.
-type roundKey struct{}
+// inputKey is the context key of the [inputRequest] a handler serves.
+type inputKey struct{}
+
+// inputRequest is one input request of a multi-round-trip round as the
+// round's loop hands it to its handler: which round asked for it and
+// under which key, the span of that round (its parent), when it was
+// read off the wire (with the round's answer), and its arrival numbers
+// (see [gate.arrive]), given in the order the server listed the round's
+// input requests.
+type inputRequest struct {
+	round      int
+	key        string
+	parent     recorder.SpanID
+	received   time.Duration
+	seq, index int64
+}
 
 // callRounds runs the multi-round-trip loop of a tool call (protocol
 // 2026-07-28, SEP-2322) in place of the SDK's, which is turned off: while
 // the result asks for input, the input requests are served through the
 // session's own handlers — sampling, elicitation and also roots/list,
-// which the SDK's loop would answer without the session — concurrently,
-// each under the dispatch policy and recorded with its Round, and the
-// call is sent again with the answers.
+// which the SDK's loop would answer without the session — each under the
+// dispatch policy, in the order the server listed them, and recorded
+// with its round and key; then the call is sent again with the answers.
+// An input request that fails does not end the call: the retry tells the
+// server (see [Session.fulfil]).
 func (s *Session) callRounds(ctx context.Context, method string, req mcp.Request, res mcp.Result, next mcp.MethodHandler) (mcp.Result, error) {
+	c, _ := ctx.Value(callKey{}).(*call)
 	for round := 1; ; round++ {
 		r, ok := res.(*mcp.CallToolResult)
 		if !ok || !r.NeedsInput() {
@@ -32,7 +55,7 @@ func (s *Session) callRounds(ctx context.Context, method string, req mcp.Request
 		if round >= maxRounds {
 			return nil, fmt.Errorf("multi-round-trip: the server still asked for input after %d rounds", maxRounds)
 		}
-		answers, err := s.fulfil(context.WithValue(ctx, roundKey{}, round), r.InputRequests)
+		answers, err := s.fulfil(ctx, c, round, r.InputRequests)
 		if err != nil {
 			return nil, err
 		}
@@ -49,39 +72,219 @@ func (s *Session) callRounds(ctx context.Context, method string, req mcp.Request
 	}
 }
 
-// fulfil serves one round's input requests at once and collects their
-// answers; the first failure ends the round.
-func (s *Session) fulfil(ctx context.Context, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+// fulfil serves one round's input requests and collects their answers
+// for the retry. They are handed to the dispatch gate one by one in the
+// order the server wrote them in its result (the SDK decodes them into a
+// map, which has no order; the wire tap kept the order), each once the
+// one before it has reached the gate, so that serial and bounded
+// dispatch serve them in that order.
+//
+// An input request that fails (an injected failure, its timeout, an
+// error building the answer) does not end the call: an input response is
+// a result, with no form for an error, so the retry carries what the
+// protocol can say. A failed elicitation is answered "cancel" (the user
+// gave no answer); a failed sampling or roots request is left out of
+// inputResponses, which tells the server that it was not answered (the
+// specification asks a server to ask again for what it still needs).
+// Only the call itself ending (cancelled, timed out, the session closed)
+// ends the round without a retry, with the call's error.
+func (s *Session) fulfil(ctx context.Context, c *call, round int, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	var (
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-		firstErr error
-		answers  = make(mcp.InputResponseMap, len(requests))
+		parent   recorder.SpanID
+		received = recorder.Unset
+		listed   []string
 	)
-	for key, ir := range requests {
+	if c != nil {
+		parent, received, listed = c.roundAnswered(round)
+		if parent == 0 {
+			parent = c.span
+		}
+	}
+	if received == recorder.Unset {
+		received = s.rec.Now()
+	}
+	keys := inListedOrder(requests, listed)
+	type answer struct {
+		res mcp.InputResponse
+		err error
+	}
+	answers := make([]answer, len(keys))
+	var wg sync.WaitGroup
+	for i, key := range keys {
+		ir := requests[key]
+		in := &inputRequest{round: round, key: key, parent: parent, received: received}
+		in.seq, in.index = s.gate.arrive(inputMethod(ir))
+		reached, forget := s.gate.expect(in.seq)
+		done := make(chan struct{})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, err := s.fulfilOne(ctx, ir)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("multi-round-trip: answering input request %q: %w", key, err)
-					cancel()
-				}
-				return
-			}
-			answers[key] = a
+			defer close(done)
+			defer forget()
+			res, err := s.fulfilOne(context.WithValue(ctx, inputKey{}, in), ir)
+			answers[i] = answer{res, err}
 		}()
+		select {
+		case <-reached:
+		case <-done:
+		case <-ctx.Done():
+		}
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return answers, nil
+	out := make(mcp.InputResponseMap, len(keys))
+	for i, key := range keys {
+		switch a := answers[i]; {
+		case a.err == nil && a.res != nil:
+			out[key] = a.res
+		case inputMethod(requests[key]) == "elicitation/create":
+			out[key] = &mcp.ElicitResult{Action: "cancel"}
+		}
+	}
+	return out, nil
+}
+
+// inListedOrder returns the keys of requests in the order listed gives
+// them (the order the server wrote them), then any listed missed, sorted.
+func inListedOrder(requests mcp.InputRequestMap, listed []string) []string {
+	keys := make([]string, 0, len(requests))
+	seen := make(map[string]bool, len(requests))
+	for _, k := range listed {
+		if _, ok := requests[k]; ok && !seen[k] {
+			keys = append(keys, k)
+			seen[k] = true
+		}
+	}
+	var rest []string
+	for k := range requests {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(keys, rest...)
+}
+
+// inputMethod is the method of an input request.
+func inputMethod(ir mcp.InputRequest) string {
+	switch ir.(type) {
+	case *mcp.ElicitParams:
+		return "elicitation/create"
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		return "sampling/createMessage"
+	case *mcp.ListRootsParams:
+		return "roots/list"
+	}
+	return fmt.Sprintf("%T", ir)
+}
+
+// wireAnswer is what the server answered one round of a call, as read
+// off the wire.
+type wireAnswer struct {
+	recorder.Outcome
+	outcome string   // recorder.OutcomeInputRequired, OutcomeResult or OutcomeError
+	keys    []string // input_required: its input requests' keys, in the server's order
+}
+
+// readAnswer reads a response to a tools/call round.
+func readAnswer(resp *jsonrpc.Response) wireAnswer {
+	if resp.Error != nil {
+		return wireAnswer{outcome: recorder.OutcomeError,
+			Outcome: recorder.Outcome{Status: recorder.StatusError, Error: resp.Error.Error()}}
+	}
+	a := wireAnswer{outcome: recorder.OutcomeResult,
+		Outcome: recorder.Outcome{Status: recorder.StatusOK, Result: recorder.CapPayload(resp.Result)}}
+	shape := readResultShape(resp.Result)
+	switch {
+	case shape.resultType == "input_required":
+		a.outcome, a.keys = recorder.OutcomeInputRequired, shape.keys
+	case shape.isError:
+		a.Status, a.Error = recorder.StatusError, shape.errorText()
+	}
+	return a
+}
+
+// resultShape is what a round's result says about the call's progress.
+type resultShape struct {
+	resultType string
+	keys       []string // of inputRequests, in the order written
+	isError    bool
+	texts      []string // the text content blocks
+}
+
+// readResultShape walks a tools/call result's JSON. The SDK decodes
+// inputRequests into a Go map, which forgets the order its keys were
+// written in; reading the tokens keeps it. A result it cannot read gives
+// what it read so far.
+func readResultShape(raw json.RawMessage) resultShape {
+	var shape resultShape
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return shape
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return shape
+		}
+		var value json.RawMessage
+		if dec.Decode(&value) != nil {
+			return shape
+		}
+		switch t {
+		case "resultType":
+			_ = json.Unmarshal(value, &shape.resultType)
+		case "isError":
+			_ = json.Unmarshal(value, &shape.isError)
+		case "inputRequests":
+			shape.keys = objectKeys(value)
+		case "content":
+			var blocks []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(value, &blocks) == nil {
+				for _, b := range blocks {
+					if b.Type == "text" && b.Text != "" {
+						shape.texts = append(shape.texts, b.Text)
+					}
+				}
+			}
+		}
+	}
+	return shape
+}
+
+// errorText is the text of a result with isError set.
+func (r resultShape) errorText() string {
+	if len(r.texts) == 0 {
+		return "the tool reported an error (isError) without text"
+	}
+	return strings.Join(r.texts, "\n")
+}
+
+// objectKeys returns the keys of a JSON object in the order written.
+func objectKeys(raw json.RawMessage) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := t.(string)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 func (s *Session) fulfilOne(ctx context.Context, ir mcp.InputRequest) (mcp.InputResponse, error) {

@@ -60,7 +60,7 @@ func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict 
 		s.receive(m, key, from.stream)
 	case *jsonrpc.Response:
 		if c := s.wire.reply(m.ID); c != nil {
-			c.replied(s.rec.Now())
+			c.replied(m, s.rec.Now())
 		}
 	}
 	return readVerdict{deliver: msg}

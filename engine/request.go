@@ -45,8 +45,14 @@ type request struct {
 // newRequest begins the span of a request of method received at, as sp
 // describes it.
 func (s *Session) newRequest(sp recorder.Span, wire bool) *request {
-	r := &request{rec: s.rec, gate: &s.gate, received: sp.Received, wire: wire}
-	r.seq, r.index = s.gate.arrive(sp.Method)
+	seq, index := s.gate.arrive(sp.Method)
+	return s.beginRequest(sp, wire, seq, index)
+}
+
+// beginRequest begins the span of a request numbered already (seq and
+// index as [gate.arrive] gives them).
+func (s *Session) beginRequest(sp recorder.Span, wire bool, seq, index int64) *request {
+	r := &request{rec: s.rec, gate: &s.gate, received: sp.Received, wire: wire, seq: seq, index: index}
 	r.span = s.rec.Begin(sp)
 	return r
 }
@@ -66,11 +72,15 @@ func (s *Session) requestFor(ctx context.Context, method string, params mcp.Para
 	if b, err := json.Marshal(params); err == nil && !isNullJSON(b) {
 		sp.Params = recorder.CapPayload(b)
 	}
-	if c, ok := ctx.Value(callKey{}).(*call); ok {
+	if in, ok := ctx.Value(inputKey{}).(*inputRequest); ok {
 		// Asked for inside a tool call's result (multi round-trip): the
-		// call is the parent, the round is how many times it was sent.
+		// round that asked is the parent, numbered by the round's loop
+		// in the order the server listed its input requests.
+		sp.Parent, sp.Round, sp.InputKey, sp.Received = in.parent, in.round, in.key, in.received
+		return s.beginRequest(sp, false, in.seq, in.index)
+	}
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
 		sp.Parent = c.span
-		sp.Round, _ = ctx.Value(roundKey{}).(int)
 	} else {
 		var tok string
 		if meta != nil {
@@ -125,10 +135,10 @@ func (r *request) stopped(ctx context.Context, timeout time.Duration) error {
 		r.settle(recorder.StatusAborted, "session closed", nil)
 	case errors.As(cause, new(*lostError)):
 		r.settle(recorder.StatusAborted, cause.Error(), nil)
-	case errors.Is(cause, context.Canceled) && !r.wire && parentOf(ctx) != 0:
-		// An input request of a multi-round-trip call: the SDK gives up
-		// on the round's other requests when one fails.
-		r.settle(recorder.StatusCancelled, "cancelled: the tool call that asked for it gave up on this round", nil)
+	case ctx.Value(inputKey{}) != nil:
+		// An input request of a multi-round-trip call whose call ended
+		// (cancelled, timed out) while it was being served.
+		r.settle(recorder.StatusCancelled, fmt.Sprintf("cancelled: the tool call that asked for it ended first (%v)", cause), nil)
 	case errors.Is(cause, context.Canceled):
 		// The SDK cancels a request's context with no cause when the
 		// server sends notifications/cancelled for it.

@@ -16,7 +16,7 @@ func (s *Session) writing(ctx context.Context, msg jsonrpc.Message) {
 	case *jsonrpc.Request:
 		if c, ok := ctx.Value(callKey{}).(*call); ok && m.IsCall() {
 			s.wire.sent(m.ID, c)
-			c.sending(idKey(m.ID), s.rec.Now())
+			c.sending(idKey(m.ID), m.Params, s.rec.Now())
 		}
 	case *jsonrpc.Response:
 		if r := s.wire.answer(m); r != nil {

@@ -368,9 +368,11 @@ func TestMultiRoundTrip(t *testing.T) {
 			if len(served) != 3 {
 				t.Fatalf("%d served requests, want 3", len(served))
 			}
+			round1 := roundOf(t, snap, call, 1)
 			for _, sp := range served {
-				if sp.Parent != call.ID || sp.Round != 1 || sp.Status != recorder.StatusOK {
-					t.Errorf("span %d (%s): parent %d round %d status %q, want parent %d round 1 ok", sp.ID, sp.Method, sp.Parent, sp.Round, sp.Status, call.ID)
+				if sp.Parent != round1.ID || sp.Round != 1 || sp.InputKey == "" || sp.Status != recorder.StatusOK {
+					t.Errorf("span %d (%s): parent %d round %d key %q status %q, want parent %d (round 1 of call %d), a key, ok",
+						sp.ID, sp.Method, sp.Parent, sp.Round, sp.InputKey, sp.Status, round1.ID, call.ID)
 				}
 				if sp.ServeTime() < ms(90) {
 					t.Errorf("span %d served %v, want the 100ms latency", sp.ID, sp.ServeTime())
@@ -904,14 +906,15 @@ func TestMultiRoundTripRounds(t *testing.T) {
 	}
 	snap := s.Recording().Snapshot()
 	call := spansOf(snap, "tools/call")[0]
+	round1, round2 := roundOf(t, snap, call, 1), roundOf(t, snap, call, 2)
 	for _, sp := range spansOf(snap, "sampling/createMessage") {
-		if sp.Round != 1 || sp.Parent != call.ID {
-			t.Errorf("sampling span %d round %d parent %d, want round 1 of %d", sp.ID, sp.Round, sp.Parent, call.ID)
+		if sp.Round != 1 || sp.Parent != round1.ID {
+			t.Errorf("sampling span %d round %d parent %d, want round 1 (span %d)", sp.ID, sp.Round, sp.Parent, round1.ID)
 		}
 	}
 	roots := spansOf(snap, "roots/list")
-	if len(roots) != 1 || roots[0].Round != 2 || roots[0].Parent != call.ID {
-		t.Errorf("roots spans %+v, want one in round 2", roots)
+	if len(roots) != 1 || roots[0].Round != 2 || roots[0].Parent != round2.ID || roots[0].InputKey != "r" {
+		t.Errorf("roots spans %+v, want one in round 2 (span %d) with key r", roots, round2.ID)
 	}
 	result := string(call.Result)
 	if !strings.Contains(result, "re: one") || !strings.Contains(result, "file:///tmp") {
