@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -161,11 +160,6 @@ func recordedFulfilment(t *testing.T, snap *recorder.Snapshot) []time.Duration {
 	return out
 }
 
-// within reports whether got is within frac of want.
-func within(got, want time.Duration, frac float64) bool {
-	return math.Abs(float64(got-want)) <= frac*float64(want)
-}
-
 // TestTypeScriptV2Server runs the engine against a server built on the
 // TypeScript SDK v2 that asks for input in input_required rounds (protocol
 // 2026-07-28), over stdio and streamable HTTP: under serial dispatch each
@@ -206,9 +200,11 @@ func TestTypeScriptV2Server(t *testing.T) {
 						if ratio < tc.lo || ratio > tc.hi {
 							t.Errorf("round %d: the server waited %v for the retry = %.2f× latency, want %.1f–%.1f×", i+1, wait, ratio, tc.lo, tc.hi)
 						}
-						if !within(recorded[i], wait, 0.10) {
-							t.Errorf("round %d: the recording shows the client busy for %v, the server waited %v: more than 10%% apart", i+1, recorded[i], wait)
-						}
+						// How closely the server's wait matches the recording is
+						// checked exactly, against the round spans' bracket, by
+						// TestTypeScriptV2ServerRounds: a 10% band here broke
+						// when the machine was loaded (HTTP transit is in the
+						// server's wait, not in the client's fulfilment).
 						t.Logf("round %d: server waited %v, recording %v", i+1, wait.Round(time.Millisecond), recorded[i].Round(time.Millisecond))
 					}
 					call := logicalCall(t, run.snap)
