@@ -90,12 +90,18 @@ func TestInlineFanout(t *testing.T) {
 					if sp.QueueTime() > latency/2 {
 						queued++
 					}
+					if sp.HandoffTime() > latency/2 {
+						t.Errorf("span %d hand-off %v: the stalled time (%v) counted as hand-off", sp.ID, sp.HandoffTime(), sp.Stalled)
+					}
 					if d == Inline && i > 0 && sp.Received+sp.Stalled < spans[i-1].Answered {
 						t.Errorf("span %d was handed to the client at %v, before span %d was answered at %v",
 							sp.ID, sp.Received+sp.Stalled, spans[i-1].ID, spans[i-1].Answered)
 					}
 				}
 				sum := recorder.Summarize(snap)
+				if sum.Verdict != recorder.VerdictSerialized {
+					t.Errorf("verdict %q (%s), want serialized", sum.Verdict, sum.VerdictText)
+				}
 				switch d {
 				case Inline:
 					if stalled < 4 || queued != 0 {
