@@ -36,7 +36,9 @@ const (
 	// most 1,000 messages or the message size limit in bytes; past that
 	// it stops reading the connection, which pushes back on the server
 	// as a stalled client does. Available over the demo and stdio
-	// transports, not over HTTP (see [ErrInlineOverHTTP]).
+	// transports, not over HTTP (see [ErrInlineOverHTTP]): [Connect]
+	// refuses it there, and set on an HTTP session through
+	// [Session.SetAnswerPolicy] it serves one at a time as [Serial].
 	Inline DispatchMode = "inline"
 )
 
