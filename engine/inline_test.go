@@ -267,3 +267,31 @@ func TestInlineRefusedOverHTTP(t *testing.T) {
 		t.Fatalf("Connect over http with inline: %v, want ErrInlineOverHTTP", err)
 	}
 }
+
+// TestInlineConnectionLost checks that a stdio server exiting while one
+// request is served under inline and four are withheld ends the session
+// at once (not after the 5s latency), and that the four withheld requests
+// record that they were withheld until the loss.
+func TestInlineConnectionLost(t *testing.T) {
+	s := connectTarget(t, stdioTarget("fanout-exit"), inlinePolicy(Inline, 5*time.Second))
+	start := time.Now()
+	if _, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil); err == nil {
+		t.Fatal("Run succeeded, want the connection lost")
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("Run took %v: the loss waited for the served request's latency", el)
+	}
+	var withheld int
+	for _, sp := range spansOf(s.Recording().Snapshot(), "sampling/createMessage") {
+		checkPhases(t, sp)
+		if sp.Status != recorder.StatusAborted {
+			t.Errorf("span %d %s, want aborted", sp.ID, sp.Status)
+		}
+		if sp.Stalled >= 200*time.Millisecond {
+			withheld++
+		}
+	}
+	if withheld != 4 {
+		t.Errorf("%d requests withheld until the loss (300ms after they came), want 4", withheld)
+	}
+}

@@ -115,7 +115,8 @@ const maxHeld = 1000
 // that the goroutine stops reading the inner connection, and the server
 // feels the back-pressure of a client that is not reading. A read error
 // (the connection lost or closed) is handed on at once, even while the
-// reader awaits an answer: the messages still held are then dropped.
+// reader awaits an answer: the messages still held are then dropped,
+// reported as withheld until then.
 type tapConn struct {
 	inner    mcp.Connection
 	obs      wireObserver
@@ -175,8 +176,17 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return m.v.deliver, nil
 		}
 		if err := c.readErr; err != nil {
-			c.queue, c.bytes = nil, 0 // held behind an answer that will not come
+			// Held behind an answer the connection will not carry: the
+			// client never sees them, but they were read, and withheld
+			// until now.
+			dropped := c.queue
+			c.queue, c.bytes = nil, 0
 			c.mu.Unlock()
+			for _, m := range dropped {
+				if m.v.seen != nil {
+					m.v.seen(true)
+				}
+			}
 			if ctx.Err() == nil {
 				c.obs.readFailed(err)
 			}
