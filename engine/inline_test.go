@@ -182,6 +182,7 @@ func TestInlineWithholdsProgressAndResult(t *testing.T) {
 					logs++
 				}
 				seen := e.At + e.Stalled
+				t.Logf("%s: %s read at %v, handed to the client at %v", d, e.Method, e.At.Round(time.Millisecond), seen.Round(time.Millisecond))
 				switch {
 				case e.At >= answered:
 					t.Errorf("%s at %v arrived after the sampling answer (%v): the scenario did not overlap", e.Method, e.At, answered)
@@ -191,6 +192,9 @@ func TestInlineWithholdsProgressAndResult(t *testing.T) {
 					t.Errorf("serial: %s stalled %v, want 0", e.Method, e.Stalled)
 				}
 			}
+			t.Logf("%s: sampling answered at %v; slow call result read at %v, handed to the client at %v (stalled %v); slow call took %v for the client",
+				d, answered.Round(time.Millisecond), call.Answered.Round(time.Millisecond), (call.Answered + call.Stalled).Round(time.Millisecond),
+				call.Stalled.Round(time.Millisecond), slow.Elapsed.Round(time.Millisecond))
 			if progress != 4 || logs != 4 {
 				t.Errorf("%d progress events and %d logs of the slow call, want 4 and 4", progress, logs)
 			}
