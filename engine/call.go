@@ -191,6 +191,19 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 	c.rec.End(span, now, a.Outcome)
 }
 
+// roundSpan returns the round span of the call's wire request with the
+// given id, or 0 when it has none.
+func (c *call) roundSpan(id string) recorder.SpanID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.rounds {
+		if r.id == id {
+			return r.span
+		}
+	}
+	return 0
+}
+
 // roundAnswered returns the round span of the call's nth round (0 when
 // it has none), when its answer was read off the wire (Unset if not),
 // and the keys of the input requests it asked for in the server's order.

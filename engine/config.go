@@ -26,6 +26,20 @@ const (
 	// Bounded serves at most Limit requests at once, in the order they
 	// arrived on the wire.
 	Bounded DispatchMode = "bounded"
+	// Inline is a client whose receive loop awaits each request it
+	// serves, as the Python SDK's did up to v1.29: while one request is
+	// served, the client is handed nothing else — no later request, no
+	// response to its own calls, no notification (progress, logs,
+	// cancellations) — until that request's answer is written. The wire
+	// tap keeps reading meanwhile, so arrival times stay true and the
+	// time each message was withheld is recorded as Stalled. It holds at
+	// most 1,000 messages or the message size limit in bytes; past that
+	// it stops reading the connection, which pushes back on the server
+	// as a stalled client does. Available over the demo and stdio
+	// transports, not over HTTP (see [ErrInlineOverHTTP]): [Connect]
+	// refuses it there, and set on an HTTP session through
+	// [Session.SetAnswerPolicy] it serves one at a time as [Serial].
+	Inline DispatchMode = "inline"
 )
 
 // DispatchPolicy is a [DispatchMode] with its limit (for [Bounded]).
@@ -48,7 +62,7 @@ func (p DispatchPolicy) String() string {
 // Slots is how many requests may be served at once; 0 means no limit.
 func (p DispatchPolicy) Slots() int {
 	switch p.Mode {
-	case Serial:
+	case Serial, Inline:
 		return 1
 	case Bounded:
 		return p.Limit
@@ -56,7 +70,8 @@ func (p DispatchPolicy) Slots() int {
 	return 0
 }
 
-// ParseDispatch reads "concurrent", "serial" or "bounded:N" (N >= 1).
+// ParseDispatch reads "concurrent", "serial", "inline" or "bounded:N"
+// (N >= 1).
 func ParseDispatch(s string) (DispatchPolicy, error) {
 	s = strings.TrimSpace(s)
 	switch {
@@ -64,6 +79,8 @@ func ParseDispatch(s string) (DispatchPolicy, error) {
 		return DispatchPolicy{Mode: Concurrent}, nil
 	case s == "serial":
 		return DispatchPolicy{Mode: Serial}, nil
+	case s == "inline":
+		return DispatchPolicy{Mode: Inline}, nil
 	case strings.HasPrefix(s, "bounded:"):
 		n, err := strconv.Atoi(strings.TrimPrefix(s, "bounded:"))
 		if err != nil || n < 1 {
@@ -71,7 +88,7 @@ func ParseDispatch(s string) (DispatchPolicy, error) {
 		}
 		return DispatchPolicy{Mode: Bounded, Limit: n}, nil
 	}
-	return DispatchPolicy{}, fmt.Errorf("dispatch %q: want concurrent, serial or bounded:N", s)
+	return DispatchPolicy{}, fmt.Errorf("dispatch %q: want concurrent, serial, inline or bounded:N", s)
 }
 
 // Distribution names a latency model's shape.
@@ -358,13 +375,13 @@ func DefaultAnswerPolicy() AnswerPolicy {
 // act on, or nil.
 func (cb AnswerPolicy) Validate() error {
 	switch cb.Dispatch.Mode {
-	case "", Concurrent, Serial:
+	case "", Concurrent, Serial, Inline:
 	case Bounded:
 		if cb.Dispatch.Limit < 1 {
 			return fmt.Errorf("dispatch bounded needs at least 1 slot, as in bounded:4")
 		}
 	default:
-		return fmt.Errorf("dispatch %q: want concurrent, serial or bounded:N", cb.Dispatch.Mode)
+		return fmt.Errorf("dispatch %q: want concurrent, serial, inline or bounded:N", cb.Dispatch.Mode)
 	}
 	check := func(what string, m LatencyModel) error {
 		switch m.Dist {

@@ -109,6 +109,24 @@
 // of the retry (an input response is a result and has no form for an
 // error), so that the server learns of it. At most 10 rounds.
 //
+// # Dispatch inline
+//
+// Serial, bounded and concurrent dispatch are the gate's (dispatch.go);
+// the client keeps reading meanwhile. Inline is a client whose receive
+// loop awaits each request (the Python SDK up to v1.29), and that is the
+// tap's: [tapConn] reads the connection on a goroutine of its own and
+// reports each message at once, so Received and event times stay true,
+// but while the SDK holds a server request under inline (the session
+// says so through [wireObserver.awaitsAnswer]) it hands the SDK nothing
+// more until that request's answer is written. Each message that waited
+// is reported as withheld when handed on (readVerdict.seen), and the
+// session records how long as Stalled: on the request (from Received),
+// on the client call whose response waited (from Answered), on the
+// notification's event (from At; the event is recorded when handed on,
+// with At as read). What the tap holds is bounded; past it it stops
+// reading, pushing back on the server. Over HTTP there is no single
+// receive loop to stall: inline is refused there ([ErrInlineOverHTTP]).
+//
 // # Transports
 //
 // The demo server (in process) and stdio are tapped by wrapping the

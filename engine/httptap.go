@@ -78,7 +78,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			return nil, tooLarge
 		}
 		if msg, derr := jsonrpc.DecodeMessage(data); rerr == nil && derr == nil {
-			msg = h.obs.messageRead(msg, wireSource{}).deliver
+			msg = handOn(h.obs.messageRead(msg, wireSource{}))
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 				if enc, err := jsonrpc.EncodeMessage(req); err == nil {
 					data = enc
@@ -215,7 +215,7 @@ func sseLine(obs wireObserver, line []byte, stream any) []byte {
 		}
 		return line
 	}
-	msg = obs.messageRead(msg, wireSource{stream: stream}).deliver
+	msg = handOn(obs.messageRead(msg, wireSource{stream: stream}))
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
 		return line
@@ -228,4 +228,14 @@ func sseLine(obs wireObserver, line []byte, stream any) []byte {
 	out = append(out, "data: "...)
 	out = append(out, enc...)
 	return append(out, '\n')
+}
+
+// handOn returns the message v delivers, which the SDK is handed at once:
+// over HTTP nothing is held back (dispatch inline is refused there, see
+// [ErrInlineOverHTTP]).
+func handOn(v readVerdict) jsonrpc.Message {
+	if v.seen != nil {
+		v.seen(false)
+	}
+	return v.deliver
 }

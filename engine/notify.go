@@ -13,6 +13,12 @@ import (
 // notification records a notification the server sent as an instant
 // event, and hands logs and tool-list changes to the session's callbacks.
 func (s *Session) notification(method string, params json.RawMessage) {
+	s.addNotification(s.notificationEvent(method, params))
+}
+
+// notificationEvent is the event of a notification the server sent, as
+// it is read: what it says and the span it is about, then and there.
+func (s *Session) notificationEvent(method string, params json.RawMessage) recorder.Event {
 	ev := recorder.Event{At: s.rec.Now(), Session: s.name, Method: method, Data: recorder.CapPayload(params)}
 	switch {
 	case method == "notifications/progress":
@@ -45,6 +51,11 @@ func (s *Session) notification(method string, params json.RawMessage) {
 	default:
 		ev.Kind = recorder.EventOther
 	}
+	return ev
+}
+
+// addNotification records a notification's event.
+func (s *Session) addNotification(ev recorder.Event) {
 	s.rec.AddEvent(ev)
 	if ev.Kind == recorder.EventLog {
 		s.emitLog(ev)

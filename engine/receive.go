@@ -41,8 +41,8 @@ func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict 
 	case *jsonrpc.Request:
 		if !m.IsCall() {
 			s.noteInvalidUTF8(0, m.Method, "", m.Params)
-			s.notification(m.Method, m.Params)
-			return readVerdict{deliver: msg}
+			ev := s.notificationEvent(m.Method, m.Params)
+			return readVerdict{deliver: msg, seen: func(withheld bool) { s.notificationSeen(ev, withheld) }}
 		}
 		key := idKey(m.ID)
 		if first := s.wire.pending(key); first != nil {
@@ -57,10 +57,12 @@ func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict 
 			s.duplicate(m, duplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
 			return readVerdict{deliver: msg}
 		}
-		s.receive(m, key, from.stream)
+		r := s.receive(m, key, from.stream)
+		return readVerdict{deliver: msg, seen: func(withheld bool) { s.requestSeen(r, withheld) }}
 	case *jsonrpc.Response:
 		if c := s.wire.reply(m.ID); c != nil {
 			c.replied(m, s.rec.Now())
+			return readVerdict{deliver: msg, seen: func(withheld bool) { s.responseSeen(c, idKey(m.ID), withheld) }}
 		}
 	}
 	return readVerdict{deliver: msg}
@@ -68,7 +70,7 @@ func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict 
 
 // receive begins the request read off the wire as req (id key) and hands
 // its id to its handler in its params' _meta (see [wireKey]).
-func (s *Session) receive(req *jsonrpc.Request, key string, stream any) {
+func (s *Session) receive(req *jsonrpc.Request, key string, stream any) *request {
 	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
 	sp.RequestID = key
 	sp.Received = s.rec.Now()
@@ -81,6 +83,7 @@ func (s *Session) receive(req *jsonrpc.Request, key string, stream any) {
 	s.wire.track(key, r)
 	s.noteInvalidUTF8(r.span, req.Method, key, req.Params)
 	req.Params = injectMeta(req.Params, key)
+	return r
 }
 
 // unreadable records a response without a usable id (id null or

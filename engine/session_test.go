@@ -412,6 +412,7 @@ func TestConnectionLostMidServe(t *testing.T) {
 		{"server exits, a helper keeps its stderr open", "fanout-exit-helper", nil, exited},
 		{"server writes garbage and exits slowly", "garbage-mid", nil, []string{"not JSON-RPC", "logs to stderr"}},
 		{"server exits, requests queued", "fanout-exit", func(cb *AnswerPolicy) { cb.Dispatch = DispatchPolicy{Mode: Serial} }, exited},
+		{"server exits, requests withheld", "fanout-exit", func(cb *AnswerPolicy) { cb.Dispatch = DispatchPolicy{Mode: Inline} }, exited},
 		{"server exits, a person never answers", "fanout-exit", func(cb *AnswerPolicy) { cb.SamplingManual, cb.Latency = true, LatencyModel{} }, exited},
 	}
 	for _, tt := range tests {

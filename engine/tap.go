@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -29,6 +30,10 @@ type wireObserver interface {
 	written(ctx context.Context, msg jsonrpc.Message, err error)
 	// closed is told that the connection was closed.
 	closed(err error)
+	// awaitsAnswer is asked as the SDK is handed the server request req:
+	// true means the client's reader awaits req's answer, handing the
+	// SDK nothing else until it is written (dispatch inline).
+	awaitsAnswer(req *jsonrpc.Request) bool
 }
 
 // wireSource says where a message was read: on a connection the tap
@@ -45,6 +50,10 @@ type readVerdict struct {
 	deliver jsonrpc.Message
 	// answer, when set, is written back to the server in its place.
 	answer *jsonrpc.Response
+	// seen, when set, is called as the SDK is handed deliver; withheld
+	// says whether it waited while the reader awaited an answer (see
+	// [wireObserver.awaitsAnswer]).
+	seen func(withheld bool)
 }
 
 // tappedTransport is a transport decorator, like the SDK's
@@ -53,8 +62,9 @@ type readVerdict struct {
 type tappedTransport struct {
 	inner mcp.Transport
 	obs   wireObserver
+	limit int64 // bytes of messages read but not yet handed on, at most (0: the default message limit)
 
-	conn atomic.Pointer[mcp.Connection] // the inner connection, once connected
+	conn atomic.Pointer[tapConn] // the connection, once connected
 }
 
 func (t *tappedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -62,8 +72,13 @@ func (t *tappedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.conn.Store(&c)
-	return &tapConn{inner: c, obs: t.obs}, nil
+	limit := t.limit
+	if limit <= 0 {
+		limit = DefaultMaxMessageSize
+	}
+	tc := &tapConn{inner: c, obs: t.obs, maxBytes: limit, wake: make(chan struct{})}
+	t.conn.Store(tc)
+	return tc, nil
 }
 
 // connected reports whether the transport has connected.
@@ -75,37 +90,135 @@ func (t *tappedTransport) connected() bool {
 // or reap a server), reporting it as closed.
 func (t *tappedTransport) closeInner() {
 	if c := t.conn.Load(); c != nil {
-		t.obs.closed((*c).Close())
+		c.shut()
+		t.obs.closed(c.inner.Close())
 	}
 }
+
+// maxHeld is how many messages read off the wire a [tapConn] holds
+// before the SDK takes them; past it (or past its byte limit) it stops
+// reading the connection.
+const maxHeld = 1000
 
 // tapConn is the connection as the SDK sees it: the transport's
 // connection with every read and write reported to the observer.
 //
-// Reading is the one place to change for a client that stops handing
-// messages to its SDK while it serves a request (an inline dispatch):
-// a goroutine would read the inner connection and report each message
-// at once (its true arrival time), and Read would hand the SDK the
-// delivered messages from a queue only when the observer lets it.
+// A goroutine reads the inner connection and reports each message to the
+// observer as it arrives (its true arrival time); Read hands the SDK the
+// messages to deliver, in order, from a queue. Normally the queue is
+// drained as fast as the SDK reads. Under dispatch inline the observer
+// says that the client's reader awaits the answer of a server request
+// (see [wireObserver.awaitsAnswer]): from handing that request on until
+// its answer is written, Read hands the SDK nothing, and the messages
+// that waited meanwhile are reported as withheld when they are handed
+// on. The queue holds at most [maxHeld] messages or maxBytes bytes; past
+// that the goroutine stops reading the inner connection, and the server
+// feels the back-pressure of a client that is not reading. A read error
+// (the connection lost or closed) is handed on at once, even while the
+// reader awaits an answer: the messages still held are then dropped,
+// reported as withheld until then.
 type tapConn struct {
-	inner mcp.Connection
-	obs   wireObserver
+	inner    mcp.Connection
+	obs      wireObserver
+	maxBytes int64
+
+	start sync.Once
+
+	mu       sync.Mutex
+	wake     chan struct{} // closed (and replaced) when anything below changes
+	queue    []heldMessage
+	bytes    int64      // the size of the messages in queue
+	readErr  error      // reading the inner connection failed, after the queued messages
+	awaiting bool       // the reader awaits the answer to awaitID
+	awaitID  jsonrpc.ID // the server request whose answer it awaits
+	isShut   bool       // closed: nothing more will be held back
+}
+
+// heldMessage is a message read off the wire, waiting for the SDK.
+type heldMessage struct {
+	v        readVerdict
+	size     int64
+	withheld bool // it waited while the reader awaited an answer
+}
+
+// changedLocked wakes whoever waits for the queue or the hold to change.
+func (c *tapConn) changedLocked() {
+	close(c.wake)
+	c.wake = make(chan struct{})
 }
 
 // Read returns the next message the SDK should process: messages the
 // observer skips or answers itself never reach the SDK (see
 // [Session.messageRead] for which and why).
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	c.start.Do(func() { go c.readLoop(ctx) })
 	for {
-		msg, err := c.inner.Read(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				if c.obs.unreadable(err, nil) {
-					continue
+		c.mu.Lock()
+		if len(c.queue) > 0 && !c.awaiting {
+			m := c.queue[0]
+			c.queue[0] = heldMessage{}
+			c.queue = c.queue[1:]
+			c.bytes -= m.size
+			c.changedLocked()
+			c.mu.Unlock()
+			// Only this goroutine hands messages on, and the SDK cannot
+			// answer req before it has it: the hold begins in time.
+			if req, ok := m.v.deliver.(*jsonrpc.Request); ok && req.IsCall() && c.obs.awaitsAnswer(req) {
+				c.mu.Lock()
+				if !c.isShut {
+					c.awaiting, c.awaitID = true, req.ID
 				}
+				c.mu.Unlock()
+			}
+			if m.v.seen != nil {
+				m.v.seen(m.withheld)
+			}
+			return m.v.deliver, nil
+		}
+		if err := c.readErr; err != nil {
+			// Held behind an answer the connection will not carry: the
+			// client never sees them, but they were read, and withheld
+			// until now.
+			dropped := c.queue
+			c.queue, c.bytes = nil, 0
+			c.mu.Unlock()
+			for _, m := range dropped {
+				if m.v.seen != nil {
+					m.v.seen(true)
+				}
+			}
+			if ctx.Err() == nil {
 				c.obs.readFailed(err)
 			}
 			return nil, err
+		}
+		wake := c.wake
+		c.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// readLoop reads the inner connection until it fails, reporting each
+// message at once and queueing the ones to hand the SDK.
+func (c *tapConn) readLoop(ctx context.Context) {
+	for {
+		if !c.room(ctx) {
+			return
+		}
+		msg, err := c.inner.Read(ctx)
+		if err != nil {
+			if ctx.Err() == nil && c.obs.unreadable(err, nil) {
+				continue
+			}
+			c.mu.Lock()
+			c.readErr = err
+			c.changedLocked()
+			c.mu.Unlock()
+			return
 		}
 		v := c.obs.messageRead(msg, wireSource{canAnswer: true})
 		if v.answer != nil {
@@ -114,20 +227,87 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			// next read or write of the session.
 			go c.inner.Write(context.WithoutCancel(ctx), v.answer)
 		}
-		if v.deliver != nil {
-			return v.deliver, nil
+		if v.deliver == nil {
+			continue
+		}
+		c.mu.Lock()
+		c.queue = append(c.queue, heldMessage{v: v, size: messageSize(v.deliver)})
+		c.bytes += c.queue[len(c.queue)-1].size
+		c.changedLocked()
+		c.mu.Unlock()
+	}
+}
+
+// room waits until the queue has room for another message, or the
+// connection is shut (a read then fails at once); false if ctx ended.
+func (c *tapConn) room(ctx context.Context) bool {
+	for {
+		c.mu.Lock()
+		if c.isShut || (len(c.queue) < maxHeld && c.bytes < c.maxBytes) {
+			c.mu.Unlock()
+			return true
+		}
+		wake := c.wake
+		c.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return false
 		}
 	}
+}
+
+// messageSize is about how many bytes msg took on the wire.
+func messageSize(msg jsonrpc.Message) int64 {
+	const envelope = 64
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		return int64(envelope + len(m.Method) + len(m.Params))
+	case *jsonrpc.Response:
+		n := envelope + len(m.Result)
+		if m.Error != nil {
+			n += len(m.Error.Error())
+		}
+		return int64(n)
+	}
+	return envelope
 }
 
 func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.obs.writing(ctx, msg)
 	err := c.inner.Write(ctx, msg)
 	c.obs.written(ctx, msg, err)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.answerWritten(resp.ID)
+	}
 	return err
 }
 
+// answerWritten ends the reader's wait when the answer it awaited was
+// written (or failed to be): what was held meanwhile was withheld.
+func (c *tapConn) answerWritten(id jsonrpc.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.awaiting || c.awaitID != id {
+		return
+	}
+	c.awaiting = false
+	for i := range c.queue {
+		c.queue[i].withheld = true
+	}
+	c.changedLocked()
+}
+
+// shut stops holding anything back: the connection is closing.
+func (c *tapConn) shut() {
+	c.mu.Lock()
+	c.isShut, c.awaiting = true, false
+	c.changedLocked()
+	c.mu.Unlock()
+}
+
 func (c *tapConn) Close() error {
+	c.shut()
 	err := c.inner.Close()
 	c.obs.closed(err)
 	return err

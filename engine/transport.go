@@ -65,6 +65,9 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		inner = &stdioTransport{cmd: cmd, maxMessage: t.Limits.maxMessageSize(), grace: 2 * time.Second,
 			hurry: func() bool { return !s.life.up.Load() && s.life.ctx.Err() != nil }}
 	case t.kind() == TransportHTTP || t.kind() == TransportSSE:
+		if s.current().Dispatch.Mode == Inline {
+			return nil, ErrInlineOverHTTP
+		}
 		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("%s: %q is not an http(s) URL like http://localhost:8080/mcp", t.kind(), recorder.RedactURL(t.URL))
@@ -92,7 +95,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		return inner, nil // tapped below the SDK, in the HTTP client
 	}
 	s.wire = newWire()
-	s.wire.tapped = &tappedTransport{inner: inner, obs: s}
+	s.wire.tapped = &tappedTransport{inner: inner, obs: s, limit: t.Limits.maxMessageSize()}
 	return s.wire.tapped, nil
 }
 

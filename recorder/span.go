@@ -185,13 +185,14 @@ func (s *Span) QueueTime() time.Duration {
 
 // HandoffTime is how long an incoming request took from being read off
 // the wire to reaching the dispatch gate (Received to Queued): the SDK
-// handing it to a handler, not the client's queue. Zero for outgoing
-// spans and before the request reached the gate.
+// handing it to a handler, not the client's queue, nor the time it was
+// withheld from the client (Stalled). Zero for outgoing spans and before
+// the request reached the gate.
 func (s *Span) HandoffTime() time.Duration {
 	if s.Direction != Incoming || s.Received == Unset || s.Queued == Unset {
 		return 0
 	}
-	return s.Queued - s.Received
+	return max(s.Queued-s.Received-s.Stalled, 0)
 }
 
 // ServeTime is how long the handler ran (incoming) or how long the server

@@ -96,11 +96,17 @@ func gateSteps(snap *Snapshot) []gateStep {
 		}
 		end := SpanEnd(snap, s)
 		edges = append(edges, key(s.Received, read))
+		queued := s.Queued
+		if s.Stalled > 0 && queued != Unset {
+			// Withheld from the client (dispatch inline): it waited for
+			// the one being served as a queued request waits for a slot.
+			queued = s.Received
+		}
 		switch {
-		case s.Queued != Unset && s.Serving != Unset:
-			edges = append(edges, key(min(s.Queued, end), atGate), key(min(s.Serving, end), served), key(end, endAll))
-		case s.Queued != Unset:
-			edges = append(edges, key(min(s.Queued, end), atGate), key(end, endGate))
+		case queued != Unset && s.Serving != Unset:
+			edges = append(edges, key(min(queued, end), atGate), key(min(s.Serving, end), served), key(end, endAll))
+		case queued != Unset:
+			edges = append(edges, key(min(queued, end), atGate), key(end, endGate))
 		default:
 			edges = append(edges, key(end, endWire))
 		}

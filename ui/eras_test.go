@@ -28,7 +28,7 @@ func TestTimelineRoundDetails(t *testing.T) {
 		{"round 3", 6, []string{"round      3", "outcome    the result",
 			"fulfilment 250 ms before it: the client fulfilling round 2's input (round 2 answered → round 3 sent)"}},
 		{"an input request", 5, []string{"#6 elicitation/create", "parent     #5 tools/call fanout", "round      2", "input key  r2-0"}},
-		{"a stalled request", 9, []string{"stalled    450 ms (read, not yet seen by the client)", "hand-off   450 ms"}},
+		{"a stalled request", 9, []string{"stalled    450 ms (read, not yet seen by the client)", "hand-off   0 µs"}},
 		{"a stalled response", 10, []string{"stalled    300 ms (response read, not yet seen by the client)"}},
 		{"a call whose progress was stalled", 7, []string{"Notifications\n2.000 s  notifications/progress (stalled 250 ms)"}},
 	}

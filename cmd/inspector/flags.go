@@ -49,7 +49,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 		sseURL     = fs.String("sse", "", "connect to a legacy HTTP+SSE server at `URL`")
 		headers    repeatedFlag
 		protocol   = fs.String("protocol", "", "protocol `VERSION` to offer (default "+engine.DefaultProtocol+"), or latest to let the SDK offer its newest")
-		dispatch   = fs.String("dispatch", "concurrent", "how server requests are served: concurrent, serial or bounded:N")
+		dispatch   = fs.String("dispatch", "concurrent", "how server requests are served: concurrent, serial, inline or bounded:N")
 		latency    = fs.String("latency", "0", "time to answer every server request: `SPEC` = 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms")
 		samplingL  = fs.String("sampling-latency", "", "latency `SPEC` for sampling/createMessage only (overrides --latency)")
 		elicitL    = fs.String("elicitation-latency", "", "latency `SPEC` for elicitation/create only (overrides --latency)")
@@ -159,6 +159,9 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 		var err error
 		if cb.Dispatch, err = engine.ParseDispatch(*dispatch); err != nil {
 			return t, def, fmt.Errorf("--dispatch: %w", err)
+		}
+		if cb.Dispatch.Mode == engine.Inline && (t.Transport == engine.TransportHTTP || t.Transport == engine.TransportSSE) {
+			return t, def, fmt.Errorf("--dispatch: %w", engine.ErrInlineOverHTTP)
 		}
 		if cb.Latency, err = engine.ParseLatency(*latency); err != nil {
 			return t, def, fmt.Errorf("--latency: %w", err)

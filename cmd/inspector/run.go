@@ -31,7 +31,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
 
   inspector run [--demo | --stdio 'CMD ARGS' [--env K=V]... | --url URL | --sse URL] [--header 'K: V']... [--protocol VERSION|latest]
                 [--connect-timeout D] [--max-message-size SIZE] [--max-stderr-lines N]
-                [--dispatch concurrent|serial|bounded:N] [--latency SPEC] [--sampling-latency SPEC] [--elicitation-latency SPEC] [--roots-latency SPEC] [--seed N]
+                [--dispatch concurrent|serial|inline|bounded:N] [--latency SPEC] [--sampling-latency SPEC] [--elicitation-latency SPEC] [--roots-latency SPEC] [--seed N]
                 [--sampling-reply TEMPLATE] [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]
                 [--tool NAME [--args JSON|@FILE] [--calls N] [--concurrency C] [--call-timeout D]] [--list-tools]
                 [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]

@@ -185,6 +185,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--bogus"}, "-bogus"},
 		{[]string{"--dispatch", "sometimes"}, "--dispatch"},
 		{[]string{"--dispatch", "bounded:0"}, "--dispatch"},
+		{[]string{"--url", "http://127.0.0.1:9/mcp", "--tool", "t", "--dispatch", "inline"}, "dispatch inline works over the demo and stdio transports only"},
+		{[]string{"--sse", "http://127.0.0.1:9/sse", "--tool", "t", "--dispatch", "inline"}, "use serial there"},
 		{[]string{"--latency", "fast"}, "--latency"},
 		{[]string{"--sampling-latency", "uniform:9ms"}, "--sampling-latency"},
 		{[]string{"--elicitation", "maybe"}, "--elicitation"},
