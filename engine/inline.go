@@ -39,9 +39,10 @@ func (s *Session) requestSeen(r *request, withheld bool) {
 	})
 }
 
-// responseSeen records how long the answer to the client's call c was
-// withheld from the client, if it was: from its arrival (the call's
-// Answered) until now.
+// responseSeen records how long the answer with the given id to the
+// client's call c was withheld from the client, if it was: from its
+// arrival (Answered) until now, on the round span it answers when the
+// call has rounds, else on the call.
 func (s *Session) responseSeen(c *call, id string, withheld bool) {
 	if !withheld {
 		return
