@@ -329,23 +329,49 @@ func (r *callRegistry) remove(c *call) {
 	r.mu.Unlock()
 }
 
-// parentByToken returns the tool call a server request belongs to: the
-// call whose progress token the request echoes in its _meta, or else the
-// only tool call in flight, or else none.
-func (r *callRegistry) parentByToken(token string) recorder.SpanID {
+// link returns the tool call a server request belongs to, or, when it
+// cannot tell, 0 and why not (see the "Parents" section of the package
+// doc): the call whose progress token the request echoes in its _meta;
+// else the call whose HTTP response stream it arrived on (onStream, the
+// span of the client request whose POST that stream answers, 0 for none);
+// else the only tool call in flight. With several in flight and nothing
+// to tell them apart any choice would be a guess, so the request stays
+// unlinked and the reason says so; with none in flight there is nothing
+// to link to and no reason is given, unless the request named a call by
+// a token that matches none. standalone says the request arrived on the
+// session's standalone HTTP event stream, which no call owns.
+func (r *callRegistry) link(token string, onStream recorder.SpanID, standalone bool) (recorder.SpanID, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if token != "" {
 		if c, ok := r.tokens[token]; ok {
-			return c.span
+			return c.span, ""
 		}
 	}
-	if len(r.calls) == 1 {
+	if onStream != 0 {
+		return onStream, ""
+	}
+	n := len(r.calls)
+	if n == 1 {
 		for c := range r.calls {
-			return c.span
+			return c.span, ""
 		}
 	}
-	return 0
+	var why string
+	switch {
+	case n == 0 && token == "":
+		return 0, ""
+	case n == 0:
+		return 0, fmt.Sprintf("its progress token %q names no tool call in flight (none was)", token)
+	case token == "":
+		why = fmt.Sprintf("%d tool calls were in flight and the request carried no progress token", n)
+	default:
+		why = fmt.Sprintf("%d tool calls were in flight and the request's progress token %q names none of them", n, token)
+	}
+	if standalone {
+		why += "; it arrived on the session's standalone event stream, which belongs to no call"
+	}
+	return 0, why
 }
 
 // byToken returns the tool call whose progress token is tok, if any.

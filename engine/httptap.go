@@ -68,7 +68,9 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "text/event-stream":
-		resp.Body = &sseTapBody{obs: h.obs, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
+		body := &sseTapBody{obs: h.obs, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
+		body.from = streamSource(r, sent, body)
+		resp.Body = body
 	case "application/json":
 		data, rerr := readLimited(resp.Body, h.limit, resp.ContentLength)
 		resp.Body.Close()
@@ -78,7 +80,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			return nil, tooLarge
 		}
 		if msg, derr := jsonrpc.DecodeMessage(data); rerr == nil && derr == nil {
-			msg = handOn(h.obs.messageRead(msg, wireSource{}))
+			msg = handOn(h.obs.messageRead(msg, streamSource(r, sent, nil)))
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 				if enc, err := jsonrpc.EncodeMessage(req); err == nil {
 					data = enc
@@ -89,6 +91,22 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		resp.ContentLength = int64(len(data))
 	}
 	return resp, nil
+}
+
+// streamSource says where the messages of the response to r come from:
+// the response to a POST that carried a client request (sent) belongs to
+// that request, whose server requests the server sends on it (the Go
+// SDK's and the TypeScript SDK's streamable servers send the requests a
+// tool call makes on that call's stream); an event stream the client
+// opened with a GET belongs to no request, unless it resumes (with
+// Last-Event-ID) a stream whose owner it cannot tell.
+func streamSource(r *http.Request, sent jsonrpc.Message, stream any) wireSource {
+	from := wireSource{stream: stream}
+	if req, ok := sent.(*jsonrpc.Request); ok && req.IsCall() {
+		from.replyTo = req.ID
+	}
+	from.standalone = r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") == ""
+	return from
 }
 
 // roundTrip makes the request. While the session is connecting, the
@@ -145,7 +163,8 @@ type sseTapBody struct {
 	rc    io.ReadCloser
 	r     *bufio.Reader
 	limit int64
-	event int64 // bytes of the current event so far
+	from  wireSource // where its messages come from
+	event int64      // bytes of the current event so far
 	line  []byte
 	out   []byte
 	err   error
@@ -158,7 +177,7 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 		}
 		line, err := b.readLine()
 		if len(line) > 0 {
-			b.out = sseLine(b.obs, line, b)
+			b.out = sseLine(b.obs, line, b.from)
 		}
 		if err != nil {
 			b.err = err
@@ -196,8 +215,8 @@ func (b *sseTapBody) readLine() ([]byte, error) {
 }
 
 // sseLine taps one line of an event stream and returns it, rewritten if
-// it carried a server request. stream is the event stream it came on.
-func sseLine(obs wireObserver, line []byte, stream any) []byte {
+// it carried a server request. from says which event stream it came on.
+func sseLine(obs wireObserver, line []byte, from wireSource) []byte {
 	if !bytes.HasPrefix(line, []byte("data:")) {
 		return line
 	}
@@ -215,7 +234,7 @@ func sseLine(obs wireObserver, line []byte, stream any) []byte {
 		}
 		return line
 	}
-	msg = handOn(obs.messageRead(msg, wireSource{stream: stream}))
+	msg = handOn(obs.messageRead(msg, from))
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
 		return line

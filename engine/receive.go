@@ -47,17 +47,17 @@ func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict 
 		key := idKey(m.ID)
 		if first := s.wire.pending(key); first != nil {
 			if from.canAnswer {
-				return readVerdict{answer: s.refuseDuplicate(m, key)}
+				return readVerdict{answer: s.refuseDuplicate(m, from, key)}
 			}
 			if from.stream != nil && first.stream != nil && first.stream != from.stream && bytes.Equal(first.params, m.Params) {
 				return readVerdict{deliver: msg} // a replay: the SDK refuses it, the first is being served
 			}
 			// The SDK refuses it with an Invalid Request error of id
 			// null, not tied to the first request.
-			s.duplicate(m, duplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
+			s.duplicate(m, from, duplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
 			return readVerdict{deliver: msg}
 		}
-		r := s.receive(m, key, from.stream)
+		r := s.receive(m, key, from)
 		return readVerdict{deliver: msg, seen: func(withheld bool) { s.requestSeen(r, withheld) }}
 	case *jsonrpc.Response:
 		if c := s.wire.reply(m.ID); c != nil {
@@ -70,20 +70,34 @@ func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict 
 
 // receive begins the request read off the wire as req (id key) and hands
 // its id to its handler in its params' _meta (see [wireKey]).
-func (s *Session) receive(req *jsonrpc.Request, key string, stream any) *request {
+func (s *Session) receive(req *jsonrpc.Request, key string, from wireSource) *request {
 	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
 	sp.RequestID = key
 	sp.Received = s.rec.Now()
 	sp.Params = recorder.CapPayload(req.Params)
-	sp.Parent = s.calls.parentByToken(progressToken(req.Params))
+	sp.Parent, sp.Unlinked = s.link(req.Params, from)
 	r := s.newRequest(sp, true)
-	if stream != nil {
-		r.stream, r.params = stream, req.Params
+	if from.stream != nil {
+		r.stream, r.params = from.stream, req.Params
 	}
 	s.wire.track(key, r)
 	s.noteInvalidUTF8(r.span, req.Method, key, req.Params)
 	req.Params = injectMeta(req.Params, key)
 	return r
+}
+
+// link returns the tool call a server request read off the wire
+// belongs to, or why it cannot tell (see [callRegistry.link]): by the
+// progress token in its params' _meta, by the HTTP response stream it
+// came on, or as the only call in flight.
+func (s *Session) link(params json.RawMessage, from wireSource) (recorder.SpanID, string) {
+	var onStream recorder.SpanID
+	if from.replyTo.IsValid() {
+		if c := s.wire.caller(from.replyTo); c != nil {
+			onStream = c.span
+		}
+	}
+	return s.calls.link(progressToken(params), onStream, from.standalone)
 }
 
 // unreadable records a response without a usable id (id null or
@@ -128,8 +142,8 @@ func duplicateText(key string) string {
 // Invalid Request error with the same id (the protocol's answer to a
 // request that is not valid, tied to the id it came with). The first
 // request is served as usual.
-func (s *Session) refuseDuplicate(req *jsonrpc.Request, key string) *jsonrpc.Response {
-	s.duplicate(req, duplicateText(key)+"; answered with JSON-RPC error -32600 and not served")
+func (s *Session) refuseDuplicate(req *jsonrpc.Request, from wireSource, key string) *jsonrpc.Response {
+	s.duplicate(req, from, duplicateText(key)+"; answered with JSON-RPC error -32600 and not served")
 	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
 		Code:    jsonrpc.CodeInvalidRequest,
 		Message: "fanout-inspector: " + duplicateText(key),
@@ -138,14 +152,14 @@ func (s *Session) refuseDuplicate(req *jsonrpc.Request, key string) *jsonrpc.Res
 
 // duplicate records a request that reused a pending request's id as a
 // span of its own, ended at once with an error saying so.
-func (s *Session) duplicate(req *jsonrpc.Request, text string) {
+func (s *Session) duplicate(req *jsonrpc.Request, from wireSource, text string) {
 	now := s.rec.Now()
 	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
 	sp.RequestID = idKey(req.ID)
 	sp.Duplicate = true
 	sp.Received = now
 	sp.Params = recorder.CapPayload(req.Params)
-	sp.Parent = s.calls.parentByToken(progressToken(req.Params))
+	sp.Parent, sp.Unlinked = s.link(req.Params, from)
 	id := s.rec.Begin(sp)
 	s.rec.End(id, now, recorder.Outcome{Status: recorder.StatusError, Error: text})
 	s.noteInvalidUTF8(id, req.Method, sp.RequestID, req.Params)

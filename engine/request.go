@@ -86,7 +86,7 @@ func (s *Session) requestFor(ctx context.Context, method string, params mcp.Para
 		if meta != nil {
 			tok = tokenString((*meta)["progressToken"])
 		}
-		sp.Parent = s.calls.parentByToken(tok)
+		sp.Parent, sp.Unlinked = s.calls.link(tok, 0, false)
 	}
 	// No arrival sequence from the wire: it arrives as it enters.
 	return s.newRequest(sp, false)

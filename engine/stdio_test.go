@@ -24,6 +24,7 @@ import (
 //     300ms after sending its 5 sampling requests, and the process then
 //     takes 10s to exit once its stdin closes (a slow shutdown);
 //   - "stderr": writes two lines to stderr, then serves an echo tool;
+//   - "demo": the demo server; "tokenless": see [tokenlessServer];
 //   - "sleep": no server: sleeps 8s (the helper of "fanout-exit-helper").
 func serveTestServer(mode string) {
 	ctx := context.Background()
@@ -33,6 +34,10 @@ func serveTestServer(mode string) {
 	}
 	if mode == "hostile" {
 		serveHostile() // protocol_test.go
+		return
+	}
+	if mode == "demo" || mode == "tokenless" {
+		serveLinking(mode) // linking_test.go
 		return
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "engine-test-" + mode, Version: "0.0.1"}, nil)

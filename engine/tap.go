@@ -41,6 +41,14 @@ type wireObserver interface {
 type wireSource struct {
 	stream    any  // the HTTP event stream it came on, nil otherwise
 	canAnswer bool // the tap can write readVerdict.answer back
+	// replyTo is the id of the client request whose HTTP response
+	// carried the message (the POST's event stream); invalid on the
+	// standalone event stream and on a connection.
+	replyTo jsonrpc.ID
+	// standalone: it came on an event stream the client opened with a
+	// GET of its own (the session's standalone stream, or legacy SSE's
+	// only one), which belongs to no call.
+	standalone bool
 }
 
 // readVerdict is what to do with a message read off the wire.

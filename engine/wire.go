@@ -88,6 +88,14 @@ func (w *wire) reply(id jsonrpc.ID) *call {
 	return c
 }
 
+// caller returns the client call written with id and not yet answered,
+// or nil.
+func (w *wire) caller(id jsonrpc.ID) *call {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out[id]
+}
+
 // forget drops a finished client call's ids, answered or not (a
 // cancelled request's answer may never come).
 func (w *wire) forget(c *call) {

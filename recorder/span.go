@@ -148,6 +148,12 @@ type Span struct {
 	// request still pending on the same session: it is recorded on its
 	// own, but a well-behaved server never sends one.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Unlinked says why an incoming request has no Parent although it
+	// may have been caused by a tool call: several calls were in flight
+	// and nothing in the request (a progress token in its _meta, the
+	// HTTP response stream it arrived on) named one of them. Empty when
+	// the request is linked, or when no call was in flight to link it to.
+	Unlinked string `json:"unlinked,omitempty"`
 
 	Received time.Duration `json:"received"`
 	Queued   time.Duration `json:"queued"`

@@ -13,7 +13,9 @@
 //     for sampling, elicitation and roots in turn), rounds times one after
 //     another, and returns what came back and, per round, how long it
 //     waited, as the server saw it, as text and as structured content
-//     ([FanoutResult]).
+//     ([FanoutResult]). Each request it sends carries the call's progress
+//     token (when the call has one) in its _meta, so that a client with
+//     several calls in flight can tell which call a request belongs to.
 //   - echo {"text": "..."} answers at once.
 //   - slow {"ms": 1000, "steps": 10} sleeps, sending a progress notification
 //     per step when the call carries a progress token, and a log message per

@@ -176,7 +176,7 @@ func (f *fanout) handle(ctx context.Context, req *mcp.CallToolRequest, in Fanout
 		for i := range in.N {
 			wg.Go(func() {
 				t := time.Now()
-				r := send(ctx, req.Session, kindOf(in.Kind, i), i+1, in.N)
+				r := send(ctx, req.Session, token, kindOf(in.Kind, i), i+1, in.N)
 				r.Round = round
 				r.MS = ms(time.Since(t))
 				replies[i] = r
@@ -216,11 +216,16 @@ func kindOf(kind string, i int) string {
 }
 
 // send sends request i of n of the given kind and returns what came back.
-func send(ctx context.Context, ss *mcp.ServerSession, kind string, i, n int) Reply {
+// token is the progress token of the tool call it is sent for (nil if the
+// call carried none): the request carries it in its _meta, so that a
+// client with several calls in flight can tell which one it belongs to.
+func send(ctx context.Context, ss *mcp.ServerSession, token any, kind string, i, n int) Reply {
 	r := Reply{Index: i, Kind: kind}
 	switch kind {
 	case "sampling":
-		res, err := ss.CreateMessage(ctx, samplingParams(i, n))
+		p := samplingParams(i, n)
+		p.Meta = callMeta(token)
+		res, err := ss.CreateMessage(ctx, p)
 		if err != nil {
 			r.Error = err.Error()
 			return r
@@ -228,14 +233,16 @@ func send(ctx context.Context, ss *mcp.ServerSession, kind string, i, n int) Rep
 		r.Model = res.Model
 		r.Text = contentText(res.Content)
 	case "elicitation":
-		res, err := ss.Elicit(ctx, elicitParams(i, n))
+		p := elicitParams(i, n)
+		p.Meta = callMeta(token)
+		res, err := ss.Elicit(ctx, p)
 		if err != nil {
 			r.Error = err.Error()
 			return r
 		}
 		r.fromElicit(res)
 	case "roots":
-		res, err := ss.ListRoots(ctx, &mcp.ListRootsParams{})
+		res, err := ss.ListRoots(ctx, &mcp.ListRootsParams{Meta: callMeta(token)})
 		if err != nil {
 			r.Error = err.Error()
 			return r
@@ -243,6 +250,16 @@ func send(ctx context.Context, ss *mcp.ServerSession, kind string, i, n int) Rep
 		r.fromRoots(res)
 	}
 	return r
+}
+
+// callMeta is the _meta of a request sent during a tool call whose
+// progress token is token: the token, which names the call (the client
+// gave it, unique among its requests in flight); nil without one.
+func callMeta(token any) mcp.Meta {
+	if token == nil {
+		return nil
+	}
+	return mcp.Meta{"progressToken": token}
 }
 
 func samplingParams(i, n int) *mcp.CreateMessageParams {
