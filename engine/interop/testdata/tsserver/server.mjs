@@ -5,6 +5,11 @@
 // "elicitation") to the client at once (Promise.all over
 // server.server.createMessage / server.server.elicitInput) and returns the
 // client's replies and the time the whole fan-out took as the server saw it.
+// Each request is sent with the SDK's relatedRequestId (the tools/call's
+// id), its own way of relating a request to the call it is made for: over
+// streamable HTTP it puts the request on that call's response stream. The
+// SDK adds nothing to the request itself, so over stdio a client cannot
+// tell which call a request belongs to.
 //
 //   node server.mjs                 serve over stdio
 //   node server.mjs --http PORT     serve streamable HTTP at http://127.0.0.1:PORT/mcp
@@ -28,14 +33,15 @@ function newServer() {
         kind: z.enum(['sampling', 'elicitation']).default('sampling'),
       },
     },
-    async ({ n, kind }) => {
+    async ({ n, kind }, extra) => {
+      const related = { relatedRequestId: extra.requestId };
       const start = performance.now();
       const one = async (i) => {
         if (kind === 'sampling') {
           const res = await server.server.createMessage({
             messages: [{ role: 'user', content: { type: 'text', text: `Request ${i} of ${n}: say hello.` } }],
             maxTokens: 100,
-          });
+          }, related);
           return res.content.type === 'text' ? res.content.text : JSON.stringify(res.content);
         }
         const res = await server.server.elicitInput({
@@ -50,7 +56,7 @@ function newServer() {
             },
             required: ['name', 'color'],
           },
-        });
+        }, related);
         return `${res.action} ${JSON.stringify(res.content ?? {})}`;
       };
       const replies = await Promise.all(Array.from({ length: n }, (_, k) => one(k + 1)));
