@@ -224,6 +224,8 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) string {
 		row("parent", fmt.Sprintf("#%d %s", parent.ID, spanLabel(parent)))
 	case s.Parent != 0:
 		row("parent", fmt.Sprintf("#%d", s.Parent))
+	case s.Unlinked != "":
+		row("parent", "unlinked: "+s.Unlinked+unlinkedHint)
 	}
 	if s.Stalled > 0 {
 		// withheld from the client (dispatch inline): an incoming request
@@ -258,6 +260,11 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// unlinkedHint says what would have linked an unlinked request to its
+// tool call.
+const unlinkedHint = ". A server links its requests to a call by echoing the call's progressToken in their params._meta" +
+	" (over streamable HTTP, also by sending them on the call's response stream)"
 
 // prettyJSON indents raw JSON for reading; text that is not JSON is shown
 // as it is.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -16,6 +17,9 @@ func TestDetails(t *testing.T) {
 	open := recorder.NewSpan("s1", recorder.Incoming, "roots/list")
 	open.ID, open.Received, open.Queued = 7, 5*ms, 5*ms
 	open.Params = json.RawMessage(`not json {`)
+	unlinked := recorder.NewSpan("s1", recorder.Incoming, "sampling/createMessage")
+	unlinked.ID, unlinked.Received = 9, 5*ms
+	unlinked.Unlinked = "3 tool calls were in flight and the request carried no progress token"
 	tests := []struct {
 		name         string
 		span, parent *recorder.Span
@@ -28,6 +32,10 @@ func TestDetails(t *testing.T) {
 		}, []string{"served", "parent"}},
 		{"with its tool call", fixedSnapshot().Spans[1], fixedSnapshot().Spans[0], []string{
 			"parent     #1 tools/call fanout", "request    0", `"maxTokens": 100`, `"model": "demo"`,
+		}, []string{"unlinked"}},
+		{"unlinked under concurrent calls", &unlinked, nil, []string{
+			"#9 unlinked sampling/createMessage",
+			"parent     unlinked: 3 tool calls were in flight and the request carried no progress token. A server links",
 		}, nil},
 	}
 	for _, tt := range tests {
@@ -53,5 +61,41 @@ func TestDetails(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnlinkedRow checks that the timeline row of a request no tool call
+// could be named for says "unlinked", within the room the label has.
+func TestUnlinkedRow(t *testing.T) {
+	test.NewTempApp(t)
+	snap := fixedSnapshot()
+	sp := snap.Spans[2]
+	sp.Parent, sp.Unlinked = 0, "2 tool calls were in flight and the request carried no progress token"
+	_, w := showGantt(t, snap, fyne.NewSize(800, 260))
+	var labels []string
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch o := o.(type) {
+		case *canvas.Text:
+			labels = append(labels, o.Text)
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(o).Objects() {
+				walk(c)
+			}
+		case *fyne.Container:
+			for _, c := range o.Objects {
+				walk(c)
+			}
+		}
+	}
+	walk(w.Canvas().Content())
+	n := 0
+	for _, l := range labels {
+		if strings.HasPrefix(l, "unlinked sampling/") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d rows say unlinked, want 1; the labels drawn: %q", n, labels)
 	}
 }

@@ -1122,6 +1122,9 @@ func spanLabel(s *recorder.Span) string {
 	if s.Name != "" {
 		return s.Method + " " + s.Name
 	}
+	if s.Unlinked != "" {
+		return "unlinked " + s.Method // no tool call could be named as its cause (the details say why)
+	}
 	return s.Method
 }
 
