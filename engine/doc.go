@@ -74,12 +74,17 @@
 // A server request's Parent is the tool call that caused it when that can
 // be known, decided when the request is read: the call whose progress
 // token (the session gives every tool call one) the request echoes in its
-// params._meta; failing that, the only tool call in flight on the
-// session; otherwise none (0) — with several calls in flight and no
-// token, any choice would be a guess. A request a tool asked for in its
-// result (multi round-trip, protocol 2026-07-28) has for certain the
-// round span of the call that asked for it as its parent, its Round says
-// which round that was and its InputKey its key in the result.
+// params._meta; failing that, over streamable HTTP, the call whose
+// response stream the request arrived on (a server sends the requests a
+// call makes on the event stream of the POST that carried it; the HTTP
+// tap tells the session which POST a body answers, see [wireSource]);
+// failing that, the only tool call in flight on the session; otherwise
+// none (0), and with calls in flight the span's Unlinked says why: with
+// several in flight and nothing to tell them apart, any choice would be
+// a guess. A request a tool asked for in its result (multi round-trip,
+// protocol 2026-07-28) has for certain the round span of the call that
+// asked for it as its parent, its Round says which round that was and
+// its InputKey its key in the result.
 //
 // # Multi round-trip
 //
