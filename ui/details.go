@@ -25,6 +25,7 @@ type Details struct {
 	parent  *recorder.Span
 	header  *widget.Label
 	facts   *widget.Label
+	why     *widget.Label // why the request is unlinked, word-wrapped; hidden otherwise
 	params  *widget.Label
 	result  *widget.Label
 	body    *fyne.Container
@@ -53,6 +54,9 @@ func NewDetails() *Details {
 	d.header.TextStyle.Bold = true
 	d.header.Wrapping = fyne.TextWrapWord
 	d.header.Selectable = true
+	d.why = widget.NewLabel("")
+	d.why.Wrapping = fyne.TextWrapWord
+	d.why.Selectable = true
 	copyButton := func(body *widget.Label) *widget.Button {
 		b := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
 			if d.span != nil {
@@ -70,7 +74,7 @@ func NewDetails() *Details {
 	d.notes = mono()
 	d.notesTitle = widget.NewLabelWithStyle("Notifications", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.body = container.NewVBox(
-		d.header, d.facts,
+		d.header, d.facts, d.why,
 		heading("Params", d.copyParams), d.params,
 		heading("Result", d.copyResult), d.result,
 		d.notesTitle, d.notes,
@@ -167,6 +171,7 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 		d.copyResult.Disable()
 		d.header.SetText("Click a request in the timeline to see its details.")
 		d.facts.SetText("")
+		d.why.SetText("")
 		d.params.SetText("")
 		d.result.SetText("")
 	} else {
@@ -174,9 +179,15 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 		d.copyResult.Enable()
 		d.header.SetText(fmt.Sprintf("#%d %s", s.ID, spanLabel(s)))
 		d.facts.SetText(spanFacts(s, parent))
+		d.why.SetText(unlinkedText(s, parent))
 		d.params.SetText(prettyJSON(s.Params))
 		d.result.SetText(prettyJSON(s.Result))
 		d.content.ScrollToTop()
+	}
+	if d.why.Text == "" {
+		d.why.Hide()
+	} else {
+		d.why.Show()
 	}
 	d.notes.SetText("")
 	d.notesTitle.Hide()
@@ -191,7 +202,11 @@ func (d *Details) Span() *recorder.Span { return d.span }
 
 // Text returns everything the pane shows, as text.
 func (d *Details) Text() string {
-	parts := []string{d.header.Text, d.facts.Text, "Params", d.params.Text, "Result", d.result.Text}
+	parts := []string{d.header.Text, d.facts.Text}
+	if d.why.Text != "" {
+		parts = append(parts, d.why.Text)
+	}
+	parts = append(parts, "Params", d.params.Text, "Result", d.result.Text)
 	if d.notes.Visible() {
 		parts = append(parts, "Notifications", d.notes.Text)
 	}
@@ -225,7 +240,7 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) string {
 	case s.Parent != 0:
 		row("parent", fmt.Sprintf("#%d", s.Parent))
 	case s.Unlinked != "":
-		row("parent", "unlinked: "+s.Unlinked+unlinkedHint)
+		row("parent", "unlinked (see below)")
 	}
 	if s.Stalled > 0 {
 		// withheld from the client (dispatch inline): an incoming request
@@ -261,10 +276,17 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// unlinkedHint says what would have linked an unlinked request to its
-// tool call.
-const unlinkedHint = ". A server links its requests to a call by echoing the call's progressToken in their params._meta" +
-	" (over streamable HTTP, also by sending them on the call's response stream)"
+// unlinkedText says why a request has no tool call as its parent and
+// what would have linked it, or "" when it is linked or no call was in
+// flight.
+func unlinkedText(s, parent *recorder.Span) string {
+	if s.Unlinked == "" || s.Parent != 0 || parent != nil {
+		return ""
+	}
+	return "Unlinked: " + s.Unlinked + ", so no call can be named as its cause. " +
+		"A server links its requests to a call by echoing the call's progressToken in their params._meta " +
+		"(over streamable HTTP, also by sending them on the call's response stream)."
+}
 
 // prettyJSON indents raw JSON for reading; text that is not JSON is shown
 // as it is.

@@ -35,7 +35,8 @@ func TestDetails(t *testing.T) {
 		}, []string{"unlinked"}},
 		{"unlinked under concurrent calls", &unlinked, nil, []string{
 			"#9 unlinked sampling/createMessage",
-			"parent     unlinked: 3 tool calls were in flight and the request carried no progress token. A server links",
+			"parent     unlinked (see below)",
+			"Unlinked: 3 tool calls were in flight and the request carried no progress token, so no call can be named as its cause. A server links",
 		}, nil},
 	}
 	for _, tt := range tests {
