@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -144,4 +145,71 @@ func TestManualQueuePolicyChange(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestManualFormInlineValidation answers an elicitation whose form is not
+// filled in: nothing is sent and no dialog opens; the message shows under
+// the field, the field takes the focus, and Enter in it sends the answer
+// once it is valid. The request's timeout counts down above the form, and
+// the form does not widen the left column.
+func TestManualFormInlineValidation(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.Window.Resize(fyne.NewSize(1024, 700))
+	m.Connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	m.Callbacks.Elicitation.SetSelected("manual")
+	typeInto(m.Callbacks.Timeout, "30s")
+	// The split gives the left column at least the room its panels ask
+	// for: a form that asks for more widens it and squeezes the timeline.
+	leftBefore := m.Manual.MinSize().Width
+	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1,"kind":"elicitation"}`)})
+	test.Tap(m.Workload.RunButton)
+	loop.waitFor(t, "the form", 10*time.Second, func() bool { return m.Manual.Form != nil })
+	if got := m.Manual.MinSize().Width; got > leftBefore {
+		t.Errorf("the Manual panel asks for %v wide instead of %v when the form appears", got, leftBefore)
+	}
+	if got := m.Manual.Clock.Text; !strings.HasPrefix(got, "Times out in 30s") && !strings.HasPrefix(got, "Times out in 29s") {
+		t.Errorf("clock %q, want the 30 s request timeout counting down", got)
+	}
+
+	form := m.Manual.Form
+	name := form.Field("name")
+	form.Field("color").Select.SetSelected("green") // the name is left empty
+	test.Tap(findButton(m.Manual.detail, "Accept"))
+	if errs := m.Errors.Shown(); len(errs) > 0 {
+		t.Errorf("a dialog opened for an invalid form: %q", errs)
+	}
+	if len(m.Manual.Pending()) != 1 {
+		t.Fatalf("the invalid answer was sent")
+	}
+	if !strings.Contains(name.Message(), "Required") {
+		t.Errorf("message under the name field %q, want it to say it is required", name.Message())
+	}
+	if got := m.Window.Canvas().Focused(); got != name.Entry {
+		t.Errorf("focus on %T, want the name field's entry", got)
+	}
+	if !m.Manual.Problem.Visible() || !strings.Contains(m.Manual.Problem.Text, name.Title) {
+		t.Errorf("line under the buttons %q (shown %v), want it to name the field", m.Manual.Problem.Text, m.Manual.Problem.Visible())
+	}
+
+	test.Type(name.Entry, "Ada")
+	name.Entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+	spans := spansOf(m, recorder.KindElicitation)
+	if len(spans) != 1 || !strings.Contains(string(spans[0].Result), `"name":"Ada"`) {
+		t.Errorf("elicitation answers %v, want one accepted with name Ada after Enter", spans)
+	}
+}
+
+func TestWaitText(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	req := &engine.PendingRequest{Since: now.Add(-3 * time.Second)}
+	if got := waitText(req, now); got != "Waiting for you for 3s" {
+		t.Errorf("no timeout: %q", got)
+	}
+	req.Deadline = now.Add(20 * time.Second)
+	if got := waitText(req, now); !strings.HasPrefix(got, "Times out in 20s") {
+		t.Errorf("20 s left: %q", got)
+	}
 }

@@ -82,6 +82,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	cb = guiDefaults(fs, cb)
 	if *calls < 1 || *concurrency < 1 {
 		return usageErr("--calls and --concurrency want 1 or more")
 	}
@@ -120,6 +121,15 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout)
 	}, stderr)
+}
+
+// guiDefaults gives the app the latency that shows the effect on a first
+// run ([ui.FirstRunLatency]) unless --latency chose one.
+func guiDefaults(fs *flag.FlagSet, cb engine.AnswerPolicy) engine.AnswerPolicy {
+	if !flagWasSet(fs, "latency") {
+		cb.Latency = ui.FirstRunLatency
+	}
+	return cb
 }
 
 // runWindowSafely runs the window; a window system that cannot be
