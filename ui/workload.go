@@ -512,6 +512,9 @@ func (p *WorkloadPanel) showArgs() {
 		p.argsBox.Add(p.form)
 	}
 	p.argsBox.Refresh()
+	// The panel is on screen from the start (the window opens on it):
+	// lay it out again, as the arguments changed its height.
+	p.Refresh()
 }
 
 // positiveInt reads a whole number of at least 1.

@@ -26,7 +26,8 @@ const appID = "io.github.fanout-inspector.inspector"
 const guiUsage = `Usage: inspector [gui] [flags]
 
 Opens the desktop app. With no flags it connects to the embedded demo
-server, so the first run shows something at once. The connection and
+server and answers its requests after 500ms (--latency sets another), so
+the first run shows something at once. The connection and
 callback flags are the same as 'inspector run' takes; the rest preset the
 Workload panel or script the window.
 
