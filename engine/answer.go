@@ -16,22 +16,11 @@ func (s *Session) createMessage(ctx context.Context, req *mcp.CreateMessageReque
 	res, err := s.serve(ctx, "sampling/createMessage", req.Params, func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error) {
 		last := lastUserMessage(req.Params)
 		if cb.SamplingManual {
-			return s.waitManual(ctx, cb, e, "sampling/createMessage", req.Params, last, nil)
+			return s.waitManual(ctx, cb, e, "sampling/createMessage", req.Params, last, nil, func(cb *AnswerPolicy) (mcp.Result, error) {
+				return autoSampling(cb, e, last)
+			})
 		}
-		if cb.reply == nil {
-			_, err := parseReply(cb.SamplingReply)
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: " + err.Error()}
-		}
-		text, err := renderReply(cb.reply, e.index, last, cb.SamplingModel)
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: " + err.Error()}
-		}
-		return &mcp.CreateMessageResult{
-			Content:    &mcp.TextContent{Text: text},
-			Model:      cb.SamplingModel,
-			Role:       "assistant",
-			StopReason: cb.StopReason,
-		}, nil
+		return autoSampling(cb, e, last)
 	})
 	if err != nil {
 		return nil, err
@@ -43,6 +32,24 @@ func (s *Session) createMessage(ctx context.Context, req *mcp.CreateMessageReque
 	return r, nil
 }
 
+// autoSampling is the sampling answer of the policy cb.
+func autoSampling(cb *AnswerPolicy, e *request, last string) (mcp.Result, error) {
+	if cb.reply == nil {
+		_, err := parseReply(cb.SamplingReply)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: " + err.Error()}
+	}
+	text, err := renderReply(cb.reply, e.index, last, cb.SamplingModel)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: " + err.Error()}
+	}
+	return &mcp.CreateMessageResult{
+		Content:    &mcp.TextContent{Text: text},
+		Model:      cb.SamplingModel,
+		Role:       "assistant",
+		StopReason: cb.StopReason,
+	}, nil
+}
+
 // elicit answers elicitation/create.
 func (s *Session) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	res, err := s.serve(ctx, "elicitation/create", req.Params, func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error) {
@@ -51,26 +58,16 @@ func (s *Session) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elic
 		if p != nil && p.RequestedSchema != nil {
 			schema, _ = json.Marshal(p.RequestedSchema)
 		}
-		switch cb.Elicitation {
-		case ElicitDecline:
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		case ElicitCancel:
-			return &mcp.ElicitResult{Action: "cancel"}, nil
-		case ElicitManual:
+		if cb.Elicitation == ElicitManual {
 			var msg string
 			if p != nil {
 				msg = p.Message
 			}
-			return s.waitManual(ctx, cb, e, "elicitation/create", p, msg, schema)
+			return s.waitManual(ctx, cb, e, "elicitation/create", p, msg, schema, func(cb *AnswerPolicy) (mcp.Result, error) {
+				return autoElicit(cb, p, schema)
+			})
 		}
-		if p != nil && p.Mode == "url" {
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		}
-		content, err := ElicitationContent(schema)
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "fanout-inspector: " + err.Error()}
-		}
-		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+		return autoElicit(cb, p, schema)
 	})
 	if err != nil {
 		return nil, err
@@ -80,6 +77,25 @@ func (s *Session) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elic
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: the manual answer was not an elicitation answer"}
 	}
 	return r, nil
+}
+
+// autoElicit is the elicitation answer of the policy cb (accept when it
+// leaves the request to a person).
+func autoElicit(cb *AnswerPolicy, p *mcp.ElicitParams, schema json.RawMessage) (mcp.Result, error) {
+	switch cb.Elicitation {
+	case ElicitDecline:
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	case ElicitCancel:
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	if p != nil && p.Mode == "url" {
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}
+	content, err := ElicitationContent(schema)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "fanout-inspector: " + err.Error()}
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 }
 
 // replyData is what the sampling reply template sees.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -24,14 +25,82 @@ type PendingRequest struct {
 	Message string
 	// Schema is the elicitation's requested schema.
 	Schema json.RawMessage
+	// Since is when the request began waiting for a person.
+	Since time.Time
+	// Deadline is when the request stops waiting by itself (the request
+	// timeout the inspector applies), or zero when it waits for ever.
+	Deadline time.Time
 
-	model string // default model of a sampling answer
+	model  string                                     // default model of a sampling answer
+	auto   func(cb *AnswerPolicy) (mcp.Result, error) // the answer the policy cb gives it
+	policy func() AnswerPolicy                        // the session's policy now
 
 	mu      sync.Mutex
 	ended   bool
 	result  mcp.Result
-	refusal *jsonrpc.Error // a sampling request refused
+	refusal error // a sampling request refused, or the request withdrawn
 	done    chan struct{}
+}
+
+// AcceptDefault answers the request as the policy "accept" would: a
+// sampling request with the reply template of the callbacks, an
+// elicitation accepted with content built from its schema.
+func (p *PendingRequest) AcceptDefault() {
+	cb := p.policy()
+	cb.SamplingManual, cb.Elicitation = false, ElicitAccept
+	p.answerWith(p.auto(&cb))
+}
+
+// Withdraw ends the wait without a person's answer: the server gets a
+// JSON-RPC error and the span ends cancelled, with reason as its error.
+// Use it when what asked for the request went away (the run was stopped).
+func (p *PendingRequest) Withdraw(reason string) {
+	p.answerWith(nil, &withdrawn{reason: reason})
+}
+
+// answerWith ends the wait with the answer r or the error err.
+func (p *PendingRequest) answerWith(r mcp.Result, err error) {
+	if err != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.ended {
+			return
+		}
+		p.ended, p.refusal = true, err
+		close(p.done)
+		return
+	}
+	p.answer(r)
+}
+
+// withdrawn is the error of a request withdrawn from a person: serve
+// ends its span cancelled with reason.
+type withdrawn struct{ reason string }
+
+func (w *withdrawn) Error() string { return "fanout-inspector: " + w.reason }
+
+// rpc is the error the server gets.
+func (w *withdrawn) rpc() *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: w.Error()}
+}
+
+// releaseWaiting answers, with the policy's own answer, the requests
+// waiting for a person that cb no longer leaves to a person: switching
+// elicitation from manual to accept answers the waiting elicitations.
+func (s *Session) releaseWaiting(cb AnswerPolicy) {
+	s.hooks.mu.Lock()
+	var release []*PendingRequest
+	for p := range s.hooks.waiting {
+		switch {
+		case p.Method == "sampling/createMessage" && !cb.SamplingManual,
+			p.Method == "elicitation/create" && cb.Elicitation != ElicitManual:
+			release = append(release, p)
+		}
+	}
+	s.hooks.mu.Unlock()
+	for _, p := range release {
+		p.answerWith(p.auto(&cb))
+	}
 }
 
 // AnswerSampling answers a sampling request with text from model ("" =
@@ -117,7 +186,10 @@ func (p *PendingRequest) end() {
 
 // waitManual hands a request to the manual handler and waits for its
 // answer.
-func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, method string, params any, message string, schema json.RawMessage) (mcp.Result, error) {
+//
+// auto is the answer a policy that does not wait for a person gives it:
+// [PendingRequest.AcceptDefault] and a policy change use it.
+func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, method string, params any, message string, schema json.RawMessage, auto func(*AnswerPolicy) (mcp.Result, error)) (mcp.Result, error) {
 	s.hooks.mu.Lock()
 	f := s.hooks.manual
 	s.hooks.mu.Unlock()
@@ -125,7 +197,9 @@ func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, 
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("fanout-inspector: %s is set to be answered by hand, but nobody is attached to answer", method)}
 	}
-	p := &PendingRequest{Span: e.span, Method: method, Message: message, Schema: schema, model: cb.SamplingModel, done: make(chan struct{})}
+	p := &PendingRequest{Span: e.span, Method: method, Message: message, Schema: schema, Since: time.Now(),
+		model: cb.SamplingModel, auto: auto, policy: s.current, done: make(chan struct{})}
+	p.Deadline, _ = ctx.Deadline()
 	if b, err := json.Marshal(params); err == nil {
 		p.Params = b
 	}
@@ -153,6 +227,9 @@ func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, 
 		if refusal != nil {
 			return nil, refusal
 		}
+		if r == nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("fanout-inspector: the %s request was given no answer", method)}
+		}
 		_, sampling := r.(*mcp.CreateMessageResult)
 		_, elicit := r.(*mcp.ElicitResult)
 		if (method == "sampling/createMessage" && !sampling) || (method == "elicitation/create" && !elicit) {
@@ -161,6 +238,12 @@ func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, 
 		}
 		return r, nil
 	case <-ctx.Done():
+		p.mu.Lock()
+		w, _ := p.refusal.(*withdrawn) // withdrawn as the server cancelled: the withdrawal says why
+		p.mu.Unlock()
+		if w != nil {
+			return nil, w
+		}
 		p.end()
 		return nil, ctx.Err()
 	}

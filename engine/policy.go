@@ -53,7 +53,8 @@ func (s *Session) current() AnswerPolicy {
 
 // SetAnswerPolicy changes how the server's requests are answered, from the
 // next request on, without reconnecting. Requests already being served
-// keep the policy they started with; a larger dispatch limit lets
+// keep the policy they started with, except those waiting for a person
+// that cb no longer leaves to one: they get cb's answer now. A larger dispatch limit lets
 // queued requests in at once. An invalid sampling reply template makes
 // sampling answers fail with the template's error; check
 // [AnswerPolicy.Validate] first to tell the user.
@@ -66,6 +67,7 @@ func (s *Session) SetAnswerPolicy(cb AnswerPolicy) {
 	}
 	config, _ := json.Marshal(cb)
 	s.rec.SetMeta(func(m *recorder.Meta) { m.Config = config })
+	s.releaseWaiting(s.current())
 }
 
 func (s *Session) setAnswerPolicy(cb AnswerPolicy) {

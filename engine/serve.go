@@ -94,6 +94,10 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 	}
 	res, err := answer(ctx, &cb, r)
 	if err != nil {
+		if w := (*withdrawn)(nil); errors.As(err, &w) { // first: its reason is the real one
+			r.settle(recorder.StatusCancelled, w.reason, nil)
+			return nil, w.rpc()
+		}
 		if ctx.Err() != nil {
 			return nil, r.stopped(ctx, cb.RequestTimeout)
 		}

@@ -14,6 +14,12 @@ import (
 	"github.com/fanout-inspector/inspector/engine"
 )
 
+// FirstRunLatency is the latency the desktop app answers with when the
+// command line names none: long enough that serial and concurrent
+// dispatch look and measure different at a glance (the README's 500 ms
+// demo). `inspector run` keeps its own default of 0.
+var FirstRunLatency = engine.LatencyModel{Dist: engine.Fixed, A: 500 * time.Millisecond}
+
 // The methods whose latency can be set apart from the default, with the
 // names the panel shows for them.
 var latencyMethods = []struct{ method, label string }{

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
 )
@@ -15,16 +17,19 @@ import (
 // person (manual mode) and lets the person answer the selected one:
 // sampling with an editable reply and model, elicitation with a form
 // generated from the requested schema; either can also be declined or
-// cancelled. The waiting time is the request's serving phase on the
-// timeline. A request the server cancels, or that times out,
-// leaves the list by itself.
+// cancelled, and the whole queue can be accepted, declined or cancelled at
+// once. The waiting time is the request's serving phase on the timeline;
+// the panel counts it up, or down to the request timeout when there is
+// one. A request the server cancels, or that times out, leaves the list
+// by itself. An invalid form is not sent: the message shows under the
+// field and the field takes the focus.
 type ManualPanel struct {
 	widget.BaseWidget
 
 	// OnCountChanged is called on the main goroutine when the number of
 	// waiting requests changes.
 	OnCountChanged func(n int)
-	// OnError reports a problem answering (an invalid form).
+	// OnError reports a problem answering that is not the form's.
 	OnError func(doing string, err error)
 
 	list     *widget.List
@@ -32,6 +37,15 @@ type ManualPanel struct {
 	pending  []*engine.PendingRequest
 	selected *engine.PendingRequest
 	content  fyne.CanvasObject
+	stopTick chan struct{} // stops the clock's ticker; nil when nothing waits
+
+	// The buttons that answer every waiting request at once.
+	AcceptAll, DeclineAll, CancelAll *widget.Button
+	// Clock says how long the selected request has waited, or how long
+	// it has left before its timeout.
+	Clock *widget.Label
+	// Problem says why the answer was not sent (the form is not valid).
+	Problem *widget.Label
 
 	// The answer widgets of the selected request: ReplyText and ReplyModel
 	// for sampling, Form for elicitation (nil when not shown).
@@ -61,14 +75,55 @@ func NewManualPanel() *ManualPanel {
 			p.show(p.pending[i])
 		}
 	}
+	p.AcceptAll = widget.NewButton("Accept all", func() { p.all((*engine.PendingRequest).AcceptDefault) })
+	p.DeclineAll = widget.NewButton("Decline all", func() { p.all((*engine.PendingRequest).Decline) })
+	p.CancelAll = widget.NewButton("Cancel all", func() { p.all((*engine.PendingRequest).Cancel) })
+	p.Clock = widget.NewLabel("")
+	p.Clock.SizeName = theme.SizeNameCaptionText
+	p.Problem = widget.NewLabel("")
+	p.Problem.Importance = widget.DangerImportance
+	p.Problem.Wrapping = fyne.TextWrapWord
 	p.detail = container.NewVBox()
 	p.show(nil)
-	split := container.NewVSplit(p.list, container.NewVScroll(p.detail))
+	p.enableAll()
+	// The answer area scrolls both ways, so a wide form never widens the
+	// left column (which would squeeze and reflow the timeline).
+	split := container.NewVSplit(p.list, container.NewScroll(p.detail))
 	split.Offset = 0.3
 	p.content = container.NewBorder(
-		wrapped(widget.NewRichTextFromMarkdown("Requests wait here when **Elicitation** is *manual* or **Answer sampling by hand** is ticked (Callbacks panel).")),
+		container.NewVBox(
+			wrapped(widget.NewRichTextFromMarkdown("Requests wait here when **Elicitation** is *manual* or **Answer sampling by hand** is ticked (Callbacks panel). *Accept all* answers them as the policy *accept* would.")),
+			container.NewGridWithColumns(3, p.AcceptAll, p.DeclineAll, p.CancelAll),
+		),
 		nil, nil, nil, split)
 	return p
+}
+
+// all answers every waiting request with answer, oldest first.
+func (p *ManualPanel) all(answer func(*engine.PendingRequest)) {
+	for _, req := range p.Pending() {
+		answer(req)
+		p.remove(req)
+	}
+}
+
+// WithdrawAll ends the wait of every waiting request without an answer
+// from a person: each ends cancelled with reason (see
+// [engine.PendingRequest.Withdraw]). Stop uses it: what asked for them is
+// gone.
+func (p *ManualPanel) WithdrawAll(reason string) {
+	p.all(func(req *engine.PendingRequest) { req.Withdraw(reason) })
+}
+
+// enableAll enables the all-at-once buttons when something waits.
+func (p *ManualPanel) enableAll() {
+	for _, b := range []*widget.Button{p.AcceptAll, p.DeclineAll, p.CancelAll} {
+		if len(p.pending) > 0 {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
 }
 
 // CreateRenderer implements [fyne.Widget].
@@ -120,6 +175,7 @@ func (p *ManualPanel) AnswerSelected() error {
 		}
 		content, err := p.Form.Content()
 		if err != nil {
+			p.focusInvalid()
 			return fmt.Errorf("the answer is not valid yet:\n%v", err)
 		}
 		req.Accept(content)
@@ -149,6 +205,75 @@ func (p *ManualPanel) CancelSelected() {
 	}
 }
 
+// focusInvalid says under the buttons which field holds the answer back
+// (its own message is under it) and moves the focus to that field.
+func (p *ManualPanel) focusInvalid() {
+	fld := p.Form.FirstInvalid()
+	if fld == nil {
+		return
+	}
+	p.Problem.SetText(fmt.Sprintf("Not sent: %s — %s", fld.Title, fld.Message()))
+	p.Problem.Show()
+	in := fld.Input()
+	if f, ok := in.(fyne.Focusable); ok {
+		if c := fyne.CurrentApp().Driver().CanvasForObject(in); c != nil {
+			c.Focus(f)
+		}
+	}
+}
+
+// tick shows the selected request's waiting time or time left.
+func (p *ManualPanel) tick() {
+	req := p.selected
+	if req == nil {
+		p.Clock.SetText("")
+		return
+	}
+	p.Clock.SetText(waitText(req, time.Now()))
+}
+
+// waitText is how long req has waited, or how long it has left before its
+// timeout, at now.
+func waitText(req *engine.PendingRequest, now time.Time) string {
+	if !req.Deadline.IsZero() {
+		left := max(req.Deadline.Sub(now), 0).Round(time.Second)
+		return fmt.Sprintf("Times out in %s (request timeout, Callbacks panel)", left)
+	}
+	return fmt.Sprintf("Waiting for you for %s", now.Sub(req.Since).Round(time.Second))
+}
+
+// clock runs the ticker that moves the clock while something waits.
+func (p *ManualPanel) clock() {
+	if len(p.pending) == 0 {
+		if p.stopTick != nil {
+			close(p.stopTick)
+			p.stopTick = nil
+		}
+		return
+	}
+	if p.stopTick != nil {
+		return
+	}
+	stop := make(chan struct{})
+	p.stopTick = stop
+	go func() {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			fyne.Do(func() {
+				if p.stopTick == stop {
+					p.tick()
+				}
+			})
+		}
+	}()
+}
+
 // remove takes an answered (or abandoned) request off the list.
 func (p *ManualPanel) remove(req *engine.PendingRequest) {
 	i := slices.Index(p.pending, req)
@@ -174,22 +299,29 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 	p.selected = req
 	p.ReplyText, p.ReplyModel, p.Form = nil, nil, nil
 	p.detail.RemoveAll()
+	p.Problem.SetText("")
+	p.Problem.Hide()
+	p.tick()
 	if req == nil {
 		p.detail.Add(widget.NewLabel("Nothing is waiting for you."))
 		p.detail.Refresh()
 		return
 	}
 	title := boldLabel(pendingTitle(req))
+	title.Wrapping = fyne.TextWrapWord
 	msg := widget.NewLabel(req.Message)
 	msg.Wrapping = fyne.TextWrapWord
 	p.detail.Add(title)
+	p.detail.Add(p.Clock)
 	if req.Message != "" {
 		p.detail.Add(msg)
 	}
 	decline := widget.NewButton("Decline", p.DeclineSelected)
 	cancel := widget.NewButton("Cancel", p.CancelSelected)
 	answer := func() {
-		if err := p.AnswerSelected(); err != nil && p.OnError != nil {
+		// An invalid form says so under its field (see focusInvalid):
+		// no dialog to dismiss.
+		if err := p.AnswerSelected(); err != nil && p.Form == nil && p.OnError != nil {
 			p.OnError("Answering the request", err)
 		}
 	}
@@ -199,6 +331,7 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 		p.ReplyText.SetText("reply")
 		p.ReplyModel = widget.NewEntry()
 		p.ReplyModel.PlaceHolder = "(the model set in Callbacks)"
+		p.ReplyModel.OnSubmitted = func(string) { answer() }
 		send := widget.NewButton("Send reply", answer)
 		send.Importance = widget.HighImportance
 		p.detail.Add(widget.NewForm(
@@ -214,6 +347,7 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 			p.detail.Add(widget.NewLabel("The requested schema cannot be shown as a form (" + err.Error() + "); you can still decline or cancel."))
 		} else {
 			p.Form = form
+			form.OnSubmit = answer
 			p.detail.Add(form)
 		}
 		accept := widget.NewButton("Accept", answer)
@@ -222,6 +356,7 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 			accept.Disable()
 		}
 		p.detail.Add(container.NewGridWithColumns(3, accept, decline, cancel))
+		p.detail.Add(p.Problem)
 	}
 	if len(req.Params) > 0 {
 		raw := widget.NewLabel(indentJSON(req.Params))
@@ -234,6 +369,8 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 
 // countChanged tells OnCountChanged.
 func (p *ManualPanel) countChanged() {
+	p.enableAll()
+	p.clock()
 	if p.OnCountChanged != nil {
 		p.OnCountChanged(len(p.pending))
 	}

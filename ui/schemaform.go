@@ -50,6 +50,9 @@ type SchemaForm struct {
 
 	// OnChanged is called on the main goroutine after any input changed.
 	OnChanged func()
+	// OnSubmit is called when the person presses Enter in a one-line
+	// entry of the form.
+	OnSubmit func()
 
 	fields  []*SchemaField
 	content fyne.CanvasObject
@@ -112,6 +115,13 @@ func NewSchemaForm(schema json.RawMessage) (*SchemaForm, error) {
 			fld.validateShown()
 			if f.OnChanged != nil {
 				f.OnChanged()
+			}
+		}
+		if fld.Entry != nil && !fld.Entry.MultiLine {
+			fld.Entry.OnSubmitted = func(string) {
+				if f.OnSubmit != nil {
+					f.OnSubmit()
+				}
 			}
 		}
 		f.fields = append(f.fields, fld)
@@ -193,6 +203,22 @@ func (f *SchemaForm) Content() (map[string]any, error) {
 	}
 	return out, nil
 }
+
+// FirstInvalid returns the first field, in display order, whose value is
+// not valid (its message shown under it), or nil.
+func (f *SchemaForm) FirstInvalid() *SchemaField {
+	for _, fld := range f.fields {
+		if _, msg := fld.value(); msg != "" {
+			fld.validateShown()
+			return fld
+		}
+	}
+	return nil
+}
+
+// Input returns the field's input widget (entry, select, check box or
+// check group), the object to focus to take a person to the field.
+func (fld *SchemaField) Input() fyne.CanvasObject { return fld.input() }
 
 // Values returns what the fields hold now without validating: valid
 // values in their JSON types, other text as typed. It is what the raw

@@ -102,13 +102,16 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.wire()
 
 	m.manualTab = container.NewTabItem("Manual", m.Manual)
+	workloadTab := container.NewTabItem("Workload", container.NewVScroll(m.Workload))
 	m.Tabs = container.NewAppTabs(
 		container.NewTabItem("Server", container.NewVScroll(m.Connection)), // the connection; short so all five tabs fit,
 		container.NewTabItem("Callbacks", container.NewVScroll(m.Callbacks)),
-		container.NewTabItem("Workload", container.NewVScroll(m.Workload)),
+		workloadTab,
 		m.manualTab,
 		container.NewTabItem("Log", m.Log),
 	)
+	m.Tabs.Select(workloadTab) // open where Run is: the first thing to do is run
+	m.Workload.ShowCallbacks(opts.Callbacks)
 	split := container.NewHSplit(m.Tabs, m.Timeline)
 	split.SetOffset(0.3)
 	w.SetContent(split)
@@ -124,7 +127,11 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 func (m *MainWindow) wire() {
 	m.Connection.OnConnect = m.Connect
 	m.Connection.OnDisconnect = m.Disconnect
-	m.Callbacks.OnChanged = m.Bridge.SetCallbacks
+	m.Callbacks.OnChanged = func(cb engine.AnswerPolicy) {
+		m.Bridge.SetCallbacks(cb)
+		m.Workload.ShowCallbacks(cb)
+	}
+	m.Workload.OnDispatch = func(mode string) { m.Callbacks.Dispatch.SetSelected(mode) }
 	m.Workload.OnRun = func(engine.Workload) { m.Run() }
 	m.Workload.OnStop = m.Stop
 	m.Workload.OnRefresh = func() {
@@ -307,9 +314,13 @@ func (m *MainWindow) Run() {
 	}
 }
 
-// Stop cancels the running workload.
+// Stop cancels the running workload; the requests its calls left
+// waiting for a person end cancelled.
 func (m *MainWindow) Stop() {
 	m.stopping = true
+	// First, so that their spans say why even when the server cancels
+	// them too once its call is cancelled.
+	m.Manual.WithdrawAll("cancelled: the run was stopped (Stop) before anyone answered")
 	m.Bridge.Stop()
 }
 

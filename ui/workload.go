@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,8 +24,10 @@ const progressEvery = 50 * time.Millisecond
 // WorkloadPanel chooses what to run: one of the server's tools, its
 // arguments (a form generated from the tool's input schema, or raw JSON),
 // how many calls and how many at once, and a per-call timeout. Run and
-// Stop start and cancel the run; a progress bar shows the counts and the
-// elapsed time.
+// Stop start and cancel the run; next to them a toggle switches the
+// dispatch between concurrent and serial, so the two are one click apart,
+// and a line says how the server's requests will be answered. A progress
+// bar shows the counts and the elapsed time.
 type WorkloadPanel struct {
 	widget.BaseWidget
 
@@ -34,6 +37,9 @@ type WorkloadPanel struct {
 	OnStop func()
 	// OnRefresh is called when the person asks for the tool list again.
 	OnRefresh func()
+	// OnDispatch is called when the person picks a dispatch mode with
+	// the toggle next to Run.
+	OnDispatch func(mode string)
 
 	// The panel's inputs, buttons and progress bar, exported so tests and
 	// scripts can drive the panel as a person would.
@@ -47,6 +53,12 @@ type WorkloadPanel struct {
 	StopButton   *widget.Button
 	RefreshTools *widget.Button
 	Progress     *widget.ProgressBar
+	// Dispatch is the toggle next to Run: concurrent or serial (neither
+	// is chosen while the Callbacks panel says bounded or inline).
+	Dispatch *widget.RadioGroup
+	// Answering says how the server's requests will be answered (latency
+	// and dispatch), as the Callbacks panel sets it.
+	Answering *widget.Label
 
 	description *widget.Label
 	status      *widget.Label
@@ -57,6 +69,7 @@ type WorkloadPanel struct {
 	args        map[string]json.RawMessage // last arguments per tool, kept across tool switches
 	want        engine.Workload            // preset to apply once its tool is listed
 	running     bool
+	showing     bool // ShowCallbacks is setting the toggle: do not report
 	started     time.Time
 	last        engine.Progress
 	stopTick    chan struct{} // stops the elapsed-time ticker
@@ -100,6 +113,15 @@ func NewWorkloadPanel() *WorkloadPanel {
 		}
 	})
 	p.StopButton.Disable()
+	p.Dispatch = widget.NewRadioGroup([]string{string(engine.Concurrent), string(engine.Serial)}, func(mode string) {
+		if mode != "" && !p.showing && p.OnDispatch != nil {
+			p.OnDispatch(mode)
+		}
+	})
+	p.Dispatch.Horizontal = true
+	p.Answering = widget.NewLabel("")
+	p.Answering.Wrapping = fyne.TextWrapWord
+	p.Answering.SizeName = theme.SizeNameCaptionText
 	p.Progress = widget.NewProgressBar()
 	p.status = widget.NewLabel("Not run yet.")
 	p.status.Wrapping = fyne.TextWrapWord
@@ -121,6 +143,8 @@ func NewWorkloadPanel() *WorkloadPanel {
 		p.argsBox,
 		widget.NewSeparator(),
 		form,
+		container.NewBorder(nil, nil, widget.NewLabel("Dispatch"), nil, p.Dispatch),
+		p.Answering,
 		container.NewGridWithColumns(2, p.RunButton, p.StopButton),
 		p.Progress,
 		p.status,
@@ -189,6 +213,48 @@ func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
 			p.setArgs(w.Args)
 		}
 	}
+}
+
+// ShowCallbacks shows how cb answers the server's requests: the dispatch
+// toggle and the line under it. It does not call OnDispatch.
+func (p *WorkloadPanel) ShowCallbacks(cb engine.AnswerPolicy) {
+	p.showing = true
+	defer func() { p.showing = false }()
+	mode := cb.Dispatch.Mode
+	if mode == "" {
+		mode = engine.Concurrent
+	}
+	if mode == engine.Concurrent || mode == engine.Serial {
+		p.Dispatch.SetSelected(string(mode))
+	} else {
+		p.Dispatch.SetSelected("")
+	}
+	how := "at once"
+	switch mode {
+	case engine.Serial:
+		how = "one at a time"
+	case engine.Bounded:
+		how = fmt.Sprintf("at most %d at once", cb.Dispatch.Limit)
+	case engine.Inline:
+		how = "inline (the client reads nothing else while it serves one)"
+	}
+	p.Answering.SetText(fmt.Sprintf("The server's requests are answered after %s, %s. Change it in Callbacks.", latencyText(cb.Latency), how))
+}
+
+// latencyText says a latency model in a few words.
+func latencyText(m engine.LatencyModel) string {
+	switch m.Dist {
+	case engine.Uniform:
+		return fmt.Sprintf("%v to %v", m.A, m.B)
+	case engine.Normal:
+		return fmt.Sprintf("about %v (± %v)", m.A, m.B)
+	case engine.Exponential:
+		return fmt.Sprintf("%v on average", m.A)
+	}
+	if m.A == 0 {
+		return "no delay"
+	}
+	return m.A.String()
 }
 
 // Form returns the arguments form of the chosen tool (nil without one).
@@ -446,6 +512,9 @@ func (p *WorkloadPanel) showArgs() {
 		p.argsBox.Add(p.form)
 	}
 	p.argsBox.Refresh()
+	// The panel is on screen from the start (the window opens on it):
+	// lay it out again, as the arguments changed its height.
+	p.Refresh()
 }
 
 // positiveInt reads a whole number of at least 1.

@@ -26,7 +26,8 @@ const appID = "io.github.fanout-inspector.inspector"
 const guiUsage = `Usage: inspector [gui] [flags]
 
 Opens the desktop app. With no flags it connects to the embedded demo
-server, so the first run shows something at once. The connection and
+server and answers its requests after 500ms (--latency sets another), so
+the first run shows something at once. The connection and
 callback flags are the same as 'inspector run' takes; the rest preset the
 Workload panel or script the window.
 
@@ -82,6 +83,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	cb = guiDefaults(fs, cb)
 	if *calls < 1 || *concurrency < 1 {
 		return usageErr("--calls and --concurrency want 1 or more")
 	}
@@ -120,6 +122,15 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout)
 	}, stderr)
+}
+
+// guiDefaults gives the app the latency that shows the effect on a first
+// run ([ui.FirstRunLatency]) unless --latency chose one.
+func guiDefaults(fs *flag.FlagSet, cb engine.AnswerPolicy) engine.AnswerPolicy {
+	if !flagWasSet(fs, "latency") {
+		cb.Latency = ui.FirstRunLatency
+	}
+	return cb
 }
 
 // runWindowSafely runs the window; a window system that cannot be
