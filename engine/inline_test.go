@@ -87,7 +87,7 @@ func TestInlineFanout(t *testing.T) {
 					if sp.Stalled > 0 {
 						stalled++
 					}
-					if sp.QueueTime() > latency/2 {
+					if sp.QueueTime() > latency/10 { // well above scheduling noise, well below a latency: a hand-off slowed by load still leaves most of the wait at the gate
 						queued++
 					}
 					if sp.HandoffTime() > latency/2 {
