@@ -81,7 +81,7 @@ func (m *MainWindow) buildMenu() {
 	export := fyne.NewMenuItem("Export", nil)
 	export.ChildMenu = fyne.NewMenu("", exportItems...)
 
-	quit := item("Quit", shortcut(fyne.KeyQ, ctrl), func() { m.App.Quit() })
+	quit := item("Quit", shortcut(fyne.KeyQ, ctrl), m.Quit)
 	quit.IsQuit = true
 	file := fyne.NewMenu("File",
 		item("Open recording…", shortcut(fyne.KeyO, ctrl), m.openDialog),

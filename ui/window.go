@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -75,6 +76,7 @@ type MainWindow struct {
 	autoRan    bool
 	live       *recorder.Recording
 	closeOnce  sync.Once
+	stopped    atomic.Bool // Close began: background work no longer reaches the widgets
 }
 
 // NewMainWindow builds the main window of app a (not shown yet: call
@@ -142,7 +144,7 @@ func (m *MainWindow) wire() {
 	}
 
 	m.Bridge.OnSession = func(s *engine.Session, err error) {
-		fyne.Do(func() { m.sessionChanged(s, err) })
+		m.do(func() { m.sessionChanged(s, err) })
 	}
 	m.Bridge.OnLog = m.Log.AppendEvent
 	m.Bridge.OnToolsChanged = func() {
@@ -151,7 +153,7 @@ func (m *MainWindow) wire() {
 		}
 	}
 	m.Bridge.OnPending = func(req *engine.PendingRequest) {
-		fyne.Do(func() {
+		m.do(func() {
 			defer m.Errors.Recover("showing a request that waits for you") // its schema is the server's data
 			m.Manual.Add(req)
 			m.Tabs.Select(m.manualTab)
@@ -159,7 +161,7 @@ func (m *MainWindow) wire() {
 	}
 	m.Bridge.OnProgress = m.Workload.ReportProgress
 	m.Bridge.OnRunDone = func(res engine.RunResult, err error) {
-		fyne.Do(func() { m.runDone(res, err) })
+		m.do(func() { m.runDone(res, err) })
 	}
 }
 
@@ -199,7 +201,7 @@ func (m *MainWindow) Connect(t engine.Target) {
 	go func() {
 		defer m.Errors.Recover("connecting")
 		s, err := m.Bridge.Connect(context.Background(), t)
-		fyne.Do(func() {
+		m.do(func() {
 			m.connecting = false
 			if err != nil {
 				m.Connection.SetConnected(t, nil, nil)
@@ -237,7 +239,7 @@ func (m *MainWindow) listTools(s *engine.Session) {
 		}
 		return
 	}
-	fyne.Do(func() {
+	m.do(func() {
 		defer m.Errors.Recover("showing the server's tools") // their schemas are the server's data
 		if m.Bridge.Session() != s {
 			return
@@ -369,15 +371,43 @@ func (m *MainWindow) updateTitle() {
 	m.Window.SetTitle(title)
 }
 
+// do runs f on the main goroutine, unless the window was closed by then.
+// Background work reports through it: once Close began, what it hands
+// over is dropped, because after Fyne's main loop ended fyne.Do runs f at
+// once on the caller's goroutine instead of the main one.
+func (m *MainWindow) do(f func()) {
+	fyne.Do(func() {
+		if !m.stopped.Load() {
+			f()
+		}
+	})
+}
+
+// Quit ends the connection (so that its journal ends cleanly), then quits
+// the app. Call it on the main goroutine: the File menu's Quit (Ctrl+Q)
+// does, and so does the command for SIGINT and SIGTERM, through fyne.Do.
+func (m *MainWindow) Quit() {
+	m.Close()
+	m.App.Quit()
+}
+
 // Close stops the live view and closes the connection, so that its
-// journal ends cleanly. The window calls it when it closes; call it also
-// after the app quit (quitting does not close windows). Calling it again
-// does nothing.
+// journal ends cleanly; from then on no background work touches the
+// widgets. The window calls it when it closes; call it also after the
+// app quit (quitting does not always close windows). Calling it again
+// does nothing. Call it on the main goroutine, or after the app's main
+// loop ended.
 func (m *MainWindow) Close() { m.closeOnce.Do(m.shutdown) }
 
-// shutdown is Close's work.
+// shutdown is Close's work: first cut the background off the widgets,
+// then close the connection, waiting a little for its journal to end.
 func (m *MainWindow) shutdown() {
+	m.stopped.Store(true)
+	m.Bridge.Quiet()
 	m.Timeline.Stop()
+	if m.Workload.Running() {
+		m.Workload.SetRunning(false) // stops its elapsed-time ticker
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

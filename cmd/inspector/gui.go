@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -158,15 +160,40 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 		fps = startFPSMeter(m.Timeline.FramesDrawn)
 	}
 	if exitAfter > 0 {
-		time.AfterFunc(exitAfter, func() { fyne.Do(a.Quit) })
+		time.AfterFunc(exitAfter, func() { fyne.Do(m.Quit) })
 	}
+	a.Lifecycle().SetOnStarted(func() { quitOnSignal(func() { fyne.Do(m.Quit) }) })
 	m.Window.SetMaster()
 	m.Window.ShowAndRun()
-	m.Close() // quitting does not close the window: end the connection and its journal cleanly
+	m.Close() // in case the app quit without closing the window: end the connection and its journal cleanly
 	if fps != nil {
 		fmt.Fprintln(stdout, fps.report())
 	}
 	return exitOK
+}
+
+// quitSignals are the signals that quit the app: Ctrl-C in the terminal,
+// and the polite kill.
+var quitSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// quitOnSignal makes SIGINT and SIGTERM call quit (which must hand the
+// work to the main goroutine); a second signal exits at once, for a quit
+// that hangs. It replaces Fyne's own handler, which stops the main loop
+// without closing the window: the connection then closed after the loop
+// ended, and its last reports ran off the main goroutine ("Error in Fyne
+// call thread") and into a terminated GLFW (a panic). Call it once the
+// app runs (Fyne installs its handler when it starts running).
+func quitOnSignal(quit func()) {
+	signal.Reset(quitSignals...) // drops Fyne's handler
+	c := make(chan os.Signal, 2)
+	signal.Notify(c, quitSignals...)
+	go func() {
+		<-c
+		quit()
+		s := <-c
+		fmt.Fprintf(os.Stderr, "inspector gui: %v again: exiting without waiting for the connection to close\n", s)
+		os.Exit(exitInterrupted)
+	}()
 }
 
 // noDisplay says why no window can open on a Unix desktop without a
