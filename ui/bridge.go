@@ -134,7 +134,9 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		if err == nil {
 			journal = j
 		} else if b.OnLog != nil {
-			b.hook(func() { b.OnLog(recorder.Event{Kind: recorder.EventOther, Text: "no journal for this run: " + err.Error()}) })
+			b.hook(func() {
+				b.OnLog(recorder.Event{Kind: recorder.EventOther, Text: "no journal for this run: " + err.Error()})
+			})
 		}
 	}
 	s, err := engine.Connect(ctx, t, cb, rec)
