@@ -404,6 +404,7 @@ func (m *MainWindow) Close() { m.closeOnce.Do(m.shutdown) }
 func (m *MainWindow) shutdown() {
 	m.stopped.Store(true)
 	m.Bridge.Quiet()
+	m.Log.Stop()
 	m.Timeline.Stop()
 	if m.Workload.Running() {
 		m.Workload.SetRunning(false) // stops its elapsed-time ticker

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,12 +49,19 @@ type mainLoop struct {
 type loopDriver struct {
 	fyne.Driver
 	queue chan func()
+	// ended makes fyne.Do behave as Fyne's does once its main loop
+	// ended: it runs f at once, on the caller's goroutine.
+	ended atomic.Bool
 }
 
 func (a *mainLoop) Driver() fyne.Driver { return a.drv }
 
 // DoFromGoroutine queues f for the test goroutine.
 func (d *loopDriver) DoFromGoroutine(f func(), wait bool) {
+	if d.ended.Load() {
+		f()
+		return
+	}
 	if !wait {
 		d.queue <- f
 		return
@@ -121,7 +129,9 @@ func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 	t.Cleanup(func() {
 		m.Close()
 		loop.settle(300 * time.Millisecond) // longer than any throttle or flush delay
-		m.Window.Close()
+		if slices.Contains(loop.Driver().AllWindows(), m.Window) { // not closed by the test
+			m.Window.Close()
+		}
 	})
 	return m
 }
