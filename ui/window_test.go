@@ -128,7 +128,7 @@ func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 	m := NewMainWindow(loop, opts)
 	t.Cleanup(func() {
 		m.Close()
-		loop.settle(300 * time.Millisecond) // longer than any throttle or flush delay
+		loop.settle(300 * time.Millisecond)                        // longer than any throttle or flush delay
 		if slices.Contains(loop.Driver().AllWindows(), m.Window) { // not closed by the test
 			m.Window.Close()
 		}
