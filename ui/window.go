@@ -43,6 +43,9 @@ type Options struct {
 	// JournalDir is where live runs are journaled; nil means
 	// [recorder.DefaultJournalDir], "" turns journaling off.
 	JournalDir *string
+	// SettingsFile keeps the recent connections and the last folder; nil
+	// means [DefaultSettingsFile], "" keeps them in memory only.
+	SettingsFile *string
 }
 
 // MainWindow is Fanout Inspector's window: the panels on the left
@@ -57,6 +60,8 @@ type MainWindow struct {
 	Window fyne.Window
 	Bridge *Bridge
 	Errors *ErrorReporter
+	// Settings is what the window remembers between starts.
+	Settings *Settings
 
 	// The panels and the timeline; Tabs holds the panels.
 	Connection *ConnectionPanel
@@ -94,7 +99,12 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		m.Bridge.JournalDir = *opts.JournalDir
 	}
 
-	m.Connection = NewConnectionPanel(opts.Target, a.Preferences())
+	settings := DefaultSettingsFile()
+	if opts.SettingsFile != nil {
+		settings = *opts.SettingsFile
+	}
+	m.Settings = OpenSettings(settings, a.Preferences()) // Fyne's preferences held them before
+	m.Connection = NewConnectionPanel(opts.Target, m.Settings)
 	m.Callbacks = NewCallbacksPanel(opts.Callbacks)
 	m.Workload = NewWorkloadPanel()
 	m.Workload.SetWorkload(opts.Workload)

@@ -122,6 +122,10 @@ func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 		off := ""
 		opts.JournalDir = &off
 	}
+	if opts.SettingsFile == nil {
+		file := filepath.Join(t.TempDir(), "settings.json")
+		opts.SettingsFile = &file
+	}
 	if opts.Callbacks.Dispatch.Mode == "" {
 		opts.Callbacks = engine.DefaultAnswerPolicy()
 	}
@@ -407,7 +411,7 @@ func TestLogAndRecentConnections(t *testing.T) {
 		t.Errorf("the log lacks the connection or the run's end:\n%s", strings.Join(m.Log.Lines(), "\n"))
 	}
 
-	again := NewConnectionPanel(engine.Target{}, loop.Preferences())
+	again := NewConnectionPanel(engine.Target{}, OpenSettings(m.Settings.Path(), nil)) // as the next start reads them
 	if recent := again.RecentTargets(); len(recent) != 1 || recent[0].String() != "demo" {
 		t.Errorf("recent connections on the next start: %v, want [demo]", recent)
 	}
