@@ -50,3 +50,25 @@ func TestFileDialogLogsNoFavouritesError(t *testing.T) {
 		t.Errorf("the filter dropped a line of ours:\n%s", shown.String())
 	}
 }
+
+// TestLogFilterDropsOnlyTheKnownNoise: the preferences' EOF block (another
+// instance caught Fyne's file mid-write) is dropped, the same reason with
+// another cause is not, and nothing else is touched.
+func TestLogFilterDropsOnlyTheKnownNoise(t *testing.T) {
+	var out bytes.Buffer
+	l := log.New(newLogFilter(&out), "", 0)
+	l.Println("Fyne error:  Preferences load error:")
+	l.Println("  Cause: EOF")
+	l.Println("  At: preferences.go:103")
+	l.Println("Fyne error:  Preferences load error:")
+	l.Println("  Cause: invalid character 'x'")
+	l.Println("  At: preferences.go:103")
+	l.Println("Fyne error:  Getting favorite locations")
+	l.Println("  Cause: this computer does not define a VIDEOS folder")
+	l.Println("  At: file.go:396")
+	l.Println("error: Connecting to demo: refused")
+	want := "Fyne error:  Preferences load error:\n  Cause: invalid character 'x'\n  At: preferences.go:103\nerror: Connecting to demo: refused\n"
+	if out.String() != want {
+		t.Errorf("filtered log:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
