@@ -7,7 +7,9 @@
 # its run ended. It fails loudly unless, for each of the three,
 #   - the app exits with status 0 (within its --exit-after time),
 #   - the log has no "Error in Fyne call thread" (a widget touched off
-#     the main goroutine) and no panic,
+#     the main goroutine), no panic and no "Fyne error" (the three share
+#     one configuration folder: none may read another's half-written
+#     preferences),
 #   - the run's journal ends cleanly (its last line is the end record);
 # and unless a screenshot taken mid-run is not blank and the first
 # instance's journal holds the sampling requests.
@@ -50,19 +52,20 @@ shot_at=${SMOKE_SHOT_AT:-5}
 echo "gui-smoke: inspector gui --autorun --exit-after $exit_after on $DISPLAY"
 start=$(date +%s)
 # shellcheck disable=SC2086
-XDG_CACHE_HOME="$out/cache" LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after "$exit_after" --fps-report \
+XDG_CACHE_HOME="$out/cache" XDG_CONFIG_HOME="$out/config" LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after "$exit_after" --fps-report \
   --dispatch bounded:3 --latency 400ms --args '{"n":12,"kind":"sampling"}' ${SMOKE_ARGS:-} \
   >"$out/app.log" 2>&1 &
 app=$!
 
 # quit_by SIGNAL AFTER NAME ARGS...: start an instance that NAME names
-# (its log, cache and config under $out/NAME), send it SIGNAL after AFTER
-# seconds, and leave its pid in the file $out/NAME.pid.
+# (its log and cache under $out/NAME; the configuration folder is shared,
+# as on one desktop), send it SIGNAL after AFTER seconds, and leave its pid
+# in the file $out/NAME.pid.
 quit_by() {
   local sig=$1 after=$2 name=$3
   shift 3
   mkdir -p "$out/$name"
-  XDG_CACHE_HOME="$out/$name/cache" XDG_CONFIG_HOME="$out/$name/config" LANG=en_US.UTF-8 \
+  XDG_CACHE_HOME="$out/$name/cache" XDG_CONFIG_HOME="$out/config" LANG=en_US.UTF-8 \
     "$bin" gui --autorun "$@" >"$out/$name.log" 2>&1 &
   local pid=$!
   echo "$pid" >"$out/$name.pid"
@@ -80,6 +83,7 @@ check_quit() {
   [ "$rc" -eq 0 ] || fail "$name: the app exited with status $rc (log: $out/$name.log)"
   ! grep -q "Error in Fyne call thread" "$out/$name.log" || fail "$name: a widget was touched off the main goroutine (log: $out/$name.log)"
   ! grep -qi "panic" "$out/$name.log" || fail "$name: the app panicked (log: $out/$name.log)"
+  ! grep -q "Fyne error" "$out/$name.log" || fail "$name: Fyne logged an error (log: $out/$name.log)"
   journal=$(ls "$out/$name"/cache/fanout-inspector/journal/*.jsonl 2>/dev/null | head -1)
   [ -n "$journal" ] || fail "$name: no journal in $out/$name/cache/fanout-inspector/journal"
   tail -n 1 "$journal" | grep -q '^{"end":' || fail "$name: the journal $journal does not end cleanly"
@@ -107,6 +111,9 @@ if grep -q "Error in Fyne call thread" "$out/app.log"; then
   fail "a widget was touched off the main goroutine (see the log)"
 fi
 ! grep -qi "panic" "$out/app.log" || fail "the app panicked (see the log)"
+# Three instances share one configuration folder: none may catch another's
+# settings half-written, nor log any other Fyne error.
+! grep -q "Fyne error" "$out/app.log" || fail "Fyne logged an error (see the log)"
 
 journal=$(ls "$out"/cache/fanout-inspector/journal/*.jsonl 2>/dev/null | head -1)
 [ -n "$journal" ] || fail "the run left no journal in $out/cache/fanout-inspector/journal"
