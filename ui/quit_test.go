@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -68,6 +69,10 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 			time.Sleep(600 * time.Millisecond) // longer than every throttle and ticker
 			loop.settle(50 * time.Millisecond)
 
+			m.Errors.Show("Listing the server's tools", errors.New("a late answer")) // a goroutine's late error
+			if top := m.Window.Canvas().Overlays().Top(); top != nil {
+				t.Errorf("after quitting an error dialog opened: %T", top)
+			}
 			if got := m.Window.Title(); got != title {
 				t.Errorf("after quitting the title changed from %q to %q", title, got)
 			}

@@ -414,6 +414,7 @@ func (m *MainWindow) Close() { m.closeOnce.Do(m.shutdown) }
 func (m *MainWindow) shutdown() {
 	m.stopped.Store(true)
 	m.Bridge.Quiet()
+	m.Errors.Stop()
 	m.Log.Stop()
 	m.Timeline.Stop()
 	if m.Workload.Running() {
