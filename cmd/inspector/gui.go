@@ -164,7 +164,14 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 	if exitAfter > 0 {
 		time.AfterFunc(exitAfter, func() { fyne.Do(m.Quit) })
 	}
-	a.Lifecycle().SetOnStarted(func() { quitOnSignal(func() { fyne.Do(m.Quit) }) })
+	a.Lifecycle().SetOnStarted(func() {
+		go func() {
+			// Fyne registers its handler in a goroutine it starts just
+			// before this hook: let it, then take the signals over.
+			waitForGoroutine(fyneSignalHandler, "chan receive", 2*time.Second)
+			quitOnSignal(func() { fyne.Do(m.Quit) })
+		}()
+	})
 	m.Window.SetMaster()
 	m.Window.ShowAndRun()
 	m.Close() // in case the app quit without closing the window: end the connection and its journal cleanly
@@ -183,8 +190,9 @@ var quitSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 // that hangs. It replaces Fyne's own handler, which stops the main loop
 // without closing the window: the connection then closed after the loop
 // ended, and its last reports ran off the main goroutine ("Error in Fyne
-// call thread") and into a terminated GLFW (a panic). Call it once the
-// app runs (Fyne installs its handler when it starts running).
+// call thread") and into a terminated GLFW (a panic). Call it once Fyne
+// installed its handler (see waitForGoroutine): were both installed,
+// Fyne's could still win and stop the loop first.
 func quitOnSignal(quit func()) {
 	signal.Reset(quitSignals...) // drops Fyne's handler
 	c := make(chan os.Signal, 2)
@@ -196,6 +204,28 @@ func quitOnSignal(quit func()) {
 		fmt.Fprintf(os.Stderr, "inspector gui: %v again: exiting without waiting for the connection to close\n", s)
 		os.Exit(exitInterrupted)
 	}()
+}
+
+// fyneSignalHandler is the function of Fyne's GLFW driver that waits for
+// SIGINT and SIGTERM.
+const fyneSignalHandler = "glfw.(*gLDriver).catchTerm("
+
+// waitForGoroutine waits until a goroutine running fn (as it appears in a
+// stack trace) is blocked in state ("chan receive"), or timeout passed.
+func waitForGoroutine(fn, state string, timeout time.Duration) bool {
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(timeout); ; time.Sleep(5 * time.Millisecond) {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			header, frames, _ := strings.Cut(g, "\n")
+			if strings.Contains(header, "["+state) && strings.Contains(frames, fn) {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 // noDisplay says why no window can open on a Unix desktop without a
