@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # gui-smoke.sh runs the real inspector binary (built with cgo, GLFW) on a
 # virtual X display: it opens the window, connects to the demo server,
-# runs the fanout workload, and quits by itself. It fails loudly unless
-#   - the app exits with status 0 within its --exit-after time,
-#   - a screenshot taken mid-run is not blank,
+# runs the fanout workload, and quits by itself. Beside it, two more
+# instances are quit as a person in a terminal would: one with SIGINT
+# (Ctrl-C) in the middle of a 5,000-call load test, one with SIGTERM after
+# its run ended. It fails loudly unless, for each of the three,
+#   - the app exits with status 0 (within its --exit-after time),
 #   - the log has no "Error in Fyne call thread" (a widget touched off
-#     the main goroutine),
-#   - the run's journal holds the requests and ends cleanly.
+#     the main goroutine), no panic and no "Fyne error" (the three share
+#     one configuration folder: none may read another's half-written
+#     preferences),
+#   - the run's journal ends cleanly (its last line is the end record);
+# and unless a screenshot taken mid-run is not blank and the first
+# instance's journal holds the sampling requests.
 #
 # Needs Xvfb and ImageMagick (import, identify). Environment:
 #   INSPECTOR_BIN  use this binary instead of building one
@@ -46,10 +52,48 @@ shot_at=${SMOKE_SHOT_AT:-5}
 echo "gui-smoke: inspector gui --autorun --exit-after $exit_after on $DISPLAY"
 start=$(date +%s)
 # shellcheck disable=SC2086
-XDG_CACHE_HOME="$out/cache" LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after "$exit_after" --fps-report \
+XDG_CACHE_HOME="$out/cache" XDG_CONFIG_HOME="$out/config" LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after "$exit_after" --fps-report \
   --dispatch bounded:3 --latency 400ms --args '{"n":12,"kind":"sampling"}' ${SMOKE_ARGS:-} \
   >"$out/app.log" 2>&1 &
 app=$!
+
+# quit_by SIGNAL AFTER NAME ARGS...: start an instance that NAME names
+# (its log and cache under $out/NAME; the configuration folder is shared,
+# as on one desktop), send it SIGNAL after AFTER seconds, and leave its pid
+# in the file $out/NAME.pid.
+quit_by() {
+  local sig=$1 after=$2 name=$3
+  shift 3
+  mkdir -p "$out/$name"
+  XDG_CACHE_HOME="$out/$name/cache" XDG_CONFIG_HOME="$out/config" LANG=en_US.UTF-8 \
+    "$bin" gui --autorun "$@" >"$out/$name.log" 2>&1 &
+  local pid=$!
+  echo "$pid" >"$out/$name.pid"
+  (sleep "$after"; kill -s "$sig" "$pid" 2>/dev/null || true) &
+}
+# check_quit NAME: the instance NAME exited 0, with no off-thread widget
+# call, no panic, and a journal that ends with its end record.
+check_quit() {
+  local name=$1 pid rc journal
+  pid=$(cat "$out/$name.pid")
+  set +e
+  wait "$pid"
+  rc=$?
+  set -e
+  [ "$rc" -eq 0 ] || fail "$name: the app exited with status $rc (log: $out/$name.log)"
+  ! grep -q "Error in Fyne call thread" "$out/$name.log" || fail "$name: a widget was touched off the main goroutine (log: $out/$name.log)"
+  ! grep -qi "panic" "$out/$name.log" || fail "$name: the app panicked (log: $out/$name.log)"
+  ! grep -q "Fyne error" "$out/$name.log" || fail "$name: Fyne logged an error (log: $out/$name.log)"
+  journal=$(ls "$out/$name"/cache/fanout-inspector/journal/*.jsonl 2>/dev/null | head -1)
+  [ -n "$journal" ] || fail "$name: no journal in $out/$name/cache/fanout-inspector/journal"
+  tail -n 1 "$journal" | grep -q '^{"end":' || fail "$name: the journal $journal does not end cleanly"
+  echo "gui-smoke: $name: exit 0, journal closed ($(wc -l <"$journal") lines)"
+}
+sigint_at=${SMOKE_SIGINT_AT:-4}
+sigterm_at=${SMOKE_SIGTERM_AT:-5}
+echo "gui-smoke: SIGINT after ${sigint_at}s to a 5,000-call load test; SIGTERM after ${sigterm_at}s to an instance whose run ended"
+quit_by INT "$sigint_at" sigint --tool echo --args '{"text":"load"}' --calls 5000 --concurrency 50
+quit_by TERM "$sigterm_at" sigterm --args '{"n":3,"kind":"sampling"}'
 
 sleep "$shot_at"
 kill -0 "$app" 2>/dev/null || fail "the app quit before the screenshot"
@@ -66,11 +110,18 @@ limit=$(( ${exit_after%s} + 15 ))
 if grep -q "Error in Fyne call thread" "$out/app.log"; then
   fail "a widget was touched off the main goroutine (see the log)"
 fi
+! grep -qi "panic" "$out/app.log" || fail "the app panicked (see the log)"
+# Three instances share one configuration folder: none may catch another's
+# settings half-written, nor log any other Fyne error.
+! grep -q "Fyne error" "$out/app.log" || fail "Fyne logged an error (see the log)"
 
 journal=$(ls "$out"/cache/fanout-inspector/journal/*.jsonl 2>/dev/null | head -1)
 [ -n "$journal" ] || fail "the run left no journal in $out/cache/fanout-inspector/journal"
 tail -n 1 "$journal" | grep -q '^{"end":' || fail "the journal $journal does not end cleanly"
 grep -q '"method":"sampling/createMessage"' "$journal" || fail "the journal $journal holds no sampling requests"
+
+check_quit sigint
+check_quit sigterm
 
 colours=$(identify -format '%k' "$out/screenshot.png")
 stddev=$(identify -format '%[fx:standard_deviation]' "$out/screenshot.png")

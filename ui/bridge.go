@@ -17,7 +17,8 @@ import (
 // workloads, and journals each connection's recording. Its methods are
 // safe from any goroutine; the On… hooks are called from engine
 // goroutines (never the main one), so a hook that touches widgets must
-// hand the work over with fyne.Do.
+// hand the work over with fyne.Do, and must not wait for the main
+// goroutine (see [Bridge.Quiet]).
 type Bridge struct {
 	// OnSession is called after a connection is made (with the new
 	// session) and after it ended (with nil and the reason, nil after a
@@ -47,6 +48,41 @@ type Bridge struct {
 	cancel  context.CancelFunc // of the running workload
 	abandon context.CancelFunc // of a connection being made
 	gen     int                // counts connections, to ignore stale endings
+
+	// hookMu is held for reading while a hook runs and for writing by
+	// Quiet, so that once Quiet returned no hook runs any more.
+	hookMu sync.RWMutex
+	quiet  bool
+}
+
+// Quiet stops calling the On… hooks: after it returns, none is running
+// and none will be called again, while the bridge still works (a
+// Disconnect still closes the connection and its journal). The window
+// calls it when the app quits, because after Fyne's main loop ended a
+// fyne.Do no longer waits for the main goroutine but runs the widget work
+// at once on the caller's goroutine, where it races with the main one and
+// may call a window system that is gone.
+func (b *Bridge) Quiet() {
+	b.hookMu.Lock()
+	b.quiet = true
+	b.hookMu.Unlock()
+}
+
+// hook runs f, which calls one of the On… hooks, unless the bridge was
+// made quiet.
+func (b *Bridge) hook(f func()) {
+	b.hookMu.RLock()
+	defer b.hookMu.RUnlock()
+	if !b.quiet {
+		f()
+	}
+}
+
+// onSession calls OnSession, unless the bridge is quiet.
+func (b *Bridge) onSession(s *engine.Session, err error) {
+	if b.OnSession != nil {
+		b.hook(func() { b.OnSession(s, err) })
+	}
 }
 
 // NewBridge returns a disconnected bridge with the given callbacks.
@@ -98,7 +134,9 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		if err == nil {
 			journal = j
 		} else if b.OnLog != nil {
-			b.OnLog(recorder.Event{Kind: recorder.EventOther, Text: "no journal for this run: " + err.Error()})
+			b.hook(func() {
+				b.OnLog(recorder.Event{Kind: recorder.EventOther, Text: "no journal for this run: " + err.Error()})
+			})
 		}
 	}
 	s, err := engine.Connect(ctx, t, cb, rec)
@@ -111,14 +149,14 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		}
 		return nil, err
 	}
-	if b.OnLog != nil {
-		s.OnLog(b.OnLog)
+	if f := b.OnLog; f != nil {
+		s.OnLog(func(e recorder.Event) { b.hook(func() { f(e) }) })
 	}
-	if b.OnToolsChanged != nil {
-		s.OnToolsChanged(b.OnToolsChanged)
+	if f := b.OnToolsChanged; f != nil {
+		s.OnToolsChanged(func() { b.hook(f) })
 	}
-	if b.OnPending != nil {
-		s.SetManualHandler(b.OnPending)
+	if f := b.OnPending; f != nil {
+		s.SetManualHandler(func(req *engine.PendingRequest) { b.hook(func() { f(req) }) })
 	}
 	b.mu.Lock()
 	if gen != b.gen { // disconnected or reconnected meanwhile
@@ -131,9 +169,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	}
 	b.sess, b.journal, b.target, b.abandon = s, journal, t, nil
 	b.mu.Unlock()
-	if b.OnSession != nil {
-		b.OnSession(s, nil)
-	}
+	b.onSession(s, nil)
 	go b.watch(s, gen)
 	return s, nil
 }
@@ -163,9 +199,7 @@ func (b *Bridge) watch(s *engine.Session, gen int) {
 	if j != nil {
 		j.Close()
 	}
-	if b.OnSession != nil {
-		b.OnSession(nil, s.Err())
-	}
+	b.onSession(nil, s.Err())
 }
 
 // Disconnect stops a running workload and closes the connection (open
@@ -191,9 +225,7 @@ func (b *Bridge) Disconnect() error {
 			err = jerr
 		}
 	}
-	if b.OnSession != nil {
-		b.OnSession(nil, nil)
-	}
+	b.onSession(nil, nil)
 	return err
 }
 
@@ -277,10 +309,14 @@ func (b *Bridge) Run(w engine.Workload) error {
 			b.cancel = nil
 			b.mu.Unlock()
 			if b.OnRunDone != nil {
-				b.OnRunDone(res, err)
+				b.hook(func() { b.OnRunDone(res, err) })
 			}
 		}()
-		res, err = s.Run(ctx, w, b.OnProgress)
+		var progress func(engine.Progress)
+		if f := b.OnProgress; f != nil {
+			progress = func(p engine.Progress) { b.hook(func() { f(p) }) }
+		}
+		res, err = s.Run(ctx, w, progress)
 		select {
 		case <-s.Done():
 			if err != nil {

@@ -91,15 +91,22 @@ type ConnectionPanel struct {
 	status  *widget.Label
 	info    *widget.Label
 	problem *widget.Label
-	prefs   fyne.Preferences
+	prefs   keyValues
 	recent  []engine.Target
 	rows    map[string]*fyne.Container
 	content fyne.CanvasObject
 }
 
+// keyValues keeps string values by key between starts: [Settings], or
+// Fyne's preferences.
+type keyValues interface {
+	String(key string) string
+	SetString(key, value string)
+}
+
 // NewConnectionPanel makes the panel, filled from t; prefs (may be nil)
 // keeps the recent connections.
-func NewConnectionPanel(t engine.Target, prefs fyne.Preferences) *ConnectionPanel {
+func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 	p := &ConnectionPanel{prefs: prefs, rows: map[string]*fyne.Container{}}
 	p.ExtendBaseWidget(p)
 	labels := make([]string, len(transportChoices))

@@ -22,8 +22,18 @@ type ErrorReporter struct {
 	// text after its dialog is shown.
 	OnError func(text string)
 
-	mu    sync.Mutex
-	shown []string
+	mu      sync.Mutex
+	shown   []string
+	stopped bool // Stop was called: errors are only logged
+}
+
+// Stop makes later errors go to the log only, not to a dialog: the window
+// calls it when it closes, as after Fyne's main loop ended a dialog would
+// be built off the main goroutine.
+func (r *ErrorReporter) Stop() {
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
 }
 
 // NewErrorReporter reports errors on win.
@@ -47,6 +57,12 @@ func (r *ErrorReporter) Show(doing string, err error) {
 	r.shown = append(r.shown, text)
 	r.mu.Unlock()
 	fyne.Do(func() {
+		r.mu.Lock()
+		stopped := r.stopped
+		r.mu.Unlock()
+		if stopped {
+			return
+		}
 		if r.win != nil {
 			dialog.ShowError(errors.New(text), r.win)
 		}

@@ -33,6 +33,18 @@ type LogView struct {
 	mu        sync.Mutex
 	pending   []string
 	scheduled bool
+	stopped   bool // Stop was called: lines are no longer shown
+}
+
+// Stop stops showing lines: those appended later, or still waiting for
+// their batch, are dropped. The window calls it when it closes, so that
+// no flush runs after Fyne's main loop ended (fyne.Do would then run it
+// off the main goroutine).
+func (v *LogView) Stop() {
+	v.mu.Lock()
+	v.stopped = true
+	v.pending = nil
+	v.mu.Unlock()
 }
 
 // NewLogView makes an empty log view.
@@ -98,8 +110,9 @@ func (v *LogView) flush() {
 	batch := v.pending
 	v.pending = nil
 	v.scheduled = false
+	stopped := v.stopped
 	v.mu.Unlock()
-	if len(batch) == 0 {
+	if len(batch) == 0 || stopped {
 		return
 	}
 	fyne.Do(func() {

@@ -81,7 +81,7 @@ func (m *MainWindow) buildMenu() {
 	export := fyne.NewMenuItem("Export", nil)
 	export.ChildMenu = fyne.NewMenu("", exportItems...)
 
-	quit := item("Quit", shortcut(fyne.KeyQ, ctrl), func() { m.App.Quit() })
+	quit := item("Quit", shortcut(fyne.KeyQ, ctrl), m.Quit)
 	quit.IsQuit = true
 	file := fyne.NewMenu("File",
 		item("Open recording…", shortcut(fyne.KeyO, ctrl), m.openDialog),
@@ -283,7 +283,7 @@ func (m *MainWindow) fileSave(doing, name string, write func(w io.Writer, path s
 
 // startIn points a file dialog at the folder last used.
 func (m *MainWindow) startIn(set func(fyne.ListableURI)) {
-	dir := m.App.Preferences().String("lastDir")
+	dir := m.Settings.String("lastDir")
 	if dir == "" {
 		return
 	}
@@ -294,7 +294,7 @@ func (m *MainWindow) startIn(set func(fyne.ListableURI)) {
 
 // rememberDir keeps the folder of path for the next file dialog.
 func (m *MainWindow) rememberDir(path string) {
-	m.App.Preferences().SetString("lastDir", filepath.Dir(path))
+	m.Settings.SetString("lastDir", filepath.Dir(path))
 }
 
 // suggestedName is a file name for the shown recording.

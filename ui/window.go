@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -42,6 +43,9 @@ type Options struct {
 	// JournalDir is where live runs are journaled; nil means
 	// [recorder.DefaultJournalDir], "" turns journaling off.
 	JournalDir *string
+	// SettingsFile keeps the recent connections and the last folder; nil
+	// means [DefaultSettingsFile], "" keeps them in memory only.
+	SettingsFile *string
 }
 
 // MainWindow is Fanout Inspector's window: the panels on the left
@@ -56,6 +60,8 @@ type MainWindow struct {
 	Window fyne.Window
 	Bridge *Bridge
 	Errors *ErrorReporter
+	// Settings is what the window remembers between starts.
+	Settings *Settings
 
 	// The panels and the timeline; Tabs holds the panels.
 	Connection *ConnectionPanel
@@ -75,6 +81,7 @@ type MainWindow struct {
 	autoRan    bool
 	live       *recorder.Recording
 	closeOnce  sync.Once
+	stopped    atomic.Bool // Close began: background work no longer reaches the widgets
 }
 
 // NewMainWindow builds the main window of app a (not shown yet: call
@@ -92,7 +99,12 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		m.Bridge.JournalDir = *opts.JournalDir
 	}
 
-	m.Connection = NewConnectionPanel(opts.Target, a.Preferences())
+	settings := DefaultSettingsFile()
+	if opts.SettingsFile != nil {
+		settings = *opts.SettingsFile
+	}
+	m.Settings = OpenSettings(settings, a.Preferences()) // Fyne's preferences held them before
+	m.Connection = NewConnectionPanel(opts.Target, m.Settings)
 	m.Callbacks = NewCallbacksPanel(opts.Callbacks)
 	m.Workload = NewWorkloadPanel()
 	m.Workload.SetWorkload(opts.Workload)
@@ -149,7 +161,7 @@ func (m *MainWindow) wire() {
 	}
 
 	m.Bridge.OnSession = func(s *engine.Session, err error) {
-		fyne.Do(func() { m.sessionChanged(s, err) })
+		m.do(func() { m.sessionChanged(s, err) })
 	}
 	m.Bridge.OnLog = m.Log.AppendEvent
 	m.Bridge.OnToolsChanged = func() {
@@ -158,7 +170,7 @@ func (m *MainWindow) wire() {
 		}
 	}
 	m.Bridge.OnPending = func(req *engine.PendingRequest) {
-		fyne.Do(func() {
+		m.do(func() {
 			defer m.Errors.Recover("showing a request that waits for you") // its schema is the server's data
 			m.Manual.Add(req)
 			m.Tabs.Select(m.manualTab)
@@ -166,7 +178,7 @@ func (m *MainWindow) wire() {
 	}
 	m.Bridge.OnProgress = m.Workload.ReportProgress
 	m.Bridge.OnRunDone = func(res engine.RunResult, err error) {
-		fyne.Do(func() { m.runDone(res, err) })
+		m.do(func() { m.runDone(res, err) })
 	}
 }
 
@@ -206,7 +218,7 @@ func (m *MainWindow) Connect(t engine.Target) {
 	go func() {
 		defer m.Errors.Recover("connecting")
 		s, err := m.Bridge.Connect(context.Background(), t)
-		fyne.Do(func() {
+		m.do(func() {
 			m.connecting = false
 			if err != nil {
 				m.Connection.SetConnected(t, nil, nil)
@@ -244,7 +256,7 @@ func (m *MainWindow) listTools(s *engine.Session) {
 		}
 		return
 	}
-	fyne.Do(func() {
+	m.do(func() {
 		defer m.Errors.Recover("showing the server's tools") // their schemas are the server's data
 		if m.Bridge.Session() != s {
 			return
@@ -380,15 +392,45 @@ func (m *MainWindow) updateTitle() {
 	m.Window.SetTitle(title)
 }
 
+// do runs f on the main goroutine, unless the window was closed by then.
+// Background work reports through it: once Close began, what it hands
+// over is dropped, because after Fyne's main loop ended fyne.Do runs f at
+// once on the caller's goroutine instead of the main one.
+func (m *MainWindow) do(f func()) {
+	fyne.Do(func() {
+		if !m.stopped.Load() {
+			f()
+		}
+	})
+}
+
+// Quit ends the connection (so that its journal ends cleanly), then quits
+// the app. Call it on the main goroutine: the File menu's Quit (Ctrl+Q)
+// does, and so does the command for SIGINT and SIGTERM, through fyne.Do.
+func (m *MainWindow) Quit() {
+	m.Close()
+	m.App.Quit()
+}
+
 // Close stops the live view and closes the connection, so that its
-// journal ends cleanly. The window calls it when it closes; call it also
-// after the app quit (quitting does not close windows). Calling it again
-// does nothing.
+// journal ends cleanly; from then on no background work touches the
+// widgets. The window calls it when it closes; call it also after the
+// app quit (quitting does not always close windows). Calling it again
+// does nothing. Call it on the main goroutine, or after the app's main
+// loop ended.
 func (m *MainWindow) Close() { m.closeOnce.Do(m.shutdown) }
 
-// shutdown is Close's work.
+// shutdown is Close's work: first cut the background off the widgets,
+// then close the connection, waiting a little for its journal to end.
 func (m *MainWindow) shutdown() {
+	m.stopped.Store(true)
+	m.Bridge.Quiet()
+	m.Errors.Stop()
+	m.Log.Stop()
 	m.Timeline.Stop()
+	if m.Workload.Running() {
+		m.Workload.SetRunning(false) // stops its elapsed-time ticker
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,12 +49,19 @@ type mainLoop struct {
 type loopDriver struct {
 	fyne.Driver
 	queue chan func()
+	// ended makes fyne.Do behave as Fyne's does once its main loop
+	// ended: it runs f at once, on the caller's goroutine.
+	ended atomic.Bool
 }
 
 func (a *mainLoop) Driver() fyne.Driver { return a.drv }
 
 // DoFromGoroutine queues f for the test goroutine.
 func (d *loopDriver) DoFromGoroutine(f func(), wait bool) {
+	if d.ended.Load() {
+		f()
+		return
+	}
 	if !wait {
 		d.queue <- f
 		return
@@ -114,14 +122,20 @@ func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 		off := ""
 		opts.JournalDir = &off
 	}
+	if opts.SettingsFile == nil {
+		file := filepath.Join(t.TempDir(), "settings.json")
+		opts.SettingsFile = &file
+	}
 	if opts.Callbacks.Dispatch.Mode == "" {
 		opts.Callbacks = engine.DefaultAnswerPolicy()
 	}
 	m := NewMainWindow(loop, opts)
 	t.Cleanup(func() {
 		m.Close()
-		loop.settle(300 * time.Millisecond) // longer than any throttle or flush delay
-		m.Window.Close()
+		loop.settle(300 * time.Millisecond)                        // longer than any throttle or flush delay
+		if slices.Contains(loop.Driver().AllWindows(), m.Window) { // not closed by the test
+			m.Window.Close()
+		}
 	})
 	return m
 }
@@ -397,7 +411,7 @@ func TestLogAndRecentConnections(t *testing.T) {
 		t.Errorf("the log lacks the connection or the run's end:\n%s", strings.Join(m.Log.Lines(), "\n"))
 	}
 
-	again := NewConnectionPanel(engine.Target{}, loop.Preferences())
+	again := NewConnectionPanel(engine.Target{}, OpenSettings(m.Settings.Path(), nil)) // as the next start reads them
 	if recent := again.RecentTargets(); len(recent) != 1 || recent[0].String() != "demo" {
 		t.Errorf("recent connections on the next start: %v, want [demo]", recent)
 	}

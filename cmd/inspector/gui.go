@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
+	"os/signal"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -150,6 +153,7 @@ func runWindowSafely(run func() int, stderr io.Writer) (code int) {
 
 // runWindow opens the main window and runs the app until it quits.
 func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer) int {
+	log.SetOutput(newLogFilter(log.Writer())) // no favourites noise from file dialogs
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	m := ui.NewMainWindow(a, ui.Options{
@@ -169,15 +173,70 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 		fps = startFPSMeter(m.Timeline.FramesDrawn)
 	}
 	if exitAfter > 0 {
-		time.AfterFunc(exitAfter, func() { fyne.Do(a.Quit) })
+		time.AfterFunc(exitAfter, func() { fyne.Do(m.Quit) })
 	}
+	a.Lifecycle().SetOnStarted(func() {
+		go func() {
+			// Fyne registers its handler in a goroutine it starts just
+			// before this hook: let it, then take the signals over.
+			waitForGoroutine(fyneSignalHandler, "chan receive", 2*time.Second)
+			quitOnSignal(func() { fyne.Do(m.Quit) })
+		}()
+	})
 	m.Window.SetMaster()
 	m.Window.ShowAndRun()
-	m.Close() // quitting does not close the window: end the connection and its journal cleanly
+	m.Close() // in case the app quit without closing the window: end the connection and its journal cleanly
 	if fps != nil {
 		fmt.Fprintln(stdout, fps.report())
 	}
 	return exitOK
+}
+
+// quitSignals are the signals that quit the app: Ctrl-C in the terminal,
+// and the polite kill.
+var quitSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// quitOnSignal makes SIGINT and SIGTERM call quit (which must hand the
+// work to the main goroutine); a second signal exits at once, for a quit
+// that hangs. It replaces Fyne's own handler, which stops the main loop
+// without closing the window: the connection then closed after the loop
+// ended, and its last reports ran off the main goroutine ("Error in Fyne
+// call thread") and into a terminated GLFW (a panic). Call it once Fyne
+// installed its handler (see waitForGoroutine): were both installed,
+// Fyne's could still win and stop the loop first.
+func quitOnSignal(quit func()) {
+	signal.Reset(quitSignals...) // drops Fyne's handler
+	c := make(chan os.Signal, 2)
+	signal.Notify(c, quitSignals...)
+	go func() {
+		<-c
+		quit()
+		s := <-c
+		fmt.Fprintf(os.Stderr, "inspector gui: %v again: exiting without waiting for the connection to close\n", s)
+		os.Exit(exitInterrupted)
+	}()
+}
+
+// fyneSignalHandler is the function of Fyne's GLFW driver that waits for
+// SIGINT and SIGTERM.
+const fyneSignalHandler = "glfw.(*gLDriver).catchTerm("
+
+// waitForGoroutine waits until a goroutine running fn (as it appears in a
+// stack trace) is blocked in state ("chan receive"), or timeout passed.
+func waitForGoroutine(fn, state string, timeout time.Duration) bool {
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(timeout); ; time.Sleep(5 * time.Millisecond) {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			header, frames, _ := strings.Cut(g, "\n")
+			if strings.Contains(header, "["+state) && strings.Contains(frames, fn) {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 // noDisplay says why no window can open on a Unix desktop without a

@@ -10,9 +10,11 @@ import (
 
 // TestGUISmoke runs scripts/gui-smoke.sh: the real binary, built with
 // cgo, opens its window on Xvfb, connects to the demo server, runs the
-// fanout workload and quits by itself; the script checks the exit status,
-// a non-blank screenshot and the absence of off-thread widget calls. It
-// is skipped only where Xvfb is missing and CI is not set.
+// fanout workload and quits by itself, while two more instances are quit
+// with SIGINT (mid load test) and SIGTERM (after their run); the script
+// checks each exit status, journal end, the absence of off-thread widget
+// calls and panics, and a non-blank screenshot. It is skipped only where
+// Xvfb is missing and CI is not set.
 func TestGUISmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the GUI smoke test builds and runs the real binary")
@@ -30,6 +32,11 @@ func TestGUISmoke(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "gui-smoke: PASS") {
 		t.Fatalf("gui-smoke.sh did not report PASS")
+	}
+	for _, name := range []string{"sigint", "sigterm"} {
+		if !strings.Contains(string(b), "gui-smoke: "+name+": exit 0, journal closed") {
+			t.Errorf("gui-smoke.sh did not check the instance quit by %s", strings.ToUpper(name))
+		}
 	}
 	if st, err := os.Stat(filepath.Join(out, "screenshot.png")); err != nil || st.Size() < 10_000 {
 		t.Errorf("screenshot: %v", err)
