@@ -1,0 +1,92 @@
+package ui
+
+import (
+	"fmt"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// Tooltip returns the lines of the tooltip shown for the request or
+// notification under the pointer, or nil.
+func (g *Gantt) Tooltip() []string {
+	if g.snap != nil && g.hoverEvent >= 0 && g.hoverEvent < len(g.snap.Events) {
+		return eventSummary(g.snap, g.snap.Events[g.hoverEvent])
+	}
+	if g.hoverRow < 0 || g.hoverRow >= len(g.layout.rows) {
+		return nil
+	}
+	lines := spanSummary(g.snap, g.snap.Spans[g.layout.rows[g.hoverRow].span])
+	if span := g.layout.foldable(g.hoverRow); span >= 0 && g.layout.collapsed(span) {
+		lines = append(lines, fmt.Sprintf("%d requests folded under it: click ▸ to unfold", g.layout.descendants(span)))
+	}
+	return lines
+}
+
+// eventSummary describes a notification in a few lines, for the tooltip.
+func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
+	name := e.Method
+	if name == "" {
+		name = string(e.Kind)
+	}
+	lines := []string{fmt.Sprintf("%s at %s", name, formatOffset(e.At))}
+	if e.Stalled > 0 {
+		lines = append(lines, fmt.Sprintf("stalled %s (read, not yet seen by the client)", formatDuration(e.Stalled)))
+	}
+	if e.Text != "" {
+		lines = append(lines, truncate(e.Text, 80))
+	}
+	if len(e.Data) > 0 {
+		lines = append(lines, truncate(string(e.Data), 80))
+	}
+	if s := findSpan(snap, e.Span); s != nil {
+		lines = append(lines, fmt.Sprintf("about #%d %s", s.ID, spanLabel(s)))
+	}
+	return lines
+}
+
+// spanSummary describes a span in a few lines, for the tooltip.
+func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
+	status := string(s.Status)
+	if s.Open() {
+		status = "in flight"
+	}
+	head := fmt.Sprintf("#%d %s (%s, %s)", s.ID, spanLabel(s), s.Direction, status)
+	lines := []string{head}
+	lines = append(lines, roundSummary(snap, s)...)
+	if st := stalledText(s); st != "" {
+		lines = append(lines, st)
+	}
+	if s.Error != "" {
+		lines = append(lines, "error: "+truncate(s.Error, 80))
+	}
+	end := s.Answered
+	if end == recorder.Unset {
+		end = snap.Now
+	}
+	if s.Direction == recorder.Incoming {
+		h, q, sv := s.HandoffTime(), s.QueueTime(), s.ServeTime()
+		switch {
+		case s.Queued == recorder.Unset:
+			h, q = end-s.Received, 0
+		case s.Serving == recorder.Unset:
+			q = end - s.Queued
+		case s.Answered == recorder.Unset:
+			sv = end - s.Serving
+		}
+		lines = append(lines, fmt.Sprintf("hand-off %s · queued %s · serving %s · total %s",
+			formatDuration(h), formatDuration(q), formatDuration(sv), formatDuration(end-s.Received)))
+	} else {
+		lines = append(lines, "round trip "+formatDuration(end-s.Received))
+	}
+	lines = append(lines, fmt.Sprintf("received %s → answered %s",
+		formatOffset(s.Received), formatOffset(s.Answered)))
+	if s.Parent != 0 {
+		for _, p := range snap.Spans {
+			if p.ID == s.Parent {
+				lines = append(lines, fmt.Sprintf("caused by #%d %s", p.ID, spanLabel(p)))
+				break
+			}
+		}
+	}
+	return lines
+}
