@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"image/color"
@@ -18,31 +18,35 @@ var kindColors = map[recorder.Kind]color.RGBA{
 	recorder.KindOther:       {168, 162, 158, 255}, // stone
 }
 
-// legendKinds is the order of kinds in legends.
-var legendKinds = []recorder.Kind{
+// LegendKinds is the order of kinds in legends.
+var LegendKinds = []recorder.Kind{
 	recorder.KindTool, recorder.KindRound, recorder.KindSampling, recorder.KindElicitation,
 	recorder.KindRoots, recorder.KindPing, recorder.KindOther,
 }
 
+// FailColor outlines a request that failed; inFlightColor and pendingColor
+// are the chart's two lines.
 var (
-	failColor     = color.RGBA{220, 38, 38, 255}
+	FailColor     = color.RGBA{220, 38, 38, 255}
 	inFlightColor = color.RGBA{96, 165, 250, 255}
 	pendingColor  = color.RGBA{251, 146, 60, 255}
 )
 
-func kindColor(k recorder.Kind) color.RGBA {
+// KindColor is the colour of requests of kind k.
+func KindColor(k recorder.Kind) color.RGBA {
 	if c, ok := kindColors[k]; ok {
 		return c
 	}
 	return kindColors[recorder.KindOther]
 }
 
-func eventColor(k recorder.EventKind) color.RGBA {
+// EventColor is the colour of a notification's tick.
+func EventColor(k recorder.EventKind) color.RGBA {
 	switch k {
 	case recorder.EventProgress:
 		return color.RGBA{22, 163, 74, 255}
 	case recorder.EventCancelled:
-		return failColor
+		return FailColor
 	case recorder.EventConnection:
 		return color.RGBA{234, 88, 12, 255}
 	case recorder.EventListChanged:
@@ -58,6 +62,12 @@ func toRGBA(c color.Color) color.RGBA {
 	}
 	// un-premultiply, then lay it on opaque
 	return color.RGBA{uint8(r * 0xff / a), uint8(g * 0xff / a), uint8(b * 0xff / a), 255}
+}
+
+// QueuedColor is the pale colour of a request of kind k while it waits
+// for a dispatch slot, on the current theme's background.
+func QueuedColor(k recorder.Kind) color.RGBA {
+	return mix(toRGBA(theme.Color(theme.ColorNameBackground)), KindColor(k), 0.35)
 }
 
 // mix returns a blended with b: t = 0 gives a, t = 1 gives b.

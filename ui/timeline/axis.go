@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"fmt"
@@ -44,7 +44,7 @@ func (g *Gantt) slideToNow() {
 	if g.snap == nil {
 		return
 	}
-	now := extentOf(g.snap)
+	now := Extent(g.snap)
 	w := g.axis.end - g.axis.start
 	if now > g.axis.end-w/20 {
 		g.axis.set(now+w/20-w, now+w/20)
@@ -53,9 +53,9 @@ func (g *Gantt) slideToNow() {
 	g.clampScroll()
 }
 
-// extentOf is the latest instant of snap: its Now, or the end of its last
+// Extent is the latest instant of snap: its Now, or the end of its last
 // span or event, whichever is later.
-func extentOf(snap *recorder.Snapshot) time.Duration {
+func Extent(snap *recorder.Snapshot) time.Duration {
 	if snap == nil {
 		return 0
 	}

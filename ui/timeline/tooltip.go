@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"fmt"
@@ -28,18 +28,18 @@ func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
 	if name == "" {
 		name = string(e.Kind)
 	}
-	lines := []string{fmt.Sprintf("%s at %s", name, formatOffset(e.At))}
+	lines := []string{fmt.Sprintf("%s at %s", name, FormatOffset(e.At))}
 	if e.Stalled > 0 {
-		lines = append(lines, fmt.Sprintf("stalled %s (read, not yet seen by the client)", formatDuration(e.Stalled)))
+		lines = append(lines, fmt.Sprintf("stalled %s (read, not yet seen by the client)", FormatDuration(e.Stalled)))
 	}
 	if e.Text != "" {
-		lines = append(lines, truncate(e.Text, 80))
+		lines = append(lines, Truncate(e.Text, 80))
 	}
 	if len(e.Data) > 0 {
-		lines = append(lines, truncate(string(e.Data), 80))
+		lines = append(lines, Truncate(string(e.Data), 80))
 	}
 	if s := findSpan(snap, e.Span); s != nil {
-		lines = append(lines, fmt.Sprintf("about #%d %s", s.ID, spanLabel(s)))
+		lines = append(lines, fmt.Sprintf("about #%d %s", s.ID, SpanLabel(s)))
 	}
 	return lines
 }
@@ -50,14 +50,14 @@ func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
 	if s.Open() {
 		status = "in flight"
 	}
-	head := fmt.Sprintf("#%d %s (%s, %s)", s.ID, spanLabel(s), s.Direction, status)
+	head := fmt.Sprintf("#%d %s (%s, %s)", s.ID, SpanLabel(s), s.Direction, status)
 	lines := []string{head}
 	lines = append(lines, roundSummary(snap, s)...)
 	if st := stalledText(s); st != "" {
 		lines = append(lines, st)
 	}
 	if s.Error != "" {
-		lines = append(lines, "error: "+truncate(s.Error, 80))
+		lines = append(lines, "error: "+Truncate(s.Error, 80))
 	}
 	end := s.Answered
 	if end == recorder.Unset {
@@ -74,16 +74,16 @@ func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
 			sv = end - s.Serving
 		}
 		lines = append(lines, fmt.Sprintf("hand-off %s · queued %s · serving %s · total %s",
-			formatDuration(h), formatDuration(q), formatDuration(sv), formatDuration(end-s.Received)))
+			FormatDuration(h), FormatDuration(q), FormatDuration(sv), FormatDuration(end-s.Received)))
 	} else {
-		lines = append(lines, "round trip "+formatDuration(end-s.Received))
+		lines = append(lines, "round trip "+FormatDuration(end-s.Received))
 	}
 	lines = append(lines, fmt.Sprintf("received %s → answered %s",
-		formatOffset(s.Received), formatOffset(s.Answered)))
+		FormatOffset(s.Received), FormatOffset(s.Answered)))
 	if s.Parent != 0 {
 		for _, p := range snap.Spans {
 			if p.ID == s.Parent {
-				lines = append(lines, fmt.Sprintf("caused by #%d %s", p.ID, spanLabel(p)))
+				lines = append(lines, fmt.Sprintf("caused by #%d %s", p.ID, SpanLabel(p)))
 				break
 			}
 		}

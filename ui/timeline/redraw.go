@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"time"
@@ -6,14 +6,14 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// minFrameInterval is the least time between two redraws of a live or
+// MinFrameInterval is the least time between two redraws of a live or
 // interacted-with widget (about 30 frames a second). Tests set it to 0.
-var minFrameInterval = 33 * time.Millisecond
+var MinFrameInterval = 33 * time.Millisecond
 
-// changed asks for a redraw, at most every minFrameInterval.
+// changed asks for a redraw, at most every MinFrameInterval.
 func (g *Gantt) changed() { g.redraw.request() }
 
-// throttle runs fn at most once every minFrameInterval, and once for any
+// throttle runs fn at most once every MinFrameInterval, and once for any
 // number of requests made while handling one event: the first request
 // queues fn behind the event (or until the interval is over), later ones
 // join it. now runs fn at once, and a queued run that nothing was
@@ -28,7 +28,7 @@ type throttle struct {
 
 func (t *throttle) request() {
 	t.want++
-	if minFrameInterval <= 0 {
+	if MinFrameInterval <= 0 {
 		t.flush() // tests: draw at once
 		return
 	}
@@ -40,7 +40,7 @@ func (t *throttle) request() {
 		t.pending = false
 		t.flush()
 	}
-	if wait := minFrameInterval - time.Since(t.last); wait > 0 {
+	if wait := MinFrameInterval - time.Since(t.last); wait > 0 {
 		time.AfterFunc(wait, func() { fyne.Do(run) })
 		return
 	}

@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"fmt"
@@ -90,7 +90,7 @@ func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 	}
 	c.setSteps(snap, steps)
 	if c.ownAxis {
-		c.axis.set(0, max(extentOf(snap), time.Millisecond)*21/20)
+		c.axis.set(0, max(Extent(snap), time.Millisecond)*21/20)
 	}
 	c.redraw.request()
 }
@@ -131,7 +131,7 @@ func (c *ConcurrencyChart) HoverText() string {
 		return "" // after a live recording's Now: nothing happened yet
 	}
 	f, p := c.ValueAt(t)
-	return fmt.Sprintf("%s: %d in flight, %d pending", formatOffset(t), f, p)
+	return fmt.Sprintf("%s: %d in flight, %d pending", FormatOffset(t), f, p)
 }
 
 // MouseIn is called when the pointer enters the chart.

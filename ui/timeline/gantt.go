@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"image"
@@ -117,7 +117,7 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	switch {
 	case !g.fitted && g.follow:
 		g.fitted = true
-		g.axis.set(0, max(5*time.Second, extentOf(snap)*21/20))
+		g.axis.set(0, max(5*time.Second, Extent(snap)*21/20))
 	case !g.fitted:
 		g.fitted = true
 		g.Fit()
@@ -158,7 +158,7 @@ func (g *Gantt) ZoomOut() { g.zoomAt(2, 0.5) }
 
 // Fit shows the whole recording.
 func (g *Gantt) Fit() {
-	end := extentOf(g.snap)
+	end := Extent(g.snap)
 	if end <= 0 {
 		end = time.Second // nothing yet: a second is a sensible first view
 	}

@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"fmt"
@@ -127,10 +127,10 @@ func (r *ganttRenderer) Refresh() {
 			s := g.snap.Spans[ref.span]
 			lbl := r.text(&r.labels, n, small)
 			n++
-			lbl.Text = truncate(rowLabel(s), 24-2*int(ref.depth))
+			lbl.Text = Truncate(rowLabel(s), 24-2*int(ref.depth))
 			lbl.Color = fg
 			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
-				lbl.Color = failColor
+				lbl.Color = FailColor
 			}
 			x := 12 + float32(ref.depth)*ganttIndent
 			lbl.Move(fyne.NewPos(x, y+(ganttRowH-lbl.MinSize().Height)/2))

@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"image"
@@ -58,7 +58,7 @@ func (g *Gantt) draw(w, h int) image.Image {
 		for _, e := range g.snap.Events {
 			drawLaneStall(img, e, top-px(4), top-px(2), xOf, plotX0, w, pal)
 			if x := xOf(e.At); x >= plotX0 && x < w {
-				fillRect(img, x, rulerH+px(2), x+max(1, px(2)), top-px(2), eventColor(e.Kind))
+				fillRect(img, x, rulerH+px(2), x+max(1, px(2)), top-px(2), EventColor(e.Kind))
 			}
 		}
 		if g.focused {
@@ -100,7 +100,7 @@ func (g *Gantt) draw(w, h int) image.Image {
 		}
 		// the kind's colour as a swatch at the start of the label
 		x := px(4 + float32(ref.depth)*ganttIndent)
-		fillRect(img, x, y0+pad, x+px(4), y1-pad, kindColor(s.Kind))
+		fillRect(img, x, y0+pad, x+px(4), y1-pad, KindColor(s.Kind))
 		if span := g.layout.foldable(r); span >= 0 && !g.compact {
 			foldMarker(img, plotX0-px(ganttFoldW)/2-px(1), (y0+y1)/2, px(4), g.layout.collapsed(span), pal.faint)
 		}
@@ -151,7 +151,7 @@ func (g *Gantt) drawBar(img *image.RGBA, span int32, y0, y1 int, xOf func(time.D
 	if serve != recorder.Unset {
 		x1 = min(xOf(serve), x3)
 	}
-	kc := kindColor(s.Kind)
+	kc := KindColor(s.Kind)
 	cx0, cx3 := max(x0, plotX0), min(x3, w)
 	fillRect(img, cx0, y0, min(max(x1, plotX0), w), y1, mix(pal.bg, kc, 0.35))
 	fillRect(img, max(x1, plotX0), y0, cx3, y1, kc)
@@ -159,11 +159,11 @@ func (g *Gantt) drawBar(img *image.RGBA, span int32, y0, y1 int, xOf func(time.D
 	drawStalled(img, s, y0, y1, xOf, plotX0, w, pal)
 	failed := s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK
 	if s.Status == recorder.StatusCancelled || s.Status == recorder.StatusTimeout || s.Status == recorder.StatusAborted {
-		hatch(img, cx0, y0, cx3, y1, failColor)
+		hatch(img, cx0, y0, cx3, y1, FailColor)
 	}
 	switch {
 	case failed:
-		outline(img, x0, y0, x3, y1, max(line, 2), failColor, plotX0, w)
+		outline(img, x0, y0, x3, y1, max(line, 2), FailColor, plotX0, w)
 	case selected:
 		outline(img, x0, y0, x3, y1, line, pal.fg, plotX0, w)
 	}

@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// formatDuration writes d for a person: "512 µs", "12.3 ms", "2.51 s".
-func formatDuration(d time.Duration) string {
+// FormatDuration writes d for a person: "512 µs", "12.3 ms", "2.51 s".
+func FormatDuration(d time.Duration) string {
 	switch {
 	case d < 0:
 		return "—"
@@ -24,24 +24,25 @@ func formatDuration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// spanLabel is the row label of a span.
-func spanLabel(s *recorder.Span) string {
+// SpanLabel is the row label of a span.
+func SpanLabel(s *recorder.Span) string {
 	if s.Name != "" {
 		return s.Method + " " + s.Name
 	}
 	return s.Method
 }
 
-// formatOffset writes an offset from the recording's start, or "—" when
+// FormatOffset writes an offset from the recording's start, or "—" when
 // the phase was not reached.
-func formatOffset(d time.Duration) string {
+func FormatOffset(d time.Duration) string {
 	if d == recorder.Unset {
 		return "—"
 	}
 	return fmt.Sprintf("%.3f s", d.Seconds())
 }
 
-func truncate(s string, n int) string {
+// Truncate shortens s to at most n runes, ending it with "…" when cut.
+func Truncate(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
