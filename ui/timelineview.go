@@ -318,11 +318,8 @@ func (t *TimelineView) apply(f liveFrame) {
 	if name := "A: " + recordingName(t.snap); t.cmpGantt != nil && t.title.Text != name {
 		t.title.SetText(name)
 	}
-	// The Gantt, the chart and the stats show one snapshot: redraw both
-	// pictures in this event rather than each on its own throttle, so that
-	// no painted frame pairs a Gantt with an older chart.
-	t.gantt.DrawNow()
-	t.chart.DrawNow()
+	// The Gantt and the chart share a time axis, and so a frame: the
+	// frame after this event draws both, from this one snapshot.
 }
 
 // liveFrame is what one tick hands to the main goroutine: the snapshot and

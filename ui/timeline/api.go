@@ -36,13 +36,8 @@ func (g *Gantt) HiddenKinds() []recorder.Kind {
 func (c *ConcurrencyChart) SetSteps(snap *recorder.Snapshot, steps []recorder.Step) {
 	c.snap = snap
 	c.setSteps(snap, steps)
+	c.redraw()
 }
 
 // Snapshot returns the snapshot shown, or nil.
 func (c *ConcurrencyChart) Snapshot() *recorder.Snapshot { return c.snap }
-
-// DrawNow redraws the Gantt at once, within the event being handled.
-func (g *Gantt) DrawNow() { g.redraw.now() }
-
-// DrawNow redraws the chart at once, within the event being handled.
-func (c *ConcurrencyChart) DrawNow() { c.redraw.now() }

@@ -73,21 +73,19 @@ func Extent(snap *recorder.Snapshot) time.Duration {
 }
 
 // timeAxis is a visible time range shared by a Gantt, the chart under it
-// and, when comparing, a second Gantt and chart.
+// and, when comparing, a second Gantt and chart. The widgets on one axis
+// are redrawn together, in one frame (see redraw.go).
 type timeAxis struct {
 	start, end time.Duration
-	listeners  map[int]func()
+	listeners  map[int]*listener
 	next       int
+	frame      throttle
 }
 
-func newTimeAxis() *timeAxis { return &timeAxis{end: time.Second, listeners: map[int]func(){}} }
-
-// listen calls f after every change of the range, until cancel is called.
-func (a *timeAxis) listen(f func()) (cancel func()) {
-	id := a.next
-	a.next++
-	a.listeners[id] = f
-	return func() { delete(a.listeners, id) }
+func newTimeAxis() *timeAxis {
+	a := &timeAxis{end: time.Second, listeners: map[int]*listener{}}
+	a.frame.fn = a.draw
+	return a
 }
 
 // set changes the range, keeping it at least minVisibleSpan wide and not
@@ -103,9 +101,10 @@ func (a *timeAxis) set(start, end time.Duration) {
 		return
 	}
 	a.start, a.end = start, end
-	for _, f := range a.listeners {
-		f()
+	for _, l := range a.listeners {
+		l.dirty = true
 	}
+	a.frame.request()
 }
 
 // rulerTick is one labelled instant of the time ruler.
@@ -168,5 +167,6 @@ func formatTick(t, step time.Duration) string {
 // the returned function is called.
 func (g *Gantt) useAxis(a *timeAxis) (release func()) {
 	g.axis = a
-	return a.listen(g.changed)
+	g.redraw, release = a.listen(g.Refresh)
+	return release
 }

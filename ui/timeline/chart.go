@@ -50,7 +50,7 @@ type ConcurrencyChart struct {
 	out    *image.RGBA // reused between renders of the same size
 	imgKey chartKey
 	err    error
-	redraw throttle
+	redraw func() // asks for a frame: see redraw.go
 	frames atomic.Int64
 }
 
@@ -68,8 +68,7 @@ func NewConcurrencyChart() *ConcurrencyChart {
 	c := &ConcurrencyChart{axis: newTimeAxis(), ownAxis: true, height: ConcurrencyChartHeight, hover: fyne.NewPos(-1, -1),
 		until: math.MaxInt64}
 	c.ExtendBaseWidget(c)
-	c.redraw.fn = c.Refresh
-	c.axis.listen(c.redraw.request)
+	c.redraw, _ = c.axis.listen(c.Refresh)
 	return c
 }
 
@@ -77,7 +76,8 @@ func NewConcurrencyChart() *ConcurrencyChart {
 // returned function is called.
 func (c *ConcurrencyChart) useAxis(a *timeAxis) (release func()) {
 	c.axis, c.ownAxis = a, false
-	return a.listen(c.redraw.request)
+	c.redraw, release = a.listen(c.Refresh)
+	return release
 }
 
 // SetSnapshot shows the concurrency of snap's incoming requests; a chart
@@ -92,7 +92,7 @@ func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 	if c.ownAxis {
 		c.axis.set(0, max(Extent(snap), time.Millisecond)*21/20)
 	}
-	c.redraw.request()
+	c.redraw()
 }
 
 // setSteps replaces the steps drawn: recorder.Steps(snap). While requests
@@ -140,13 +140,13 @@ func (c *ConcurrencyChart) MouseIn(ev *desktop.MouseEvent) { c.MouseMoved(ev) }
 // MouseMoved shows the values at the instant under the pointer.
 func (c *ConcurrencyChart) MouseMoved(ev *desktop.MouseEvent) {
 	c.hover = ev.Position
-	c.redraw.request() // labels only: the chart image is cached
+	c.redraw() // labels only: the chart image is cached
 }
 
 // MouseOut hides the readout.
 func (c *ConcurrencyChart) MouseOut() {
 	c.hover = fyne.NewPos(-1, -1)
-	c.redraw.request()
+	c.redraw()
 }
 
 // Err returns the error of the last render, if it failed.

@@ -73,7 +73,7 @@ type Gantt struct {
 
 	img    *image.RGBA
 	frames atomic.Int64
-	redraw throttle
+	redraw func() // asks for a frame: see redraw.go
 	// lastTicks is what the ruler showed at the last refresh.
 	lastTicks []string
 }
@@ -82,8 +82,7 @@ type Gantt struct {
 func NewGantt() *Gantt {
 	g := &Gantt{axis: newTimeAxis(), hoverRow: -1, hoverEvent: -1}
 	g.ExtendBaseWidget(g)
-	g.axis.listen(g.changed)
-	g.redraw.fn = g.Refresh
+	g.redraw, _ = g.axis.listen(g.Refresh)
 	return g
 }
 
