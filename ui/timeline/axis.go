@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -169,4 +171,29 @@ func (g *Gantt) useAxis(a *timeAxis) (release func()) {
 	g.axis = a
 	g.redraw, release = a.listen(g.Refresh)
 	return release
+}
+
+// placeRuler writes the time ruler's labels over its ticks.
+func (r *ganttRenderer) placeRuler() {
+	g := r.g
+	size := g.Size()
+	fg := theme.Color(theme.ColorNameForeground)
+	small := theme.Size(theme.SizeNameCaptionText)
+	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	g.lastTicks = g.lastTicks[:0]
+	n := 0
+	for _, t := range ticks {
+		x := ganttGutter + float32(float64(t.at-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
+		if x+40 > size.Width {
+			continue
+		}
+		lbl := r.text(&r.ruler, n, small)
+		n++
+		lbl.Text, lbl.Color = t.label, fg
+		lbl.Move(fyne.NewPos(x+3, 2))
+		lbl.Resize(lbl.MinSize())
+		lbl.Refresh()
+		g.lastTicks = append(g.lastTicks, t.label)
+	}
+	hideFrom(r.ruler, n)
 }

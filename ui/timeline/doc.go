@@ -20,7 +20,9 @@
 //     live, and the time ruler's ticks;
 //   - draw.go and phases.go: the rasteriser that paints bars into one
 //     reused image;
-//   - render.go: the Fyne renderer, which places the texts over it;
+//   - render.go: the Fyne renderer, a few dozen lines that place the
+//     texts over the picture: the ruler (axis.go), the row labels, count
+//     and empty state (labels.go) and the tooltip (tooltip.go);
 //   - redraw.go: the one path that asks for a frame, at most about 30 a
 //     second;
 //   - tooltip.go, format.go, rounds.go: the words shown for a request;

@@ -3,6 +3,8 @@ package timeline
 import (
 	"fmt"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -89,4 +91,49 @@ func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
 		}
 	}
 	return lines
+}
+
+// placeTooltip shows the tooltip of the request or notification under
+// the pointer.
+func (r *ganttRenderer) placeTooltip() {
+	g := r.g
+	size := g.Size()
+	fg := theme.Color(theme.ColorNameForeground)
+	small := theme.Size(theme.SizeNameCaptionText)
+	lines := g.Tooltip()
+	if len(lines) == 0 {
+		r.tipBg.Hide()
+		hideFrom(r.tip, 0)
+	} else {
+		var w, h float32
+		for i, l := range lines {
+			t := r.text(&r.tip, i, small)
+			t.Text, t.Color = l, fg
+			ms := t.MinSize()
+			w = max(w, ms.Width)
+			h += ms.Height
+		}
+		hideFrom(r.tip, len(lines))
+		w, h = w+12, h+8
+		pos := g.hoverPos.Add(fyne.NewPos(14, 16))
+		if pos.X+w > size.Width {
+			pos.X = max(g.hoverPos.X-w-8, 0)
+		}
+		if pos.Y+h > size.Height {
+			pos.Y = max(g.hoverPos.Y-h-8, 0)
+		}
+		r.tipBg.FillColor = theme.Color(theme.ColorNameOverlayBackground)
+		r.tipBg.Move(pos)
+		r.tipBg.Resize(fyne.NewSize(w, h))
+		r.tipBg.Show()
+		r.tipBg.Refresh()
+		y := pos.Y + 4
+		for i := range lines {
+			t := r.tip[i]
+			t.Move(fyne.NewPos(pos.X+6, y))
+			t.Resize(t.MinSize())
+			t.Refresh()
+			y += t.MinSize().Height
+		}
+	}
 }
