@@ -197,3 +197,7 @@ func (r *ganttRenderer) placeRuler() {
 	}
 	hideFrom(r.ruler, n)
 }
+
+// ShareAxis makes g show the time range of with, zooming and panning
+// together, until release is called.
+func (g *Gantt) ShareAxis(with *Gantt) (release func()) { return g.useAxis(with.axis) }

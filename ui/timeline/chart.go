@@ -496,3 +496,19 @@ func (r *chartRenderer) Refresh() {
 	}
 	r.raster.Refresh()
 }
+
+// ShareAxis makes the chart show the time range of g, until release is
+// called.
+func (c *ConcurrencyChart) ShareAxis(g *Gantt) (release func()) { return c.useAxis(g.axis) }
+
+// SetSteps shows the concurrency steps of snap, recorder.Steps(snap),
+// computed off the main goroutine. While requests are open, the lines stop
+// at snap.Now at the level then in force.
+func (c *ConcurrencyChart) SetSteps(snap *recorder.Snapshot, steps []recorder.Step) {
+	c.snap = snap
+	c.setSteps(snap, steps)
+	c.redraw()
+}
+
+// Snapshot returns the snapshot shown, or nil.
+func (c *ConcurrencyChart) Snapshot() *recorder.Snapshot { return c.snap }

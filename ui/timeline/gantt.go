@@ -281,3 +281,23 @@ func (g *Gantt) FramesDrawn() int64 { return g.frames.Load() }
 func (g *Gantt) MinSize() fyne.Size {
 	return fyne.NewSize(ganttGutter+200, ganttRulerH+ganttLaneH+4*ganttRowH)
 }
+
+// Deselect clears the selection without calling OnSelect: for a view that
+// moved the selection to another Gantt.
+func (g *Gantt) Deselect() {
+	if g.selected != 0 {
+		g.selected = 0
+		g.changed()
+	}
+}
+
+// HiddenKinds returns the kinds whose rows are hidden, in legend order.
+func (g *Gantt) HiddenKinds() []recorder.Kind {
+	var ks []recorder.Kind
+	for _, k := range LegendKinds {
+		if g.hidden[k] {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
