@@ -188,15 +188,31 @@ func (s *Session) Name() string { return s.name }
 // Info returns what the server said about itself.
 func (s *Session) Info() ServerInfo { return s.info }
 
+// Tool is a tool the server offers, as the inspector uses it: the parts of
+// the protocol's tool description that a person reads and that a call's
+// arguments are built from.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	// InputSchema is the JSON Schema of the tool's arguments as the server
+	// sent it, or nil.
+	InputSchema json.RawMessage
+}
+
 // ListTools lists the server's tools, all pages. Each request is recorded
 // as an outgoing span.
-func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
-	var tools []*mcp.Tool
+func (s *Session) ListTools(ctx context.Context) ([]Tool, error) {
+	var tools []Tool
 	for tool, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
 			return tools, s.explainCallError("listing tools", err)
 		}
-		tools = append(tools, tool)
+		t := Tool{Name: tool.Name, Title: tool.Title, Description: tool.Description}
+		if tool.InputSchema != nil {
+			t.InputSchema, _ = json.Marshal(tool.InputSchema)
+		}
+		tools = append(tools, t)
 	}
 	return tools, nil
 }

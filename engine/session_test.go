@@ -828,6 +828,15 @@ func TestToolsChanged(t *testing.T) {
 	if err != nil || len(tools) != 2 {
 		t.Fatalf("ListTools = %d tools, %v; want grow and grown", len(tools), err)
 	}
+	for _, tool := range tools {
+		// the SDK infers an object schema from the handler's struct{} input
+		var schema struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(tool.InputSchema, &schema); err != nil || schema.Type != "object" {
+			t.Errorf("tool %q has input schema %s (%v), want the server's object schema as JSON", tool.Name, tool.InputSchema, err)
+		}
+	}
 	snap := s.Recording().Snapshot()
 	if len(spansOf(snap, "tools/list")) != 1 {
 		t.Error("ListTools was not recorded as a tools/list span")

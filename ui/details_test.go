@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -62,41 +61,5 @@ func TestDetails(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestUnlinkedRow checks that the timeline row of a request no tool call
-// could be named for says "unlinked", within the room the label has.
-func TestUnlinkedRow(t *testing.T) {
-	test.NewTempApp(t)
-	snap := fixedSnapshot()
-	sp := snap.Spans[2]
-	sp.Parent, sp.Unlinked = 0, "2 tool calls were in flight and the request carried no progress token"
-	_, w := showGantt(t, snap, fyne.NewSize(800, 260))
-	var labels []string
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch o := o.(type) {
-		case *canvas.Text:
-			labels = append(labels, o.Text)
-		case fyne.Widget:
-			for _, c := range test.WidgetRenderer(o).Objects() {
-				walk(c)
-			}
-		case *fyne.Container:
-			for _, c := range o.Objects {
-				walk(c)
-			}
-		}
-	}
-	walk(w.Canvas().Content())
-	n := 0
-	for _, l := range labels {
-		if strings.HasPrefix(l, "unlinked sampling/") {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("%d rows say unlinked, want 1; the labels drawn: %q", n, labels)
 	}
 }

@@ -4,7 +4,7 @@
 //
 // The timeline side is one widget, [TimelineView], made of
 //
-//   - a [Gantt]: one row per request, grouped (and foldable) under the tool
+//   - a [timeline.Gantt]: one row per request, grouped (and foldable) under the tool
 //     call that caused it — on a multi-round-trip session, a call's rounds
 //     under it and each round's input requests under the round — each bar
 //     split into its queued (pale) and serving (solid) phases, coloured by
@@ -12,7 +12,7 @@
 //     (read, not yet seen by the client) marked apart, failures in red,
 //     notifications as ticks, with zoom, pan, follow-live, hover tooltips,
 //     selection by mouse or keyboard, and kinds hidden from the legend;
-//   - a [ConcurrencyChart] under it on the same time axis: requests in
+//   - a [timeline.ConcurrencyChart] under it on the same time axis: requests in
 //     flight and pending over time, drawn with go-chart from steps
 //     downsampled to one value per pixel column;
 //   - a [StatsBar]: peaks, elapsed time, percentiles and the verdict in

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/timeline"
 )
 
 // TimelineView is the whole right-hand side of the main window: the
@@ -27,13 +28,13 @@ import (
 type TimelineView struct {
 	widget.BaseWidget
 
-	gantt   *Gantt
-	chart   *ConcurrencyChart
+	gantt   *timeline.Gantt
+	chart   *timeline.ConcurrencyChart
 	stats   *StatsBar
 	details *Details
 
-	cmpGantt *Gantt
-	cmpChart *ConcurrencyChart
+	cmpGantt *timeline.Gantt
+	cmpChart *timeline.ConcurrencyChart
 	cmpSnap  *recorder.Snapshot
 	// cmpRelease detaches the compared Gantt and chart from the time axis
 	cmpRelease func()
@@ -63,8 +64,8 @@ type TimelineView struct {
 // NewTimelineView returns a timeline with nothing to show.
 func NewTimelineView() *TimelineView {
 	t := &TimelineView{
-		gantt:     NewGantt(),
-		chart:     NewConcurrencyChart(),
+		gantt:     timeline.NewGantt(),
+		chart:     timeline.NewConcurrencyChart(),
 		stats:     NewStatsBar(),
 		details:   NewDetails(),
 		runOnMain: fyne.Do,
@@ -73,11 +74,10 @@ func NewTimelineView() *TimelineView {
 	}
 	t.title.TextStyle.Bold = true
 	t.cmpTtl.TextStyle.Bold = true
-	t.chart.useAxis(t.gantt.axis)
+	t.chart.ShareAxis(t.gantt)
 	t.gantt.OnSelect = func(s *recorder.Span) {
-		if s != nil && t.cmpGantt != nil && t.cmpGantt.selected != 0 {
-			t.cmpGantt.selected = 0 // one selection across both recordings
-			t.cmpGantt.changed()
+		if s != nil && t.cmpGantt != nil {
+			t.cmpGantt.Deselect() // one selection across both recordings
 		}
 		t.showDetails(s, t.snap)
 	}
@@ -124,7 +124,7 @@ func NewTimelineView() *TimelineView {
 }
 
 // pane stacks a Gantt over its chart, with a title when comparing.
-func (t *TimelineView) pane(g *Gantt, c *ConcurrencyChart, title *widget.Label) fyne.CanvasObject {
+func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, title *widget.Label) fyne.CanvasObject {
 	var top fyne.CanvasObject
 	if title != nil {
 		top = title
@@ -139,10 +139,10 @@ func (t *TimelineView) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // Gantt returns the timeline's Gantt.
-func (t *TimelineView) Gantt() *Gantt { return t.gantt }
+func (t *TimelineView) Gantt() *timeline.Gantt { return t.gantt }
 
 // Chart returns the timeline's concurrency chart.
-func (t *TimelineView) Chart() *ConcurrencyChart { return t.chart }
+func (t *TimelineView) Chart() *timeline.ConcurrencyChart { return t.chart }
 
 // Details returns the timeline's details pane.
 func (t *TimelineView) Details() *Details { return t.details }
@@ -184,30 +184,29 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 			t.cmpRelease = nil
 		}
 		t.cmpGantt, t.cmpChart = nil, nil
-		t.chart.SetHeight(ConcurrencyChartHeight)
+		t.chart.SetHeight(timeline.ConcurrencyChartHeight)
 		t.area.Objects = []fyne.CanvasObject{t.pane(t.gantt, t.chart, nil)}
 		t.area.Refresh()
 		return
 	}
 	if t.cmpGantt == nil {
-		t.cmpGantt, t.cmpChart = NewGantt(), NewConcurrencyChart()
-		r1, r2 := t.cmpGantt.useAxis(t.gantt.axis), t.cmpChart.useAxis(t.gantt.axis)
+		t.cmpGantt, t.cmpChart = timeline.NewGantt(), timeline.NewConcurrencyChart()
+		r1, r2 := t.cmpGantt.ShareAxis(t.gantt), t.cmpChart.ShareAxis(t.gantt)
 		t.cmpRelease = func() { r1(); r2() }
 		t.cmpGantt.SetCompact(t.compact.Checked)
 		t.cmpGantt.CollapseAll(t.fold.Checked)
-		for k, hidden := range t.gantt.hidden {
-			t.cmpGantt.SetKindHidden(k, hidden)
+		for _, k := range t.gantt.HiddenKinds() {
+			t.cmpGantt.SetKindHidden(k, true)
 		}
 		t.cmpGantt.OnSelect = func(s *recorder.Span) {
-			if s != nil && t.gantt.selected != 0 {
-				t.gantt.selected = 0
-				t.gantt.changed()
+			if s != nil {
+				t.gantt.Deselect()
 			}
 			t.showDetails(s, t.cmpSnap)
 		}
 		// two charts of full height would leave the Gantts no room
-		t.chart.SetHeight(ConcurrencyChartHeight * 2 / 3)
-		t.cmpChart.SetHeight(ConcurrencyChartHeight * 2 / 3)
+		t.chart.SetHeight(timeline.ConcurrencyChartHeight * 2 / 3)
+		t.cmpChart.SetHeight(timeline.ConcurrencyChartHeight * 2 / 3)
 		split := container.NewVSplit(
 			t.pane(t.gantt, t.chart, t.title),
 			t.pane(t.cmpGantt, t.cmpChart, t.cmpTtl),
@@ -216,7 +215,6 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 	}
 	cmpSum := recorder.Summarize(snap)
 	t.setStats(func() { t.stats.SetCompare(&cmpSum) })
-	t.cmpGantt.fitted = true // keep the shared axis as it is
 	t.cmpGantt.SetSnapshot(snap)
 	t.cmpChart.SetSnapshot(snap)
 	t.title.SetText("A: " + recordingName(t.snap))
@@ -250,7 +248,7 @@ func (t *TimelineView) Snapshot() *recorder.Snapshot { return t.snap }
 func (t *TimelineView) Summary() recorder.Summary { return t.stats.Summary() }
 
 // Rows returns the Gantt's rows in display order.
-func (t *TimelineView) Rows() []GanttRow { return t.gantt.Rows() }
+func (t *TimelineView) Rows() []timeline.GanttRow { return t.gantt.Rows() }
 
 // StatsText returns the stats bar's text as shown.
 func (t *TimelineView) StatsText() string { return t.stats.Text() }
@@ -267,7 +265,7 @@ func (t *TimelineView) ZoomOut() { t.gantt.ZoomOut() }
 
 // Fit shows the whole recording, and the compared one.
 func (t *TimelineView) Fit() {
-	end := max(extentOf(t.snap), extentOf(t.cmpSnap))
+	end := max(timeline.Extent(t.snap), timeline.Extent(t.cmpSnap))
 	if end <= 0 {
 		end = time.Second
 	}
@@ -298,53 +296,18 @@ func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 		t.details.SetSpan(nil, nil)
 		return
 	}
-	t.details.SetSpan(s, findSpan(snap, s.Parent))
-	t.details.SetRoundFacts(roundFacts(snap, s))
-	t.details.SetNotifications(eventsOf(snap, s.ID))
-	var total, failed int
-	for _, c := range snap.Spans {
-		if c.Parent == s.ID {
-			total++
-			if c.Status != recorder.StatusOpen && c.Status != recorder.StatusOK {
-				failed++
-			}
-		}
-	}
-	t.details.SetChildren(total, failed)
-}
-
-// eventsOf returns the events of snap that name span id.
-func eventsOf(snap *recorder.Snapshot, id recorder.SpanID) []recorder.Event {
-	var evs []recorder.Event
-	for _, e := range snap.Events {
-		if e.Span == id {
-			evs = append(evs, e)
-		}
-	}
-	return evs
-}
-
-func findSpan(snap *recorder.Snapshot, id recorder.SpanID) *recorder.Span {
-	if snap == nil || id == 0 {
-		return nil
-	}
-	if i := int(id) - 1; i >= 0 && i < len(snap.Spans) && snap.Spans[i].ID == id {
-		return snap.Spans[i]
-	}
-	for _, s := range snap.Spans {
-		if s.ID == id {
-			return s
-		}
-	}
-	return nil
+	r := timeline.RelatedTo(snap, s)
+	t.details.SetSpan(s, r.Parent)
+	t.details.SetRoundFacts(r.RoundFacts)
+	t.details.SetNotifications(r.Events)
+	t.details.SetChildren(r.Children, r.Failed)
 }
 
 // apply shows a frame: on the main goroutine.
 func (t *TimelineView) apply(f liveFrame) {
 	t.snap = f.snap
 	t.gantt.SetSnapshot(f.snap)
-	t.chart.snap = f.snap
-	t.chart.setSteps(f.snap, f.steps)
+	t.chart.SetSteps(f.snap, f.steps)
 	t.setStats(func() { t.stats.SetSummary(f.summary) })
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
 		// the selected request changed (it was answered, say)
@@ -355,11 +318,8 @@ func (t *TimelineView) apply(f liveFrame) {
 	if name := "A: " + recordingName(t.snap); t.cmpGantt != nil && t.title.Text != name {
 		t.title.SetText(name)
 	}
-	// The Gantt, the chart and the stats show one snapshot: redraw both
-	// pictures in this event rather than each on its own throttle, so that
-	// no painted frame pairs a Gantt with an older chart.
-	t.gantt.redraw.now()
-	t.chart.redraw.now()
+	// The Gantt and the chart share a time axis, and so a frame: the
+	// frame after this event draws both, from this one snapshot.
 }
 
 // liveFrame is what one tick hands to the main goroutine: the snapshot and
@@ -394,7 +354,7 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 	l := &liveFeed{done: make(chan struct{})}
 	var busy atomic.Bool
 	go func() {
-		tick := time.NewTicker(max(minFrameInterval, time.Millisecond))
+		tick := time.NewTicker(max(timeline.MinFrameInterval, time.Millisecond))
 		defer tick.Stop()
 		var (
 			last        uint64
@@ -457,8 +417,8 @@ func (t *TimelineView) legend() []fyne.CanvasObject {
 	items := []fyne.CanvasObject{}
 	t.kindToggles = map[recorder.Kind]*widget.Button{}
 	t.kindSwatches = map[recorder.Kind]*canvas.Rectangle{}
-	for _, k := range legendKinds {
-		sw, _, look := item(kindColors[k], string(k))
+	for _, k := range timeline.LegendKinds {
+		sw, _, look := item(timeline.KindColor(k), string(k))
 		t.kindSwatches[k] = sw
 		b := widget.NewButton("", func() {
 			hide := !t.gantt.KindHidden(k)
@@ -478,11 +438,11 @@ func (t *TimelineView) legend() []fyne.CanvasObject {
 		c     color.Color
 		label string
 	}{
-		{nil, "queued"}, {kindColors[recorder.KindSampling], "serving"},
-		{fulfilColor, "client fulfilling input (between rounds)"},
-		{stalledColor, "stalled (read, not yet seen by the client)"},
-		{failColor, "failed (hatched: cancelled, timeout, aborted)"},
-		{eventColor(recorder.EventProgress), "notification"},
+		{nil, "queued"}, {timeline.KindColor(recorder.KindSampling), "serving"},
+		{timeline.FulfilColor, "client fulfilling input (between rounds)"},
+		{timeline.StalledColor, "stalled (read, not yet seen by the client)"},
+		{timeline.FailColor, "failed (hatched: cancelled, timeout, aborted)"},
+		{timeline.EventColor(recorder.EventProgress), "notification"},
 	} {
 		sw, _, look := item(o.c, o.label)
 		if o.c == nil {
@@ -500,19 +460,19 @@ func (t *TimelineView) paintLegend() {
 	fg, faint := theme.Color(theme.ColorNameForeground), theme.Color(theme.ColorNameDisabled)
 	for i, txt := range t.legendTexts {
 		txt.Color = fg
-		if i < len(legendKinds) && t.gantt.KindHidden(legendKinds[i]) {
+		if i < len(timeline.LegendKinds) && t.gantt.KindHidden(timeline.LegendKinds[i]) {
 			txt.Color = faint
 		}
 		txt.Refresh()
 	}
 	for k, sw := range t.kindSwatches {
-		sw.FillColor, sw.StrokeColor, sw.StrokeWidth = kindColors[k], kindColors[k], 0
+		sw.FillColor, sw.StrokeColor, sw.StrokeWidth = timeline.KindColor(k), timeline.KindColor(k), 0
 		if t.gantt.KindHidden(k) {
 			sw.FillColor, sw.StrokeWidth = color.Transparent, 1
 		}
 		sw.Refresh()
 	}
-	t.queuedSwatch.FillColor = mix(toRGBA(theme.Color(theme.ColorNameBackground)), kindColors[recorder.KindSampling], 0.35)
+	t.queuedSwatch.FillColor = timeline.QueuedColor(recorder.KindSampling)
 	t.queuedSwatch.Refresh()
 }
 

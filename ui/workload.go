@@ -14,7 +14,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // progressEvery is how often, at most, the progress bar is redrawn while
@@ -65,7 +64,7 @@ type WorkloadPanel struct {
 	problem     *widget.Label
 	argsBox     *fyne.Container
 	form        *SchemaForm
-	tools       []*mcp.Tool
+	tools       []engine.Tool
 	args        map[string]json.RawMessage // last arguments per tool, kept across tool switches
 	want        engine.Workload            // preset to apply once its tool is listed
 	running     bool
@@ -161,7 +160,7 @@ func (p *WorkloadPanel) CreateRenderer() fyne.WidgetRenderer {
 
 // SetTools shows the server's tools, keeping the chosen one if it is
 // still there (or choosing the preset's, or the first).
-func (p *WorkloadPanel) SetTools(tools []*mcp.Tool) {
+func (p *WorkloadPanel) SetTools(tools []engine.Tool) {
 	p.tools = tools
 	names := make([]string, 0, len(tools))
 	for _, t := range tools {
@@ -207,7 +206,7 @@ func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
 	} else {
 		p.Timeout.SetText("")
 	}
-	if slices.ContainsFunc(p.tools, func(t *mcp.Tool) bool { return t.Name == w.Tool }) {
+	if slices.ContainsFunc(p.tools, func(t engine.Tool) bool { return t.Name == w.Tool }) {
 		p.Tool.SetSelected(w.Tool)
 		if len(w.Args) > 0 {
 			p.setArgs(w.Args)
@@ -443,10 +442,10 @@ func (p *WorkloadPanel) run() {
 func (p *WorkloadPanel) toolChosen(name string) {
 	p.description.SetText("")
 	p.form = nil
-	var tool *mcp.Tool
+	var tool *engine.Tool
 	for _, t := range p.tools {
 		if t.Name == name {
-			tool = t
+			tool = &t
 		}
 	}
 	if tool != nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const runUsage = `Usage: inspector run [flags]
@@ -443,20 +442,20 @@ func runTitle(t engine.Target, tool string) string {
 
 // printToolsClean is printTools without the session's secrets: what a
 // server says of its tools is its own text, and may echo a credential.
-func printToolsClean(w io.Writer, rec *recorder.Recording, tools []*mcp.Tool, asJSON bool) {
+func printToolsClean(w io.Writer, rec *recorder.Recording, tools []engine.Tool, asJSON bool) {
 	var b strings.Builder
 	printTools(&b, tools, asJSON)
 	io.WriteString(w, rec.Scrub(b.String()))
 }
 
 // printTools lists tools, as a table for a person or as JSON.
-func printTools(w io.Writer, tools []*mcp.Tool, asJSON bool) {
+func printTools(w io.Writer, tools []engine.Tool, asJSON bool) {
 	if asJSON {
 		type entry struct {
-			Name        string `json:"name"`
-			Title       string `json:"title,omitempty"`
-			Description string `json:"description,omitempty"`
-			InputSchema any    `json:"inputSchema,omitempty"`
+			Name        string          `json:"name"`
+			Title       string          `json:"title,omitempty"`
+			Description string          `json:"description,omitempty"`
+			InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 		}
 		list := make([]entry, 0, len(tools))
 		for _, t := range tools {

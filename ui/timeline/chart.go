@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ type ConcurrencyChart struct {
 	out    *image.RGBA // reused between renders of the same size
 	imgKey chartKey
 	err    error
-	redraw throttle
+	redraw func() // asks for a frame: see redraw.go
 	frames atomic.Int64
 }
 
@@ -68,8 +68,7 @@ func NewConcurrencyChart() *ConcurrencyChart {
 	c := &ConcurrencyChart{axis: newTimeAxis(), ownAxis: true, height: ConcurrencyChartHeight, hover: fyne.NewPos(-1, -1),
 		until: math.MaxInt64}
 	c.ExtendBaseWidget(c)
-	c.redraw.fn = c.Refresh
-	c.axis.listen(c.redraw.request)
+	c.redraw, _ = c.axis.listen(c.Refresh)
 	return c
 }
 
@@ -77,7 +76,8 @@ func NewConcurrencyChart() *ConcurrencyChart {
 // returned function is called.
 func (c *ConcurrencyChart) useAxis(a *timeAxis) (release func()) {
 	c.axis, c.ownAxis = a, false
-	return a.listen(c.redraw.request)
+	c.redraw, release = a.listen(c.Refresh)
+	return release
 }
 
 // SetSnapshot shows the concurrency of snap's incoming requests; a chart
@@ -90,9 +90,9 @@ func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 	}
 	c.setSteps(snap, steps)
 	if c.ownAxis {
-		c.axis.set(0, max(extentOf(snap), time.Millisecond)*21/20)
+		c.axis.set(0, max(Extent(snap), time.Millisecond)*21/20)
 	}
-	c.redraw.request()
+	c.redraw()
 }
 
 // setSteps replaces the steps drawn: recorder.Steps(snap). While requests
@@ -131,7 +131,7 @@ func (c *ConcurrencyChart) HoverText() string {
 		return "" // after a live recording's Now: nothing happened yet
 	}
 	f, p := c.ValueAt(t)
-	return fmt.Sprintf("%s: %d in flight, %d pending", formatOffset(t), f, p)
+	return fmt.Sprintf("%s: %d in flight, %d pending", FormatOffset(t), f, p)
 }
 
 // MouseIn is called when the pointer enters the chart.
@@ -140,13 +140,13 @@ func (c *ConcurrencyChart) MouseIn(ev *desktop.MouseEvent) { c.MouseMoved(ev) }
 // MouseMoved shows the values at the instant under the pointer.
 func (c *ConcurrencyChart) MouseMoved(ev *desktop.MouseEvent) {
 	c.hover = ev.Position
-	c.redraw.request() // labels only: the chart image is cached
+	c.redraw() // labels only: the chart image is cached
 }
 
 // MouseOut hides the readout.
 func (c *ConcurrencyChart) MouseOut() {
 	c.hover = fyne.NewPos(-1, -1)
-	c.redraw.request()
+	c.redraw()
 }
 
 // Err returns the error of the last render, if it failed.
@@ -496,3 +496,19 @@ func (r *chartRenderer) Refresh() {
 	}
 	r.raster.Refresh()
 }
+
+// ShareAxis makes the chart show the time range of g, until release is
+// called.
+func (c *ConcurrencyChart) ShareAxis(g *Gantt) (release func()) { return c.useAxis(g.axis) }
+
+// SetSteps shows the concurrency steps of snap, recorder.Steps(snap),
+// computed off the main goroutine. While requests are open, the lines stop
+// at snap.Now at the level then in force.
+func (c *ConcurrencyChart) SetSteps(snap *recorder.Snapshot, steps []recorder.Step) {
+	c.snap = snap
+	c.setSteps(snap, steps)
+	c.redraw()
+}
+
+// Snapshot returns the snapshot shown, or nil.
+func (c *ConcurrencyChart) Snapshot() *recorder.Snapshot { return c.snap }

@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"image"
@@ -13,66 +13,6 @@ import (
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
-
-// roundsSnapshot is a recording of both protocol eras, built by hand with
-// fixed offsets.
-//
-// Session s1 (2026-07-28): tool call #1 takes three wire rounds. Round 1
-// (#2) answers input_required with two sampling requests (#3 r1-0, #4
-// r1-1), served one at a time; the client sends round 2 (#5) 50 ms after
-// the second is answered. Round 2 asks for one elicitation (#6 r2-0);
-// round 3 (#7) gets the result. The client's fulfilment time: 100 ms →
-// 1150 ms after round 1, 1250 ms → 1500 ms after round 2.
-//
-// Session s2 (2025-11-25, dispatch inline): tool call #8 gets two sampling
-// requests; while #9 is served, #10 is read off the wire but withheld from
-// the client for 450 ms (stalled), and so is the response to tools/list
-// #11 (300 ms) and a progress notification (250 ms).
-func roundsSnapshot() *recorder.Snapshot {
-	snap := &recorder.Snapshot{
-		Meta: recorder.Meta{Title: "both eras", Target: "demo", Created: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)},
-		Now:  2900 * ms, Version: 7,
-	}
-	add := func(s recorder.Span) {
-		s.ID = recorder.SpanID(len(snap.Spans) + 1)
-		if s.Kind == "" {
-			s.Kind = recorder.KindOf(s.Method)
-		}
-		if s.Status == recorder.StatusOpen {
-			s.Status = recorder.StatusOK
-		}
-		if s.Direction == recorder.Outgoing {
-			s.Queued, s.Serving = s.Received, s.Received
-		}
-		snap.Spans = append(snap.Spans, &s)
-	}
-	out, in := recorder.Outgoing, recorder.Incoming
-	// session s1: a multi-round-trip call
-	add(recorder.Span{Session: "s1", Direction: out, Method: "tools/call", Name: "fanout", RequestID: "1", Received: 0, Answered: 1600 * ms})
-	add(recorder.Span{Session: "s1", Direction: out, Method: "tools/call", Name: "fanout", Kind: recorder.KindRound, Parent: 1, Round: 1, RequestID: "1",
-		Received: 0, Answered: 100 * ms, Outcome: recorder.OutcomeInputRequired, InputRequests: 2})
-	add(recorder.Span{Session: "s1", Direction: in, Method: "sampling/createMessage", Parent: 2, Round: 1, InputKey: "r1-0",
-		Received: 100 * ms, Queued: 100 * ms, Serving: 100 * ms, Answered: 600 * ms})
-	add(recorder.Span{Session: "s1", Direction: in, Method: "sampling/createMessage", Parent: 2, Round: 1, InputKey: "r1-1",
-		Received: 100 * ms, Queued: 100 * ms, Serving: 600 * ms, Answered: 1100 * ms})
-	add(recorder.Span{Session: "s1", Direction: out, Method: "tools/call", Name: "fanout", Kind: recorder.KindRound, Parent: 1, Round: 2, RequestID: "2",
-		Received: 1150 * ms, Answered: 1250 * ms, Outcome: recorder.OutcomeInputRequired, InputRequests: 1})
-	add(recorder.Span{Session: "s1", Direction: in, Method: "elicitation/create", Parent: 5, Round: 2, InputKey: "r2-0",
-		Received: 1250 * ms, Queued: 1250 * ms, Serving: 1250 * ms, Answered: 1450 * ms})
-	add(recorder.Span{Session: "s1", Direction: out, Method: "tools/call", Name: "fanout", Kind: recorder.KindRound, Parent: 1, Round: 3, RequestID: "3",
-		Received: 1500 * ms, Answered: 1600 * ms, Outcome: recorder.OutcomeResult})
-	// session s2: a 2025-era call under inline dispatch
-	add(recorder.Span{Session: "s2", Direction: out, Method: "tools/call", Name: "slow", RequestID: "1", Received: 1700 * ms, Answered: 2800 * ms})
-	add(recorder.Span{Session: "s2", Direction: in, Method: "sampling/createMessage", Parent: 8, RequestID: "0",
-		Received: 1750 * ms, Queued: 1750 * ms, Serving: 1750 * ms, Answered: 2250 * ms})
-	add(recorder.Span{Session: "s2", Direction: in, Method: "sampling/createMessage", Parent: 8, RequestID: "1", Stalled: 450 * ms,
-		Received: 1800 * ms, Queued: 2250 * ms, Serving: 2250 * ms, Answered: 2750 * ms})
-	add(recorder.Span{Session: "s2", Direction: out, Method: "tools/list", RequestID: "2", Stalled: 300 * ms,
-		Received: 1900 * ms, Answered: 1950 * ms})
-	snap.Events = append(snap.Events,
-		recorder.Event{At: 2000 * ms, Session: "s2", Kind: recorder.EventProgress, Method: "notifications/progress", Span: 8, Stalled: 250 * ms})
-	return snap
-}
 
 func TestGanttRoundRows(t *testing.T) {
 	test.NewTempApp(t)
@@ -252,8 +192,8 @@ func TestGanttDrawsFulfilmentAndStalled(t *testing.T) {
 		return d(c.R, want.R)+d(c.G, want.G)+d(c.B, want.B) < 90
 	}
 	pal := newGanttPalette()
-	isFulfil := func(c color.RGBA) bool { return near(c, fulfilColor) || near(c, mix(pal.bg, fulfilColor, 0.3)) }
-	isStalled := func(c color.RGBA) bool { return near(c, stalledColor) || near(c, mix(pal.bg, stalledColor, 0.45)) }
+	isFulfil := func(c color.RGBA) bool { return near(c, FulfilColor) || near(c, mix(pal.bg, FulfilColor, 0.3)) }
+	isStalled := func(c color.RGBA) bool { return near(c, StalledColor) || near(c, mix(pal.bg, StalledColor, 0.45)) }
 	for _, tt := range []struct {
 		name string
 		row  int
@@ -263,9 +203,9 @@ func TestGanttDrawsFulfilmentAndStalled(t *testing.T) {
 	}{
 		{"the call between rounds 1 and 2", 0, 600 * ms, isFulfil, "fulfilment gold"},
 		{"the call between rounds 2 and 3", 0, 1400 * ms, isFulfil, "fulfilment gold"},
-		{"the call while round 2 is on the wire", 0, 1200 * ms, func(c color.RGBA) bool { return near(c, kindColor(recorder.KindTool)) }, "the tool's slate"},
+		{"the call while round 2 is on the wire", 0, 1200 * ms, func(c color.RGBA) bool { return near(c, KindColor(recorder.KindTool)) }, "the tool's slate"},
 		{"a stalled request before its hand-off", 9, 2000 * ms, isStalled, "stalled pink"},
-		{"the same request once served", 9, 2500 * ms, func(c color.RGBA) bool { return near(c, kindColor(recorder.KindSampling)) }, "sampling blue"},
+		{"the same request once served", 9, 2500 * ms, func(c color.RGBA) bool { return near(c, KindColor(recorder.KindSampling)) }, "sampling blue"},
 		{"a stalled response after it was read", 10, 2100 * ms, isStalled, "stalled pink"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,124 +1,36 @@
-package ui
+package timeline
 
 import (
-	"encoding/json"
-	"flag"
 	"fmt"
-	"image"
-	"image/png"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/timeline/timelinetest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func init() {
 	// redraw at once in tests: no deferred refresh from a timer goroutine
-	minFrameInterval = 0
+	MinFrameInterval = 0
 }
 
 const ms = time.Millisecond
 
-// fixedSnapshot is a recording built with fixed offsets: a tool call whose
-// five sampling requests arrived together and were served one at a time
-// (a staircase), an elicitation that failed under it, an orphan ping, a
-// cancelled roots/list and a tools/list, with notifications.
-func fixedSnapshot() *recorder.Snapshot {
-	snap := &recorder.Snapshot{
-		Meta: recorder.Meta{Title: "serial fan-out", Target: "demo", Created: time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)},
-		Now:  2700 * ms, Version: 42,
-	}
-	add := func(s recorder.Span) *recorder.Span {
-		s.ID = recorder.SpanID(len(snap.Spans) + 1)
-		s.Kind = recorder.KindOf(s.Method)
-		if s.Session == "" {
-			s.Session = "s1"
-		}
-		p := s
-		snap.Spans = append(snap.Spans, &p)
-		return &p
-	}
-	add(recorder.Span{Direction: recorder.Outgoing, Method: "tools/call", Name: "fanout", RequestID: "1",
-		Received: 0, Queued: 0, Serving: 0, Answered: 2560 * ms, Status: recorder.StatusOK,
-		Params: json.RawMessage(`{"name":"fanout","arguments":{"n":5}}`), Result: json.RawMessage(`{"content":[{"type":"text","text":"5 answers"}]}`)})
-	for i := range 5 {
-		at := 10*ms + time.Duration(i)*ms
-		serve := 10*ms + time.Duration(i)*500*ms
-		add(recorder.Span{Direction: recorder.Incoming, Method: "sampling/createMessage", Parent: 1, RequestID: fmt.Sprint(i),
-			Received: at, Queued: at, Serving: serve, Answered: serve + 500*ms, Status: recorder.StatusOK,
-			Params: json.RawMessage(fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":"question %d"}}],"maxTokens":100}`, i)),
-			Result: json.RawMessage(fmt.Sprintf(`{"model":"demo","role":"assistant","content":{"type":"text","text":"answer %d"}}`, i))})
-	}
-	add(recorder.Span{Direction: recorder.Incoming, Method: "ping", RequestID: "p1",
-		Received: 700 * ms, Queued: 700 * ms, Serving: 700 * ms, Answered: 702 * ms, Status: recorder.StatusOK})
-	add(recorder.Span{Direction: recorder.Incoming, Method: "elicitation/create", Parent: 1, RequestID: "5",
-		Received: 1200 * ms, Queued: 1200 * ms, Serving: 1250 * ms, Answered: 1400 * ms, Status: recorder.StatusError, Error: "the user declined"})
-	add(recorder.Span{Direction: recorder.Incoming, Method: "roots/list", RequestID: "6",
-		Received: 1800 * ms, Queued: 1800 * ms, Serving: 1800 * ms, Answered: 2000 * ms, Status: recorder.StatusCancelled})
-	add(recorder.Span{Direction: recorder.Outgoing, Method: "tools/list", RequestID: "2",
-		Received: 2600 * ms, Queued: 2600 * ms, Serving: 2600 * ms, Answered: 2650 * ms, Status: recorder.StatusOK})
-	for _, at := range []time.Duration{600, 1100, 1600, 2100} {
-		snap.Events = append(snap.Events, recorder.Event{At: at * ms, Kind: recorder.EventProgress, Method: "notifications/progress", Span: 1})
-	}
-	snap.Events = append(snap.Events,
-		recorder.Event{At: 300 * ms, Kind: recorder.EventLog, Method: "notifications/message", Text: "starting"},
-		recorder.Event{At: 2000 * ms, Kind: recorder.EventCancelled, Method: "notifications/cancelled", Span: 9})
-	return snap
-}
-
-// fanoutSnapshot is n sampling requests of a tool call that arrived
-// together and were served `slots` at a time, each taking serve.
-func fanoutSnapshot(n, slots int, serve time.Duration) *recorder.Snapshot {
-	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: fmt.Sprintf("%d requests, %d at a time", n, slots)}}
-	waves := (n + slots - 1) / slots
-	call := &recorder.Span{ID: 1, Direction: recorder.Outgoing, Method: "tools/call", Name: "fanout", Kind: recorder.KindTool,
-		Received: 0, Queued: 0, Serving: 0, Answered: 20*ms + time.Duration(waves)*serve, Status: recorder.StatusOK}
-	snap.Spans = append(snap.Spans, call)
-	for i := range n {
-		start := 10*ms + time.Duration(i/slots)*serve
-		snap.Spans = append(snap.Spans, &recorder.Span{ID: recorder.SpanID(i + 2), Parent: 1, Direction: recorder.Incoming,
-			Method: "sampling/createMessage", Kind: recorder.KindSampling,
-			Received: 10 * ms, Queued: 10 * ms, Serving: start, Answered: start + serve, Status: recorder.StatusOK})
-	}
-	snap.Now = call.Answered
-	return snap
-}
-
-// bigSnapshot is n requests in tool calls of 10, overlapping in waves,
-// for benchmarks.
-func bigSnapshot(n int) *recorder.Snapshot {
-	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: "big", Created: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)}}
-	var id recorder.SpanID
-	for len(snap.Spans) < n {
-		id++
-		callID := id
-		t0 := time.Duration(len(snap.Spans)) * ms
-		snap.Spans = append(snap.Spans, &recorder.Span{ID: id, Direction: recorder.Outgoing, Method: "tools/call", Kind: recorder.KindTool,
-			Received: t0, Queued: t0, Serving: t0, Answered: t0 + 60*ms, Status: recorder.StatusOK})
-		for j := 0; j < 9 && len(snap.Spans) < n; j++ {
-			id++
-			r := t0 + time.Duration(j)*ms
-			st := recorder.StatusOK
-			if j == 7 {
-				st = recorder.StatusError
-			}
-			snap.Spans = append(snap.Spans, &recorder.Span{ID: id, Parent: callID, Direction: recorder.Incoming,
-				Method: "sampling/createMessage", Kind: recorder.KindSampling,
-				Received: r, Queued: r, Serving: r + time.Duration(j%3)*5*ms, Answered: r + 40*ms, Status: st})
-		}
-	}
-	snap.Now = time.Duration(n)*ms + 100*ms
-	return snap
-}
+// The recordings the tests draw, shared with the tests of package ui.
+var (
+	fixedSnapshot  = timelinetest.Fixed
+	fanoutSnapshot = timelinetest.Fanout
+	bigSnapshot    = timelinetest.Big
+	roundsSnapshot = timelinetest.Rounds
+	assertImage    = timelinetest.AssertImage
+	assertMarkup   = timelinetest.AssertMarkup
+)
 
 func ids(rows []GanttRow) string {
 	var b strings.Builder
@@ -295,41 +207,6 @@ func showGantt(t *testing.T, snap *recorder.Snapshot, size fyne.Size) (*Gantt, f
 	w.Resize(size)
 	g.SetSnapshot(snap)
 	return g, w
-}
-
-// assertImage compares img with the golden file testdata/name, or writes
-// it with -update.
-func assertImage(t *testing.T, name string, img image.Image) {
-	t.Helper()
-	if *update {
-		path := filepath.Join("testdata", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if err := png.Encode(f, img); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	test.AssertImageMatches(t, name, img)
-}
-
-// assertMarkup compares the canvas's markup with testdata/name, or writes
-// it with -update.
-func assertMarkup(t *testing.T, name string, c fyne.Canvas) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(filepath.Join("testdata", name), []byte(test.RenderToMarkup(c)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	test.AssertRendersToMarkup(t, name, c)
 }
 
 func TestGanttGolden(t *testing.T) {
@@ -626,5 +503,41 @@ func TestGanttKeyboard(t *testing.T) {
 				t.Errorf("view starts at %v, want %v", start, tt.start)
 			}
 		})
+	}
+}
+
+// TestUnlinkedRow checks that the timeline row of a request no tool call
+// could be named for says "unlinked", within the room the label has.
+func TestUnlinkedRow(t *testing.T) {
+	test.NewTempApp(t)
+	snap := fixedSnapshot()
+	sp := snap.Spans[2]
+	sp.Parent, sp.Unlinked = 0, "2 tool calls were in flight and the request carried no progress token"
+	_, w := showGantt(t, snap, fyne.NewSize(800, 260))
+	var labels []string
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch o := o.(type) {
+		case *canvas.Text:
+			labels = append(labels, o.Text)
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(o).Objects() {
+				walk(c)
+			}
+		case *fyne.Container:
+			for _, c := range o.Objects {
+				walk(c)
+			}
+		}
+	}
+	walk(w.Canvas().Content())
+	n := 0
+	for _, l := range labels {
+		if strings.HasPrefix(l, "unlinked sampling/") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d rows say unlinked, want 1; the labels drawn: %q", n, labels)
 	}
 }

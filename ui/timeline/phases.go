@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"image"
@@ -13,8 +13,8 @@ import (
 // multi-round-trip call, and a message read off the wire but withheld
 // from the client (dispatch "inline").
 var (
-	fulfilColor  = color.RGBA{202, 138, 4, 255}  // gold, drawn as a dotted pale bar
-	stalledColor = color.RGBA{219, 39, 119, 255} // pink, drawn with pale stripes
+	FulfilColor  = color.RGBA{202, 138, 4, 255}  // gold, drawn as a dotted pale bar
+	StalledColor = color.RGBA{219, 39, 119, 255} // pink, drawn with pale stripes
 )
 
 // drawFulfilment paints, on a multi-round-trip call's row, the client's
@@ -30,8 +30,8 @@ func (g *Gantt) drawFulfilment(img *image.RGBA, call int32, y0, y1 int, xOf func
 		if x1 <= x0 {
 			continue
 		}
-		fillRect(img, x0, y0, x1, y1, mix(pal.bg, fulfilColor, 0.3))
-		dots(img, x0, y0, x1, y1, fulfilColor)
+		fillRect(img, x0, y0, x1, y1, mix(pal.bg, FulfilColor, 0.3))
+		dots(img, x0, y0, x1, y1, FulfilColor)
 	}
 }
 
@@ -60,8 +60,8 @@ func stalledBar(img *image.RGBA, x0, y0, x1, y1, plotX0, w int, pal ganttPalette
 	if x1 <= x0 {
 		return
 	}
-	fillRect(img, x0, y0, x1, y1, stalledColor)
-	pale := mix(pal.bg, stalledColor, 0.45)
+	fillRect(img, x0, y0, x1, y1, StalledColor)
+	pale := mix(pal.bg, StalledColor, 0.45)
 	for y := y0 + 1; y < y1; y += 3 {
 		fillRect(img, x0, y, x1, y+1, pale)
 	}

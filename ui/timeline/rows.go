@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"github.com/fanout-inspector/inspector/recorder"
@@ -204,4 +204,46 @@ func (l *ganttLayout) rowOfID(id recorder.SpanID) int {
 		return -1
 	}
 	return int(l.rowOfSpan[i])
+}
+
+// reparented reports whether any of the first n spans of next has another
+// parent than in prev. Only spans updated since prev (a new pointer) are
+// compared, so this costs a pointer comparison per span.
+func reparented(prev, next *recorder.Snapshot, n int) bool {
+	for i := range min(n, len(prev.Spans), len(next.Spans)) {
+		if a, b := prev.Spans[i], next.Spans[i]; a != b && a.Parent != b.Parent {
+			return true
+		}
+	}
+	return false
+}
+
+// relayout lays all rows out again, after a change of what is hidden.
+func (g *Gantt) relayout() {
+	if g.snap != nil {
+		g.layout.dirtyGroup = 0
+		g.layout.flatten(g.snap, g.hidden)
+	}
+	g.hoverRow = -1
+	g.clampScroll()
+	g.changed()
+}
+
+func (g *Gantt) rowH() float32 {
+	if g.compact {
+		return ganttCompactH
+	}
+	return ganttRowH
+}
+
+func (g *Gantt) plotW() float32 { return max(g.Size().Width-ganttGutter, 1) }
+
+func (g *Gantt) rowsAreaH() float32 {
+	return max(g.Size().Height-ganttRulerH-ganttLaneH, 0)
+}
+
+func (g *Gantt) clampScroll() {
+	maxY := float32(len(g.layout.rows))*g.rowH() - g.rowsAreaH()
+	g.scrollY = min(g.scrollY, max(maxY, 0))
+	g.scrollY = max(g.scrollY, 0)
 }

@@ -1,4 +1,4 @@
-package ui
+package timeline
 
 import (
 	"fmt"
@@ -115,7 +115,7 @@ func rowLabel(s *recorder.Span) string {
 	case s.InputKey != "":
 		return s.InputKey + " " + s.Method
 	}
-	return spanLabel(s)
+	return SpanLabel(s)
 }
 
 // stalledText says how long a span was withheld from the client, in the
@@ -125,9 +125,9 @@ func stalledText(s *recorder.Span) string {
 		return ""
 	}
 	if s.Direction == recorder.Incoming {
-		return fmt.Sprintf("stalled %s (read, not yet seen by the client)", formatDuration(s.Stalled))
+		return fmt.Sprintf("stalled %s (read, not yet seen by the client)", FormatDuration(s.Stalled))
 	}
-	return fmt.Sprintf("response stalled %s (read, not yet seen by the client)", formatDuration(s.Stalled))
+	return fmt.Sprintf("response stalled %s (read, not yet seen by the client)", FormatDuration(s.Stalled))
 }
 
 // roundFacts describes where s stands in a multi-round-trip call, as
@@ -154,7 +154,7 @@ func roundFacts(snap *recorder.Snapshot, s *recorder.Span) [][2]string {
 		for _, f := range fulfilments(rounds, snapNow(snap), s.Open()) {
 			total += f.To - f.From
 		}
-		add("fulfilment", formatDuration(total)+" in all (the client, between rounds)")
+		add("fulfilment", FormatDuration(total)+" in all (the client, between rounds)")
 	case s.Kind == recorder.KindRound:
 		call := findSpan(snap, s.Parent)
 		add("round", fmt.Sprint(s.Round))
@@ -165,13 +165,13 @@ func roundFacts(snap *recorder.Snapshot, s *recorder.Span) [][2]string {
 			switch {
 			case f.After == s.Round-1:
 				add("fulfilment", fmt.Sprintf("%s before it: the client fulfilling round %d's input (round %d answered → round %d sent)",
-					formatDuration(f.To-f.From), f.After, f.After, s.Round))
+					FormatDuration(f.To-f.From), f.After, f.After, s.Round))
 			case f.After == s.Round && f.Open:
 				add("fulfilment", fmt.Sprintf("%s so far after it: the client fulfilling its input (round %d not sent yet)",
-					formatDuration(f.To-f.From), s.Round+1))
+					FormatDuration(f.To-f.From), s.Round+1))
 			case f.After == s.Round:
 				add("fulfilment", fmt.Sprintf("%s after it: the client fulfilling its input (round %d answered → round %d sent)",
-					formatDuration(f.To-f.From), s.Round, s.Round+1))
+					FormatDuration(f.To-f.From), s.Round, s.Round+1))
 			}
 		}
 	case s.Round > 0:

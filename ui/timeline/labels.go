@@ -1,0 +1,83 @@
+package timeline
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// placeLabels writes the label of each visible row in the gutter,
+// indented by its depth.
+func (r *ganttRenderer) placeLabels() {
+	g := r.g
+	size := g.Size()
+	fg := theme.Color(theme.ColorNameForeground)
+	small := theme.Size(theme.SizeNameCaptionText)
+	n := 0
+	if g.snap != nil && !g.compact {
+		top := float32(ganttRulerH + ganttLaneH)
+		first := max(int(g.scrollY/ganttRowH), 0)
+		for row := first; row < len(g.layout.rows); row++ {
+			y := top + float32(row)*ganttRowH - g.scrollY
+			if y >= size.Height {
+				break
+			}
+			if y < top-2 {
+				continue
+			}
+			ref := g.layout.rows[row]
+			s := g.snap.Spans[ref.span]
+			lbl := r.text(&r.labels, n, small)
+			n++
+			lbl.Text = Truncate(rowLabel(s), 24-2*int(ref.depth))
+			lbl.Color = fg
+			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
+				lbl.Color = FailColor
+			}
+			x := 12 + float32(ref.depth)*ganttIndent
+			lbl.Move(fyne.NewPos(x, y+(ganttRowH-lbl.MinSize().Height)/2))
+			lbl.Resize(fyne.NewSize(ganttGutter-x-4, lbl.MinSize().Height))
+			lbl.Refresh()
+		}
+	}
+	hideFrom(r.labels, n)
+}
+
+// placeCount writes how many requests there are, and how many are
+// shown, over the labels.
+func (r *ganttRenderer) placeCount() {
+	g := r.g
+	total := 0
+	if g.snap != nil {
+		total = len(g.snap.Spans)
+	}
+	switch n := len(g.layout.rows); {
+	case n < total:
+		r.count.Text = fmt.Sprintf("%d of %d requests", n, total)
+	case n == 1:
+		r.count.Text = "1 request"
+	default:
+		r.count.Text = fmt.Sprintf("%d requests", n)
+	}
+	r.count.Color = theme.Color(theme.ColorNameDisabled)
+	r.count.Move(fyne.NewPos(8, 4))
+	r.count.Resize(r.count.MinSize())
+	r.count.Refresh()
+}
+
+// placeEmpty says so when there is nothing to show.
+func (r *ganttRenderer) placeEmpty() {
+	g := r.g
+	size := g.Size()
+	if g.snap == nil || len(g.layout.rows) == 0 {
+		r.empty.Show()
+		r.empty.Color = theme.Color(theme.ColorNameDisabled)
+		r.empty.Move(fyne.NewPos(ganttGutter, ganttRulerH+ganttLaneH+ganttRowH))
+		r.empty.Resize(fyne.NewSize(max(size.Width-ganttGutter, 0), r.empty.MinSize().Height))
+		r.empty.Refresh()
+	} else {
+		r.empty.Hide()
+	}
+}

@@ -1,0 +1,93 @@
+package timeline
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// MinFrameInterval is the least time between two redraws of a live or
+// interacted-with widget (about 30 frames a second). Tests set it to 0.
+var MinFrameInterval = 33 * time.Millisecond
+
+// changed asks for a redraw of the Gantt in the next frame of its axis.
+func (g *Gantt) changed() { g.redraw() }
+
+// One path redraws: a widget that changed (new data, a hover, a zoom)
+// marks itself dirty on its time axis and asks the axis for a frame; the
+// frame refreshes every dirty widget on the axis at once. So the Gantt and
+// the chart under it, given one snapshot in one event, are drawn in the
+// same frame, and never one of them with an older snapshot than the other.
+
+// listener is one widget on a time axis.
+type listener struct {
+	refresh func()
+	dirty   bool
+}
+
+// listen adds a widget to the axis: refresh redraws it. Calling changed
+// (or changing the range) redraws it in the next frame, until cancel is
+// called.
+func (a *timeAxis) listen(refresh func()) (changed, cancel func()) {
+	id := a.next
+	a.next++
+	l := &listener{refresh: refresh}
+	a.listeners[id] = l
+	changed = func() {
+		l.dirty = true
+		a.frame.request()
+	}
+	return changed, func() { delete(a.listeners, id) }
+}
+
+// draw is one frame: it refreshes the widgets that changed since the last.
+func (a *timeAxis) draw() {
+	for _, l := range a.listeners {
+		if l.dirty {
+			l.dirty = false
+			l.refresh()
+		}
+	}
+}
+
+// throttle runs fn at most once every MinFrameInterval, and once for any
+// number of requests made while handling one event: the first request
+// queues fn behind the event (or until the interval is over), later ones
+// join it. A queued run that nothing was requested for since is skipped.
+type throttle struct {
+	fn      func()
+	last    time.Time
+	pending bool
+	want    uint64 // requests made
+	done    uint64 // requests the last run of fn served
+}
+
+func (t *throttle) request() {
+	t.want++
+	if MinFrameInterval <= 0 {
+		t.flush() // tests: draw at once
+		return
+	}
+	if t.pending {
+		return
+	}
+	t.pending = true
+	run := func() {
+		t.pending = false
+		t.flush()
+	}
+	if wait := MinFrameInterval - time.Since(t.last); wait > 0 {
+		time.AfterFunc(wait, func() { fyne.Do(run) })
+		return
+	}
+	fyne.Do(run)
+}
+
+func (t *throttle) flush() {
+	if t.done == t.want {
+		return
+	}
+	t.done = t.want
+	t.last = time.Now()
+	t.fn()
+}

@@ -1,0 +1,93 @@
+package timeline
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/theme"
+)
+
+// CreateRenderer is a private method to Fyne which links this widget to
+// its renderer.
+func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
+	r := &ganttRenderer{g: g}
+	r.raster = canvas.NewRaster(g.draw)
+	r.empty = canvas.NewText("No requests recorded yet", theme.Color(theme.ColorNameDisabled))
+	r.empty.Alignment = fyne.TextAlignCenter
+	r.count = canvas.NewText("", theme.Color(theme.ColorNameDisabled))
+	r.count.TextSize = theme.Size(theme.SizeNameCaptionText)
+	r.tipBg = canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
+	r.tipBg.StrokeColor = theme.Color(theme.ColorNameShadow)
+	r.tipBg.StrokeWidth = 1
+	r.tipBg.CornerRadius = 3
+	r.tipBg.Hide()
+	r.refreshObjects()
+	return r
+}
+
+type ganttRenderer struct {
+	g       *Gantt
+	raster  *canvas.Raster
+	ruler   []*canvas.Text
+	labels  []*canvas.Text
+	empty   *canvas.Text
+	count   *canvas.Text // how many requests, in the gutter over the labels
+	tipBg   *canvas.Rectangle
+	tip     []*canvas.Text
+	objects []fyne.CanvasObject
+}
+
+func (r *ganttRenderer) Destroy() {}
+
+func (r *ganttRenderer) Layout(size fyne.Size) {
+	r.raster.Resize(size)
+	r.g.clampScroll()
+	r.Refresh()
+}
+
+func (r *ganttRenderer) MinSize() fyne.Size { return r.g.MinSize() }
+
+func (r *ganttRenderer) Objects() []fyne.CanvasObject { return r.objects }
+
+func (r *ganttRenderer) refreshObjects() {
+	r.objects = r.objects[:0]
+	r.objects = append(r.objects, r.raster)
+	for _, t := range r.ruler {
+		r.objects = append(r.objects, t)
+	}
+	for _, t := range r.labels {
+		r.objects = append(r.objects, t)
+	}
+	r.objects = append(r.objects, r.count, r.empty, r.tipBg)
+	for _, t := range r.tip {
+		r.objects = append(r.objects, t)
+	}
+}
+
+// text returns the i-th text of pool, growing it when needed.
+func (r *ganttRenderer) text(pool *[]*canvas.Text, i int, size float32) *canvas.Text {
+	for len(*pool) <= i {
+		t := canvas.NewText("", theme.Color(theme.ColorNameForeground))
+		t.TextSize = size
+		*pool = append(*pool, t)
+		r.refreshObjects()
+	}
+	t := (*pool)[i]
+	t.Show()
+	return t
+}
+
+func hideFrom(pool []*canvas.Text, i int) {
+	for ; i < len(pool); i++ {
+		pool[i].Hide()
+	}
+}
+
+// Refresh places the texts over the picture and redraws the picture.
+func (r *ganttRenderer) Refresh() {
+	r.placeRuler()
+	r.placeLabels()
+	r.placeCount()
+	r.placeEmpty()
+	r.placeTooltip()
+	r.raster.Refresh()
+}
