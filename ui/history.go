@@ -236,6 +236,22 @@ func (p *WorkloadPanel) showResult(r RunRecord) {
 	p.results.Refresh()
 }
 
+// ShowIn tells the panel the scroller it is shown in, so that when a
+// run ends it can scroll its result into view.
+func (p *WorkloadPanel) ShowIn(s *container.Scroll) { p.scroller = s }
+
+// scrollToResult scrolls the panel so that Run, the status line and the
+// result below them are in view.
+func (p *WorkloadPanel) scrollToResult() {
+	s := p.scroller
+	if s == nil {
+		return
+	}
+	s.Refresh()
+	maxY := max(p.MinSize().Height-s.Size().Height, 0)
+	s.ScrollToOffset(fyne.NewPos(0, min(p.runRow.Position().Y, maxY)))
+}
+
 // addHistory puts r at the top of the history, dropping the oldest past
 // maxHistory.
 func (p *WorkloadPanel) addHistory(r RunRecord) {
@@ -329,4 +345,5 @@ func (p *WorkloadPanel) runEnded(res engine.RunResult, err error, stopped bool) 
 	}
 	p.showResult(r)
 	p.addHistory(r)
+	p.scrollToResult()
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
@@ -19,6 +20,7 @@ import (
 func TestRunShowsResultAndHistory(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
+	m.Window.Resize(fyne.NewSize(1024, 600)) // too short for the whole panel
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
 	if !m.Workload.CopyResult.Disabled() {
@@ -48,6 +50,15 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	}
 	if strings.Contains(res, `\"`) {
 		t.Errorf("the result shows escaped JSON: %q", res)
+	}
+	if sc := m.Workload.scroller; sc != nil {
+		top := m.Workload.results.Position().Y
+		if top < sc.Offset.Y || top+40 > sc.Offset.Y+sc.Size().Height {
+			t.Errorf("the result (at y=%v) is out of view (showing %v to %v): a person must scroll to find it",
+				top, sc.Offset.Y, sc.Offset.Y+sc.Size().Height)
+		}
+	} else {
+		t.Errorf("the Workload panel does not know its scroller")
 	}
 	test.Tap(m.Workload.CopyResult)
 	if got := loop.Clipboard().Content(); got != res {

@@ -114,7 +114,9 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.wire()
 
 	m.manualTab = container.NewTabItem("Manual", m.Manual)
-	workloadTab := container.NewTabItem("Workload", container.NewVScroll(m.Workload))
+	workloadScroll := container.NewVScroll(m.Workload)
+	m.Workload.ShowIn(workloadScroll) // to scroll a run's result into view
+	workloadTab := container.NewTabItem("Workload", workloadScroll)
 	m.Tabs = container.NewAppTabs(
 		container.NewTabItem("Server", container.NewVScroll(m.Connection)), // the connection; short so all five tabs fit,
 		container.NewTabItem("Callbacks", container.NewVScroll(m.Callbacks)),

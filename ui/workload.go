@@ -86,6 +86,8 @@ type WorkloadPanel struct {
 
 	// The last call's result and the history of runs (history.go).
 	results    *widget.Accordion
+	runRow     *fyne.Container   // Run and Stop
+	scroller   *container.Scroll // the panel is shown in, if any
 	result     *widget.Label
 	resultWhat *widget.Label
 	historyBox *fyne.Container
@@ -155,6 +157,7 @@ func NewWorkloadPanel() *WorkloadPanel {
 		widget.NewFormItem("Call timeout", p.Timeout),
 	)
 	form.Items[1].HintText = "how many calls are in flight together"
+	p.runRow = container.NewGridWithColumns(2, p.RunButton, p.StopButton)
 	p.historyBox = container.NewVBox(widget.NewLabel("The runs made in this window are listed here, newest first."))
 	p.results = widget.NewAccordion(
 		widget.NewAccordionItem("Result", p.newResultArea()),
@@ -171,7 +174,7 @@ func NewWorkloadPanel() *WorkloadPanel {
 		form,
 		container.NewBorder(nil, nil, widget.NewLabel("Dispatch"), nil, p.Dispatch),
 		p.Answering,
-		container.NewGridWithColumns(2, p.RunButton, p.StopButton),
+		p.runRow,
 		p.Progress,
 		p.status,
 		p.problem,
