@@ -141,7 +141,7 @@ func callResult(s *recorder.Span) (text string, isErr bool) {
 	if s == nil {
 		return "The run made no call.", true
 	}
-	pretty := resultJSON(s.Result)
+	pretty := readableResult(s.Result)
 	switch {
 	case s.Open():
 		return "The call had not ended when the run did.", true
@@ -162,6 +162,35 @@ func callResult(s *recorder.Span) (text string, isErr bool) {
 		return "(the call's result is empty)", false
 	}
 	return pretty, false
+}
+
+// readableResult shows a tool result for reading: each text content as
+// its text (its line breaks kept, not escaped), other content and the
+// structured content as indented JSON. Anything else is indented JSON.
+func readableResult(raw json.RawMessage) string {
+	var r struct {
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+	}
+	if json.Unmarshal(raw, &r) != nil || len(r.Content) == 0 {
+		return resultJSON(raw)
+	}
+	var parts []string
+	for _, c := range r.Content {
+		var text struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(c, &text) == nil && text.Type == "text" {
+			parts = append(parts, text.Text)
+		} else {
+			parts = append(parts, resultJSON(c))
+		}
+	}
+	if len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
+		parts = append(parts, "structuredContent:\n"+resultJSON(r.StructuredContent))
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // onlySays reports whether a tool result says nothing but text: its

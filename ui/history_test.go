@@ -45,8 +45,8 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	m.Callbacks.Dispatch.SetSelected("serial")
 	runOnce("the echo run")
 	res := m.Workload.ResultText()
-	if !strings.Contains(res, "hello from the test") || !strings.Contains(res, "\n  \"content\"") {
-		t.Errorf("after the echo run the result area shows %q, want its pretty-printed result with the text", res)
+	if !strings.Contains(res, "hello from the test") || !strings.HasPrefix(res, "hello from the test\n") || !strings.Contains(res, "structuredContent:\n{\n  \"text\"") {
+		t.Errorf("after the echo run the result area shows %q, want its text, then its structured content indented", res)
 	}
 	if strings.Contains(res, `\"`) {
 		t.Errorf("the result shows escaped JSON: %q", res)
