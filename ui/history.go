@@ -231,7 +231,7 @@ func resultJSON(raw json.RawMessage) string {
 func (p *WorkloadPanel) newResultArea() fyne.CanvasObject {
 	p.result = widget.NewLabel("Run a tool to see its result here.")
 	p.result.Selectable = true
-	p.result.Wrapping = fyne.TextWrapBreak
+	p.result.Wrapping = fyne.TextWrapWord // words kept whole; a longer one is broken
 	p.result.TextStyle.Monospace = true
 	p.CopyResult = widget.NewButton("Copy", func() {
 		if a := fyne.CurrentApp(); a != nil {
