@@ -114,7 +114,9 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.wire()
 
 	m.manualTab = container.NewTabItem("Manual", m.Manual)
-	workloadTab := container.NewTabItem("Workload", container.NewVScroll(m.Workload))
+	workloadScroll := container.NewVScroll(m.Workload)
+	m.Workload.ShowIn(workloadScroll) // to scroll a run's result into view
+	workloadTab := container.NewTabItem("Workload", workloadScroll)
 	m.Tabs = container.NewAppTabs(
 		container.NewTabItem("Server", container.NewVScroll(m.Connection)), // the connection; short so all five tabs fit,
 		container.NewTabItem("Callbacks", container.NewVScroll(m.Callbacks)),
@@ -146,6 +148,11 @@ func (m *MainWindow) wire() {
 	m.Workload.OnDispatch = func(mode string) { m.Callbacks.Dispatch.SetSelected(mode) }
 	m.Workload.OnRun = func(engine.Workload) { m.Run() }
 	m.Workload.OnStop = m.Stop
+	m.Workload.OnCallbacks = func(cb engine.AnswerPolicy) {
+		m.Callbacks.SetCallbacks(cb)
+		m.Callbacks.OnChanged(cb)
+	}
+	m.Workload.OnCompare = m.setCompare
 	m.Workload.OnRefresh = func() {
 		if s := m.Bridge.Session(); s != nil {
 			go m.listTools(s)
@@ -308,6 +315,7 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 func (m *MainWindow) Run() {
 	w, err := m.Workload.Workload()
 	if err == nil {
+		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call
 		err = m.Bridge.Run(w)
 	}
 	if err != nil {

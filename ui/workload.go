@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // progressEvery is how often, at most, the progress bar is redrawn while
@@ -39,6 +40,12 @@ type WorkloadPanel struct {
 	// OnDispatch is called when the person picks a dispatch mode with
 	// the toggle next to Run.
 	OnDispatch func(mode string)
+	// OnCallbacks is called by a history row's Run again with the
+	// answering the run had, before it runs.
+	OnCallbacks func(engine.AnswerPolicy)
+	// OnCompare is called by a history row's Compare with that run's
+	// spans, offsets counted from its start.
+	OnCompare func(*recorder.Snapshot)
 
 	// The panel's inputs, buttons and progress bar, exported so tests and
 	// scripts can drive the panel as a person would.
@@ -58,6 +65,8 @@ type WorkloadPanel struct {
 	// Answering says how the server's requests will be answered (latency
 	// and dispatch), as the Callbacks panel sets it.
 	Answering *widget.Label
+	// CopyResult copies the last call's result or error to the clipboard.
+	CopyResult *widget.Button
 
 	description *widget.Label
 	status      *widget.Label
@@ -73,6 +82,18 @@ type WorkloadPanel struct {
 	last        engine.Progress
 	stopTick    chan struct{} // stops the elapsed-time ticker
 	content     fyne.CanvasObject
+
+	// The last call's result and the history of runs (history.go).
+	results    *widget.Accordion
+	runRow     *fyne.Container   // Run and Stop
+	scroller   *container.Scroll // the panel is shown in, if any
+	result     *widget.Label
+	resultWhat *widget.Label
+	historyBox *fyne.Container
+	history    []*HistoryRow
+	current    RunRecord           // the run going on, from RunStarted
+	rec        *recorder.Recording // it records into
+	from       time.Duration       // where in rec it started
 
 	mu        sync.Mutex // guards the fields below, written from engine goroutines
 	latest    engine.Progress
@@ -135,6 +156,14 @@ func NewWorkloadPanel() *WorkloadPanel {
 		widget.NewFormItem("Call timeout", p.Timeout),
 	)
 	form.Items[1].HintText = "how many calls are in flight together"
+	p.runRow = container.NewGridWithColumns(2, p.RunButton, p.StopButton)
+	p.historyBox = container.NewVBox(widget.NewLabel("The runs made in this window are listed here, newest first."))
+	p.results = widget.NewAccordion(
+		widget.NewAccordionItem("Result", p.newResultArea()),
+		widget.NewAccordionItem("History", p.historyBox),
+	)
+	p.results.MultiOpen = true
+	p.results.Open(0)
 	p.content = container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewLabel("Tool"), p.RefreshTools, p.Tool),
 		p.description,
@@ -144,10 +173,11 @@ func NewWorkloadPanel() *WorkloadPanel {
 		form,
 		container.NewBorder(nil, nil, widget.NewLabel("Dispatch"), nil, p.Dispatch),
 		p.Answering,
-		container.NewGridWithColumns(2, p.RunButton, p.StopButton),
+		p.runRow,
 		p.Progress,
 		p.status,
 		p.problem,
+		p.results,
 	)
 	p.showArgs()
 	return p
@@ -402,6 +432,7 @@ func (p *WorkloadPanel) SetResult(res engine.RunResult, err error, stopped bool)
 		}
 	}
 	p.status.SetText(text)
+	p.runEnded(res, err, stopped)
 }
 
 // Status returns the progress or result line as shown.
