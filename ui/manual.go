@@ -37,7 +37,7 @@ type ManualPanel struct {
 	pending  []*engine.PendingRequest
 	selected *engine.PendingRequest
 	content  fyne.CanvasObject
-	stopTick chan struct{} // stops the clock's ticker; nil when nothing waits
+	ticker   mainTicker // moves the clock while something waits
 
 	// The buttons that answer every waiting request at once.
 	AcceptAll, DeclineAll, CancelAll *widget.Button
@@ -245,33 +245,10 @@ func waitText(req *engine.PendingRequest, now time.Time) string {
 // clock runs the ticker that moves the clock while something waits.
 func (p *ManualPanel) clock() {
 	if len(p.pending) == 0 {
-		if p.stopTick != nil {
-			close(p.stopTick)
-			p.stopTick = nil
-		}
+		p.ticker.halt()
 		return
 	}
-	if p.stopTick != nil {
-		return
-	}
-	stop := make(chan struct{})
-	p.stopTick = stop
-	go func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			fyne.Do(func() {
-				if p.stopTick == stop {
-					p.tick()
-				}
-			})
-		}
-	}()
+	p.ticker.start(500*time.Millisecond, p.tick)
 }
 
 // remove takes an answered (or abandoned) request off the list.

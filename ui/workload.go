@@ -80,7 +80,7 @@ type WorkloadPanel struct {
 	showing     bool // ShowCallbacks is setting the toggle: do not report
 	started     time.Time
 	last        engine.Progress
-	stopTick    chan struct{} // stops the elapsed-time ticker
+	ticker      mainTicker // moves the elapsed time while a run goes on
 	content     fyne.CanvasObject
 
 	// The last call's result and the history of runs (history.go).
@@ -344,35 +344,17 @@ func (p *WorkloadPanel) SetRunning(on bool) {
 		p.last = engine.Progress{}
 		p.Progress.SetValue(0)
 		p.showProgress()
-		if p.stopTick == nil {
-			// The elapsed time moves on even while no call finishes.
-			stop := make(chan struct{})
-			p.stopTick = stop
-			go func() {
-				t := time.NewTicker(200 * time.Millisecond)
-				defer t.Stop()
-				for {
-					select {
-					case <-stop:
-						return
-					case <-t.C:
-					}
-					fyne.Do(func() {
-						if p.running && p.stopTick == stop {
-							p.showProgress()
-						}
-					})
-				}
-			}()
-		}
+		// The elapsed time moves on even while no call finishes.
+		p.ticker.start(200*time.Millisecond, func() {
+			if p.running {
+				p.showProgress()
+			}
+		})
 		return
 	}
 	p.RunButton.Enable()
 	p.StopButton.Disable()
-	if p.stopTick != nil {
-		close(p.stopTick)
-		p.stopTick = nil
-	}
+	p.ticker.halt()
 }
 
 // Running reports whether the panel shows a run going on.
