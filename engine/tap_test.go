@@ -63,7 +63,9 @@ func TestTapHoldsAndPushesBack(t *testing.T) {
 
 	const sent = 200 // about 130 bytes each: far past the 2000-byte limit
 	var written atomic.Int32
+	writerDone := make(chan struct{})
 	go func() {
+		defer close(writerDone)
 		for i := range sent {
 			n := &jsonrpc.Request{Method: "notifications/progress", Params: []byte(`{"progressToken":"t","progress":` + itoa(i) + `,"message":"a step of some length to fill the queue"}`)}
 			if server.Write(ctx, n) != nil {
@@ -89,6 +91,12 @@ func TestTapHoldsAndPushesBack(t *testing.T) {
 		if _, err := client.Read(ctx); err != nil {
 			t.Fatalf("Read %d after the answer: %v", i, err)
 		}
+	}
+	// The last Write may return after its message was read: wait for the
+	// writer to finish counting before checking the count.
+	select {
+	case <-writerDone:
+	case <-ctx.Done():
 	}
 	if written.Load() != sent {
 		t.Errorf("the server wrote %d of %d messages", written.Load(), sent)
