@@ -47,12 +47,29 @@ func (g *Gantt) slideToNow() {
 		return
 	}
 	now := Extent(g.snap)
+	if !anyOpen(g.snap) {
+		// nothing runs: the live end is the last thing recorded, not the
+		// wall clock, so that an idle view stays where the bars are
+		idle := *g.snap
+		idle.Now = 0
+		now = Extent(&idle)
+	}
 	w := g.axis.end - g.axis.start
 	if now > g.axis.end-w/20 {
 		g.axis.set(now+w/20-w, now+w/20)
 	}
 	g.scrollY = float32(len(g.layout.rows))*g.rowH() - g.rowsAreaH()
 	g.clampScroll()
+}
+
+// anyOpen reports whether a request of snap is still in flight.
+func anyOpen(snap *recorder.Snapshot) bool {
+	for _, s := range snap.Spans {
+		if s.Open() {
+			return true
+		}
+	}
+	return false
 }
 
 // Extent is the latest instant of snap: its Now, or the end of its last
