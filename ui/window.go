@@ -315,8 +315,10 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 func (m *MainWindow) Run() {
 	w, err := m.Workload.Workload()
 	if err == nil {
-		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call
-		err = m.Bridge.Run(w)
+		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call: opens the run's segment
+		if err = m.Bridge.Run(w); err != nil {
+			m.Workload.RunNotStarted() // closes it
+		}
 	}
 	if err != nil {
 		m.Workload.ShowProblem(err.Error())
