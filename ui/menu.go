@@ -118,6 +118,7 @@ func (m *MainWindow) OpenFile(path string) error {
 	}
 	m.Timeline.SetSnapshot(snap)
 	m.opened = filepath.Base(path)
+	m.Timeline.SetName(m.opened)
 	m.updateTitle()
 	return nil
 }
@@ -129,6 +130,7 @@ func (m *MainWindow) OpenCompare(path string) error {
 		return err
 	}
 	m.setCompare(snap)
+	m.Timeline.SetCompareName(filepath.Base(path))
 	return nil
 }
 
@@ -136,6 +138,7 @@ func (m *MainWindow) OpenCompare(path string) error {
 func (m *MainWindow) setCompare(snap *recorder.Snapshot) {
 	m.compare = snap
 	m.Timeline.SetCompare(snap)
+	m.Timeline.SetCompareName("") // a run of this session: named by its run
 }
 
 // SaveFile saves the recording shown as path.

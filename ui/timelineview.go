@@ -177,6 +177,7 @@ func (t *TimelineView) SetRecording(rec *recorder.Recording) {
 	}
 	t.gantt.SetFollow(true)
 	t.pick.Store(pickLatest) // a new recording: its latest run
+	t.names[0] = ""
 	t.live = startLiveFeed(rec, t.runOnMain, t.pick.Load, func(f liveFrame) { t.apply(f) })
 }
 
@@ -247,10 +248,18 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 	t.Fit()
 }
 
-// SetNames labels the two panes when comparing, with file names say;
-// "" for either labels it with its recording's run and target.
-func (t *TimelineView) SetNames(a, b string) {
-	t.names = [2]string{a, b}
+// SetName labels the recording shown when comparing, with its file's
+// name say; "" labels it with its run and target. A live recording (see
+// [TimelineView.SetRecording]) has no name.
+func (t *TimelineView) SetName(name string) {
+	t.names[0] = name
+	t.setTitles()
+}
+
+// SetCompareName labels the compared recording, with its file's name
+// say; "" labels it with its title or target.
+func (t *TimelineView) SetCompareName(name string) {
+	t.names[1] = name
 	t.setTitles()
 }
 
