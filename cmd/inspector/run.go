@@ -228,7 +228,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	w := engine.Workload{Tool: o.tool, Args: toolArgs, Calls: o.calls, Concurrency: o.concurrency, CallTimeout: o.callTimeout}
+	runNo := rec.BeginRun(o.tool, cb.Dispatch.String()) // the run is a named segment of the recording
 	res, runErr := sess.Run(ctx, w, progressLine(stderr, o.calls))
+	rec.EndRun(runNo)
 	// Run returns a lost connection's error only once the session has
 	// ended (Done closed, Err set), so there is nothing to wait for here.
 	var lost error

@@ -333,6 +333,16 @@ func TestRunOutputs(t *testing.T) {
 		if n != 6 {
 			t.Errorf("%s holds %d answered elicitations, want 6", name, n)
 		}
+		if name != "run.json" {
+			continue // a journal keeps no runs
+		}
+		// the run is a named segment holding the calls, not the setup
+		if len(snap.Runs) != 1 || snap.Runs[0].Label() != "Run 1 · fanout · concurrent" || snap.Runs[0].Open() {
+			t.Errorf("run.json's runs are %+v, want one ended run named Run 1 · fanout · concurrent", snap.Runs)
+		} else if seg := snap.Segment(snap.Runs[0]); recorder.Summarize(seg).ToolCalls.Total != 2 || len(seg.Spans) >= len(snap.Spans) {
+			t.Errorf("run 1 holds %d of %d spans and %d tool calls, want the 2 calls and their requests without the setup",
+				len(seg.Spans), len(snap.Spans), recorder.Summarize(seg).ToolCalls.Total)
+		}
 	}
 	for _, name := range []string{"trace.json", "otlp.json"} {
 		b, err := os.ReadFile(file(name))
