@@ -4,6 +4,9 @@ import (
 	"slices"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -122,8 +125,8 @@ func shifted(snap *recorder.Snapshot, d time.Duration) *recorder.Snapshot {
 // without runs the picker is hidden.
 func (t *TimelineView) showRuns(snap *recorder.Snapshot) {
 	if snap == nil || len(snap.Runs) == 0 {
-		if t.runPick.Visible() {
-			t.runPick.Hide()
+		if t.runPickBox.Visible() {
+			t.runPickBox.Hide()
 			t.left.Refresh()
 		}
 		return
@@ -138,6 +141,12 @@ func (t *TimelineView) showRuns(snap *recorder.Snapshot) {
 	if !slices.Equal(labels, t.runLabels) {
 		t.runLabels = labels
 		t.runPick.SetOptions(labels)
+		// as wide as its longest choice, with room for the drop-down icon
+		var w float32
+		for _, l := range labels {
+			w = max(w, fyne.MeasureText(l, theme.TextSize(), fyne.TextStyle{}).Width)
+		}
+		t.runPickW.SetMinSize(fyne.NewSize(w+theme.IconInlineSize()+4*theme.InnerPadding(), 0))
 	}
 	chosen := labels[len(labels)-2] // the latest run
 	switch p := t.pick.Load(); {
@@ -149,8 +158,8 @@ func (t *TimelineView) showRuns(snap *recorder.Snapshot) {
 	if t.runPick.Selected != chosen {
 		t.runPick.SetSelected(chosen)
 	}
-	if !t.runPick.Visible() {
-		t.runPick.Show()
+	if !t.runPickBox.Visible() {
+		t.runPickBox.Show()
 		t.left.Refresh()
 	}
 }
@@ -188,7 +197,7 @@ func (t *TimelineView) pickRun(label string) {
 // RunPicker returns the choices of the run picker and the one chosen
 // ("" while the recording has no runs).
 func (t *TimelineView) RunPicker() (options []string, chosen string) {
-	if !t.runPick.Visible() {
+	if !t.runPickBox.Visible() {
 		return nil, ""
 	}
 	return t.runPick.Options, t.runPick.Selected

@@ -54,6 +54,8 @@ type TimelineView struct {
 	// or the whole session; pick is its choice, read by the live feed.
 	runPick    *widget.Select
 	runLabels  []string
+	runPickW   *canvas.Rectangle // gives runPick the width of its longest choice
+	runPickBox *fyne.Container   // runPick over runPickW; hidden without runs
 	pick       atomic.Int64
 	settingRun bool // runPick is being set by the view, not the person
 	follow     *widget.Check
@@ -131,8 +133,10 @@ func NewTimelineView() *TimelineView {
 	toolbar := container.New(bar, items...)
 	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
 	t.runPick = widget.NewSelect(nil, t.pickRun)
-	t.runPick.Hide() // until the recording has runs
-	statsRow := container.NewBorder(nil, nil, container.NewVBox(t.runPick), nil, t.stats)
+	t.runPickW = canvas.NewRectangle(color.Transparent)
+	t.runPickBox = container.NewStack(t.runPickW, t.runPick)
+	t.runPickBox.Hide() // until the recording has runs
+	statsRow := container.NewBorder(nil, nil, container.NewVBox(t.runPickBox), nil, t.stats)
 	t.left = container.New(&columnLayout{bar: bar}, toolbar, t.area, statsRow)
 	split := container.NewHSplit(t.left, t.details)
 	split.SetOffset(0.74)

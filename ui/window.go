@@ -34,6 +34,10 @@ type Options struct {
 	Connect bool
 	// AutoRun runs the workload once, as soon as the tools are listed.
 	AutoRun bool
+	// AutoRunAgain, after that run, runs the workload once more on the
+	// same connection with this dispatch ("serial", "concurrent"): two
+	// runs of one session, for smoke tests.
+	AutoRunAgain string
 	// Open is a recording or journal to show at once ("" for none).
 	Open string
 	// Icon is the window's icon (nil for Fyne's).
@@ -79,6 +83,7 @@ type MainWindow struct {
 	connecting bool               // a Connect is under way: ignore the old session's end
 	stopping   bool               // the person pressed Stop
 	autoRan    bool
+	ranAgain   bool // the run of Options.AutoRunAgain began
 	live       *recorder.Recording
 	closeOnce  sync.Once
 	stopped    atomic.Bool // Close began: background work no longer reaches the widgets
@@ -354,6 +359,11 @@ func (m *MainWindow) runDone(res engine.RunResult, err error) {
 		m.Errors.Show("Running the workload", err) // a lost connection has its own dialog
 	}
 	m.stopping = false
+	if again := m.opts.AutoRunAgain; again != "" && m.autoRan && !m.ranAgain {
+		m.ranAgain = true
+		m.Callbacks.Dispatch.SetSelected(again)
+		m.Run()
+	}
 }
 
 // NewRun starts a fresh recording: reconnects to the same server (a

@@ -63,6 +63,8 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		concurrency = fs.Int("concurrency", 1, "preset how many calls `C` are in flight at once")
 		callTimeout = fs.Duration("call-timeout", 0, "preset the per-call timeout `D` (0 = none)")
 		fpsReport   = fs.Bool("fps-report", false, "print how many frames the timeline drew per second when the app quits")
+		again       = fs.String("autorun-again", "", "after the --autorun run, run the workload once more on the same connection with dispatch `MODE` (serial, concurrent, inline)")
+		statsReport = fs.Bool("stats-report", false, "print the run the statistics describe and its figures when the app quits")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, guiUsage)
@@ -105,6 +107,14 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 			w.Args = json.RawMessage(`{"n":5,"kind":"sampling"}`)
 		}
 	}
+	switch *again {
+	case "", string(engine.Serial), string(engine.Concurrent), string(engine.Inline):
+	default:
+		return usageErr("--autorun-again %q: want serial, concurrent or inline", *again)
+	}
+	if *again != "" && !*autorun {
+		return usageErr("--autorun-again runs after the --autorun run: add --autorun")
+	}
 	if *autorun && w.Tool == "" {
 		return usageErr("--autorun: name the tool to run with --tool (only the demo server has a default)")
 	}
@@ -123,7 +133,8 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return runWindowSafely(func() int {
-		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout)
+		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
+			guiExtras{again: *again, statsReport: *statsReport})
 	}, stderr)
 }
 
@@ -152,19 +163,20 @@ func runWindowSafely(run func() int, stderr io.Writer) (code int) {
 }
 
 // runWindow opens the main window and runs the app until it quits.
-func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer) int {
+func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer, extras guiExtras) int {
 	log.SetOutput(newLogFilter(log.Writer())) // no favourites noise from file dialogs
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	m := ui.NewMainWindow(a, ui.Options{
-		Target:    target,
-		Callbacks: cb,
-		Workload:  w,
-		Connect:   open == "" || serverFlag,
-		AutoRun:   autorun,
-		Open:      open,
-		Icon:      assets.Icon,
-		Version:   version,
+		Target:       target,
+		Callbacks:    cb,
+		Workload:     w,
+		Connect:      open == "" || serverFlag,
+		AutoRun:      autorun,
+		AutoRunAgain: extras.again,
+		Open:         open,
+		Icon:         assets.Icon,
+		Version:      version,
 	})
 	m.Start()
 
@@ -189,7 +201,25 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 	if fps != nil {
 		fmt.Fprintln(stdout, fps.report())
 	}
+	if extras.statsReport { // the main loop has ended: this goroutine reads the widgets alone
+		fmt.Fprint(stdout, statsReport(m.Timeline))
+	}
 	return exitOK
+}
+
+// guiExtras are the gui flags for scripts and smoke tests.
+type guiExtras struct {
+	again       string // --autorun-again
+	statsReport bool   // --stats-report
+}
+
+// statsReport says what the statistics describe and their figures, as
+// lines "stats: …" a script can check.
+func statsReport(t *ui.TimelineView) string {
+	runs, chosen := t.RunPicker()
+	sum := t.Summary()
+	return fmt.Sprintf("stats: describes %q of %q\nstats: verdict=%s elapsed_ms=%.0f tool_calls=%d provisional=%v\n",
+		chosen, strings.Join(runs, " | "), sum.Verdict, sum.ElapsedMS, sum.ToolCalls.Total, t.Provisional())
 }
 
 // quitSignals are the signals that quit the app: Ctrl-C in the terminal,
