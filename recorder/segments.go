@@ -112,13 +112,22 @@ func (s *Snapshot) Segment(run Run) *Snapshot {
 		}
 		return d - run.Start
 	}
+	n := 0
+	for _, sp := range s.Spans {
+		if run.Contains(sp.Received) {
+			n++
+		}
+	}
+	copies := make([]Span, 0, n) // one allocation, not one a span: a live view does this every frame
+	seg.Spans = make([]*Span, 0, n)
 	for _, sp := range s.Spans {
 		if !run.Contains(sp.Received) {
 			continue
 		}
-		c := *sp
+		copies = append(copies, *sp)
+		c := &copies[len(copies)-1]
 		c.Received, c.Queued, c.Serving, c.Answered = shift(c.Received), shift(c.Queued), shift(c.Serving), shift(c.Answered)
-		seg.Spans = append(seg.Spans, &c)
+		seg.Spans = append(seg.Spans, c)
 	}
 	for _, e := range s.Events {
 		if run.Contains(e.At) {

@@ -169,3 +169,27 @@ func mustSave(t *testing.T, snap *Snapshot) []byte {
 	}
 	return buf.Bytes()
 }
+
+// BenchmarkSegment is restricting a 10,000-span recording to a run that
+// holds half of it, then summarizing the run: what a live view does each
+// frame for its stats.
+func BenchmarkSegment(b *testing.B) {
+	snap := loadSnapshot(10_000, 1)
+	run := Run{Name: "Run 1", Start: snap.Spans[len(snap.Spans)/2].Received, End: Unset}
+	b.Run("segment", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			snap.Segment(run)
+		}
+	})
+	b.Run("segment+summarize", func(b *testing.B) {
+		for b.Loop() {
+			Summarize(snap.Segment(run))
+		}
+	})
+	b.Run("summarize whole", func(b *testing.B) {
+		for b.Loop() {
+			Summarize(snap)
+		}
+	})
+}
