@@ -573,6 +573,8 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 			b := box{x0: ms(serving), x1: ms(end), y0: y0, y1: y1, fill: col}
 			if !s.Open() && s.Status != recorder.StatusOK {
 				b.stroke, b.strokeWidth = failedColor, 2.5 // a red outline marks a failed request
+				// and red hatching one that was cut short, as in the app
+				b.hatch = s.Status == recorder.StatusCancelled || s.Status == recorder.StatusTimeout || s.Status == recorder.StatusAborted
 				failed = true
 			}
 			g.boxes = append(g.boxes, b)
@@ -588,7 +590,7 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 		keys = append(keys, legendEntry{"stalled", stalledColor})
 	}
 	if failed {
-		keys = append(keys, legendEntry{"failed (outline)", failedColor})
+		keys = append(keys, legendEntry{"failed (outline; hatched: cancelled, timeout, aborted)", failedColor})
 	}
 	title := fmt.Sprintf("Timeline of %d requests (pale: queued, solid: serving)", len(spans))
 	if len(spans) == 0 {
@@ -609,6 +611,7 @@ type box struct {
 	x0, x1, y0, y1 float64
 	fill, stroke   drawing.Color
 	strokeWidth    float64 // 1 when 0
+	hatch          bool    // diagonal lines of the stroke colour across it
 }
 
 // boxSeries is a chart series of filled rectangles: the bars of a
@@ -646,6 +649,7 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 		l, t, rt, bt int
 		fill, stroke drawing.Color
 		width        float64
+		hatch        bool
 	}
 	var pending []rect // at most one open rectangle per pixel row band
 	open := map[[2]int]int{}
@@ -669,12 +673,15 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 		} else {
 			r.FillStroke()
 		}
+		if p.hatch {
+			hatchRect(r, p.l, p.t, p.rt, p.bt, p.stroke)
+		}
 	}
 	for _, x := range b.boxes {
 		p := rect{
 			l: cb.Left + xr.Translate(x.x0), rt: cb.Left + xr.Translate(x.x1),
 			t: cb.Bottom - yr.Translate(x.y1), bt: cb.Bottom - yr.Translate(x.y0),
-			fill: x.fill, stroke: x.stroke, width: x.strokeWidth,
+			fill: x.fill, stroke: x.stroke, width: x.strokeWidth, hatch: x.hatch,
 		}
 		if p.rt <= p.l {
 			p.rt = p.l + 1 // never thinner than a pixel
@@ -698,5 +705,26 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 	}
 	for _, p := range pending {
 		draw(p)
+	}
+}
+
+// hatchRect draws lines rising at 45° every 6 pixels across the rectangle
+// l..rt × t..bt, in colour c.
+func hatchRect(r chart.Renderer, l, t, rt, bt int, c drawing.Color) {
+	h := bt - t
+	if h <= 0 || rt <= l {
+		return
+	}
+	r.SetStrokeColor(c)
+	r.SetStrokeWidth(1.5)
+	for x := l - h; x < rt; x += 6 {
+		// the line from (x, bt) to (x+h, t), clipped to l..rt
+		x0, x1 := max(x, l), min(x+h, rt)
+		if x1 <= x0 {
+			continue
+		}
+		r.MoveTo(x0, bt-(x0-x))
+		r.LineTo(x1, bt-(x1-x))
+		r.Stroke()
 	}
 }

@@ -232,3 +232,23 @@ func TestScaleOfLatency(t *testing.T) {
 		t.Errorf("the fixture's own bins %+v equal the shared ones: the pair does not test sharing", own)
 	}
 }
+
+// TestGanttHatchesCutShortRequests checks that the exported Gantt marks a
+// cancelled, timed-out or aborted request as the app does: a red outline
+// and red hatching across its bar, where a request that failed with an
+// error has the outline only.
+func TestGanttHatchesCutShortRequests(t *testing.T) {
+	red := func(status recorder.Status) int {
+		snap := &recorder.Snapshot{Now: msd(1000), Spans: []*recorder.Span{{
+			ID: 1, Direction: recorder.Incoming, Method: "sampling/createMessage", Kind: recorder.KindSampling,
+			Received: 0, Queued: 0, Serving: 0, Answered: msd(1000), Status: status,
+		}}}
+		return countColor(chartPNG(t, snap, ChartGantt), palette.Failed)
+	}
+	outlined := red(recorder.StatusError)
+	for _, st := range []recorder.Status{recorder.StatusCancelled, recorder.StatusTimeout, recorder.StatusAborted} {
+		if n := red(st); n < 2*outlined {
+			t.Errorf("%s: %d red pixels, an error's outline alone has %d: no hatching", st, n, outlined)
+		}
+	}
+}
