@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -82,7 +83,7 @@ func NewDetails() *Details {
 		heading("Result", d.copyResult), d.result,
 		d.notesTitle, d.notes,
 	)
-	d.content = container.NewVScroll(d.body)
+	d.content = container.NewVScroll(container.NewThemeOverride(d.body, compactTheme{theme.Current()}))
 	d.ExtendBaseWidget(d)
 	d.SetSpan(nil, nil)
 	return d
@@ -102,6 +103,26 @@ func (d *Details) MinSize() fyne.Size {
 
 // detailsMinWidth is the narrowest the details pane gets.
 const detailsMinWidth = 200
+
+// compactTheme is the app's theme with less room around each text, so
+// that a request's facts and JSON rows sit close together.
+// It keeps the app's theme of when the pane was made.
+type compactTheme struct{ base fyne.Theme }
+
+func (t compactTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	return t.base.Color(n, v)
+}
+func (t compactTheme) Font(s fyne.TextStyle) fyne.Resource     { return t.base.Font(s) }
+func (t compactTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return t.base.Icon(n) }
+func (t compactTheme) Size(n fyne.ThemeSizeName) float32 {
+	switch n {
+	case theme.SizeNameInnerPadding:
+		return 3
+	case theme.SizeNamePadding:
+		return 2
+	}
+	return t.base.Size(n)
+}
 
 // addFacts appends rows to the facts and shows them.
 func (d *Details) addFacts(rows ...[2]string) {

@@ -73,6 +73,7 @@ type MainWindow struct {
 	Tabs       *container.AppTabs
 
 	opts       Options
+	panes      *sidePanes // the panels, the timeline and the details
 	manualTab  *container.TabItem
 	opened     string             // base name of the file shown, "" when live
 	compare    *recorder.Snapshot // the recording shown for comparison
@@ -126,9 +127,10 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	)
 	m.Tabs.Select(workloadTab) // open where Run is: the first thing to do is run
 	m.Workload.ShowCallbacks(opts.Callbacks)
-	split := container.NewHSplit(m.Tabs, m.Timeline)
-	split.SetOffset(0.3)
-	w.SetContent(split)
+	// the panels, the timeline and its details side by side: the sides
+	// fold, and give up their room first when the window is narrow
+	m.panes = newSidePanes(m.Tabs, m.Timeline, m.Timeline.detachDetails())
+	w.SetContent(m.panes)
 	w.Resize(fyne.NewSize(1400, 900))
 	m.buildMenu()
 	w.SetOnClosed(m.Close)
