@@ -3,7 +3,6 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -17,7 +16,7 @@ import (
 const (
 	handleWidth  = 16   // a side's handle: tap to fold or unfold, drag to resize
 	centreShare  = 0.5  // the timeline's least share of the window's width
-	leftFloor    = 260  // the narrowest the left panel is made
+	leftFloor    = 280  // the narrowest the left panel is made
 	leftMax      = 460  // the widest the left panel starts
 	rightDefault = 0.22 // the details pane's share of the width, at first
 	rightMax     = 420  // the widest the details pane starts
@@ -72,12 +71,13 @@ type sidePanes struct {
 
 // newSidePanes lays left, the timeline and the details side by side;
 // the details start folded, as nothing is selected yet.
-func newSidePanes(left fyne.CanvasObject, timeline fyne.CanvasObject, details *Details) *sidePanes {
+// leftWant is the width the left panel would like.
+func newSidePanes(left fyne.CanvasObject, leftWant func() float32, timeline fyne.CanvasObject, details *Details) *sidePanes {
 	p := &sidePanes{
-		left:     container.NewScroll(left), // narrower than its content: scroll sideways
+		left:     left,
 		centre:   timeline,
 		right:    details,
-		leftWant: func() float32 { return left.MinSize().Width },
+		leftWant: leftWant,
 		leftOn:   true,
 	}
 	p.leftHandle = newPaneHandle(true, func() { p.SetLeft(!p.leftOn) }, func(dx float32) {
