@@ -105,7 +105,16 @@ func (m *MainWindow) buildMenu() {
 		item("Zoom in", shortcut(fyne.KeyEqual, ctrl), m.Timeline.ZoomIn),
 		item("Zoom out", shortcut(fyne.KeyMinus, ctrl), m.Timeline.ZoomOut),
 		item("Fit", shortcut(fyne.Key0, ctrl), m.Timeline.Fit),
+		fyne.NewMenuItemSeparator(),
+		item("Show panels", shortcut(fyne.KeyB, ctrl), func() { m.panes.SetLeft(!m.panes.LeftShown()) }),
+		item("Show details", shortcut(fyne.KeyI, ctrl), func() { m.panes.SetRight(!m.panes.RightShown()) }),
 	)
+	panels, details := view.Items[len(view.Items)-2], view.Items[len(view.Items)-1]
+	m.panes.OnChanged = func() { // tick the items of the sides shown
+		panels.Checked, details.Checked = m.panes.LeftShown(), m.panes.RightShown()
+		view.Refresh()
+	}
+	m.panes.OnChanged()
 	m.Window.SetMainMenu(fyne.NewMainMenu(file, run, view))
 }
 

@@ -77,6 +77,7 @@ type MainWindow struct {
 	Tabs       *container.AppTabs
 
 	opts       Options
+	panes      *sidePanes // the panels, the timeline and the details
 	manualTab  *container.TabItem
 	opened     string             // base name of the file shown, "" when live
 	compare    *recorder.Snapshot // the recording shown for comparison
@@ -119,21 +120,27 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.wire()
 
 	m.manualTab = container.NewTabItem("Manual", m.Manual)
-	workloadScroll := container.NewVScroll(m.Workload)
+	// the panels scroll sideways too when the window leaves them less
+	// than their width (the tab bar folds its tabs into a menu by itself)
+	workloadScroll := container.NewScroll(m.Workload)
 	m.Workload.ShowIn(workloadScroll) // to scroll a run's result into view
 	workloadTab := container.NewTabItem("Workload", workloadScroll)
 	m.Tabs = container.NewAppTabs(
-		container.NewTabItem("Server", container.NewVScroll(m.Connection)), // the connection; short so all five tabs fit,
-		container.NewTabItem("Callbacks", container.NewVScroll(m.Callbacks)),
+		container.NewTabItem("Server", container.NewScroll(m.Connection)), // the connection; short so all five tabs fit,
+		container.NewTabItem("Callbacks", container.NewScroll(m.Callbacks)),
 		workloadTab,
 		m.manualTab,
 		container.NewTabItem("Log", m.Log),
 	)
 	m.Tabs.Select(workloadTab) // open where Run is: the first thing to do is run
 	m.Workload.ShowCallbacks(opts.Callbacks)
-	split := container.NewHSplit(m.Tabs, m.Timeline)
-	split.SetOffset(0.3)
-	w.SetContent(split)
+	// the panels, the timeline and its details side by side: the sides
+	// fold, and give up their room first when the window is narrow
+	panelsWidth := func() float32 { // what the panels would like
+		return max(m.Connection.MinSize().Width, m.Callbacks.MinSize().Width, m.Workload.MinSize().Width, m.Manual.MinSize().Width)
+	}
+	m.panes = newSidePanes(m.Tabs, panelsWidth, m.Timeline, m.Timeline.detachDetails())
+	w.SetContent(m.panes)
 	w.Resize(fyne.NewSize(1400, 900))
 	m.buildMenu()
 	w.SetOnClosed(m.Close)

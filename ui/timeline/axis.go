@@ -25,6 +25,7 @@ func (g *Gantt) zoomAt(factor, frac float64) {
 	start, end := float64(g.axis.start), float64(g.axis.end)
 	pivot := start + frac*(end-start)
 	w := (end - start) * factor
+	g.hideTooltip()
 	g.axis.set(time.Duration(pivot-frac*w), time.Duration(pivot-frac*w+w))
 }
 
@@ -37,6 +38,7 @@ func (g *Gantt) panBy(dx float32) {
 		return
 	}
 	g.SetFollow(false)
+	g.hideTooltip()
 	g.axis.set(g.axis.start-shift, g.axis.end-shift)
 }
 

@@ -161,6 +161,7 @@ func (g *Gantt) Fit() {
 	if end <= 0 {
 		end = time.Second // nothing yet: a second is a sensible first view
 	}
+	g.hideTooltip()
 	g.axis.set(0, end*21/20)
 }
 

@@ -52,6 +52,7 @@ func (g *Gantt) scrollRows(dy float32) {
 		return
 	}
 	g.scrollY -= dy
+	g.hideTooltip()
 	g.clampScroll()
 	if g.follow && g.scrollY < float32(len(g.layout.rows))*g.rowH()-g.rowsAreaH()-1 {
 		g.SetFollow(false)
