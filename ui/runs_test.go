@@ -146,7 +146,7 @@ func TestStatsLineWraps(t *testing.T) {
 		width    float32
 		minLines int
 		maxLines int
-	}{{360, 3, 7}, {1600, 1, 1}} {
+	}{{360, 3, 7}, {1024, 1, 2}, {1600, 1, 1}} {
 		s := NewStatsBar()
 		w := test.NewWindow(s)
 		s.SetSummary(sum)
