@@ -51,7 +51,7 @@ func (g *Gantt) slideToNow() {
 	if now > g.axis.end-w/20 {
 		g.axis.set(now+w/20-w, now+w/20)
 	}
-	g.scrollY = float32(len(g.layout.rows))*g.rowH() - g.rowsAreaH()
+	g.scrollY = float32(g.rowCount())*g.rowH() - g.rowsAreaH()
 	g.clampScroll()
 }
 

@@ -16,7 +16,9 @@ func (r *ganttRenderer) placeLabels() {
 	fg := theme.Color(theme.ColorNameForeground)
 	small := theme.Size(theme.SizeNameCaptionText)
 	n := 0
-	if g.snap != nil && !g.compact {
+	if g.agg.on {
+		n = r.placeGroupLabels()
+	} else if g.snap != nil && !g.compact {
 		top := float32(ganttRulerH + ganttLaneH)
 		first := max(int(g.scrollY/ganttRowH), 0)
 		for row := first; row < len(g.layout.rows); row++ {
