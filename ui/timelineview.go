@@ -111,7 +111,7 @@ func NewTimelineView() *TimelineView {
 	// The toolbar's buttons, hint and legend wrap onto more lines when the
 	// view is narrow, so that it never asks for more than its widest item.
 	bar := &flowLayout{stretch: hint, breakAfter: hint}
-	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, hint}, t.legend()...)
+	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, timeline.NewFilterEntry(t.gantt), hint}, t.legend()...)
 	toolbar := container.New(bar, items...)
 	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
 	t.left = container.New(&columnLayout{bar: bar}, toolbar, t.area, t.stats)

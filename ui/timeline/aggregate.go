@@ -26,6 +26,7 @@ const ganttAggH = 36
 type aggState struct {
 	on      bool
 	drilled bool // the person asked for single rows: clicked a group
+	drillW  time.Duration // the width of the view then: zooming out past it aggregates again
 	groups  []aggGroup
 }
 
@@ -70,6 +71,7 @@ func (g *Gantt) DrillDown(i int) {
 	}
 	first := g.agg.groups[i].rows[0]
 	g.agg.drilled, g.agg.on = true, false
+	g.agg.drillW = g.axis.end - g.axis.start
 	g.scrollY = float32(first) * g.rowH()
 	g.clampScroll()
 	g.changed()
@@ -79,6 +81,9 @@ func (g *Gantt) DrillDown(i int) {
 // groups the rows when it does.
 func (g *Gantt) updateAggregate() {
 	was := g.agg.on
+	if g.agg.drilled && g.axis.end-g.axis.start > g.agg.drillW*3/2 {
+		g.agg.drilled = false // zoomed well out again
+	}
 	g.agg.on = g.snap != nil && !g.agg.drilled && len(g.layout.rows) > AggregateAbove && g.rowsInView(AggregateAbove+1) > AggregateAbove
 	if !g.agg.on {
 		g.agg.groups = g.agg.groups[:0]

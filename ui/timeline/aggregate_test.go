@@ -58,6 +58,12 @@ func TestGanttAggregatesALoadTest(t *testing.T) {
 		if !g.Aggregated() {
 			t.Error("fitting the whole recording did not aggregate again")
 		}
+		test.TapAt(g, fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttAggH/2))
+		g.ZoomOut()
+		w.Canvas().Capture()
+		if !g.Aggregated() {
+			t.Error("zooming out after a drill-down did not aggregate again")
+		}
 	})
 
 	t.Run("zooming in drills down", func(t *testing.T) {
