@@ -25,7 +25,7 @@ const ganttAggH = 36
 // aggState is the grouping the Gantt shows while it aggregates.
 type aggState struct {
 	on      bool
-	drilled bool // the person asked for single rows: clicked a group
+	drilled bool          // the person asked for single rows: clicked a group
 	drillW  time.Duration // the width of the view then: zooming out past it aggregates again
 	groups  []aggGroup
 }
