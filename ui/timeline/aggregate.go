@@ -239,21 +239,19 @@ func (r *ganttRenderer) placeGroupLabels() int {
 		x := 12 + float32(gr.depth)*ganttIndent
 		name := r.text(&r.labels, n, small)
 		n++
-		name.Text, name.Color = Truncate(gr.label, 24-2*int(gr.depth)), fg
+		setText(name, Truncate(gr.label, 24-2*int(gr.depth)), fg)
 		name.Move(fyne.NewPos(x, y+2))
 		name.Resize(fyne.NewSize(ganttGutter-x-4, name.MinSize().Height))
-		name.Refresh()
 		count := r.text(&r.labels, n, small)
 		n++
-		count.Text = fmt.Sprintf("×%s", thousands(len(gr.rows)))
-		count.Color = theme.Color(theme.ColorNameDisabled)
+		text, c := fmt.Sprintf("×%s", thousands(len(gr.rows))), theme.Color(theme.ColorNameDisabled)
 		if gr.failed > 0 {
-			count.Text += fmt.Sprintf(", %s failed", thousands(gr.failed))
-			count.Color = FailColor
+			text += fmt.Sprintf(", %s failed", thousands(gr.failed))
+			c = FailColor
 		}
+		setText(count, text, c)
 		count.Move(fyne.NewPos(x, y+ganttAggH/2))
 		count.Resize(fyne.NewSize(ganttGutter-x-4, count.MinSize().Height))
-		count.Refresh()
 	}
 	return n
 }

@@ -189,10 +189,9 @@ func (r *ganttRenderer) placeRuler() {
 		}
 		lbl := r.text(&r.ruler, n, small)
 		n++
-		lbl.Text, lbl.Color = t.label, fg
+		setText(lbl, t.label, fg)
 		lbl.Move(fyne.NewPos(x+3, 2))
 		lbl.Resize(lbl.MinSize())
-		lbl.Refresh()
 		g.lastTicks = append(g.lastTicks, t.label)
 	}
 	hideFrom(r.ruler, n)

@@ -480,17 +480,16 @@ func (r *chartRenderer) Refresh() {
 	c := r.c
 	size := c.Size()
 	fg := theme.Color(theme.ColorNameForeground)
+	// texts are refreshed only when they change (see setText)
 	if c.load {
 		// a load test: the client's own calls, and how fast they finish
-		r.title.Text = "tool calls"
-		r.inFlight.Text = "■ tool calls in flight"
-		r.pending.Text = fmt.Sprintf("throughput %s calls/s", formatRate(c.callsPerS))
-		r.pending.Color = fg
+		setText(r.title, "tool calls", fg)
+		setText(r.inFlight, "■ tool calls in flight", inFlightColor)
+		setText(r.pending, fmt.Sprintf("throughput %s calls/s", formatRate(c.callsPerS)), fg)
 	} else {
-		r.title.Text = "concurrency"
-		r.inFlight.Text = "■ in flight (serving)"
-		r.pending.Text = "■ pending (queued + serving)"
-		r.pending.Color = pendingColor
+		setText(r.title, "concurrency", fg)
+		setText(r.inFlight, "■ in flight (serving)", inFlightColor)
+		setText(r.pending, "■ pending (queued + serving)", pendingColor)
 	}
 	y := float32(4)
 	for _, t := range []*canvas.Text{r.title, r.inFlight, r.pending} {
@@ -498,10 +497,9 @@ func (r *chartRenderer) Refresh() {
 		t.Resize(t.MinSize())
 		y += t.MinSize().Height + 2
 	}
-	r.title.Color = fg
 	// value labels at the top and bottom of the plot, right-aligned in the gutter
-	r.top.Text = fmt.Sprintf("%d", max(c.peak, 1))
-	r.top.Color, r.zero.Color = fg, fg
+	setText(r.top, fmt.Sprintf("%d", max(c.peak, 1)), fg)
+	setText(r.zero, "0", fg)
 	topY := size.Height * float32(1-float64(max(c.peak, 1))/c.yMax())
 	ts := r.top.MinSize()
 	r.top.Move(fyne.NewPos(ganttGutter-6-ts.Width, max(topY-ts.Height/2, 0)))
@@ -509,10 +507,11 @@ func (r *chartRenderer) Refresh() {
 	zs := r.zero.MinSize()
 	r.zero.Move(fyne.NewPos(ganttGutter-6-zs.Width, size.Height-zs.Height))
 	r.zero.Resize(zs)
-	r.message.Text = ""
+	msg := ""
 	if c.err != nil {
-		r.message.Text = c.err.Error()
+		msg = c.err.Error()
 	}
+	setText(r.message, msg, theme.Color(theme.ColorNameDisabled))
 	r.message.Move(fyne.NewPos(ganttGutter+8, 4))
 	r.message.Resize(r.message.MinSize())
 	if text := c.HoverText(); text == "" {
@@ -523,7 +522,7 @@ func (r *chartRenderer) Refresh() {
 		r.cursor.StrokeColor = fg
 		r.cursor.Position1 = fyne.NewPos(c.hover.X, 0)
 		r.cursor.Position2 = fyne.NewPos(c.hover.X, size.Height)
-		r.readout.Text, r.readout.Color = text, fg
+		setText(r.readout, text, fg)
 		ms := r.readout.MinSize()
 		x := c.hover.X + 6
 		if x+ms.Width > size.Width {
@@ -539,9 +538,6 @@ func (r *chartRenderer) Refresh() {
 		r.readoutBg.Show()
 		r.cursor.Refresh()
 		r.readoutBg.Refresh()
-	}
-	for _, o := range []*canvas.Text{r.title, r.inFlight, r.pending, r.top, r.zero, r.message, r.readout} {
-		o.Refresh()
 	}
 	r.raster.Refresh()
 }
