@@ -126,3 +126,36 @@ func TestGanttFilter(t *testing.T) {
 		t.Errorf("after new spans the filter shows %d rows", len(rows))
 	}
 }
+
+// BenchmarkLoadFrame measures one frame of a 5,000-call load test at
+// 1600×900 on the main goroutine: grouping the rows, drawing the
+// aggregated Gantt, and the chart of the calls in flight:
+// go test ./ui/timeline -run '^$' -bench LoadFrame
+func BenchmarkLoadFrame(b *testing.B) {
+	test.NewTempApp(b)
+	snap := echoLoad(5000, 50, 10*ms)
+	g, c := NewGantt(), NewConcurrencyChart()
+	c.useAxis(g.axis)
+	w := test.NewTempWindow(b, g)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(1600, 900))
+	g.SetSnapshot(snap)
+	for _, part := range []string{"gantt", "chart"} {
+		b.Run(part, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				switch part {
+				case "gantt":
+					g.updateAggregate()
+					g.draw(1600, 760)
+				case "chart":
+					c.SetSteps(snap, nil) // a load test: the calls' steps
+					c.draw(1600+i%2, 140) // a new size each time: no cached image
+				}
+			}
+			if part == "gantt" && !g.Aggregated() {
+				b.Fatal("not aggregated")
+			}
+		})
+	}
+}
