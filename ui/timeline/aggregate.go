@@ -155,14 +155,22 @@ func (g *Gantt) groupRows() {
 
 // drawGroups paints the visible groups' density bands: in each pixel
 // column, a bar as tall as the share of the group's peak that was in
-// flight then; failures as red ticks along the row's bottom.
+// flight then (on average over the column); failures as red ticks along
+// the row's bottom.
 func (g *Gantt) drawGroups(img *image.RGBA, top, h, w, plotX0 int, rh, scroll float64, xOf func(time.Duration) int, pal ganttPalette, px func(float32) int) {
 	cols := w - plotX0
 	if cols <= 0 {
 		return
 	}
-	counts := make([]int, cols+1)
+	// counts[c] is how many of the group's requests were in flight on
+	// average over pixel column c: a request covering a column wholly
+	// adds 1, one covering part of it that part. full is the difference
+	// array of the wholly covered columns.
+	counts := make([]float64, cols)
+	full := make([]float64, cols+1)
 	fails := make([]bool, cols)
+	start := float64(g.axis.start)
+	perCol := float64(cols) / float64(g.axis.end-g.axis.start)
 	for gi := range g.agg.groups {
 		y0 := top + int(float64(gi)*rh-scroll)
 		y1 := top + int(float64(gi+1)*rh-scroll)
@@ -177,41 +185,50 @@ func (g *Gantt) drawGroups(img *image.RGBA, top, h, w, plotX0 int, rh, scroll fl
 		x := px(4 + float32(gr.depth)*ganttIndent)
 		fillRect(img, x, y0+px(3), x+px(4), y1-px(3), kc)
 		clear(counts)
+		clear(full)
 		clear(fails)
 		for _, r := range gr.rows {
 			s := g.snap.Spans[g.layout.rows[r].span]
 			if s.Received == recorder.Unset {
 				continue
 			}
-			x0, x1 := xOf(s.Received)-plotX0, xOf(recorder.SpanEnd(g.snap, s))-plotX0
-			if x1 < 0 || x0 >= cols {
+			fa := (float64(s.Received) - start) * perCol
+			fb := (float64(recorder.SpanEnd(g.snap, s)) - start) * perCol
+			if fb <= 0 || fa >= float64(cols) {
 				continue
 			}
-			x0, x1 = max(x0, 0), min(max(x1, x0), cols-1)
-			counts[x0]++
-			counts[x1+1]--
+			fa, fb = max(fa, 0), min(fb, float64(cols)-1e-9)
+			i0, i1 := int(fa), int(fb)
+			if i0 == i1 {
+				counts[i0] += max(fb-fa, 0)
+			} else {
+				counts[i0] += float64(i0+1) - fa
+				counts[i1] += fb - float64(i1)
+				full[i0+1]++
+				full[i1]--
+			}
 			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
-				for c := x0; c <= x1; c++ {
+				for c := i0; c <= i1; c++ {
 					fails[c] = true
 				}
 			}
 		}
-		peak, run := 0, 0
+		peak, run := 0.0, 0.0
 		for c := range cols {
-			run += counts[c]
-			counts[c] = run
-			peak = max(peak, run)
+			run += full[c]
+			counts[c] += run
+			peak = max(peak, counts[c])
 		}
-		if peak == 0 {
+		if peak <= 0 {
 			continue
 		}
 		band0, band1 := y0+px(3), y1-px(3)
 		fillRect(img, plotX0, max(band0, top), w, band1, mix(pal.bg, kc, 0.12))
 		for c := range cols {
-			if counts[c] == 0 {
+			if counts[c] <= 0 {
 				continue
 			}
-			bh := max(1, int(float64(band1-band0)*float64(counts[c])/float64(peak)+0.5))
+			bh := max(1, int(float64(band1-band0)*counts[c]/peak+0.5))
 			fillRect(img, plotX0+c, max(band1-bh, top), plotX0+c+1, band1, kc)
 			if fails[c] {
 				fillRect(img, plotX0+c, max(band1-px(3), top), plotX0+c+1, band1, FailColor)
