@@ -131,19 +131,20 @@ func (g *Gantt) scrollToTime(t time.Duration) {
 // depth, the groups in order of their first row.
 func (g *Gantt) groupRows() {
 	type key struct {
-		label string
-		depth int8
+		kind         recorder.Kind
+		method, name string
+		depth        int8
 	}
 	index := map[key]int{}
 	g.agg.groups = g.agg.groups[:0]
 	for r, ref := range g.layout.rows {
 		s := g.snap.Spans[ref.span]
-		k := key{SpanLabel(s), min(ref.depth, 1)}
+		k := key{s.Kind, s.Method, s.Name, min(ref.depth, 1)} // no label built per row
 		i, ok := index[k]
 		if !ok {
 			i = len(g.agg.groups)
 			index[k] = i
-			g.agg.groups = append(g.agg.groups, aggGroup{label: k.label, kind: s.Kind, depth: k.depth})
+			g.agg.groups = append(g.agg.groups, aggGroup{label: SpanLabel(s), kind: s.Kind, depth: k.depth})
 		}
 		gr := &g.agg.groups[i]
 		gr.rows = append(gr.rows, int32(r))
