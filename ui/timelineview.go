@@ -129,7 +129,7 @@ func NewTimelineView() *TimelineView {
 	// The toolbar's buttons, hint and legend wrap onto more lines when the
 	// view is narrow, so that it never asks for more than its widest item.
 	bar := &flowLayout{stretch: hint, breakAfter: hint}
-	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, hint}, t.legend()...)
+	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, timeline.NewFilterEntry(t.gantt), hint}, t.legend()...)
 	toolbar := container.New(bar, items...)
 	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
 	t.runPick = widget.NewSelect(nil, t.pickRun)
@@ -460,27 +460,31 @@ type liveFeed struct {
 // changed (or while requests are open, since they grow with time), makes a
 // frame of it (its steps and summary) and hands it to show through
 // runOnMain. A frame is not taken while the previous one has not been
-// shown yet, so a busy main goroutine never builds a backlog; nor sooner
-// after the last one than that one took to make, so a huge recording is
-// shown less often rather than keeping a core busy.
+// shown yet, so a busy main goroutine never builds a backlog; the next is
+// taken one frame interval after the last one was begun (at once when
+// showing it took longer), not at the next tick of a fixed clock, which
+// lost a whole interval whenever showing a frame straddled a tick; nor
+// sooner after the last one than that one took to make, so a huge
+// recording is shown less often rather than keeping a core busy.
 func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() int64, show func(liveFrame)) *liveFeed {
 	l := &liveFeed{done: make(chan struct{})}
-	var busy atomic.Bool
+	interval := max(timeline.MinFrameInterval, time.Millisecond)
 	go func() {
-		tick := time.NewTicker(max(timeline.MinFrameInterval, time.Millisecond))
-		defer tick.Stop()
+		timer := time.NewTimer(0)
+		defer timer.Stop()
+		shown := make(chan struct{}, 1)
 		var (
 			last        uint64
 			first, open = true, false
-			next        time.Time // no frame before this
 		)
 		for {
 			select {
 			case <-l.done:
 				return
-			case <-tick.C:
+			case <-timer.C:
 			}
-			if v := rec.Version(); !first && v == last && !open || busy.Load() || time.Now().Before(next) {
+			if v := rec.Version(); !first && v == last && !open {
+				timer.Reset(interval)
 				continue
 			}
 			first = false
@@ -495,10 +499,9 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 				}
 			}
 			f := makeFrame(snap, pick())
-			next = time.Now().Add(time.Since(began))
-			busy.Store(true)
+			made := time.Since(began)
 			runOnMain(func() {
-				defer busy.Store(false)
+				defer func() { shown <- struct{}{} }()
 				select {
 				case <-l.done:
 					return // stopped meanwhile: show nothing more
@@ -506,6 +509,12 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 				}
 				show(f)
 			})
+			select {
+			case <-l.done:
+				return
+			case <-shown:
+			}
+			timer.Reset(max(interval-time.Since(began), made))
 		}
 	}()
 	return l

@@ -60,7 +60,7 @@ func (g *Gantt) slideToNow() {
 	if now > g.axis.end-w/20 {
 		g.axis.set(now+w/20-w, now+w/20)
 	}
-	g.scrollY = float32(len(g.layout.rows))*g.rowH() - g.rowsAreaH()
+	g.scrollY = float32(g.rowCount())*g.rowH() - g.rowsAreaH()
 	g.clampScroll()
 }
 
@@ -208,10 +208,9 @@ func (r *ganttRenderer) placeRuler() {
 		}
 		lbl := r.text(&r.ruler, n, small)
 		n++
-		lbl.Text, lbl.Color = t.label, fg
+		setText(lbl, t.label, fg)
 		lbl.Move(fyne.NewPos(x+3, 2))
 		lbl.Resize(lbl.MinSize())
-		lbl.Refresh()
 		g.lastTicks = append(g.lastTicks, t.label)
 	}
 	hideFrom(r.ruler, n)

@@ -76,7 +76,10 @@ func (t *throttle) request() {
 		t.pending = false
 		t.flush()
 	}
-	if wait := MinFrameInterval - time.Since(t.last); wait > 0 {
+	// A quarter of an interval's slack: a live feed that delivers a frame
+	// every interval, a little early now and then, is not held back to
+	// the interval after.
+	if wait := MinFrameInterval*3/4 - time.Since(t.last); wait > 0 {
 		time.AfterFunc(wait, func() { fyne.Do(run) })
 		return
 	}
