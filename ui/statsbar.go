@@ -172,6 +172,18 @@ func statsLine(sum recorder.Summary) string { return strings.Join(statsParts(sum
 // statsParts is the figures of sum, one a string.
 func statsParts(sum recorder.Summary) []string {
 	ms := func(v float64) string { return formatDuration(time.Duration(v * float64(time.Millisecond))) }
+	if sum.ServerRequests.Total == 0 && sum.ToolCalls.Total >= 2 {
+		// A load test: the server sent nothing, so the figures of its
+		// requests would all read 0; those of the calls say what happened.
+		c := sum.ToolCalls
+		return []string{
+			fmt.Sprintf("calls in flight ≤ %d", c.PeakInFlight),
+			fmt.Sprintf("throughput %.1f calls/s", c.ThroughputPerS),
+			"elapsed " + ms(sum.ElapsedMS),
+			fmt.Sprintf("call p50 %s · p99 %s", ms(c.DurationMS.P50), ms(c.DurationMS.P99)),
+			fmt.Sprintf("%d tool calls (%d failed)", c.Total, c.Failed),
+		}
+	}
 	parts := []string{
 		fmt.Sprintf("peak in flight %d", sum.PeakInFlight),
 		fmt.Sprintf("peak pending %d", sum.PeakPending),

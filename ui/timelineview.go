@@ -57,7 +57,8 @@ type TimelineView struct {
 	runPickW   *canvas.Rectangle // gives runPick the width of its longest choice
 	runPickBox *fyne.Container   // runPick over runPickW; hidden without runs
 	pick       atomic.Int64
-	settingRun bool // runPick is being set by the view, not the person
+	statsAt    time.Time // when the stats line last followed a live frame
+	settingRun bool      // runPick is being set by the view, not the person
 	follow     *widget.Check
 	compact    *widget.Check
 	fold       *widget.Check
@@ -418,7 +419,14 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.gantt.SetSnapshot(f.snap)
 	t.chart.SetSteps(f.snap, f.steps)
 	t.showRuns(f.snap)
-	t.setStats(func() { t.stats.SetRunSummary(f.summary, f.scope.provisional) })
+	// While requests are in flight the figures change every frame, faster
+	// than anyone reads them, and each new text costs the painter a new
+	// texture: they follow at most every statsEvery; the frame after the
+	// last change shows the final figures.
+	if !f.open || timeline.MinFrameInterval <= 0 || time.Since(t.statsAt) >= statsEvery {
+		t.statsAt = time.Now()
+		t.setStats(func() { t.stats.SetRunSummary(f.summary, f.scope.provisional) })
+	}
 	t.alignCompare()
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
 		// the selected request changed (it was answered, say)
@@ -440,14 +448,26 @@ type liveFrame struct {
 	steps   []recorder.Step
 	scope   runScope
 	summary recorder.Summary // of scope
+	open    bool             // some request is still in flight
 }
+
+// statsEvery is how often the stats line follows a live run while
+// requests are in flight (see [TimelineView.apply]).
+const statsEvery = 200 * time.Millisecond
 
 // makeFrame makes the frame of snap whose stats describe the part of it
 // pick chooses.
 func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame {
 	steps := recorder.Steps(snap)
 	scope := scopeOf(snap, pick)
-	return liveFrame{snap: snap, steps: steps, scope: scope, summary: scope.summarize(snap, steps)}
+	open := false
+	for _, s := range snap.Spans {
+		if s.Open() {
+			open = true
+			break
+		}
+	}
+	return liveFrame{snap: snap, steps: steps, scope: scope, summary: scope.summarize(snap, steps), open: open}
 }
 
 // liveFeed is the one ticker that follows a live recording.

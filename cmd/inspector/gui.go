@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -65,6 +67,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		fpsReport   = fs.Bool("fps-report", false, "print how many frames the timeline drew per second when the app quits")
 		again       = fs.String("autorun-again", "", "after the --autorun run, run the workload once more on the same connection with dispatch `MODE` (serial, concurrent, inline)")
 		statsReport = fs.Bool("stats-report", false, "print the run the statistics describe and its figures when the app quits")
+		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the app to `FILE` (read it with go tool pprof), to see where a frame's time goes")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, guiUsage)
@@ -131,6 +134,17 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if msg := noDisplay(); msg != "" {
 		fmt.Fprintln(stderr, "inspector gui: "+msg)
 		return exitFailure
+	}
+	if *cpuProfile != "" {
+		f, err := os.OpenFile(*cpuProfile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return usageErr("--cpuprofile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return usageErr("--cpuprofile: %v", err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
@@ -354,6 +368,14 @@ func (f *fpsMeter) report() string {
 	if active > 0 {
 		mean = float64(activeFrames) / float64(active)
 	}
-	return fmt.Sprintf("fps: %d frames in %.1f s (%.1f per second overall); %.1f per second over the %d seconds that drew, peak %d",
-		total, secs, float64(total)/max(secs, 0.001), mean, active, peak)
+	var drew []string
+	for _, n := range f.perSec {
+		if n > 0 {
+			drew = append(drew, strconv.FormatInt(n, 10))
+		}
+	}
+	// The first and last seconds that drew are usually partial (the run
+	// began or ended inside them): the series shows them for what they are.
+	return fmt.Sprintf("fps: %d frames in %.1f s (%.1f per second overall); %.1f per second over the %d seconds that drew, peak %d; each second that drew: %s",
+		total, secs, float64(total)/max(secs, 0.001), mean, active, peak, strings.Join(drew, " "))
 }

@@ -8,7 +8,7 @@ import (
 
 // MinFrameInterval is the least time between two redraws of a live or
 // interacted-with widget (about 30 frames a second). Tests set it to 0.
-var MinFrameInterval = 33 * time.Millisecond
+var MinFrameInterval = 25 * time.Millisecond
 
 // changed asks for a redraw of the Gantt in the next frame of its axis.
 func (g *Gantt) changed() { g.redraw() }
