@@ -249,7 +249,7 @@ func (b *Book) request(from Side, id string, m *message, at time.Duration, via s
 	md := readMeta(m.Params)
 	if dir == recorder.Outgoing {
 		b.setProtocolLocked(md.Meta.Protocol) // requests name it from 2026-07-28 on
-		sp.Serving = at // the server's work starts as it is sent
+		sp.Serving = at                       // the server's work starts as it is sent
 		if m.Method == "tools/call" {
 			book[id] = b.toolCall(sp, md, at)
 			return
