@@ -267,7 +267,8 @@ func (t Target) String() string {
 // session with t: the URL's user name, password (and the Basic
 // authorization net/http makes of them) and credential-like query
 // values, every header value (and, for "Bearer TOKEN"-like values, the
-// token alone) and every environment value. [Connect] registers them on
+// token alone), every environment value and the credential-like values
+// of a stdio server's command line ([CommandSecrets]). [Connect] registers them on
 // the recording ([recorder.Recording.AddSecrets]).
 func (t Target) Secrets() []string {
 	var out []string
@@ -288,6 +289,7 @@ func (t Target) Secrets() []string {
 		}
 	}
 	if t.kind() == TransportStdio {
+		out = append(out, CommandSecrets(t.Command)...)
 		for _, kv := range t.Env {
 			if _, v, ok := strings.Cut(kv, "="); ok {
 				out = append(out, v)

@@ -221,9 +221,10 @@ func TestSecretsStayInside(t *testing.T) {
 		bearer   = "bearer-s3cret-1"
 		apiKey   = "key-s3cret-1"
 		envValue = `env<s3cret>&"1"`
+		cmdKey   = "cmd-s3cret-1" // on the stdio server's command line
 	)
 	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-	secrets := []string{user, password, token, bearer, apiKey, envValue, basic}
+	secrets := []string{user, password, token, bearer, apiKey, envValue, basic, cmdKey}
 	hs, seen := leakServerHTTP(t, "call me with the key "+apiKey)
 	u, _ := url.Parse(hs.URL)
 	secretURL := fmt.Sprintf("http://%s:%s@%s/mcp?token=%s&page=2", user, password, u.Host, url.QueryEscape(token))
@@ -253,6 +254,9 @@ func TestSecretsStayInside(t *testing.T) {
 		{"stdio with env", append([]string{"run", "--stdio", fmt.Sprintf("'%s'", testBin),
 			"--env", echoServerEnv + "=1", "--env", "ECHO_SECRET=" + envValue}, common...),
 			exitOK, 8, `env ECHO_SECRET=REDACTED`},
+		{"stdio with a key on its command line", append([]string{"run", "--stdio", fmt.Sprintf("'%s' --api-key %s", testBin, cmdKey),
+			"--env", echoServerEnv + "=1"}, common...),
+			exitOK, 8, ""},
 		{"http server down, url", []string{"run", "--url", fmt.Sprintf("http://%s:%s@%s/mcp?token=%s", user, password, closedPort(t), url.QueryEscape(token)),
 			"--header", "Authorization: Bearer " + bearer, "--tool", "leak"}, exitFailure, 8, ""},
 		{"url that does not parse", []string{"run", "--url", fmt.Sprintf("http://%s:%s@bad host/mcp?token=%s", user, password, token),
