@@ -97,7 +97,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil || len(words) == 0 {
 		return usageErr("--stdio %q: cannot split it into a command line (check the quotes)", *stdio)
 	}
-	var secrets []string
+	secrets := engine.CommandSecrets(*stdio)
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
