@@ -314,3 +314,71 @@ func TestHTTPUpstreamDown(t *testing.T) {
 		t.Errorf("spans %+v: want tools/list aborted with the reason", snap.Spans)
 	}
 }
+
+// absoluteEndpoint makes the Go SDK's legacy SSE server name its
+// message endpoint by an absolute URL, as some servers do.
+type absoluteEndpoint struct {
+	http.ResponseWriter
+	base string
+}
+
+func (w absoluteEndpoint) Write(p []byte) (int, error) {
+	q := strings.Replace(string(p), "event: endpoint\ndata: /", "event: endpoint\ndata: "+w.base+"/", 1)
+	if _, err := w.ResponseWriter.Write([]byte(q)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w absoluteEndpoint) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
+
+// TestHTTPLegacySSE: a client of the legacy HTTP+SSE transport reaches
+// the server through the proxy: the endpoint event the server sends,
+// naming the server by an absolute URL, is rewritten to lead the
+// client's posts to the proxy, not past it, and the fan-out is recorded.
+func TestHTTPLegacySSE(t *testing.T) {
+	var posts atomic.Int64
+	sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return demo.NewServer() }, nil)
+	var base string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+		}
+		sse.ServeHTTP(absoluteEndpoint{w, base}, r)
+	}))
+	base = up.URL
+	defer up.Close()
+	rec := recorder.New(recorder.Meta{})
+	p, _ := proxyTo(t, up.URL+"/sse", rec)
+	var proxiedPosts atomic.Int64
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			proxiedPosts.Add(1)
+		}
+		p.ServeHTTP(w, r)
+	}))
+	defer counting.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, &mcp.ClientOptions{CreateMessageHandler: sampleAfter(10*time.Millisecond, nil)})
+	cs, err := c.Connect(ctx, &mcp.SSEClientTransport{Endpoint: counting.URL + "/sse"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": 3}}); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	if posts.Load() == 0 || posts.Load() != proxiedPosts.Load() {
+		t.Errorf("the server got %d posts, the proxy passed on %d: want every post through the proxy", posts.Load(), proxiedPosts.Load())
+	}
+	n := 0
+	for _, s := range rec.Snapshot().Spans {
+		if s.Kind == recorder.KindSampling && s.Status == recorder.StatusOK && s.Parent != 0 {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("recorded %d sampling spans answered and linked to the call, want 3", n)
+	}
+}
