@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"mime"
 	"net"
 	"net/http"
@@ -94,7 +95,7 @@ func NewHTTP(upstream string, rec *recorder.Recording, limits engine.Limits, tra
 		FlushInterval:  -1, // every write reaches the client at once
 		ModifyResponse: p.response,
 		ErrorHandler:   p.failed,
-		ErrorLog:       nil,
+		ErrorLog:       log.New(io.Discard, "", 0), // what goes wrong is recorded
 	}
 	return p, nil
 }
@@ -115,6 +116,16 @@ type exchange struct {
 	call   string // the id key of the JSON-RPC request the POST carried, or ""
 	status string // the upstream's HTTP status
 	failed bool   // the status is not a success
+	ctx    context.Context
+}
+
+// brokeOff says why a response stream ended early: the client went away
+// (its request was cancelled) or the upstream's stream broke with err.
+func (ex *exchange) brokeOff(p *HTTP, err error) string {
+	if ex.ctx != nil && ex.ctx.Err() != nil {
+		return "the client went away before the server answered"
+	}
+	return "the server's response stream broke off: " + p.rec.Scrub(err.Error())
 }
 
 type exchangeKey struct{}
@@ -199,7 +210,7 @@ func (p *HTTP) response(resp *http.Response) error {
 	if ex == nil {
 		ex = &exchange{}
 	}
-	ex.status, ex.failed = resp.Status, resp.StatusCode >= 300
+	ex.status, ex.failed, ex.ctx = resp.Status, resp.StatusCode >= 300, resp.Request.Context()
 	if resp.Body == nil || resp.Body == http.NoBody {
 		p.answerless(resp, ex)
 		return nil
@@ -317,7 +328,7 @@ func (t *jsonTap) Read(b []byte) (int, error) {
 		switch {
 		case err != io.EOF:
 			if t.ex.call != "" {
-				t.p.book.Abandon(t.ex.call, at, "the server's response broke off: "+t.p.rec.Scrub(err.Error()))
+				t.p.book.Abandon(t.ex.call, at, t.ex.brokeOff(t.p, err))
 			}
 		case t.over:
 			t.p.book.protocolEvent(at, fmt.Sprintf("the server answered with a message over --max-message-size %s: passed on unchanged, not recorded", engine.FormatSize(t.p.limit)))
@@ -456,7 +467,7 @@ func (t *eventTap) end(err error) {
 	}
 	reason := "the server ended the response stream before answering"
 	if err != io.EOF {
-		reason = "the server's response stream broke off: " + t.p.rec.Scrub(err.Error())
+		reason = t.ex.brokeOff(t.p, err)
 	}
 	t.p.book.Abandon(t.ex.call, t.p.rec.Now(), reason)
 }

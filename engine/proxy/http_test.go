@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -380,5 +381,79 @@ func TestHTTPLegacySSE(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("recorded %d sampling spans answered and linked to the call, want 3", n)
+	}
+}
+
+// TestHTTPBrokenStreams: a client that goes away cancels its request
+// upstream, and an upstream that dies in the middle of a response stream
+// ends the request in the recording with the reason.
+func TestHTTPBrokenStreams(t *testing.T) {
+	upstreamGone := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		if r.URL.Path == "/die" {
+			fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
+			w.(http.Flusher).Flush()
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		<-r.Context().Done() // the client of /wait goes away
+		close(upstreamGone)
+	}))
+	defer up.Close()
+	rec := recorder.New(recorder.Meta{})
+	_, front := proxyTo(t, up.URL+"/mcp", rec)
+
+	post := func(ctx context.Context, path, id string) (*http.Response, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, front.URL+path,
+			strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"x"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		return http.DefaultClient.Do(req)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := post(ctx, "/wait", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	resp.Body.Close()
+	select {
+	case <-upstreamGone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the client went away and the upstream request was still open 5 s later")
+	}
+
+	resp, err = post(context.Background(), "/die", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err == nil {
+		t.Errorf("the client read %q and a clean end, want the stream to break as the upstream's did", body)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var st []string
+		ok := 0
+		for _, s := range rec.Snapshot().Spans {
+			st = append(st, fmt.Sprintf("%s %s %s", s.RequestID, s.Status, s.Error))
+			if (s.RequestID == "1" && s.Status == recorder.StatusAborted && strings.Contains(s.Error, "went away")) ||
+				(s.RequestID == "2" && s.Status == recorder.StatusAborted && strings.Contains(s.Error, "broke off")) {
+				ok++
+			}
+		}
+		if ok == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("spans %q: want 1 aborted as the client went away, 2 as the stream broke off", st)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
