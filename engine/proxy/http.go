@@ -272,7 +272,11 @@ func (p *HTTP) credentials(h http.Header, query string) {
 		case name == "Cookie" || name == "Set-Cookie":
 			for _, v := range vs {
 				found = append(found, v)
-				for c := range strings.SplitSeq(v, ";") {
+				pairs := strings.Split(v, ";")
+				if name == "Set-Cookie" {
+					pairs = pairs[:1] // then attributes: Path=/, Max-Age=3600, not secrets
+				}
+				for _, c := range pairs {
 					if _, val, ok := strings.Cut(c, "="); ok {
 						found = append(found, strings.Trim(strings.TrimSpace(val), `"`))
 					}

@@ -457,3 +457,28 @@ func TestHTTPBrokenStreams(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestHTTPSetCookieAttributesAreNotSecrets: the value a server sets in
+// a cookie is kept out of the recording, but the cookie's attributes
+// (Max-Age=3600) are not secrets: a 3600 elsewhere in a message stays.
+func TestHTTPSetCookieAttributesAreNotSecrets(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Set-Cookie", "sid=server-set-cookie-77; Path=/; Max-Age=3600")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"ttl":3600,"echo":"server-set-cookie-77"}}`)
+	}))
+	defer up.Close()
+	rec := recorder.New(recorder.Meta{})
+	_, front := proxyTo(t, up.URL+"/mcp", rec)
+	_, h, body := exchangeRaw(t, http.MethodPost, front.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
+	if h.Get("Set-Cookie") != "sid=server-set-cookie-77; Path=/; Max-Age=3600" || !strings.Contains(body, "server-set-cookie-77") {
+		t.Errorf("the client got Set-Cookie %q and %q: want both unchanged", h.Get("Set-Cookie"), body)
+	}
+	snap := rec.Snapshot()
+	if len(snap.Spans) != 1 {
+		t.Fatalf("%d spans, want the tools/list", len(snap.Spans))
+	}
+	if got := string(snap.Spans[0].Result); got != `{"ttl":3600,"echo":"REDACTED"}` {
+		t.Errorf("recorded result %s, want the cookie's value redacted and the rest as it was", got)
+	}
+}
