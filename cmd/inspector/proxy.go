@@ -7,10 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/proxy"
@@ -20,6 +23,7 @@ import (
 )
 
 const proxyUsage = `Usage: inspector proxy --stdio 'SERVER CMD ARGS' [--env K=V]... [--cwd DIR] [flags]
+       inspector proxy --listen 127.0.0.1:PORT --upstream URL [flags]
 
 Stands between an MCP client you did not write and its server, passes every
 byte both ways unchanged, and records every request on a timeline: so you can
@@ -32,18 +36,24 @@ The client talks to the proxy over stdin and stdout as it did to the server.
 The proxy never writes to stdout itself; the server's stderr passes through
 to the proxy's stderr, and everything else the proxy says goes there too.
 
+Over HTTP (streamable HTTP, or legacy HTTP+SSE), the proxy listens on
+--listen and forwards to the server at --upstream: point the client at
+http://127.0.0.1:PORT/PATH, PATH being the upstream URL's. It runs until
+interrupted (Ctrl-C, SIGTERM), then prints the summary.
+
 The recording is journaled as it happens (--journal auto, under
 ` + "%s" + `), so a client that kills its server loses nothing; when the
 server exits the summary goes to stderr and --record and the exports are
 written. Open a journal with inspector report or the GUI.
 
-Exit status: the server's own exit status; 1 if the server could not be
+Exit status: over stdio, the server's own exit status (over HTTP, 0); 1 if the server could not be
 started or a file could not be written; 2 a bad flag; 3 an --assert did not
 hold.
 
 Examples:
   inspector proxy --stdio 'inspector demo-server' --record client.json
   inspector proxy --stdio 'python server.py' --env API_KEY=… --journal off --html report.html
+  inspector proxy --listen 127.0.0.1:9000 --upstream http://127.0.0.1:8080/mcp --record client.json
 
 Flags:
 `
@@ -63,6 +73,8 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	var (
 		o         runOptions
 		stdio     = fs.String("stdio", "", "start the real server as `'CMD ARGS'` (split as a POSIX shell would) and stand between it and the client")
+		listen    = fs.String("listen", "", "over HTTP: listen for the client on `HOST:PORT` (with --upstream)")
+		upstream  = fs.String("upstream", "", "over HTTP: the real server's `URL` (streamable HTTP or legacy SSE; with --listen)")
 		env       repeatedFlag
 		dir       = fs.String("cwd", "", "the server's working `DIR` (default: the proxy's)")
 		maxMsg    = sizeFlag(engine.DefaultMaxMessageSize)
@@ -90,12 +102,25 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q: every option is a flag (quote the server's command line: --stdio 'CMD ARGS')", fs.Arg(0))
 	}
-	if *stdio == "" {
-		return usageErr("--stdio: give the real server's command line, as in --stdio 'node server.js'")
-	}
-	words, err := shlex.Split(*stdio)
-	if err != nil || len(words) == 0 {
-		return usageErr("--stdio %q: cannot split it into a command line (check the quotes)", *stdio)
+	overHTTP := *listen != "" || *upstream != ""
+	var words []string
+	switch {
+	case overHTTP && *stdio != "":
+		return usageErr("--stdio and --listen/--upstream: give one, the server's command line (stdio) or its URL (HTTP)")
+	case overHTTP && *listen == "":
+		return usageErr("--upstream needs --listen HOST:PORT, the address the client connects to, as in --listen 127.0.0.1:9000")
+	case overHTTP && *upstream == "":
+		return usageErr("--listen needs --upstream URL, the real server's address, as in --upstream http://127.0.0.1:8080/mcp")
+	case overHTTP && len(env) > 0:
+		return usageErr("--env: only for --stdio, where the proxy starts the server")
+	case !overHTTP && *stdio == "":
+		return usageErr("--stdio: give the real server's command line, as in --stdio 'node server.js' (or --listen and --upstream for a server over HTTP)")
+	case !overHTTP:
+		var err error
+		words, err = shlex.Split(*stdio)
+		if err != nil || len(words) == 0 {
+			return usageErr("--stdio %q: cannot split it into a command line (check the quotes)", *stdio)
+		}
 	}
 	secrets := engine.CommandSecrets(*stdio)
 	for _, kv := range env {
@@ -127,7 +152,27 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return usageErr("%v", err)
 	}
 
-	rec := recorder.New(recorder.Meta{Title: "proxy: " + words[0], Target: *stdio, Inspector: version})
+	limits := engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}
+	var (
+		rec  *recorder.Recording
+		web  *proxy.HTTP
+		addr net.Listener
+	)
+	if overHTTP {
+		target := recorder.RedactURL(*upstream)
+		rec = recorder.New(recorder.Meta{Title: "proxy: " + target, Target: target, Inspector: version})
+		var err error
+		if web, err = proxy.NewHTTP(*upstream, rec, limits, nil); err != nil { // registers the URL's credentials
+			return usageErr("%v", err)
+		}
+		if addr, err = net.Listen("tcp", *listen); err != nil {
+			fmt.Fprintf(stderr, "inspector proxy: --listen %s: %v (is the port taken? pick another)\n", *listen, err)
+			return exitFailure
+		}
+		defer addr.Close()
+	} else {
+		rec = recorder.New(recorder.Meta{Title: "proxy: " + words[0], Target: *stdio, Inspector: version})
+	}
 	rec.AddSecrets(secrets...) // before the journal writes anything
 	r := &runner{cmd: "proxy", ctx: ctx, o: o, chart: chart, rec: rec, stdout: stderr, stderr: stderr}
 	if o.journal != "" {
@@ -142,11 +187,16 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stderr, "inspector proxy: recording to %s\n", r.journal.Path())
 	}
 
-	p := &proxy.Stdio{Command: words, Env: env, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Rec: rec,
-		Limits: engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}}
-	res, err := p.Run(ctx)
-	if err != nil {
-		return r.fail(err.Error())
+	var res proxy.Result
+	if overHTTP {
+		res = serveHTTPProxy(ctx, web, addr, *upstream, stderr)
+	} else {
+		p := &proxy.Stdio{Command: words, Env: env, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Rec: rec,
+			Limits: limits}
+		var err error
+		if res, err = p.Run(ctx); err != nil {
+			return r.fail(err.Error())
+		}
 	}
 	fmt.Fprintf(stderr, "inspector proxy: %s\n", rec.Scrub(res.Reason))
 
@@ -173,8 +223,35 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	switch {
 	case failed > 0:
 		return exitAssertion
+	case overHTTP:
+		return exitOK // stopping is how an HTTP proxy ends
 	case res.ExitCode < 0:
 		return exitInterrupted // ended by a signal: ours, passed on, or the client's
 	}
 	return res.ExitCode
+}
+
+// serveHTTPProxy serves p on l until ctx is done, then ends what is
+// still pending with the reason.
+func serveHTTPProxy(ctx context.Context, p *proxy.HTTP, l net.Listener, upstream string, stderr io.Writer) proxy.Result {
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: proxy.DialTimeout}
+	fmt.Fprintf(stderr, "inspector proxy: listening on http://%s%s → %s\n", l.Addr(), p.Path(), recorder.RedactURL(upstream))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	var reason string
+	select {
+	case <-ctx.Done():
+		reason = "the proxy was stopped (" + context.Cause(ctx).Error() + ")"
+	case err := <-served:
+		reason = "the proxy stopped serving: " + err.Error()
+	}
+	// Event streams never end on their own: give requests a moment, then
+	// close what is left.
+	grace, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if srv.Shutdown(grace) != nil {
+		srv.Close()
+	}
+	p.Close(reason)
+	return proxy.Result{Reason: reason}
 }

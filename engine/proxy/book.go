@@ -537,3 +537,28 @@ func (b *Book) Close(at time.Duration, reason string) {
 	clear(b.states)
 	clear(b.calls)
 }
+
+// Abandon ends the request the client sent with id key id, if it is
+// still pending, at offset at with reason: its answer will never come
+// (over HTTP, the server could not be reached, or the response stream
+// carrying the answer broke). The tool call it is a round of ends too.
+func (b *Book) Abandon(id string, at time.Duration, reason string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.client[id]
+	if p == nil {
+		return
+	}
+	delete(b.client, id)
+	if p.done {
+		return
+	}
+	o := recorder.Outcome{Status: recorder.StatusAborted, Error: reason}
+	b.rec.End(p.span, at, o)
+	if p.call != nil {
+		if p.span != p.call.span {
+			b.rec.End(p.call.span, at, o)
+		}
+		b.forget(p.call)
+	}
+}
