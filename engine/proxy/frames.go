@@ -16,7 +16,7 @@ const readBuffer = 64 << 10
 
 // pump copies src to dst unchanged, a read at a time, and hands each
 // newline-delimited message that crossed to the book, timed when the
-// read that completed it returned. It returns the error that ended it:
+// read that completed it returned, before passing the read on. It returns the error that ended it:
 // nil when src ended, a *writeError when dst refused a write.
 func pump(src io.Reader, dst io.Writer, side Side, b *Book, rec *recorder.Recording, limit int64) error {
 	buf := make([]byte, readBuffer)
@@ -24,11 +24,13 @@ func pump(src io.Reader, dst io.Writer, side Side, b *Book, rec *recorder.Record
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			at := rec.Now()
+			// Recorded before it is passed on: the other side may answer
+			// within microseconds, and its answer, read on the other
+			// pump, must find the request in the book.
+			f.feed(buf[:n], rec.Now())
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return &writeError{side: side, err: werr}
 			}
-			f.feed(buf[:n], at)
 		}
 		if err == io.EOF {
 			f.end(rec.Now())
