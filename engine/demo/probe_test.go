@@ -296,7 +296,8 @@ func TestProbeThroughProxy(t *testing.T) {
 			near := func(what string, recorded time.Duration, probedMS float64) {
 				t.Helper()
 				probed := time.Duration(probedMS * float64(time.Millisecond))
-				if d := (recorded - probed).Abs(); d > 30*time.Millisecond && d > probed/20 {
+				// Within 5%, or 50 ms: the two clocks are in two processes.
+				if d := (recorded - probed).Abs(); d > 50*time.Millisecond && d > probed/20 {
 					t.Errorf("%s: the proxy recorded %v, the probe measured %v", what, recorded, probed)
 				}
 			}
