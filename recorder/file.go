@@ -47,6 +47,9 @@ type fileHeader struct {
 // recordingFile is the JSON shape of a saved recording.
 type recordingFile struct {
 	fileHeader
+	// Runs are the recording's named segments; files written before
+	// runs existed have none and load as one implicit run.
+	Runs   []Run   `json:"runs,omitempty"`
 	Spans  []*Span `json:"spans"`
 	Events []Event `json:"events"`
 }
@@ -70,6 +73,19 @@ func Save(w io.Writer, snap *Snapshot) error {
 		return fmt.Errorf("save recording: %w", err)
 	}
 	bw.Write(head[:len(head)-1]) // leave the object open for spans and events
+	if len(snap.Runs) > 0 {
+		bw.WriteString(",\n\"runs\":[")
+		for i, r := range snap.Runs {
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n")
+			if err := enc.encode(r); err != nil {
+				return fmt.Errorf("save recording: run %d: %w", i+1, err)
+			}
+		}
+		bw.WriteString("\n]")
+	}
 	bw.WriteString(",\n\"spans\":[")
 	for i, s := range snap.Spans {
 		if i > 0 {
@@ -243,8 +259,11 @@ func loadRecording(data []byte) (*Snapshot, error) {
 	if f.Spans == nil && !bytes.Contains(data, []byte(`"spans"`)) {
 		return nil, errors.New(`not a complete recording: the "spans" field is missing (the file was not written by Fanout Inspector, or was edited)`)
 	}
-	snap := &Snapshot{Meta: *f.Meta, Spans: f.Spans, Events: f.Events, Version: 1}
+	snap := &Snapshot{Meta: *f.Meta, Spans: f.Spans, Events: f.Events, Runs: f.Runs, Version: 1}
 	if err := checkSpans(snap.Spans); err != nil {
+		return nil, err
+	}
+	if err := checkRuns(snap.Runs); err != nil {
 		return nil, err
 	}
 	if err := checkEvents(snap.Events); err != nil {
@@ -265,6 +284,11 @@ func loadRecording(data []byte) (*Snapshot, error) {
 		snap.Now = *f.Now
 	} else {
 		snap.Now = LastInstant(snap)
+	}
+	for i := range snap.Runs {
+		if snap.Runs[i].Open() { // saved mid-run: nothing more came after
+			snap.Runs[i].End = max(snap.Now, snap.Runs[i].Start)
+		}
 	}
 	return snap, nil
 }

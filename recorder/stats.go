@@ -74,6 +74,15 @@ type CallCounts struct {
 	// Errors says why calls failed: each distinct error text with how many
 	// calls ended with it, most frequent first, at most [MaxErrorKinds].
 	Errors []ErrorCount `json:"errors"`
+	// PeakInFlight is the most tool calls sent and not yet answered at
+	// once: the load a run put on the server.
+	PeakInFlight int `json:"peak_in_flight"`
+	// ThroughputPerS is the calls finished per second of the run's
+	// elapsed time (0 with fewer than two calls or no elapsed time).
+	ThroughputPerS float64 `json:"throughput_per_s"`
+	// DurationMS is the distribution of the finished calls' times, from
+	// sending the call to its result.
+	DurationMS Percentiles `json:"duration_ms"`
 }
 
 // ErrorCount is one reason tool calls failed and how many did.

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -19,11 +20,23 @@ type Step struct {
 // counted before requests that start, so back-to-back serial requests
 // never count as two at once.
 func Steps(snap *Snapshot) []Step {
-	type edge struct {
-		at             time.Duration
-		inFlight, pend int
+	// An edge is one int64: its time shifted left by edgeBits, what
+	// happened in the low bits, numbered so that ends sort before starts
+	// at one instant. Plain integers sort several times faster than
+	// structs with a comparison function, which took most of a live
+	// frame's time on a long recording.
+	const (
+		endServe = iota // stopped being served (and pending)
+		endPend         // answered without being served
+		startPend
+		startServe
+		edgeBits = 2
+		maxAt    = time.Duration(math.MaxInt64 >> (edgeBits + 1))
+	)
+	key := func(at time.Duration, what int64) int64 {
+		return int64(min(max(at, -maxAt), maxAt))<<edgeBits | what
 	}
-	edges := make([]edge, 0, 4*len(snap.Spans))
+	edges := make([]int64, 0, 4*len(snap.Spans))
 	for _, s := range snap.Spans {
 		if s.Direction != Incoming || s.Received == Unset {
 			continue
@@ -32,30 +45,32 @@ func Steps(snap *Snapshot) []Step {
 		if end == Unset {
 			end = max(snap.Now, s.Received)
 		}
-		edges = append(edges, edge{s.Received, 0, +1}, edge{end, 0, -1})
+		edges = append(edges, key(s.Received, startPend))
 		if s.Serving != Unset {
-			edges = append(edges, edge{s.Serving, +1, 0}, edge{end, -1, 0})
+			edges = append(edges, key(s.Serving, startServe), key(end, endServe))
+		} else {
+			edges = append(edges, key(end, endPend))
 		}
 	}
-	slices.SortStableFunc(edges, func(a, b edge) int {
-		if a.at != b.at {
-			if a.at < b.at {
-				return -1
-			}
-			return 1
-		}
-		// ends (negative) first
-		return (a.inFlight + a.pend) - (b.inFlight + b.pend)
-	})
+	slices.Sort(edges)
 	var steps []Step
 	var cur Step
 	for i, e := range edges {
-		cur.InFlight += e.inFlight
-		cur.Pending += e.pend
-		if i+1 < len(edges) && edges[i+1].at == e.at {
+		switch e & (1<<edgeBits - 1) {
+		case endServe:
+			cur.InFlight--
+			cur.Pending--
+		case endPend:
+			cur.Pending--
+		case startPend:
+			cur.Pending++
+		case startServe:
+			cur.InFlight++
+		}
+		if i+1 < len(edges) && edges[i+1]>>edgeBits == e>>edgeBits {
 			continue // coalesce everything at one instant into one step
 		}
-		cur.At = e.at
+		cur.At = time.Duration(e >> edgeBits)
 		steps = append(steps, cur)
 	}
 	return steps

@@ -57,6 +57,7 @@ type Recording struct {
 	meta     Meta
 	spans    []*Span
 	events   []Event
+	runs     []Run
 	version  uint64
 	observer []Observer
 	// scrub, when set by AddSecrets, removes secrets from what is stored.
@@ -284,6 +285,7 @@ func (r *Recording) snapshotLocked() *Snapshot {
 		Meta:    r.meta,
 		Spans:   spans,
 		Events:  r.events[:len(r.events):len(r.events)],
+		Runs:    append([]Run(nil), r.runs...), // EndRun changes a run in place
 		Version: r.version,
 		Now:     time.Since(r.start),
 	}
@@ -296,6 +298,9 @@ type Snapshot struct {
 	Meta   Meta
 	Spans  []*Span
 	Events []Event
+	// Runs are the named segments of the recording, in the order they
+	// began: see [Run] and [Snapshot.RunList].
+	Runs []Run
 	// Version is the recording's version when the snapshot was taken.
 	Version uint64
 	// Now is the offset at which the snapshot was taken; for a loaded

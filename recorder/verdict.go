@@ -33,6 +33,11 @@ const (
 	// pending at once, or one at a time with only a brief overlap: there
 	// was no fan-out to judge.
 	VerdictNoFanout = "no-fanout"
+	// VerdictLoad: a load test, not a fan-out: the client made two or
+	// more tool calls and the server sent it no requests. The text speaks
+	// of the calls: how many, how many in flight at once, how many
+	// finished per second and how long they took.
+	VerdictLoad = "load"
 )
 
 // TooFastFloor is the median serve time under which the verdict is
@@ -276,6 +281,8 @@ func judge(snap *Snapshot, sum Summary) (string, string) {
 	aborted := sum.ServerRequests.Aborted
 	counted := n - aborted
 	switch {
+	case n == 0 && sum.IsLoad():
+		return VerdictLoad, loadText(sum)
 	case n == 0:
 		return VerdictNoFanout, "no fan-out: the server sent no requests to the client"
 	case aborted > 0 && counted < 2:
@@ -421,4 +428,47 @@ func maxStalled(snap *Snapshot) time.Duration {
 		m = max(m, e.Stalled)
 	}
 	return m
+}
+
+// loadText says what a load test did: "load: 5,000 calls, up to 50 in
+// flight, 1,234.5 calls/s, call time p50 1.20 ms · p99 8.00 ms".
+func loadText(sum Summary) string {
+	c := sum.ToolCalls
+	text := "load: " + thousands(c.Total) + " calls"
+	switch {
+	case c.Failed > 0:
+		text += fmt.Sprintf(" (%s failed)", thousands(c.Failed))
+	case c.OK < c.Total:
+		text += fmt.Sprintf(" (%s done so far)", thousands(c.OK+c.Failed))
+	}
+	if c.PeakInFlight <= 1 {
+		text += ", one at a time"
+	} else {
+		text += fmt.Sprintf(", up to %s in flight", thousands(c.PeakInFlight))
+	}
+	if c.ThroughputPerS > 0 {
+		text += fmt.Sprintf(", %s calls/s", thousands1(c.ThroughputPerS))
+	}
+	if c.DurationMS.Max > 0 {
+		text += fmt.Sprintf(", call time p50 %.2f ms · p99 %.2f ms", c.DurationMS.P50, c.DurationMS.P99)
+	}
+	return text + "; the server sent no requests to the client"
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// thousands1 writes v with one decimal and commas in its whole part.
+func thousands1(v float64) string {
+	tenths := int(math.Round(v * 10))
+	return fmt.Sprintf("%s.%d", thousands(tenths/10), tenths%10)
 }

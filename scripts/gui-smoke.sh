@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gui-smoke.sh runs the real inspector binary (built with cgo, GLFW) on a
 # virtual X display: it opens the window, connects to the demo server,
-# runs the fanout workload, and quits by itself. Beside it, two more
+# runs the fanout workload twice on that one connection (bounded:3, then
+# concurrent), and quits by itself. Beside it, two more
 # instances are quit as a person in a terminal would: one with SIGINT
 # (Ctrl-C) in the middle of a 5,000-call load test, one with SIGTERM after
 # its run ended. It fails loudly unless, for each of the three,
@@ -11,8 +12,10 @@
 #     one configuration folder: none may read another's half-written
 #     preferences),
 #   - the run's journal ends cleanly (its last line is the end record);
-# and unless a screenshot taken mid-run is not blank and the first
-# instance's journal holds the sampling requests.
+# and unless a screenshot taken mid-run is not blank, the first
+# instance's journal holds the sampling requests, and its statistics at
+# the end describe its second run (concurrent, about one latency), not
+# the whole session.
 #
 # Needs Xvfb and ImageMagick (import, identify). Environment:
 #   INSPECTOR_BIN  use this binary instead of building one
@@ -49,10 +52,10 @@ export DISPLAY=":$n"
 
 exit_after=${SMOKE_EXIT_AFTER:-10s}
 shot_at=${SMOKE_SHOT_AT:-5}
-echo "gui-smoke: inspector gui --autorun --exit-after $exit_after on $DISPLAY"
+echo "gui-smoke: inspector gui --autorun --autorun-again concurrent --exit-after $exit_after on $DISPLAY"
 start=$(date +%s)
 # shellcheck disable=SC2086
-XDG_CACHE_HOME="$out/cache" XDG_CONFIG_HOME="$out/config" LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after "$exit_after" --fps-report \
+XDG_CACHE_HOME="$out/cache" XDG_CONFIG_HOME="$out/config" LANG=en_US.UTF-8 "$bin" gui --autorun --autorun-again concurrent --stats-report --exit-after "$exit_after" --fps-report \
   --dispatch bounded:3 --latency 400ms --args '{"n":12,"kind":"sampling"}' ${SMOKE_ARGS:-} \
   >"$out/app.log" 2>&1 &
 app=$!
@@ -119,6 +122,23 @@ journal=$(ls "$out"/cache/fanout-inspector/journal/*.jsonl 2>/dev/null | head -1
 [ -n "$journal" ] || fail "the run left no journal in $out/cache/fanout-inspector/journal"
 tail -n 1 "$journal" | grep -q '^{"end":' || fail "the journal $journal does not end cleanly"
 grep -q '"method":"sampling/createMessage"' "$journal" || fail "the journal $journal holds no sampling requests"
+
+# Two runs on one connection: the stats describe the second, not both.
+grep '^stats:' "$out/app.log" || fail "the app printed no stats report (--stats-report)"
+grep -q '^stats: describes "Run 2 · fanout · concurrent" of "Run 1 · fanout · bounded 3 | Run 2 · fanout · concurrent | Whole session"' "$out/app.log" ||
+  fail "the stats do not describe the second run (Run 2, concurrent) with both runs in the picker"
+stats=$(grep '^stats: verdict=' "$out/app.log")
+case "$stats" in
+  *"verdict=concurrent "*"provisional=false") ;;
+  *) fail "the second run's verdict is not a final 'concurrent': $stats" ;;
+esac
+elapsed=$(sed -n 's/.*elapsed_ms=\([0-9]*\).*/\1/p' <<<"$stats")
+calls=$(sed -n 's/.*tool_calls=\([0-9]*\).*/\1/p' <<<"$stats")
+# the first run (12 requests, 3 at a time, 400 ms) alone took 1.6 s; the
+# second, one latency
+[ "$elapsed" -lt 1200 ] || fail "elapsed ${elapsed} ms: not the second run's own (about 400 ms)"
+[ "$calls" -eq 1 ] || fail "the stats count $calls tool calls: want the second run's one"
+echo "gui-smoke: two runs: the stats describe the second (elapsed ${elapsed} ms, 1 tool call)"
 
 check_quit sigint
 check_quit sigterm

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -16,40 +18,39 @@ import (
 
 // Details shows everything about one request: its method, direction, kind,
 // status and error, ids and parent, phase instants and durations, and its
-// params and result as indented JSON. All text can be selected, and the
-// params and result copied with a button.
+// params and result as JSON trees whose objects and arrays fold, with the
+// JSON that a string holds shown as JSON. Text wraps at words and can be
+// selected; the params and result can be copied with a button.
 type Details struct {
 	widget.BaseWidget
 
 	span    *recorder.Span
 	parent  *recorder.Span
 	header  *widget.Label
-	facts   *widget.Label
-	why     *widget.Label // why the request is unlinked, word-wrapped; hidden otherwise
-	params  *widget.Label
-	result  *widget.Label
+	facts   [][2]string     // (name, value) rows, in order
+	grid    *fyne.Container // the facts as a two-column form
+	why     *widget.Label   // why the request is unlinked, word-wrapped; hidden otherwise
+	params  *JSONTree
+	result  *JSONTree
 	body    *fyne.Container
 	content *container.Scroll
 
 	copyParams, copyResult *widget.Button // put the JSON on the clipboard
 	notesTitle             *widget.Label
 	notes                  *widget.Label // the notifications that name the request
+
+	// onSpan, when set, hears of every span shown (nil: none); the
+	// window opens or closes the pane with it.
+	onSpan func(*recorder.Span)
 }
 
 // NewDetails returns a details pane with nothing selected.
 func NewDetails() *Details {
-	mono := func() *widget.Label {
-		l := widget.NewLabel("")
-		l.TextStyle.Monospace = true
-		l.Selectable = true
-		l.Wrapping = fyne.TextWrapBreak
-		return l
-	}
 	d := &Details{
 		header: widget.NewLabel(""),
-		facts:  mono(),
-		params: mono(),
-		result: mono(),
+		grid:   container.New(layout.NewFormLayout()),
+		params: NewJSONTree(),
+		result: NewJSONTree(),
 	}
 	d.header.TextStyle.Bold = true
 	d.header.Wrapping = fyne.TextWrapWord
@@ -57,10 +58,10 @@ func NewDetails() *Details {
 	d.why = widget.NewLabel("")
 	d.why.Wrapping = fyne.TextWrapWord
 	d.why.Selectable = true
-	copyButton := func(body *widget.Label) *widget.Button {
-		b := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
+	copyButton := func(raw func(*recorder.Span) json.RawMessage) *widget.Button {
+		b := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
 			if d.span != nil {
-				fyne.CurrentApp().Clipboard().SetContent(body.Text)
+				fyne.CurrentApp().Clipboard().SetContent(prettyJSON(raw(d.span)))
 			}
 		})
 		b.Importance = widget.LowImportance
@@ -70,16 +71,19 @@ func NewDetails() *Details {
 		return container.NewBorder(nil, nil, nil, copyBtn,
 			widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}
-	d.copyParams, d.copyResult = copyButton(d.params), copyButton(d.result)
-	d.notes = mono()
-	d.notesTitle = widget.NewLabelWithStyle("Notifications", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.copyParams = copyButton(func(s *recorder.Span) json.RawMessage { return s.Params })
+	d.copyResult = copyButton(func(s *recorder.Span) json.RawMessage { return s.Result })
+	d.notes = widget.NewLabel("")
+	d.notes.Selectable = true
+	d.notes.Wrapping = fyne.TextWrapWord
+	d.notesTitle = widget.NewLabelWithStyle("Notifications (events naming it)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.body = container.NewVBox(
-		d.header, d.facts, d.why,
+		d.header, d.grid, d.why,
 		heading("Params", d.copyParams), d.params,
 		heading("Result", d.copyResult), d.result,
 		d.notesTitle, d.notes,
 	)
-	d.content = container.NewVScroll(d.body)
+	d.content = container.NewVScroll(container.NewThemeOverride(d.body, compactTheme{theme.Current()}))
 	d.ExtendBaseWidget(d)
 	d.SetSpan(nil, nil)
 	return d
@@ -91,9 +95,67 @@ func (d *Details) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(d.content)
 }
 
-// MinSize keeps the pane readable when the split gives it little room.
+// MinSize keeps the pane readable when the window gives it little room;
+// everything in it wraps at words below that.
 func (d *Details) MinSize() fyne.Size {
-	return fyne.NewSize(240, d.BaseWidget.MinSize().Height)
+	return fyne.NewSize(detailsMinWidth, d.BaseWidget.MinSize().Height)
+}
+
+// detailsMinWidth is the narrowest the details pane gets.
+const detailsMinWidth = 200
+
+// compactTheme is the app's theme with less room around each text, so
+// that a request's facts and JSON rows sit close together.
+// It keeps the app's theme of when the pane was made.
+type compactTheme struct{ base fyne.Theme }
+
+func (t compactTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	return t.base.Color(n, v)
+}
+func (t compactTheme) Font(s fyne.TextStyle) fyne.Resource     { return t.base.Font(s) }
+func (t compactTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return t.base.Icon(n) }
+func (t compactTheme) Size(n fyne.ThemeSizeName) float32 {
+	switch n {
+	case theme.SizeNameInnerPadding:
+		return 3
+	case theme.SizeNamePadding:
+		return 2
+	}
+	return t.base.Size(n)
+}
+
+// addFacts appends rows to the facts and shows them.
+func (d *Details) addFacts(rows ...[2]string) {
+	d.facts = append(d.facts, rows...)
+	d.showFacts()
+}
+
+// showFacts lays the facts out as a form: names on the left, values
+// wrapped at words on the right.
+func (d *Details) showFacts() {
+	d.grid.Objects = d.grid.Objects[:0]
+	for _, f := range d.facts {
+		k := widget.NewLabel(f[0])
+		k.Importance = widget.LowImportance
+		v := widget.NewLabel(f[1])
+		v.Wrapping = fyne.TextWrapWord
+		v.Selectable = true
+		d.grid.Add(k)
+		d.grid.Add(v)
+	}
+	d.grid.Refresh()
+}
+
+// factsText is the facts one per line, aligned.
+func (d *Details) factsText() string {
+	var b strings.Builder
+	for i, f := range d.facts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%-10s %s", f[0], f[1])
+	}
+	return b.String()
 }
 
 // maxNotes is the most notifications listed for one request.
@@ -142,7 +204,7 @@ func (d *Details) SetChildren(total, failed int) {
 	if total == 0 || d.span == nil {
 		return
 	}
-	d.facts.SetText(d.facts.Text + fmt.Sprintf("\n%-10s %d (%d failed)", "caused", total, failed))
+	d.addFacts([2]string{"caused", fmt.Sprintf("%d (%d failed)", total, failed)})
 	d.body.Refresh()
 }
 
@@ -154,11 +216,7 @@ func (d *Details) SetRoundFacts(facts [][2]string) {
 	if len(facts) == 0 || d.span == nil {
 		return
 	}
-	var b strings.Builder
-	for _, f := range facts {
-		fmt.Fprintf(&b, "\n%-10s %s", f[0], f[1])
-	}
-	d.facts.SetText(d.facts.Text + b.String())
+	d.addFacts(facts...)
 	d.body.Refresh()
 }
 
@@ -166,24 +224,25 @@ func (d *Details) SetRoundFacts(facts [][2]string) {
 // known. It clears the notifications: set them after it.
 func (d *Details) SetSpan(s, parent *recorder.Span) {
 	d.span, d.parent = s, parent
+	d.facts = nil
 	if s == nil {
 		d.copyParams.Disable()
 		d.copyResult.Disable()
 		d.header.SetText("Click a request in the timeline to see its details.")
-		d.facts.SetText("")
 		d.why.SetText("")
-		d.params.SetText("")
-		d.result.SetText("")
+		d.params.SetJSON(nil)
+		d.result.SetJSON(nil)
 	} else {
 		d.copyParams.Enable()
 		d.copyResult.Enable()
-		d.header.SetText(fmt.Sprintf("#%d %s", s.ID, spanLabel(s)))
-		d.facts.SetText(spanFacts(s, parent))
+		d.header.SetText(spanHeader(s))
+		d.facts = spanFacts(s, parent)
 		d.why.SetText(unlinkedText(s, parent))
-		d.params.SetText(prettyJSON(s.Params))
-		d.result.SetText(prettyJSON(s.Result))
+		d.params.SetJSON(s.Params)
+		d.result.SetJSON(s.Result)
 		d.content.ScrollToTop()
 	}
+	d.showFacts()
 	if d.why.Text == "" {
 		d.why.Hide()
 	} else {
@@ -195,30 +254,60 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 	// the labels changed height: lay them out again
 	d.body.Refresh()
 	d.content.Refresh()
+	if d.onSpan != nil {
+		d.onSpan(s)
+	}
 }
 
 // Span returns the span shown, or nil.
 func (d *Details) Span() *recorder.Span { return d.span }
 
-// Text returns everything the pane shows, as text.
+// Text returns everything the pane shows, as text, with every JSON value
+// unfolded.
 func (d *Details) Text() string {
-	parts := []string{d.header.Text, d.facts.Text}
+	parts := []string{d.header.Text}
+	if len(d.facts) > 0 {
+		parts = append(parts, d.factsText())
+	}
 	if d.why.Text != "" {
 		parts = append(parts, d.why.Text)
 	}
-	parts = append(parts, "Params", d.params.Text, "Result", d.result.Text)
+	parts = append(parts, "Params", d.params.Text(), "Result", d.result.Text())
 	if d.notes.Visible() {
 		parts = append(parts, "Notifications", d.notes.Text)
 	}
 	return strings.Join(parts, "\n")
 }
 
-// spanFacts lists a span's properties one per line, aligned.
-func spanFacts(s *recorder.Span, parent *recorder.Span) string {
-	var b strings.Builder
+// spanHeader names a span: a request the server sent, a call the client
+// made, or one round of a multi-round-trip call.
+func spanHeader(s *recorder.Span) string {
+	h := fmt.Sprintf("#%d %s", s.ID, spanLabel(s))
+	if s.Kind == recorder.KindRound && s.Round > 0 {
+		h += fmt.Sprintf(" — round %d of its call", s.Round)
+	}
+	return h
+}
+
+// directionText says who sent a request, in words.
+func directionText(s *recorder.Span) string {
+	switch {
+	case s.Direction == recorder.Incoming:
+		return "incoming: a request from the server to the client"
+	case s.Kind == recorder.KindRound:
+		return "outgoing: one round of a multi-round-trip call, from the client to the server"
+	}
+	return "outgoing: a call from the client to the server"
+}
+
+// spanFacts lists a span's properties as (name, value) rows. A request
+// the server sent is received, queued, served and answered; a call the
+// client made (or a round of one) is sent and answered.
+func spanFacts(s *recorder.Span, parent *recorder.Span) [][2]string {
+	var rows [][2]string
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(&b, "%-10s %s\n", k, v)
+			rows = append(rows, [2]string{k, v})
 		}
 	}
 	status := string(s.Status)
@@ -227,7 +316,7 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) string {
 	}
 	row("method", s.Method)
 	row("tool", s.Name)
-	row("direction", string(s.Direction))
+	row("direction", directionText(s))
 	row("kind", string(s.Kind))
 	row("status", status)
 	row("error", s.Error)
@@ -273,7 +362,7 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) string {
 			row("round trip", formatDuration(s.Total()))
 		}
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return rows
 }
 
 // unlinkedText says why a request has no tool call as its parent and

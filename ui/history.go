@@ -94,33 +94,6 @@ func (r RunRecord) summary() string {
 		outcome, verdict, r.Elapsed.Round(time.Millisecond))
 }
 
-// runSegment returns the spans of snap received at or after from, with
-// every offset moved back by from, so that the run starts at 0.
-func runSegment(snap *recorder.Snapshot, from time.Duration) *recorder.Snapshot {
-	seg := &recorder.Snapshot{Meta: snap.Meta, Version: snap.Version, Now: max(snap.Now-from, 0)}
-	shift := func(d time.Duration) time.Duration {
-		if d == recorder.Unset {
-			return d
-		}
-		return d - from
-	}
-	for _, s := range snap.Spans {
-		if s.Received == recorder.Unset || s.Received < from {
-			continue
-		}
-		c := *s
-		c.Received, c.Queued, c.Serving, c.Answered = shift(c.Received), shift(c.Queued), shift(c.Serving), shift(c.Answered)
-		seg.Spans = append(seg.Spans, &c)
-	}
-	for _, e := range snap.Events {
-		if e.At >= from {
-			e.At -= from
-			seg.Events = append(seg.Events, e)
-		}
-	}
-	return seg
-}
-
 // lastCall returns the tool call of seg sent last, nil without one.
 func lastCall(seg *recorder.Snapshot) *recorder.Span {
 	var last *recorder.Span
@@ -345,10 +318,20 @@ func (p *WorkloadPanel) runAgain(r RunRecord) {
 func (p *WorkloadPanel) RunStarted(w engine.Workload, cb engine.AnswerPolicy, rec *recorder.Recording) {
 	p.current = RunRecord{Workload: w, Callbacks: cb, When: time.Now()}
 	p.rec = rec
-	p.from = 0
-	if rec != nil {
-		p.from = rec.Now()
+	p.runNo = 0
+	if rec != nil { // the run is a segment of the recording from now
+		p.runNo = rec.BeginRun(w.Tool, dispatchText(cb.Dispatch))
 	}
+}
+
+// RunNotStarted tells the panel that the run announced by RunStarted
+// could not start after all: its segment ends empty and it is not added
+// to the history.
+func (p *WorkloadPanel) RunNotStarted() {
+	if p.rec != nil {
+		p.rec.EndRun(p.runNo)
+	}
+	p.current = RunRecord{}
 }
 
 // runEnded completes the current run's record from res and the
@@ -361,7 +344,9 @@ func (p *WorkloadPanel) runEnded(res engine.RunResult, err error, stopped bool) 
 	p.current = RunRecord{}
 	r.OK, r.Failed, r.Stopped, r.Elapsed = res.OK, res.Failed, stopped, res.Elapsed
 	if p.rec != nil {
-		r.Segment = runSegment(p.rec.Snapshot(), p.from)
+		p.rec.EndRun(p.runNo)
+		snap := p.rec.Snapshot()
+		r.Segment = snap.Segment(snap.Runs[p.runNo-1])
 		r.Verdict = recorder.Summarize(r.Segment).Verdict
 		r.Result, r.ResultErr = callResult(lastCall(r.Segment))
 	} else if len(res.Errors) > 0 {

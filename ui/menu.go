@@ -105,7 +105,16 @@ func (m *MainWindow) buildMenu() {
 		item("Zoom in", shortcut(fyne.KeyEqual, ctrl), m.Timeline.ZoomIn),
 		item("Zoom out", shortcut(fyne.KeyMinus, ctrl), m.Timeline.ZoomOut),
 		item("Fit", shortcut(fyne.Key0, ctrl), m.Timeline.Fit),
+		fyne.NewMenuItemSeparator(),
+		item("Show panels", shortcut(fyne.KeyB, ctrl), func() { m.panes.SetLeft(!m.panes.LeftShown()) }),
+		item("Show details", shortcut(fyne.KeyI, ctrl), func() { m.panes.SetRight(!m.panes.RightShown()) }),
 	)
+	panels, details := view.Items[len(view.Items)-2], view.Items[len(view.Items)-1]
+	m.panes.OnChanged = func() { // tick the items of the sides shown
+		panels.Checked, details.Checked = m.panes.LeftShown(), m.panes.RightShown()
+		view.Refresh()
+	}
+	m.panes.OnChanged()
 	m.Window.SetMainMenu(fyne.NewMainMenu(file, run, view))
 }
 
@@ -118,6 +127,7 @@ func (m *MainWindow) OpenFile(path string) error {
 	}
 	m.Timeline.SetSnapshot(snap)
 	m.opened = filepath.Base(path)
+	m.Timeline.SetName(m.opened)
 	m.updateTitle()
 	return nil
 }
@@ -129,6 +139,7 @@ func (m *MainWindow) OpenCompare(path string) error {
 		return err
 	}
 	m.setCompare(snap)
+	m.Timeline.SetCompareName(filepath.Base(path))
 	return nil
 }
 
@@ -136,6 +147,7 @@ func (m *MainWindow) OpenCompare(path string) error {
 func (m *MainWindow) setCompare(snap *recorder.Snapshot) {
 	m.compare = snap
 	m.Timeline.SetCompare(snap)
+	m.Timeline.SetCompareName("") // a run of this session: named by its run
 }
 
 // SaveFile saves the recording shown as path.

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -19,23 +22,45 @@ type StatsBar struct {
 	widget.BaseWidget
 
 	summary recorder.Summary
-	numbers *widget.Label
-	verdict *widget.Label
-	compare *widget.Label // the compared recording's numbers and verdict
+	// numbers holds one label a figure ("peak in flight 5", "elapsed
+	// 2.51 s", …) in a flowing layout: the figures wrap onto more lines
+	// at a narrow width, each kept whole, never cut off.
+	numbers     *fyne.Container
+	numberParts []*canvas.Text
+	verdict     *widget.Label
+	compare     *widget.Label // the compared recording's numbers and verdict
+	// provisional says the run described has not ended: the verdict is
+	// what it is so far.
+	provisional bool
 }
+
+// provisionalPrefix starts the verdict of a run still going on.
+const provisionalPrefix = "So far (the run is still going): "
+
+// maxStatsParts is how many figures the stats line shows at most.
+const maxStatsParts = 7
 
 // NewStatsBar returns a stats bar for an empty run.
 func NewStatsBar() *StatsBar {
 	s := &StatsBar{
-		numbers: widget.NewLabel(""),
 		verdict: widget.NewLabel(""),
 		compare: widget.NewLabel(""),
 	}
-	s.compare.Truncation = fyne.TextTruncateEllipsis
+	parts := make([]fyne.CanvasObject, maxStatsParts)
+	for i := range parts {
+		// plain texts, not labels: a label's padding would make each
+		// line of figures twice as tall as its text
+		l := canvas.NewText("", theme.Color(theme.ColorNameForeground))
+		l.Hide()
+		s.numberParts = append(s.numberParts, l)
+		parts[i] = l
+	}
+	s.numbers = container.New(layout.NewCustomPaddedLayout(theme.Padding(), 0, theme.InnerPadding(), theme.InnerPadding()),
+		container.New(&flowLayout{gap: 4 * theme.Padding()}, parts...))
+	s.compare.Wrapping = fyne.TextWrapWord
 	s.compare.Hide()
 	s.verdict.TextStyle.Bold = true
 	s.verdict.Wrapping = fyne.TextWrapWord
-	s.numbers.Truncation = fyne.TextTruncateEllipsis
 	s.ExtendBaseWidget(s)
 	s.SetSummary(recorder.Summary{})
 	return s
@@ -48,14 +73,40 @@ func (s *StatsBar) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // SetSummary shows sum.
-func (s *StatsBar) SetSummary(sum recorder.Summary) {
+func (s *StatsBar) SetSummary(sum recorder.Summary) { s.SetRunSummary(sum, false) }
+
+// SetRunSummary shows sum, the summary of a run; provisional says the run
+// is still going, and the verdict says it is only what it is so far.
+func (s *StatsBar) SetRunSummary(sum recorder.Summary, provisional bool) {
 	s.summary = sum
+	s.provisional = provisional
 	// setting a label's text measures it again: skip what did not change,
 	// as a live run shows the same numbers for many frames
-	if text := statsLine(sum); text != s.numbers.Text {
-		s.numbers.SetText(text)
+	parts := statsParts(sum)
+	changed := false
+	for i, l := range s.numberParts {
+		text := ""
+		if i < len(parts) {
+			text = parts[i]
+		}
+		if text != l.Text {
+			l.Text = text
+			changed = true
+		}
+		if (text != "") != l.Visible() {
+			l.Hidden = text == ""
+			changed = true
+		}
 	}
-	if text := verdictLine(sum); text != s.verdict.Text {
+	if changed {
+		s.numbers.Objects[0].Refresh()
+		s.numbers.Refresh()
+	}
+	text := verdictLine(sum)
+	if provisional && sum.Verdict != "" {
+		text = provisionalPrefix + text
+	}
+	if text != s.verdict.Text {
 		s.verdict.SetText(text)
 	}
 	importance := s.verdict.Importance
@@ -91,21 +142,48 @@ func (s *StatsBar) SetCompare(sum *recorder.Summary) {
 	s.Refresh()
 }
 
+// Refresh redraws the bar in the colours of the current theme.
+func (s *StatsBar) Refresh() {
+	for _, l := range s.numberParts {
+		l.Color = theme.Color(theme.ColorNameForeground)
+	}
+	s.BaseWidget.Refresh()
+}
+
 // Summary returns the summary shown.
 func (s *StatsBar) Summary() recorder.Summary { return s.summary }
 
 // Text returns the bar's text as shown: the numbers, a new line, the
 // verdict, and when comparing a line for the other recording.
 func (s *StatsBar) Text() string {
-	text := s.numbers.Text + "\n" + s.verdict.Text
+	text := statsLine(s.summary) + "\n" + s.verdict.Text
 	if s.compare.Visible() {
 		text += "\n" + s.compare.Text
 	}
 	return text
 }
 
-func statsLine(sum recorder.Summary) string {
+// Provisional reports whether the verdict shown is of a run still going.
+func (s *StatsBar) Provisional() bool { return s.provisional }
+
+// statsLine is the figures of sum on one line.
+func statsLine(sum recorder.Summary) string { return strings.Join(statsParts(sum), "   ") }
+
+// statsParts is the figures of sum, one a string.
+func statsParts(sum recorder.Summary) []string {
 	ms := func(v float64) string { return formatDuration(time.Duration(v * float64(time.Millisecond))) }
+	if sum.ServerRequests.Total == 0 && sum.ToolCalls.Total >= 2 {
+		// A load test: the server sent nothing, so the figures of its
+		// requests would all read 0; those of the calls say what happened.
+		c := sum.ToolCalls
+		return []string{
+			fmt.Sprintf("calls in flight ≤ %d", c.PeakInFlight),
+			fmt.Sprintf("throughput %.1f calls/s", c.ThroughputPerS),
+			"elapsed " + ms(sum.ElapsedMS),
+			fmt.Sprintf("call p50 %s · p99 %s", ms(c.DurationMS.P50), ms(c.DurationMS.P99)),
+			fmt.Sprintf("%d tool calls (%d failed)", c.Total, c.Failed),
+		}
+	}
 	parts := []string{
 		fmt.Sprintf("peak in flight %d", sum.PeakInFlight),
 		fmt.Sprintf("peak pending %d", sum.PeakPending),
@@ -119,7 +197,7 @@ func statsLine(sum recorder.Summary) string {
 	if n := sum.ToolCalls.Total; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d tool calls (%d failed)", n, sum.ToolCalls.Failed))
 	}
-	return strings.Join(parts, "   ")
+	return parts
 }
 
 func verdictLine(sum recorder.Summary) string {

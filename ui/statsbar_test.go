@@ -30,6 +30,10 @@ func TestStatsBar(t *testing.T) {
 		}, widget.DangerImportance},
 		{"concurrent", recorder.Summary{PeakInFlight: 5, PeakPending: 5, ElapsedMS: 0.4, Verdict: recorder.VerdictConcurrent},
 			[]string{"peak in flight 5", "elapsed 400 µs", "\nconcurrent"}, widget.SuccessImportance},
+		{"load", recorder.Summary{ElapsedMS: 4960, ToolCalls: recorder.CallCounts{Total: 5000, OK: 5000, PeakInFlight: 50,
+			ThroughputPerS: 1008.1, DurationMS: recorder.Percentiles{P50: 31, P99: 267.6}}, Verdict: recorder.VerdictLoad},
+			[]string{"calls in flight ≤ 50", "throughput 1008.1 calls/s", "elapsed 4.96 s", "call p50 31.0 ms · p99 268 ms", "5000 tool calls (0 failed)"},
+			widget.MediumImportance},
 		{"nothing yet", recorder.Summary{}, []string{"peak in flight 0", "\nno requests yet"}, widget.MediumImportance},
 	}
 	for _, tt := range tests {

@@ -36,18 +36,37 @@ type TimelineView struct {
 	cmpGantt *timeline.Gantt
 	cmpChart *timeline.ConcurrencyChart
 	cmpSnap  *recorder.Snapshot
+	// cmpShown is cmpSnap moved in time so that its first tool call
+	// starts where the first of the run shown above does; cmpShift is by
+	// how much.
+	cmpShown *recorder.Snapshot
+	cmpShift time.Duration
+	// names label the two panes when comparing ("" for either: the
+	// recording's run and target)
+	names [2]string
 	// cmpRelease detaches the compared Gantt and chart from the time axis
 	cmpRelease func()
 
-	snap    *recorder.Snapshot
-	follow  *widget.Check
-	compact *widget.Check
-	fold    *widget.Check
-	title   *widget.Label
-	cmpTtl  *widget.Label
-	area    *fyne.Container // the Gantt and chart, or both recordings
-	left    *fyne.Container // toolbar, area and stats bar
-	content fyne.CanvasObject
+	snap  *recorder.Snapshot
+	steps []recorder.Step // of snap, for a new choice of run
+	scope runScope        // the part of snap the stats describe
+	// runPick chooses what the stats, verdict and Fit describe: one run,
+	// or the whole session; pick is its choice, read by the live feed.
+	runPick    *widget.Select
+	runLabels  []string
+	runPickW   *canvas.Rectangle // gives runPick the width of its longest choice
+	runPickBox *fyne.Container   // runPick over runPickW; hidden without runs
+	pick       atomic.Int64
+	statsAt    time.Time // when the stats line last followed a live frame
+	settingRun bool      // runPick is being set by the view, not the person
+	follow     *widget.Check
+	compact    *widget.Check
+	fold       *widget.Check
+	title      *widget.Label
+	cmpTtl     *widget.Label
+	area       *fyne.Container // the Gantt and chart, or both recordings
+	left       *fyne.Container // toolbar, area and stats bar
+	content    fyne.CanvasObject
 
 	// kindToggles hide and show the rows of a kind: the legend's kinds
 	kindToggles  map[recorder.Kind]*widget.Button
@@ -111,10 +130,15 @@ func NewTimelineView() *TimelineView {
 	// The toolbar's buttons, hint and legend wrap onto more lines when the
 	// view is narrow, so that it never asks for more than its widest item.
 	bar := &flowLayout{stretch: hint, breakAfter: hint}
-	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, hint}, t.legend()...)
+	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, timeline.NewFilterEntry(t.gantt), hint}, t.legend()...)
 	toolbar := container.New(bar, items...)
 	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
-	t.left = container.New(&columnLayout{bar: bar}, toolbar, t.area, t.stats)
+	t.runPick = widget.NewSelect(nil, t.pickRun)
+	t.runPickW = canvas.NewRectangle(color.Transparent)
+	t.runPickBox = container.NewStack(t.runPickW, t.runPick)
+	t.runPickBox.Hide() // until the recording has runs
+	statsRow := container.NewBorder(nil, nil, container.NewVBox(t.runPickBox), nil, t.stats)
+	t.left = container.New(&columnLayout{bar: bar}, toolbar, t.area, statsRow)
 	split := container.NewHSplit(t.left, t.details)
 	split.SetOffset(0.74)
 	t.content = split
@@ -157,7 +181,9 @@ func (t *TimelineView) SetRecording(rec *recorder.Recording) {
 		return
 	}
 	t.gantt.SetFollow(true)
-	t.live = startLiveFeed(rec, t.runOnMain, func(f liveFrame) { t.apply(f) })
+	t.pick.Store(pickLatest) // a new recording: its latest run
+	t.names[0] = ""
+	t.live = startLiveFeed(rec, t.runOnMain, t.pick.Load, func(f liveFrame) { t.apply(f) })
 }
 
 // SetSnapshot shows a finished or loaded recording, fitted to the view. It
@@ -168,8 +194,11 @@ func (t *TimelineView) SetSnapshot(snap *recorder.Snapshot) {
 	if snap == nil {
 		snap = &recorder.Snapshot{}
 	}
+	if t.snap == nil || !t.snap.Meta.Created.Equal(snap.Meta.Created) {
+		t.pick.Store(pickLatest) // another recording: its latest run
+	}
 	t.gantt.SetFollow(false)
-	t.apply(makeFrame(snap))
+	t.apply(makeFrame(snap, t.pick.Load()))
 	t.Fit()
 }
 
@@ -183,7 +212,7 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 			t.cmpRelease() // the shared axis forgets the removed widgets
 			t.cmpRelease = nil
 		}
-		t.cmpGantt, t.cmpChart = nil, nil
+		t.cmpGantt, t.cmpChart, t.cmpShown, t.cmpShift = nil, nil, nil, 0
 		t.chart.SetHeight(timeline.ConcurrencyChartHeight)
 		t.area.Objects = []fyne.CanvasObject{t.pane(t.gantt, t.chart, nil)}
 		t.area.Refresh()
@@ -202,11 +231,13 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 			if s != nil {
 				t.gantt.Deselect()
 			}
-			t.showDetails(s, t.cmpSnap)
+			t.showDetails(s, t.cmpShown)
 		}
-		// two charts of full height would leave the Gantts no room
-		t.chart.SetHeight(timeline.ConcurrencyChartHeight * 2 / 3)
-		t.cmpChart.SetHeight(timeline.ConcurrencyChartHeight * 2 / 3)
+		// two charts of full height would leave the Gantts no room: the
+		// charts are half height, and the two panes share the height
+		// equally
+		t.chart.SetHeight(timeline.ConcurrencyChartHeight / 2)
+		t.cmpChart.SetHeight(timeline.ConcurrencyChartHeight / 2)
 		split := container.NewVSplit(
 			t.pane(t.gantt, t.chart, t.title),
 			t.pane(t.cmpGantt, t.cmpChart, t.cmpTtl),
@@ -215,12 +246,80 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 	}
 	cmpSum := recorder.Summarize(snap)
 	t.setStats(func() { t.stats.SetCompare(&cmpSum) })
-	t.cmpGantt.SetSnapshot(snap)
-	t.cmpChart.SetSnapshot(snap)
-	t.title.SetText("A: " + recordingName(t.snap))
-	t.cmpTtl.SetText("B: " + recordingName(snap))
+	t.cmpShown, t.cmpShift = nil, 0
+	t.alignCompare()
+	t.setTitles()
 	t.area.Refresh()
 	t.Fit()
+}
+
+// SetName labels the recording shown when comparing, with its file's
+// name say; "" labels it with its run and target. A live recording (see
+// [TimelineView.SetRecording]) has no name.
+func (t *TimelineView) SetName(name string) {
+	t.names[0] = name
+	t.setTitles()
+}
+
+// SetCompareName labels the compared recording, with its file's name
+// say; "" labels it with its title or target.
+func (t *TimelineView) SetCompareName(name string) {
+	t.names[1] = name
+	t.setTitles()
+}
+
+// setTitles labels the two panes when comparing.
+func (t *TimelineView) setTitles() {
+	if t.cmpGantt == nil {
+		return
+	}
+	a, b := t.names[0], t.names[1]
+	if a == "" {
+		a = recordingName(t.snap)
+		if !t.scope.whole {
+			a = t.scope.run.Label() + " — " + a
+		}
+	}
+	if b == "" {
+		b = recordingName(t.cmpSnap)
+	}
+	if shift := t.cmpShift; shift != 0 {
+		b += " (moved " + formatDuration(shift.Abs())
+		if shift > 0 {
+			b += " later"
+		} else {
+			b += " earlier"
+		}
+		b += ": the first tool calls start together)"
+	}
+	if a = "A: " + a; t.title.Text != a {
+		t.title.SetText(a)
+	}
+	if b = "B: " + b; t.cmpTtl.Text != b {
+		t.cmpTtl.SetText(b)
+	}
+}
+
+// alignCompare moves the compared recording in time so that its first
+// tool call (of its latest run) starts where the first tool call of the
+// run shown above does, and shows it.
+func (t *TimelineView) alignCompare() {
+	if t.cmpSnap == nil || t.cmpGantt == nil {
+		return
+	}
+	shift := time.Duration(0)
+	a, aok := firstCall(t.snap, t.scope)
+	b, bok := firstCall(t.cmpSnap, scopeOf(t.cmpSnap, pickLatest))
+	if aok && bok {
+		shift = a - b
+	}
+	if t.cmpShown != nil && shift == t.cmpShift {
+		return
+	}
+	t.cmpShift = shift
+	t.cmpShown = shifted(t.cmpSnap, shift)
+	t.cmpGantt.SetSnapshot(t.cmpShown)
+	t.cmpChart.SetSnapshot(t.cmpShown)
 }
 
 // recordingName is how a recording is labelled: its title, its target, or
@@ -263,13 +362,24 @@ func (t *TimelineView) ZoomIn() { t.gantt.ZoomIn() }
 // ZoomOut shows twice as much time.
 func (t *TimelineView) ZoomOut() { t.gantt.ZoomOut() }
 
-// Fit shows the whole recording, and the compared one.
+// Fit shows the run the stats describe (the latest, unless the run
+// picker says otherwise), or the whole recording, and the compared one.
 func (t *TimelineView) Fit() {
-	end := max(timeline.Extent(t.snap), timeline.Extent(t.cmpSnap))
-	if end <= 0 {
-		end = time.Second
+	start, end := time.Duration(0), timeline.Extent(t.snap)
+	if !t.scope.whole {
+		start = t.scope.run.Start
+		if !t.scope.run.Open() {
+			end = t.scope.run.End
+		}
 	}
-	t.gantt.SetVisibleRange(0, end*21/20)
+	if t.cmpShown != nil {
+		end = max(end, timeline.Extent(t.cmpShown))
+	}
+	if end <= start {
+		end = start + time.Second
+	}
+	margin := (end - start) / 40
+	t.gantt.SetVisibleRange(max(start-margin, 0), end+margin)
 }
 
 // Stop stops following a live recording (call it when the window closes).
@@ -305,19 +415,26 @@ func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 
 // apply shows a frame: on the main goroutine.
 func (t *TimelineView) apply(f liveFrame) {
-	t.snap = f.snap
+	t.snap, t.steps, t.scope = f.snap, f.steps, f.scope
 	t.gantt.SetSnapshot(f.snap)
 	t.chart.SetSteps(f.snap, f.steps)
-	t.setStats(func() { t.stats.SetSummary(f.summary) })
+	t.showRuns(f.snap)
+	// While requests are in flight the figures change every frame, faster
+	// than anyone reads them, and each new text costs the painter a new
+	// texture: they follow at most every statsEvery; the frame after the
+	// last change shows the final figures.
+	if !f.open || timeline.MinFrameInterval <= 0 || time.Since(t.statsAt) >= statsEvery {
+		t.statsAt = time.Now()
+		t.setStats(func() { t.stats.SetRunSummary(f.summary, f.scope.provisional) })
+	}
+	t.alignCompare()
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
 		// the selected request changed (it was answered, say)
 		t.showDetails(sel, f.snap)
 	} else if sel == nil && t.details.Span() != nil && t.cmpGantt == nil {
 		t.details.SetSpan(nil, nil)
 	}
-	if name := "A: " + recordingName(t.snap); t.cmpGantt != nil && t.title.Text != name {
-		t.title.SetText(name)
-	}
+	t.setTitles()
 	// The Gantt and the chart share a time axis, and so a frame: the
 	// frame after this event draws both, from this one snapshot.
 }
@@ -329,12 +446,28 @@ func (t *TimelineView) apply(f liveFrame) {
 type liveFrame struct {
 	snap    *recorder.Snapshot
 	steps   []recorder.Step
-	summary recorder.Summary
+	scope   runScope
+	summary recorder.Summary // of scope
+	open    bool             // some request is still in flight
 }
 
-func makeFrame(snap *recorder.Snapshot) liveFrame {
+// statsEvery is how often the stats line follows a live run while
+// requests are in flight (see [TimelineView.apply]).
+const statsEvery = 200 * time.Millisecond
+
+// makeFrame makes the frame of snap whose stats describe the part of it
+// pick chooses.
+func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame {
 	steps := recorder.Steps(snap)
-	return liveFrame{snap: snap, steps: steps, summary: summarize(snap, steps)}
+	scope := scopeOf(snap, pick)
+	open := false
+	for _, s := range snap.Spans {
+		if s.Open() {
+			open = true
+			break
+		}
+	}
+	return liveFrame{snap: snap, steps: steps, scope: scope, summary: scope.summarize(snap, steps), open: open}
 }
 
 // liveFeed is the one ticker that follows a live recording.
@@ -347,27 +480,31 @@ type liveFeed struct {
 // changed (or while requests are open, since they grow with time), makes a
 // frame of it (its steps and summary) and hands it to show through
 // runOnMain. A frame is not taken while the previous one has not been
-// shown yet, so a busy main goroutine never builds a backlog; nor sooner
-// after the last one than that one took to make, so a huge recording is
-// shown less often rather than keeping a core busy.
-func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(liveFrame)) *liveFeed {
+// shown yet, so a busy main goroutine never builds a backlog; the next is
+// taken one frame interval after the last one was begun (at once when
+// showing it took longer), not at the next tick of a fixed clock, which
+// lost a whole interval whenever showing a frame straddled a tick; nor
+// sooner after the last one than that one took to make, so a huge
+// recording is shown less often rather than keeping a core busy.
+func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() int64, show func(liveFrame)) *liveFeed {
 	l := &liveFeed{done: make(chan struct{})}
-	var busy atomic.Bool
+	interval := max(timeline.MinFrameInterval, time.Millisecond)
 	go func() {
-		tick := time.NewTicker(max(timeline.MinFrameInterval, time.Millisecond))
-		defer tick.Stop()
+		timer := time.NewTimer(0)
+		defer timer.Stop()
+		shown := make(chan struct{}, 1)
 		var (
 			last        uint64
 			first, open = true, false
-			next        time.Time // no frame before this
 		)
 		for {
 			select {
 			case <-l.done:
 				return
-			case <-tick.C:
+			case <-timer.C:
 			}
-			if v := rec.Version(); !first && v == last && !open || busy.Load() || time.Now().Before(next) {
+			if v := rec.Version(); !first && v == last && !open {
+				timer.Reset(interval)
 				continue
 			}
 			first = false
@@ -381,11 +518,10 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 					break
 				}
 			}
-			f := makeFrame(snap)
-			next = time.Now().Add(time.Since(began))
-			busy.Store(true)
+			f := makeFrame(snap, pick())
+			made := time.Since(began)
 			runOnMain(func() {
-				defer busy.Store(false)
+				defer func() { shown <- struct{}{} }()
 				select {
 				case <-l.done:
 					return // stopped meanwhile: show nothing more
@@ -393,6 +529,12 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), show func(li
 				}
 				show(f)
 			})
+			select {
+			case <-l.done:
+				return
+			case <-shown:
+			}
+			timer.Reset(max(interval-time.Since(began), made))
 		}
 	}()
 	return l
@@ -492,6 +634,17 @@ func (t *TimelineView) Refresh() {
 type flowLayout struct {
 	stretch, breakAfter fyne.CanvasObject
 	width               float32 // the width of the last layout, 0 before
+	// gap is the space between two objects on a line; 0 means the
+	// theme's padding
+	gap float32
+}
+
+// gapOr returns the gap between objects on a line.
+func (l *flowLayout) gapOr() float32 {
+	if l.gap > 0 {
+		return l.gap
+	}
+	return theme.Padding()
 }
 
 // flowStretchMin is the least width the stretch object is given beside
@@ -508,7 +661,7 @@ type flowPlace struct {
 // place lays objects out in lines of width w, returning where each goes
 // and each line's height.
 func (l *flowLayout) place(objects []fyne.CanvasObject, w float32) ([]flowPlace, []float32) {
-	gap := theme.Padding()
+	gap := l.gapOr()
 	places := make([]flowPlace, len(objects))
 	var heights []float32
 	x, line := float32(0), 0
@@ -626,6 +779,9 @@ func (l *columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	bh := l.bar.heightFor(bar.(*fyne.Container).Objects, size.Width)
 	bar.Move(fyne.NewPos(0, 0))
 	bar.Resize(fyne.NewSize(size.Width, bh))
+	// at the full width first, so that its figures and verdict wrap to
+	// that width before its height is asked
+	stats.Resize(fyne.NewSize(size.Width, stats.Size().Height))
 	sh := stats.MinSize().Height
 	stats.Move(fyne.NewPos(0, size.Height-sh))
 	stats.Resize(fyne.NewSize(size.Width, sh))

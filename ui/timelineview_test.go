@@ -342,7 +342,7 @@ func BenchmarkTimelineLiveFrame(b *testing.B) {
 				part := *full
 				part.Spans = full.Spans[:n]
 				part.Now = full.Spans[n-1].Received
-				frames = append(frames, makeFrame(&part))
+				frames = append(frames, makeFrame(&part, pickLatest))
 			}
 			tv.gantt.SetFollow(true)
 			tv.apply(frames[0])

@@ -34,6 +34,10 @@ type Options struct {
 	Connect bool
 	// AutoRun runs the workload once, as soon as the tools are listed.
 	AutoRun bool
+	// AutoRunAgain, after that run, runs the workload once more on the
+	// same connection with this dispatch ("serial", "concurrent"): two
+	// runs of one session, for smoke tests.
+	AutoRunAgain string
 	// Open is a recording or journal to show at once ("" for none).
 	Open string
 	// Icon is the window's icon (nil for Fyne's).
@@ -73,12 +77,14 @@ type MainWindow struct {
 	Tabs       *container.AppTabs
 
 	opts       Options
+	panes      *sidePanes // the panels, the timeline and the details
 	manualTab  *container.TabItem
 	opened     string             // base name of the file shown, "" when live
 	compare    *recorder.Snapshot // the recording shown for comparison
 	connecting bool               // a Connect is under way: ignore the old session's end
 	stopping   bool               // the person pressed Stop
 	autoRan    bool
+	ranAgain   bool // the run of Options.AutoRunAgain began
 	live       *recorder.Recording
 	closeOnce  sync.Once
 	stopped    atomic.Bool // Close began: background work no longer reaches the widgets
@@ -114,21 +120,27 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.wire()
 
 	m.manualTab = container.NewTabItem("Manual", m.Manual)
-	workloadScroll := container.NewVScroll(m.Workload)
+	// the panels scroll sideways too when the window leaves them less
+	// than their width (the tab bar folds its tabs into a menu by itself)
+	workloadScroll := container.NewScroll(m.Workload)
 	m.Workload.ShowIn(workloadScroll) // to scroll a run's result into view
 	workloadTab := container.NewTabItem("Workload", workloadScroll)
 	m.Tabs = container.NewAppTabs(
-		container.NewTabItem("Server", container.NewVScroll(m.Connection)), // the connection; short so all five tabs fit,
-		container.NewTabItem("Callbacks", container.NewVScroll(m.Callbacks)),
+		container.NewTabItem("Server", container.NewScroll(m.Connection)), // the connection; short so all five tabs fit,
+		container.NewTabItem("Callbacks", container.NewScroll(m.Callbacks)),
 		workloadTab,
 		m.manualTab,
 		container.NewTabItem("Log", m.Log),
 	)
 	m.Tabs.Select(workloadTab) // open where Run is: the first thing to do is run
 	m.Workload.ShowCallbacks(opts.Callbacks)
-	split := container.NewHSplit(m.Tabs, m.Timeline)
-	split.SetOffset(0.3)
-	w.SetContent(split)
+	// the panels, the timeline and its details side by side: the sides
+	// fold, and give up their room first when the window is narrow
+	panelsWidth := func() float32 { // what the panels would like
+		return max(m.Connection.MinSize().Width, m.Callbacks.MinSize().Width, m.Workload.MinSize().Width, m.Manual.MinSize().Width)
+	}
+	m.panes = newSidePanes(m.Tabs, panelsWidth, m.Timeline, m.Timeline.detachDetails())
+	w.SetContent(m.panes)
 	w.Resize(fyne.NewSize(1400, 900))
 	m.buildMenu()
 	w.SetOnClosed(m.Close)
@@ -315,8 +327,10 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 func (m *MainWindow) Run() {
 	w, err := m.Workload.Workload()
 	if err == nil {
-		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call
-		err = m.Bridge.Run(w)
+		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call: opens the run's segment
+		if err = m.Bridge.Run(w); err != nil {
+			m.Workload.RunNotStarted() // closes it
+		}
 	}
 	if err != nil {
 		m.Workload.ShowProblem(err.Error())
@@ -352,6 +366,11 @@ func (m *MainWindow) runDone(res engine.RunResult, err error) {
 		m.Errors.Show("Running the workload", err) // a lost connection has its own dialog
 	}
 	m.stopping = false
+	if again := m.opts.AutoRunAgain; again != "" && m.autoRan && !m.ranAgain {
+		m.ranAgain = true
+		m.Callbacks.Dispatch.SetSelected(again)
+		m.Run()
+	}
 }
 
 // NewRun starts a fresh recording: reconnects to the same server (a

@@ -93,7 +93,7 @@ type WorkloadPanel struct {
 	history    []*HistoryRow
 	current    RunRecord           // the run going on, from RunStarted
 	rec        *recorder.Recording // it records into
-	from       time.Duration       // where in rec it started
+	runNo      int                 // its number among rec's runs
 
 	mu        sync.Mutex // guards the fields below, written from engine goroutines
 	latest    engine.Progress

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -63,6 +65,9 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		concurrency = fs.Int("concurrency", 1, "preset how many calls `C` are in flight at once")
 		callTimeout = fs.Duration("call-timeout", 0, "preset the per-call timeout `D` (0 = none)")
 		fpsReport   = fs.Bool("fps-report", false, "print how many frames the timeline drew per second when the app quits")
+		again       = fs.String("autorun-again", "", "after the --autorun run, run the workload once more on the same connection with dispatch `MODE` (serial, concurrent, inline)")
+		statsReport = fs.Bool("stats-report", false, "print the run the statistics describe and its figures when the app quits")
+		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the app to `FILE` (read it with go tool pprof), to see where a frame's time goes")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, guiUsage)
@@ -105,6 +110,14 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 			w.Args = json.RawMessage(`{"n":5,"kind":"sampling"}`)
 		}
 	}
+	switch *again {
+	case "", string(engine.Serial), string(engine.Concurrent), string(engine.Inline):
+	default:
+		return usageErr("--autorun-again %q: want serial, concurrent or inline", *again)
+	}
+	if *again != "" && !*autorun {
+		return usageErr("--autorun-again runs after the --autorun run: add --autorun")
+	}
 	if *autorun && w.Tool == "" {
 		return usageErr("--autorun: name the tool to run with --tool (only the demo server has a default)")
 	}
@@ -122,8 +135,20 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "inspector gui: "+msg)
 		return exitFailure
 	}
+	if *cpuProfile != "" {
+		f, err := os.OpenFile(*cpuProfile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return usageErr("--cpuprofile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return usageErr("--cpuprofile: %v", err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	return runWindowSafely(func() int {
-		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout)
+		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
+			guiExtras{again: *again, statsReport: *statsReport})
 	}, stderr)
 }
 
@@ -152,19 +177,20 @@ func runWindowSafely(run func() int, stderr io.Writer) (code int) {
 }
 
 // runWindow opens the main window and runs the app until it quits.
-func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer) int {
+func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer, extras guiExtras) int {
 	log.SetOutput(newLogFilter(log.Writer())) // no favourites noise from file dialogs
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	m := ui.NewMainWindow(a, ui.Options{
-		Target:    target,
-		Callbacks: cb,
-		Workload:  w,
-		Connect:   open == "" || serverFlag,
-		AutoRun:   autorun,
-		Open:      open,
-		Icon:      assets.Icon,
-		Version:   version,
+		Target:       target,
+		Callbacks:    cb,
+		Workload:     w,
+		Connect:      open == "" || serverFlag,
+		AutoRun:      autorun,
+		AutoRunAgain: extras.again,
+		Open:         open,
+		Icon:         assets.Icon,
+		Version:      version,
 	})
 	m.Start()
 
@@ -189,7 +215,25 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 	if fps != nil {
 		fmt.Fprintln(stdout, fps.report())
 	}
+	if extras.statsReport { // the main loop has ended: this goroutine reads the widgets alone
+		fmt.Fprint(stdout, statsReport(m.Timeline))
+	}
 	return exitOK
+}
+
+// guiExtras are the gui flags for scripts and smoke tests.
+type guiExtras struct {
+	again       string // --autorun-again
+	statsReport bool   // --stats-report
+}
+
+// statsReport says what the statistics describe and their figures, as
+// lines "stats: …" a script can check.
+func statsReport(t *ui.TimelineView) string {
+	runs, chosen := t.RunPicker()
+	sum := t.Summary()
+	return fmt.Sprintf("stats: describes %q of %q\nstats: verdict=%s elapsed_ms=%.0f tool_calls=%d provisional=%v\n",
+		chosen, strings.Join(runs, " | "), sum.Verdict, sum.ElapsedMS, sum.ToolCalls.Total, t.Provisional())
 }
 
 // quitSignals are the signals that quit the app: Ctrl-C in the terminal,
@@ -324,6 +368,14 @@ func (f *fpsMeter) report() string {
 	if active > 0 {
 		mean = float64(activeFrames) / float64(active)
 	}
-	return fmt.Sprintf("fps: %d frames in %.1f s (%.1f per second overall); %.1f per second over the %d seconds that drew, peak %d",
-		total, secs, float64(total)/max(secs, 0.001), mean, active, peak)
+	var drew []string
+	for _, n := range f.perSec {
+		if n > 0 {
+			drew = append(drew, strconv.FormatInt(n, 10))
+		}
+	}
+	// The first and last seconds that drew are usually partial (the run
+	// began or ended inside them): the series shows them for what they are.
+	return fmt.Sprintf("fps: %d frames in %.1f s (%.1f per second overall); %.1f per second over the %d seconds that drew, peak %d; each second that drew: %s",
+		total, secs, float64(total)/max(secs, 0.001), mean, active, peak, strings.Join(drew, " "))
 }

@@ -10,7 +10,8 @@ import (
 
 // TestGUISmoke runs scripts/gui-smoke.sh: the real binary, built with
 // cgo, opens its window on Xvfb, connects to the demo server, runs the
-// fanout workload and quits by itself, while two more instances are quit
+// fanout workload twice (the stats must then describe the second run) and
+// quits by itself, while two more instances are quit
 // with SIGINT (mid load test) and SIGTERM (after their run); the script
 // checks each exit status, journal end, the absence of off-thread widget
 // calls and panics, and a non-blank screenshot. It is skipped only where
@@ -32,6 +33,9 @@ func TestGUISmoke(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "gui-smoke: PASS") {
 		t.Fatalf("gui-smoke.sh did not report PASS")
+	}
+	if !strings.Contains(string(b), "gui-smoke: two runs: the stats describe the second") {
+		t.Errorf("gui-smoke.sh did not check that after two runs on one connection the stats describe the second")
 	}
 	for _, name := range []string{"sigint", "sigterm"} {
 		if !strings.Contains(string(b), "gui-smoke: "+name+": exit 0, journal closed") {

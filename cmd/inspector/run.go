@@ -235,7 +235,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	w := engine.Workload{Tool: o.tool, Args: toolArgs, Calls: o.calls, Concurrency: o.concurrency, CallTimeout: o.callTimeout}
+	// the run is a named segment of the recording, its dispatch said as
+	// the app says it ("bounded 4")
+	runNo := rec.BeginRun(o.tool, strings.Replace(cb.Dispatch.String(), ":", " ", 1))
 	res, runErr := sess.Run(ctx, w, progressLine(stderr, o.calls))
+	rec.EndRun(runNo)
 	// Run returns a lost connection's error only once the session has
 	// ended (Done closed, Err set), so there is nothing to wait for here.
 	var lost error

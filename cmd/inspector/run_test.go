@@ -307,7 +307,7 @@ func TestRunOutputs(t *testing.T) {
 	if err := os.WriteFile(file("args.json"), []byte(`{"n": 3, "kind": "elicitation"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := inspector(t, "run", "--args", "@"+file("args.json"), "--calls", "2", "--concurrency", "2",
+	r := inspector(t, "run", "--args", "@"+file("args.json"), "--calls", "2", "--concurrency", "2", "--dispatch", "bounded:4",
 		"--record", file("run.json"), "--trace", file("trace.json"), "--otlp", file("otlp.json"), "--csv", file("run.csv"),
 		"--png", file("chart.png"), "--svg", file("gantt.svg"), "--chart", "gantt", "--width", "800", "--height", "400", "--html", file("report.html"),
 		"--journal", file("journal.jsonl"))
@@ -332,6 +332,16 @@ func TestRunOutputs(t *testing.T) {
 		}
 		if n != 6 {
 			t.Errorf("%s holds %d answered elicitations, want 6", name, n)
+		}
+		if name != "run.json" {
+			continue // a journal keeps no runs
+		}
+		// the run is a named segment holding the calls, not the setup
+		if len(snap.Runs) != 1 || snap.Runs[0].Label() != "Run 1 · fanout · bounded 4" || snap.Runs[0].Open() {
+			t.Errorf("run.json's runs are %+v, want one ended run named Run 1 · fanout · bounded 4", snap.Runs)
+		} else if seg := snap.Segment(snap.Runs[0]); recorder.Summarize(seg).ToolCalls.Total != 2 || len(seg.Spans) >= len(snap.Spans) {
+			t.Errorf("run 1 holds %d of %d spans and %d tool calls, want the 2 calls and their requests without the setup",
+				len(seg.Spans), len(snap.Spans), recorder.Summarize(seg).ToolCalls.Total)
 		}
 	}
 	for _, name := range []string{"trace.json", "otlp.json"} {

@@ -3,6 +3,7 @@ package export
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/recorder/palette"
 	chart "github.com/wcharczuk/go-chart/v2"
 	"github.com/wcharczuk/go-chart/v2/drawing"
 )
@@ -47,29 +49,30 @@ func ParseChart(name string) (Chart, error) {
 	return "", fmt.Errorf("unknown chart %q: choose concurrency, latency or gantt", name)
 }
 
-// KindColor is the colour of each kind of request in charts, as #rrggbb.
-var KindColor = map[recorder.Kind]string{
-	recorder.KindSampling:    "#1f77b4",
-	recorder.KindElicitation: "#ff7f0e",
-	recorder.KindRoots:       "#2ca02c",
-	recorder.KindPing:        "#7f7f7f",
-	recorder.KindTool:        "#9467bd",
-	recorder.KindRound:       "#c5b0d5",
-	recorder.KindOther:       "#8c564b",
-}
+// The charts take their colours from the app's palette (package
+// recorder/palette), so that a kind or a phase reads the same in a chart
+// as in the app's timeline. Charts are drawn on white.
+var (
+	chartBackground = color.RGBA{255, 255, 255, 255}
+	// stalledColor fills the time a request was withheld from the client
+	// (dispatch inline) in the Gantt chart, before its queued time.
+	stalledColor = rgba(palette.Stalled)
+	// failedColor outlines failed requests in the Gantt chart.
+	failedColor   = rgba(palette.Failed)
+	inFlightColor = rgba(palette.InFlight)
+	pendingColor  = rgba(palette.Pending)
+)
 
-// stalledColor fills the time a request was withheld from the client
-// (dispatch inline) in the Gantt chart, before its queued time.
-var stalledColor = drawing.ColorFromHex("bcbd22")
+// rgba is the go-chart colour of c.
+func rgba(c color.RGBA) drawing.Color { return drawing.Color{R: c.R, G: c.G, B: c.B, A: c.A} }
 
-// failedColor outlines failed requests in the Gantt chart.
-var failedColor = drawing.ColorFromHex("d62728")
+// kindColor is the solid colour of requests of kind k while served.
+func kindColor(k recorder.Kind) drawing.Color { return rgba(palette.Kind(k)) }
 
-func kindColor(k recorder.Kind) drawing.Color {
-	if c, ok := KindColor[k]; ok {
-		return drawing.ColorFromHex(c[1:])
-	}
-	return drawing.ColorFromHex(KindColor[recorder.KindOther][1:])
+// queuedColor is the pale colour of requests of kind k while queued, as
+// the app draws it on a light background.
+func queuedColor(k recorder.Kind) drawing.Color {
+	return rgba(palette.Queued(chartBackground, k))
 }
 
 // WriteChartPNG draws chart c of snap as a width × height PNG image. An
@@ -124,18 +127,24 @@ func renderChart(w io.Writer, snap *recorder.Snapshot, c Chart, width, height in
 // chartScale makes charts of two recordings share their axes: zero values
 // fit each chart to its own recording.
 type chartScale struct {
-	endMS   float64 // the end of the time axis
-	topReqs int     // the top of the concurrency chart's axis
+	endMS   float64      // the end of the time axis
+	topReqs int          // the top of the concurrency chart's axis
+	latency *latencyBins // the latency histogram's bins and height
 }
 
 // scaleOf returns the scale that fits every snapshot.
 func scaleOf(snaps ...*recorder.Snapshot) chartScale {
 	var sc chartScale
+	var lat [][]float64
 	for _, s := range snaps {
 		sc.endMS = math.Max(sc.endMS, timeRange(s, chartScale{}).Max)
 		_, pend := recorder.Peaks(recorder.Steps(s))
 		sc.topReqs = max(sc.topReqs, pend)
+		v, _ := latencies(s)
+		lat = append(lat, v)
 	}
+	b := binsOf(lat...)
+	sc.latency = &b
 	return sc
 }
 
@@ -151,7 +160,7 @@ func renderScaled(w io.Writer, snap *recorder.Snapshot, c Chart, width, height i
 	case ChartConcurrency:
 		ch = concurrencyChart(snap, width, sc)
 	case ChartLatency:
-		ch = latencyChart(snap, width)
+		ch = latencyChart(snap, width, sc)
 	case ChartGantt:
 		ch = ganttChart(snap, width, height, sc)
 	default:
@@ -241,12 +250,12 @@ func concurrencyChart(snap *recorder.Snapshot, width int, sc chartScale) chart.C
 			ValueFormatter: intFormatter, Ticks: intTicks(top)},
 		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
 		Series: append(
-			chunkedLine(pendX, pendY, chart.Style{StrokeColor: drawing.ColorFromHex("ff7f0e"), StrokeWidth: 2, StrokeDashArray: []float64{5, 3}}),
-			chunkedLine(inX, inY, chart.Style{StrokeColor: drawing.ColorFromHex("1f77b4"), StrokeWidth: 2,
-				FillColor: drawing.ColorFromHex("1f77b4").WithAlpha(48)})...),
+			chunkedLine(pendX, pendY, chart.Style{StrokeColor: pendingColor, StrokeWidth: 2, StrokeDashArray: []float64{5, 3}}),
+			chunkedLine(inX, inY, chart.Style{StrokeColor: inFlightColor, StrokeWidth: 2,
+				FillColor: inFlightColor.WithAlpha(48)})...),
 		Elements: []chart.Renderable{legend([]legendEntry{
-			{"in flight (serving)", drawing.ColorFromHex("1f77b4")},
-			{"pending (queued + serving)", drawing.ColorFromHex("ff7f0e")},
+			{"in flight (serving)", inFlightColor},
+			{"pending (queued + serving)", pendingColor},
 		})},
 	}
 }
@@ -390,37 +399,65 @@ func latencies(snap *recorder.Snapshot) ([]float64, recorder.Direction) {
 	return nil, recorder.Incoming
 }
 
-// latencyChart draws a histogram of latencies with about 30 bars of a
-// round width.
-func latencyChart(snap *recorder.Snapshot, width int) chart.Chart {
-	v, dir := latencies(snap)
-	// About 30 bars of a round width, from a round value at or below the
-	// fastest request (0 when that is near 0) to the slowest.
-	lo, hi := 0.0, 1.0
-	if len(v) > 0 {
-		lo, hi = slices.Min(v), math.Max(slices.Max(v), 1e-3)
+// latencyBins are the bins of a latency histogram: n bins bin ms wide
+// from lo, and the tallest bar's count.
+type latencyBins struct {
+	lo, bin float64
+	n, top  int
+}
+
+// binsOf returns about 30 bins of a round width, from a round value at or
+// below the fastest latency of every set (0 when that is near 0) to the
+// slowest, tall enough for each set's highest bar.
+func binsOf(sets ...[]float64) latencyBins {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range sets {
+		if len(v) > 0 {
+			lo, hi = math.Min(lo, slices.Min(v)), math.Max(hi, slices.Max(v))
+		}
 	}
+	if math.IsInf(lo, 1) {
+		lo, hi = 0, 1
+	}
+	hi = math.Max(hi, 1e-3)
 	bin := niceStep((hi - lo) / 30)
 	if lo < 3*bin {
 		lo = 0
 	}
 	lo = math.Floor(lo/bin) * bin
-	n := int(math.Floor((hi-lo)/bin)) + 1
-	counts := make([]int, n)
-	for _, x := range v {
-		counts[max(0, min(int((x-lo)/bin), n-1))]++
+	b := latencyBins{lo: lo, bin: bin, n: int(math.Floor((hi-lo)/bin)) + 1, top: 1}
+	for _, v := range sets {
+		for _, c := range b.count(v) {
+			b.top = max(b.top, c)
+		}
 	}
-	top := 1
-	for _, c := range counts {
-		top = max(top, c)
+	return b
+}
+
+// count returns how many latencies of v fall in each bin.
+func (b latencyBins) count(v []float64) []int {
+	counts := make([]int, b.n)
+	for _, x := range v {
+		counts[max(0, min(int((x-b.lo)/b.bin), b.n-1))]++
+	}
+	return counts
+}
+
+// latencyChart draws a histogram of latencies in the bins of sc, or in
+// about 30 bars of a round width fitted to snap when sc has none.
+func latencyChart(snap *recorder.Snapshot, width int, sc chartScale) chart.Chart {
+	v, dir := latencies(snap)
+	b := binsOf(v)
+	if sc.latency != nil {
+		b = *sc.latency
 	}
 	bars := boxSeries{name: "requests"}
 	col := kindColor(recorder.KindSampling)
-	for i, c := range counts {
+	for i, c := range b.count(v) {
 		if c == 0 {
 			continue
 		}
-		bars.boxes = append(bars.boxes, box{x0: lo + float64(i)*bin, x1: lo + float64(i+1)*bin, y0: 0, y1: float64(c),
+		bars.boxes = append(bars.boxes, box{x0: b.lo + float64(i)*b.bin, x1: b.lo + float64(i+1)*b.bin, y0: 0, y1: float64(c),
 			fill: col.WithAlpha(200), stroke: col})
 	}
 	// The chart font has no arrows: say it in words.
@@ -430,9 +467,9 @@ func latencyChart(snap *recorder.Snapshot, width int) chart.Chart {
 	}
 	return chart.Chart{
 		Title: fmt.Sprintf("Latency of %d %s requests (received to answered)", len(v), what),
-		XAxis: timeAxis("latency", lo, lo+float64(n)*bin, width),
-		YAxis: chart.YAxis{Name: "requests", Range: &chart.ContinuousRange{Min: 0, Max: float64(top) * 1.1},
-			ValueFormatter: intFormatter, Ticks: intTicks(float64(top))},
+		XAxis: timeAxis("latency", b.lo, b.lo+float64(b.n)*b.bin, width),
+		YAxis: chart.YAxis{Name: "requests", Range: &chart.ContinuousRange{Min: 0, Max: float64(b.top) * 1.1},
+			ValueFormatter: intFormatter, Ticks: intTicks(float64(b.top))},
 		YAxisSecondary: chart.YAxis{Style: chart.Style{Hidden: true}},
 		Series:         []chart.Series{bars},
 	}
@@ -527,7 +564,7 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 				stalled = true
 			}
 			if serving > queued {
-				g.boxes = append(g.boxes, box{x0: ms(queued), x1: ms(serving), y0: y0, y1: y1, fill: col.WithAlpha(70)})
+				g.boxes = append(g.boxes, box{x0: ms(queued), x1: ms(serving), y0: y0, y1: y1, fill: queuedColor(s.Kind)})
 			}
 		} else {
 			serving = s.Received
@@ -536,13 +573,15 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 			b := box{x0: ms(serving), x1: ms(end), y0: y0, y1: y1, fill: col}
 			if !s.Open() && s.Status != recorder.StatusOK {
 				b.stroke, b.strokeWidth = failedColor, 2.5 // a red outline marks a failed request
+				// and red hatching one that was cut short, as in the app
+				b.hatch = s.Status == recorder.StatusCancelled || s.Status == recorder.StatusTimeout || s.Status == recorder.StatusAborted
 				failed = true
 			}
 			g.boxes = append(g.boxes, b)
 		}
 	}
 	var keys []legendEntry
-	for _, k := range []recorder.Kind{recorder.KindTool, recorder.KindRound, recorder.KindSampling, recorder.KindElicitation, recorder.KindRoots, recorder.KindPing, recorder.KindOther} {
+	for _, k := range palette.Kinds {
 		if seen[k] {
 			keys = append(keys, legendEntry{string(k), kindColor(k)})
 		}
@@ -551,7 +590,7 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 		keys = append(keys, legendEntry{"stalled", stalledColor})
 	}
 	if failed {
-		keys = append(keys, legendEntry{"failed (outline)", failedColor})
+		keys = append(keys, legendEntry{"failed (outline; hatched: cancelled, timeout, aborted)", failedColor})
 	}
 	title := fmt.Sprintf("Timeline of %d requests (pale: queued, solid: serving)", len(spans))
 	if len(spans) == 0 {
@@ -572,6 +611,7 @@ type box struct {
 	x0, x1, y0, y1 float64
 	fill, stroke   drawing.Color
 	strokeWidth    float64 // 1 when 0
+	hatch          bool    // diagonal lines of the stroke colour across it
 }
 
 // boxSeries is a chart series of filled rectangles: the bars of a
@@ -609,6 +649,7 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 		l, t, rt, bt int
 		fill, stroke drawing.Color
 		width        float64
+		hatch        bool
 	}
 	var pending []rect // at most one open rectangle per pixel row band
 	open := map[[2]int]int{}
@@ -632,12 +673,15 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 		} else {
 			r.FillStroke()
 		}
+		if p.hatch {
+			hatchRect(r, p.l, p.t, p.rt, p.bt, p.stroke)
+		}
 	}
 	for _, x := range b.boxes {
 		p := rect{
 			l: cb.Left + xr.Translate(x.x0), rt: cb.Left + xr.Translate(x.x1),
 			t: cb.Bottom - yr.Translate(x.y1), bt: cb.Bottom - yr.Translate(x.y0),
-			fill: x.fill, stroke: x.stroke, width: x.strokeWidth,
+			fill: x.fill, stroke: x.stroke, width: x.strokeWidth, hatch: x.hatch,
 		}
 		if p.rt <= p.l {
 			p.rt = p.l + 1 // never thinner than a pixel
@@ -661,5 +705,26 @@ func (b boxSeries) Render(r chart.Renderer, cb chart.Box, xr, yr chart.Range, _ 
 	}
 	for _, p := range pending {
 		draw(p)
+	}
+}
+
+// hatchRect draws lines rising at 45° every 6 pixels across the rectangle
+// l..rt × t..bt, in colour c.
+func hatchRect(r chart.Renderer, l, t, rt, bt int, c drawing.Color) {
+	h := bt - t
+	if h <= 0 || rt <= l {
+		return
+	}
+	r.SetStrokeColor(c)
+	r.SetStrokeWidth(1.5)
+	for x := l - h; x < rt; x += 6 {
+		// the line from (x, bt) to (x+h, t), clipped to l..rt
+		x0, x1 := max(x, l), min(x+h, rt)
+		if x1 <= x0 {
+			continue
+		}
+		r.MoveTo(x0, bt-(x0-x))
+		r.LineTo(x1, bt-(x1-x))
+		r.Stroke()
 	}
 }

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"image/color"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/recorder/palette"
 )
 
 //go:embed report.html.tmpl
@@ -114,7 +117,10 @@ type methodCount struct {
 // charts inline as SVG, nothing fetched from the network). With one
 // snapshot: its summary, verdict, concurrency chart, timeline, latency
 // histogram and slowest requests. With two: both summaries side by side,
-// their differences (see [Compare]), and both timelines on one time scale.
+// their differences (see [Compare]), and each pair of charts on shared
+// scales: both timelines and concurrency charts on one time axis, both
+// latency histograms in the same bins with the same height. Colours are
+// the app's (package recorder/palette).
 func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 	if len(snaps) == 0 || len(snaps) > 2 {
 		return fmt.Errorf("html report: give one recording, or two to compare (got %d)", len(snaps))
@@ -130,7 +136,9 @@ func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 		Runs        []reportRun
 		Differences []recorder.Difference
 		Inspector   string
-	}{Compare: len(snaps) == 2, Inspector: snaps[0].Meta.Inspector}
+		Palette     template.CSS
+		Legend      []legendItem
+	}{Compare: len(snaps) == 2, Inspector: snaps[0].Meta.Inspector, Palette: paletteCSS(), Legend: reportLegend()}
 	sc := chartScale{}
 	if data.Compare {
 		sc = scaleOf(snaps...)
@@ -164,7 +172,7 @@ func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 		if data.Compare {
 			lw = 600
 		}
-		if run.Latency, err = inlineSVG(s, ChartLatency, lw, 300, chartScale{}); err != nil {
+		if run.Latency, err = inlineSVG(s, ChartLatency, lw, 300, sc); err != nil {
 			return err
 		}
 		run.Slowest = recorder.Slowest(s, SlowestRequests)
@@ -187,6 +195,51 @@ func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 		return fmt.Errorf("html report: %w", err)
 	}
 	return nil
+}
+
+// legendItem is one colour of the report's legend: Class is its CSS class.
+type legendItem struct{ Class, Label string }
+
+// reportLegend lists the colours of the report's timelines.
+func reportLegend() []legendItem {
+	var items []legendItem
+	for _, k := range palette.Kinds {
+		items = append(items, legendItem{"kind-" + string(k), string(k)})
+	}
+	return append(items,
+		legendItem{"stalled", "stalled (read, not yet seen by the client)"},
+		legendItem{"failed", "failed (outline)"})
+}
+
+// paletteCSS is the report's colours as CSS: one custom property and one
+// class per colour of the palette, and the verdicts' boxes.
+func paletteCSS() template.CSS {
+	type entry struct {
+		name string
+		c    color.RGBA
+	}
+	entries := []entry{}
+	for _, k := range palette.Kinds {
+		entries = append(entries, entry{"kind-" + string(k), palette.Kind(k)})
+	}
+	entries = append(entries, entry{"stalled", palette.Stalled}, entry{"failed", palette.Failed},
+		entry{"fulfil", palette.Fulfil}, entry{"in-flight", palette.InFlight}, entry{"pending", palette.Pending})
+	var b strings.Builder
+	b.WriteString(":root {")
+	for _, e := range entries {
+		fmt.Fprintf(&b, " --%s: %s;", e.name, palette.Hex(e.c))
+	}
+	b.WriteString(" }\n")
+	for _, e := range entries {
+		fmt.Fprintf(&b, ".sw.%s { color: var(--%s); }\n", e.name, e.name)
+	}
+	white := color.RGBA{255, 255, 255, 255}
+	for _, v := range []string{recorder.VerdictSerialized, recorder.VerdictBounded, recorder.VerdictPartial,
+		recorder.VerdictConcurrent, recorder.VerdictTooFast, recorder.VerdictNoFanout} {
+		c := palette.Verdict(v)
+		fmt.Fprintf(&b, ".verdict.%s { background: %s; border-color: %s; }\n", v, palette.Hex(palette.Mix(white, c, 0.12)), palette.Hex(c))
+	}
+	return template.CSS(b.String())
 }
 
 func cmpString(a, b string) int {

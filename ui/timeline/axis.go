@@ -25,6 +25,7 @@ func (g *Gantt) zoomAt(factor, frac float64) {
 	start, end := float64(g.axis.start), float64(g.axis.end)
 	pivot := start + frac*(end-start)
 	w := (end - start) * factor
+	g.hideTooltip()
 	g.axis.set(time.Duration(pivot-frac*w), time.Duration(pivot-frac*w+w))
 }
 
@@ -37,6 +38,7 @@ func (g *Gantt) panBy(dx float32) {
 		return
 	}
 	g.SetFollow(false)
+	g.hideTooltip()
 	g.axis.set(g.axis.start-shift, g.axis.end-shift)
 }
 
@@ -47,12 +49,29 @@ func (g *Gantt) slideToNow() {
 		return
 	}
 	now := Extent(g.snap)
+	if !anyOpen(g.snap) {
+		// nothing runs: the live end is the last thing recorded, not the
+		// wall clock, so that an idle view stays where the bars are
+		idle := *g.snap
+		idle.Now = 0
+		now = Extent(&idle)
+	}
 	w := g.axis.end - g.axis.start
 	if now > g.axis.end-w/20 {
 		g.axis.set(now+w/20-w, now+w/20)
 	}
-	g.scrollY = float32(len(g.layout.rows))*g.rowH() - g.rowsAreaH()
+	g.scrollY = float32(g.rowCount())*g.rowH() - g.rowsAreaH()
 	g.clampScroll()
+}
+
+// anyOpen reports whether a request of snap is still in flight.
+func anyOpen(snap *recorder.Snapshot) bool {
+	for _, s := range snap.Spans {
+		if s.Open() {
+			return true
+		}
+	}
+	return false
 }
 
 // Extent is the latest instant of snap: its Now, or the end of its last
@@ -189,10 +208,9 @@ func (r *ganttRenderer) placeRuler() {
 		}
 		lbl := r.text(&r.ruler, n, small)
 		n++
-		lbl.Text, lbl.Color = t.label, fg
+		setText(lbl, t.label, fg)
 		lbl.Move(fyne.NewPos(x+3, 2))
 		lbl.Resize(lbl.MinSize())
-		lbl.Refresh()
 		g.lastTicks = append(g.lastTicks, t.label)
 	}
 	hideFrom(r.ruler, n)

@@ -15,8 +15,6 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-	chart "github.com/wcharczuk/go-chart/v2"
-	"github.com/wcharczuk/go-chart/v2/drawing"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -43,11 +41,17 @@ type ConcurrencyChart struct {
 	until   time.Duration // the lines stop here: a live recording's Now
 	peak    int
 	height  float32 // the height the chart asks for
+	// load is set when the chart shows the client's own tool calls in
+	// flight: a load test, where the server sends no requests; callsPerS
+	// is then how many calls finished per second.
+	load      bool
+	callsPerS float64
 
 	hover fyne.Position // the pointer, or X < 0 when it is elsewhere
 
 	img    image.Image
 	out    *image.RGBA // reused between renders of the same size
+	plot   *image.RGBA // the plot right of the gutter, reused likewise
 	imgKey chartKey
 	err    error
 	redraw func() // asks for a frame: see redraw.go
@@ -61,6 +65,7 @@ type chartKey struct {
 	version    uint64
 	steps      int
 	dark       bool
+	load       bool
 }
 
 // NewConcurrencyChart returns an empty chart with its own time axis.
@@ -97,11 +102,82 @@ func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 
 // setSteps replaces the steps drawn: recorder.Steps(snap). While requests
 // are open, the lines stop at snap.Now at the level then in force.
+//
+// A recording in which the server sent no requests but the client made
+// two or more tool calls is a load test: the chart then shows the calls
+// in flight instead ([recorder.CallSteps]) and the calls finished per
+// second.
 func (c *ConcurrencyChart) setSteps(snap *recorder.Snapshot, steps []recorder.Step) {
+	c.load, c.callsPerS = false, 0
+	if len(steps) == 0 && snap != nil {
+		if calls := recorder.CallSteps(snap); len(calls) > 0 && isLoad(snap) {
+			c.load, c.callsPerS = true, callsPerSecond(snap)
+			c.steps, c.until = calls, math.MaxInt64
+			if isLive(snap) {
+				c.until = snap.Now
+			}
+			c.stepsV++
+			c.peak, _ = recorder.Peaks(calls)
+			return
+		}
+	}
 	c.steps, c.until = liveSteps(snap, steps)
 	c.stepsV++ // a new cache key: two recordings may share a version
 	_, pend := recorder.Peaks(steps)
 	c.peak = pend
+}
+
+// ShowsCalls reports whether the chart shows the client's tool calls in
+// flight (a load test) rather than the server's requests.
+func (c *ConcurrencyChart) ShowsCalls() bool { return c.load }
+
+// isLoad reports whether snap holds two or more tool calls and no
+// request from the server.
+func isLoad(snap *recorder.Snapshot) bool {
+	calls := 0
+	for _, s := range snap.Spans {
+		switch {
+		case s.Direction == recorder.Incoming:
+			return false
+		case s.Kind == recorder.KindTool:
+			calls++
+		}
+	}
+	return calls >= 2
+}
+
+// isLive reports whether any tool call of snap is still open.
+func isLive(snap *recorder.Snapshot) bool {
+	for i := len(snap.Spans) - 1; i >= 0; i-- {
+		if s := snap.Spans[i]; s.Kind == recorder.KindTool && s.Open() {
+			return true
+		}
+	}
+	return false
+}
+
+// callsPerSecond is how many tool calls of snap finished per second, from
+// the first call sent to the last finished (or Now).
+func callsPerSecond(snap *recorder.Snapshot) float64 {
+	first, last := time.Duration(math.MaxInt64), time.Duration(0)
+	done := 0
+	for _, s := range snap.Spans {
+		if s.Kind != recorder.KindTool || s.Direction != recorder.Outgoing || s.Received == recorder.Unset {
+			continue
+		}
+		first = min(first, s.Received)
+		if !s.Open() {
+			done++
+			last = max(last, s.Answered)
+		}
+	}
+	if isLive(snap) {
+		last = max(last, snap.Now)
+	}
+	if done == 0 || last <= first {
+		return 0
+	}
+	return float64(done) / (last - first).Seconds()
 }
 
 // VisibleRange returns the time the chart shows.
@@ -131,6 +207,9 @@ func (c *ConcurrencyChart) HoverText() string {
 		return "" // after a live recording's Now: nothing happened yet
 	}
 	f, p := c.ValueAt(t)
+	if c.load {
+		return fmt.Sprintf("%s: %d calls in flight", FormatOffset(t), f)
+	}
 	return fmt.Sprintf("%s: %d in flight, %d pending", FormatOffset(t), f, p)
 }
 
@@ -203,7 +282,7 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	}
 	gutter := int(ganttGutter*sc + 0.5)
 	key := chartKey{w: w, h: h, start: c.axis.start, end: c.axis.end, until: c.until, version: c.stepsV, steps: len(c.steps),
-		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark}
+		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark, load: c.load}
 	if c.img != nil && key == c.imgKey {
 		return c.img
 	}
@@ -217,9 +296,10 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	}
 	fillRect(out, 0, 0, w, h, bg)
 	fillRect(out, gutter-1, 0, gutter, h, grid)
-	plot, err := renderConcurrency(c.steps, c.axis.start, c.axis.end, c.until, w-gutter, h, c.yMax(), bg)
+	plot, err := renderConcurrencyInto(c.plot, c.steps, c.axis.start, c.axis.end, c.until, w-gutter, h, c.yMax(), bg, c.load)
 	c.err = err
 	if err == nil {
+		c.plot = plot
 		for y := 0; y < h; y++ {
 			copy(out.Pix[y*out.Stride+gutter*4:y*out.Stride+w*4], plot.Pix[y*plot.Stride:y*plot.Stride+(w-gutter)*4])
 		}
@@ -236,76 +316,6 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	}
 	c.img, c.imgKey = out, key
 	return out
-}
-
-// downsample turns steps into step-line points for go-chart, one value per
-// pixel column of the range [start, end) spread over cols columns: the
-// most requests in flight and pending at any time within the column.
-// Points come in pairs at each change so that the lines are steps. The
-// lines stop at until when it falls before end (a live recording's Now:
-// what comes after it has not happened yet).
-func downsample(steps []recorder.Step, start, end, until time.Duration, cols int) (xs, inFlight, pending []float64) {
-	if cols <= 0 || end <= start || until <= start {
-		return nil, nil, nil
-	}
-	colW := float64(end-start) / float64(cols)
-	stop := float64(min(end, until))
-	cur := recorder.Step{}
-	i := 0
-	if len(steps) > 0 && steps[0].At <= start {
-		// jump to the step in force at start
-		i = sort.Search(len(steps), func(i int) bool { return steps[i].At > start })
-		cur = steps[i-1]
-	}
-	prevF, prevP := -1, -1
-	emit := func(x float64, f, p int) {
-		if prevF >= 0 {
-			// close the previous level at x, so the line is a step
-			xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
-		}
-		xs, inFlight, pending = append(xs, x), append(inFlight, float64(f)), append(pending, float64(p))
-		prevF, prevP = f, p
-	}
-	for col := 0; col < cols; col++ {
-		t0 := float64(start) + float64(col)*colW
-		if t0 >= stop {
-			break
-		}
-		t1 := min(t0+colW, stop)
-		// changes at the column's first instant replace the level...
-		for i < len(steps) && float64(steps[i].At) <= t0 {
-			cur = steps[i]
-			i++
-		}
-		f, p := cur.InFlight, cur.Pending
-		// ...changes within it can only raise the column's maximum
-		for i < len(steps) && float64(steps[i].At) < t1 {
-			cur = steps[i]
-			f, p = max(f, cur.InFlight), max(p, cur.Pending)
-			i++
-		}
-		if f != prevF || p != prevP {
-			emit(t0/float64(time.Millisecond), f, p)
-		}
-		// the next column starts from the level in force at this one's end
-		if t1 < stop && (cur.InFlight != f || cur.Pending != p) {
-			emit(t1/float64(time.Millisecond), cur.InFlight, cur.Pending)
-		}
-	}
-	x := stop / float64(time.Millisecond)
-	xs, inFlight, pending = append(xs, x), append(inFlight, float64(prevF)), append(pending, float64(prevP))
-	// Where a column's level falls back at its end and the next column's
-	// rises at the same instant, three or more points share an x: the
-	// middle ones draw nothing the first and last do not.
-	n := 0
-	for i := range xs {
-		if n > 0 && i+1 < len(xs) && xs[n-1] == xs[i] && xs[i] == xs[i+1] {
-			continue // the last point kept and the next one share its x
-		}
-		xs[n], inFlight[n], pending[n] = xs[i], inFlight[i], pending[i]
-		n++
-	}
-	return xs[:n], inFlight[:n], pending[:n]
 }
 
 // liveSteps returns the steps of snap as a live chart draws them:
@@ -345,76 +355,103 @@ func liveSteps(snap *recorder.Snapshot, steps []recorder.Step) (live []recorder.
 	return live, snap.Now
 }
 
-// chartChunk is the most points of one go-chart path.
-var chartChunk = 16
-
 // renderConcurrency draws the in-flight and pending step lines of steps
-// between start and end, stopping at until, into a w×h image with go-chart, without axes: the
-// chart's time axis is the Gantt's ruler.
+// between start and end, stopping at until, into a w×h image, without
+// axes: the chart's time axis is the Gantt's ruler. Each pixel column shows
+// the most requests in flight and pending within it (see [columns]), as a
+// shaded area under a line; it fills the image's pixels directly, which
+// takes well under a millisecond where a vector rasteriser took tens.
 func renderConcurrency(steps []recorder.Step, start, end, until time.Duration, w, h int, yMax float64, bg color.RGBA) (*image.RGBA, error) {
+	return renderConcurrencyInto(nil, steps, start, end, until, w, h, yMax, bg, false)
+}
+
+// renderConcurrencyInto is [renderConcurrency] into out when it has the
+// size (else a new image); single draws the in-flight line alone (a load
+// test's calls, where pending would repeat it).
+func renderConcurrencyInto(out *image.RGBA, steps []recorder.Step, start, end, until time.Duration, w, h int, yMax float64, bg color.RGBA, single bool) (*image.RGBA, error) {
 	if w < 2 || h < 2 {
 		return nil, fmt.Errorf("the chart is too small to draw (%d×%d pixels)", w, h)
 	}
 	if end <= start {
 		return nil, fmt.Errorf("the visible time range is empty (%v to %v)", start, end)
 	}
-	xs, fl, pe := downsample(steps, start, end, until, w)
-	if len(xs) < 2 {
-		// the view lies wholly after a live recording's Now: nothing to draw
-		blank := image.NewRGBA(image.Rect(0, 0, w, h))
-		fillRect(blank, 0, 0, w, h, bg)
-		return blank, nil
+	if out == nil || out.Rect.Dx() != w || out.Rect.Dy() != h {
+		out = image.NewRGBA(image.Rect(0, 0, w, h))
 	}
-	toDrawing := func(c color.RGBA, a uint8) drawing.Color { return drawing.Color{R: c.R, G: c.G, B: c.B, A: a} }
-	// The rasterizer go-chart draws with slows down with the square of the
-	// edges a path puts on one pixel row, so a jagged line of thousands of
-	// points takes seconds as one path and milliseconds as many short
-	// ones: each series is cut into chunks of chartChunk points that
-	// share their end points.
-	var series []chart.Series
-	addChunks := func(name string, ys []float64, stroke color.RGBA, width float64, fill uint8) {
-		for lo := 0; lo < len(xs)-1; lo += chartChunk - 1 {
-			hi := min(lo+chartChunk, len(xs))
-			series = append(series, chart.ContinuousSeries{
-				Name:    name,
-				XValues: xs[lo:hi], YValues: ys[lo:hi],
-				Style: chart.Style{StrokeColor: toDrawing(stroke, 255), StrokeWidth: width, FillColor: toDrawing(stroke, fill)},
-			})
+	fillRect(out, 0, 0, w, h, bg)
+	if yMax <= 0 {
+		return out, nil
+	}
+	fl, pe := columns(steps, start, end, until, w)
+	y := func(v int) int { return min(h-int(float64(v)/yMax*float64(h)+0.5), h-1) }
+	pendFill := mix(bg, pendingColor, 50.0/255)
+	flightFill := mix(bg, inFlightColor, 70.0/255)
+	flightOverPend := mix(pendFill, inFlightColor, 70.0/255)
+	// areas first, then the lines over them
+	for x := range fl {
+		yf := y(fl[x])
+		if single {
+			fillRect(out, x, yf, x+1, h, flightFill)
+			continue
+		}
+		yp := y(pe[x])
+		fillRect(out, x, yp, x+1, h, pendFill)
+		fillRect(out, x, yf, x+1, h, flightOverPend)
+	}
+	line := func(vals []int, c color.RGBA, thick int) {
+		for x := range vals {
+			y1 := y(vals[x])
+			y0 := y1
+			if x > 0 {
+				y0 = y(vals[x-1]) // the step from the previous column
+			}
+			top, bot := min(y0, y1), max(y0, y1)
+			fillRect(out, x, max(top-thick/2, 0), x+1, min(bot+(thick+1)/2, h), c)
 		}
 	}
-	addChunks("pending", pe, pendingColor, 1.5, 50)
-	addChunks("in flight", fl, inFlightColor, 2, 70)
-	ch := chart.Chart{
-		Width:  w,
-		Height: h,
-		Background: chart.Style{
-			Padding:   chart.BoxZero,
-			FillColor: toDrawing(bg, 255),
-		},
-		Canvas: chart.Style{FillColor: toDrawing(bg, 255)},
-		XAxis: chart.XAxis{
-			Style: chart.Style{Hidden: true},
-			Range: &chart.ContinuousRange{Min: float64(start) / float64(time.Millisecond), Max: float64(end) / float64(time.Millisecond)},
-		},
-		YAxis: chart.YAxis{
-			Style: chart.Style{Hidden: true},
-			Range: &chart.ContinuousRange{Min: 0, Max: yMax},
-		},
-		Series: series,
+	if !single {
+		line(pe, pendingColor, 1)
 	}
-	var iw chart.ImageWriter
-	if err := ch.Render(chart.PNG, &iw); err != nil {
-		return nil, fmt.Errorf("drawing the concurrency chart: %w", err)
+	line(fl, inFlightColor, 2)
+	return out, nil
+}
+
+// columns returns, for each pixel column of the range [start, end) spread
+// over cols columns, the most requests in flight and pending at any time
+// within it; the columns stop at until when it falls before end (a live
+// recording's Now: what comes after has not happened yet).
+func columns(steps []recorder.Step, start, end, until time.Duration, cols int) (inFlight, pending []int) {
+	if cols <= 0 || end <= start || until <= start {
+		return nil, nil
 	}
-	img, err := iw.Image()
-	if err != nil {
-		return nil, fmt.Errorf("drawing the concurrency chart: %w", err)
+	colW := float64(end-start) / float64(cols)
+	stop := float64(min(end, until))
+	cur := recorder.Step{}
+	i := 0
+	if len(steps) > 0 && steps[0].At <= start {
+		i = sort.Search(len(steps), func(i int) bool { return steps[i].At > start })
+		cur = steps[i-1]
 	}
-	rgba, ok := img.(*image.RGBA)
-	if !ok {
-		return nil, fmt.Errorf("drawing the concurrency chart: unexpected image type %T", img)
+	inFlight, pending = make([]int, 0, cols), make([]int, 0, cols)
+	for col := 0; col < cols; col++ {
+		t0 := float64(start) + float64(col)*colW
+		if t0 >= stop {
+			break
+		}
+		t1 := min(t0+colW, stop)
+		for i < len(steps) && float64(steps[i].At) <= t0 {
+			cur = steps[i]
+			i++
+		}
+		f, p := cur.InFlight, cur.Pending
+		for i < len(steps) && float64(steps[i].At) < t1 {
+			cur = steps[i]
+			f, p = max(f, cur.InFlight), max(p, cur.Pending)
+			i++
+		}
+		inFlight, pending = append(inFlight, f), append(pending, p)
 	}
-	return rgba, nil
+	return inFlight, pending
 }
 
 type chartRenderer struct {
@@ -443,16 +480,26 @@ func (r *chartRenderer) Refresh() {
 	c := r.c
 	size := c.Size()
 	fg := theme.Color(theme.ColorNameForeground)
+	// texts are refreshed only when they change (see setText)
+	if c.load {
+		// a load test: the client's own calls, and how fast they finish
+		setText(r.title, "tool calls", fg)
+		setText(r.inFlight, "■ tool calls in flight", inFlightColor)
+		setText(r.pending, fmt.Sprintf("throughput %s calls/s", formatRate(c.callsPerS)), fg)
+	} else {
+		setText(r.title, "concurrency", fg)
+		setText(r.inFlight, "■ in flight (serving)", inFlightColor)
+		setText(r.pending, "■ pending (queued + serving)", pendingColor)
+	}
 	y := float32(4)
 	for _, t := range []*canvas.Text{r.title, r.inFlight, r.pending} {
 		t.Move(fyne.NewPos(8, y))
 		t.Resize(t.MinSize())
 		y += t.MinSize().Height + 2
 	}
-	r.title.Color = fg
 	// value labels at the top and bottom of the plot, right-aligned in the gutter
-	r.top.Text = fmt.Sprintf("%d", max(c.peak, 1))
-	r.top.Color, r.zero.Color = fg, fg
+	setText(r.top, fmt.Sprintf("%d", max(c.peak, 1)), fg)
+	setText(r.zero, "0", fg)
 	topY := size.Height * float32(1-float64(max(c.peak, 1))/c.yMax())
 	ts := r.top.MinSize()
 	r.top.Move(fyne.NewPos(ganttGutter-6-ts.Width, max(topY-ts.Height/2, 0)))
@@ -460,10 +507,11 @@ func (r *chartRenderer) Refresh() {
 	zs := r.zero.MinSize()
 	r.zero.Move(fyne.NewPos(ganttGutter-6-zs.Width, size.Height-zs.Height))
 	r.zero.Resize(zs)
-	r.message.Text = ""
+	msg := ""
 	if c.err != nil {
-		r.message.Text = c.err.Error()
+		msg = c.err.Error()
 	}
+	setText(r.message, msg, theme.Color(theme.ColorNameDisabled))
 	r.message.Move(fyne.NewPos(ganttGutter+8, 4))
 	r.message.Resize(r.message.MinSize())
 	if text := c.HoverText(); text == "" {
@@ -474,7 +522,7 @@ func (r *chartRenderer) Refresh() {
 		r.cursor.StrokeColor = fg
 		r.cursor.Position1 = fyne.NewPos(c.hover.X, 0)
 		r.cursor.Position2 = fyne.NewPos(c.hover.X, size.Height)
-		r.readout.Text, r.readout.Color = text, fg
+		setText(r.readout, text, fg)
 		ms := r.readout.MinSize()
 		x := c.hover.X + 6
 		if x+ms.Width > size.Width {
@@ -490,9 +538,6 @@ func (r *chartRenderer) Refresh() {
 		r.readoutBg.Show()
 		r.cursor.Refresh()
 		r.readoutBg.Refresh()
-	}
-	for _, o := range []*canvas.Text{r.title, r.inFlight, r.pending, r.top, r.zero, r.message, r.readout} {
-		o.Refresh()
 	}
 	r.raster.Refresh()
 }
@@ -512,3 +557,16 @@ func (c *ConcurrencyChart) SetSteps(snap *recorder.Snapshot, steps []recorder.St
 
 // Snapshot returns the snapshot shown, or nil.
 func (c *ConcurrencyChart) Snapshot() *recorder.Snapshot { return c.snap }
+
+// formatRate writes a rate with commas between thousands and one decimal
+// under a hundred: "1,234", "12.5".
+func formatRate(v float64) string {
+	if v < 100 {
+		return fmt.Sprintf("%.1f", v)
+	}
+	n := fmt.Sprintf("%d", int64(v+0.5))
+	for i := len(n) - 3; i > 0; i -= 3 {
+		n = n[:i] + "," + n[i:]
+	}
+	return n
+}

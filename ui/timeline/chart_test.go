@@ -11,62 +11,45 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-func TestDownsample(t *testing.T) {
+func TestColumns(t *testing.T) {
 	tests := []struct {
 		name       string
 		steps      []recorder.Step
 		start, end time.Duration
 		until      time.Duration // 0: no limit
 		cols       int
-		xs, fl, pe []float64
+		fl, pe     []int
 	}{
 		{
 			name:  "a change at a column's start replaces the level",
 			steps: []recorder.Step{{At: 0, InFlight: 1, Pending: 1}, {At: 10 * ms, InFlight: 0, Pending: 0}},
 			end:   20 * ms, cols: 4,
-			xs: []float64{0, 10, 10, 20}, fl: []float64{1, 1, 0, 0}, pe: []float64{1, 1, 0, 0},
+			fl: []int{1, 1, 0, 0}, pe: []int{1, 1, 0, 0},
 		},
 		{
 			name:  "a spike inside a column is kept as the column's maximum",
 			steps: []recorder.Step{{At: 0}, {At: 6 * ms, InFlight: 3, Pending: 4}, {At: 7 * ms, InFlight: 1, Pending: 1}},
 			end:   20 * ms, cols: 4,
-			xs: []float64{0, 5, 5, 10, 10, 20}, fl: []float64{0, 0, 3, 3, 1, 1}, pe: []float64{0, 0, 4, 4, 1, 1},
-		},
-		{
-			name: "a fall at a column's end and a rise at the next one's start make one step",
-			steps: []recorder.Step{{At: 0}, {At: 6 * ms, InFlight: 3, Pending: 3}, {At: 7 * ms, InFlight: 1, Pending: 1},
-				{At: 11 * ms, InFlight: 4, Pending: 4}, {At: 12 * ms}},
-			end: 20 * ms, cols: 4,
-			xs: []float64{0, 5, 5, 10, 10, 15, 15, 20}, fl: []float64{0, 0, 3, 3, 4, 4, 0, 0}, pe: []float64{0, 0, 3, 3, 4, 4, 0, 0},
+			fl: []int{0, 3, 1, 1}, pe: []int{0, 4, 1, 1},
 		},
 		{
 			name:  "the level in force before the range",
 			steps: []recorder.Step{{At: 0, InFlight: 2, Pending: 5}, {At: 100 * ms}},
 			start: 50 * ms, end: 60 * ms, cols: 2,
-			xs: []float64{50, 60}, fl: []float64{2, 2}, pe: []float64{5, 5},
-		},
-		{
-			name: "no steps",
-			end:  time.Second, cols: 3,
-			xs: []float64{0, 1000}, fl: []float64{0, 0}, pe: []float64{0, 0},
+			fl: []int{2, 2}, pe: []int{5, 5},
 		},
 		{name: "no columns", end: time.Second},
 		{
-			name:  "a live recording's lines stop at its Now, at the level in force",
+			name:  "a live recording's columns stop at its Now, at the level in force",
 			steps: []recorder.Step{{At: 0, InFlight: 1, Pending: 3}, {At: 5 * ms, InFlight: 2, Pending: 3}},
 			end:   20 * ms, until: 12 * ms, cols: 4,
-			xs: []float64{0, 5, 5, 12}, fl: []float64{1, 1, 2, 2}, pe: []float64{3, 3, 3, 3},
-		},
-		{
-			name:  "a Now inside a column ends the line there",
-			steps: []recorder.Step{{At: 0, InFlight: 1, Pending: 1}},
-			end:   20 * ms, until: 7 * ms, cols: 4,
-			xs: []float64{0, 7}, fl: []float64{1, 1}, pe: []float64{1, 1},
+			fl: []int{1, 2, 2}, pe: []int{3, 3, 3},
 		},
 		{
 			name:  "a Now before the range draws nothing",
@@ -80,9 +63,9 @@ func TestDownsample(t *testing.T) {
 			if until == 0 {
 				until = math.MaxInt64
 			}
-			xs, fl, pe := downsample(tt.steps, tt.start, tt.end, until, tt.cols)
-			if !slices.Equal(xs, tt.xs) || !slices.Equal(fl, tt.fl) || !slices.Equal(pe, tt.pe) {
-				t.Errorf("downsample =\n x %v\n in flight %v\n pending %v\nwant\n x %v\n in flight %v\n pending %v", xs, fl, pe, tt.xs, tt.fl, tt.pe)
+			fl, pe := columns(tt.steps, tt.start, tt.end, until, tt.cols)
+			if !slices.Equal(fl, tt.fl) || !slices.Equal(pe, tt.pe) {
+				t.Errorf("columns =\n in flight %v\n pending %v\nwant\n in flight %v\n pending %v", fl, pe, tt.fl, tt.pe)
 			}
 		})
 	}
@@ -194,8 +177,8 @@ func TestConcurrencyChartGolden(t *testing.T) {
 	}
 }
 
-// BenchmarkConcurrencyRender measures downsampling concurrency changes
-// and drawing them with go-chart at 1420×140: a live demo run's few
+// BenchmarkConcurrencyRender measures reducing concurrency changes to
+// pixel columns and drawing them at 1420×140: a live demo run's few
 // hundred, which a live frame draws on the main goroutine, and 100,000:
 // go test ./ui/ -run '^$' -bench ConcurrencyRender
 func BenchmarkConcurrencyRender(b *testing.B) {
@@ -235,4 +218,72 @@ func TestConcurrencyChartOnItsOwn(t *testing.T) {
 	if f, p := c.ValueAt(100 * ms); f != 1 || p != 5 {
 		t.Errorf("at 0.1 s: %d in flight, %d pending; want 1 and 5", f, p)
 	}
+}
+
+// echoLoad is a load test as the Workload panel runs it: n echo calls,
+// c at once, each taking d, in waves; the server sends nothing.
+func echoLoad(n, c int, d time.Duration) *recorder.Snapshot {
+	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: "load", Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	for i := range n {
+		at := time.Duration(i/c)*d + time.Duration(i%c)*d/time.Duration(4*c) // a wave starts over a quarter of d
+		snap.Spans = append(snap.Spans, &recorder.Span{ID: recorder.SpanID(i + 1), Session: "s1", Direction: recorder.Outgoing,
+			Method: "tools/call", Kind: recorder.KindTool, Name: "echo", Received: at, Queued: at, Serving: at, Answered: at + d,
+			Status: recorder.StatusOK})
+		snap.Now = max(snap.Now, at+d)
+	}
+	return snap
+}
+
+// TestLoadChartShowsCalls checks that a load test, where the server sends
+// no requests, draws the client's calls in flight with a legend that says
+// so, instead of an empty chart.
+func TestLoadChartShowsCalls(t *testing.T) {
+	test.NewTempApp(t)
+	snap := echoLoad(5000, 50, 10*ms)
+	g, c := NewGantt(), NewConcurrencyChart()
+	c.useAxis(g.axis)
+	w := test.NewTempWindow(t, c)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(800, ConcurrencyChartHeight))
+	g.SetSnapshot(snap)
+	c.SetSteps(snap, recorder.Steps(snap))
+	if !c.ShowsCalls() {
+		t.Fatal("a load test's chart does not show the calls in flight")
+	}
+	if f, _ := c.ValueAt(505 * ms); f != 50 {
+		t.Errorf("at 0.505 s the chart says %d calls in flight, want 50", f)
+	}
+	var texts []string
+	for _, o := range test.WidgetRenderer(c).Objects() {
+		if tx, ok := o.(*canvas.Text); ok && tx.Visible() {
+			texts = append(texts, tx.Text)
+		}
+	}
+	joined := strings.Join(texts, "|")
+	for _, want := range []string{"calls in flight", "throughput 4,988 calls/s" /* 5,000 in 1.0025 s */, "|50|"} {
+		if !strings.Contains("|"+joined+"|", want) {
+			t.Errorf("the chart's texts %q do not say %q", texts, want)
+		}
+	}
+	img := w.Canvas().Capture().(*image.NRGBA)
+	if n := countColor(img, inFlightColor); n < 500 {
+		t.Errorf("%d pixels of the calls-in-flight line drawn, want a line across the plot", n)
+	}
+	assertImage(t, "chart_load.png", img)
+
+	// a fan-out (the server sent requests) keeps the requests' chart
+	c.SetSteps(fixedSnapshot(), recorder.Steps(fixedSnapshot()))
+	if c.ShowsCalls() {
+		t.Error("a fan-out recording's chart shows calls instead of the server's requests")
+	}
+}
+
+func countColor(img *image.NRGBA, c color.RGBA) int {
+	n := 0
+	for i := 0; i+3 < len(img.Pix); i += 4 {
+		if img.Pix[i] == c.R && img.Pix[i+1] == c.G && img.Pix[i+2] == c.B {
+			n++
+		}
+	}
+	return n
 }

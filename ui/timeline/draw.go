@@ -72,8 +72,14 @@ func (g *Gantt) draw(w, h int) image.Image {
 	// rows
 	rh := float64(g.rowH()) * sc
 	scroll := float64(g.scrollY) * sc
+	if g.agg.on {
+		g.drawGroups(img, top, h, w, plotX0, rh, scroll, xOf, pal, px)
+	}
 	first := max(int(scroll/rh), 0)
 	last := min(int((scroll+float64(h-top))/rh)+1, len(g.layout.rows))
+	if g.agg.on {
+		last = first // the groups are drawn instead
+	}
 	pad := max(1, int(rh*0.18))
 	if g.compact {
 		pad = 0
@@ -117,7 +123,7 @@ func (g *Gantt) draw(w, h int) image.Image {
 		}
 	}
 	// where the visible rows are among all of them
-	if total := float64(len(g.layout.rows)) * rh; total > float64(h-top) {
+	if total := float64(g.rowCount()) * rh; total > float64(h-top) {
 		view := float64(h - top)
 		y0 := top + int(scroll/total*view)
 		y1 := top + int((scroll+view)/total*view+0.5)

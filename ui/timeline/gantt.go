@@ -71,6 +71,8 @@ type Gantt struct {
 	hoverEvent int // index in snap.Events of the notification under the pointer
 	hoverPos   fyne.Position
 
+	agg aggState // groups shown instead of rows past AggregateAbove
+
 	img    *image.RGBA
 	frames atomic.Int64
 	redraw func() // asks for a frame: see redraw.go
@@ -98,15 +100,16 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	same := g.snap != nil && !snap.Meta.Created.IsZero() && g.snap.Meta.Created.Equal(snap.Meta.Created) &&
 		len(snap.Spans) >= g.layout.done
 	if !same {
-		g.layout = ganttLayout{collapseAll: g.foldAll}
+		g.layout = ganttLayout{collapseAll: g.foldAll, filter: g.layout.filter}
 		g.scrollY = 0
 		g.hoverRow, g.hoverEvent = -1, -1
 		g.fitted = false
 		g.selected = 0
+		g.agg.drilled = false
 	} else if reparented(g.snap, snap, g.layout.done) {
 		// a request learnt its tool call after it was laid out: lay
 		// everything out again, keeping the view and what was folded
-		g.layout = ganttLayout{collapseAll: g.layout.collapseAll, toggled: g.layout.toggled}
+		g.layout = ganttLayout{collapseAll: g.layout.collapseAll, toggled: g.layout.toggled, filter: g.layout.filter}
 	}
 	g.snap = snap
 	g.layout.update(snap, g.hidden)
@@ -157,11 +160,14 @@ func (g *Gantt) ZoomOut() { g.zoomAt(2, 0.5) }
 
 // Fit shows the whole recording.
 func (g *Gantt) Fit() {
+	g.agg.drilled = false // the whole recording: aggregate again
 	end := Extent(g.snap)
 	if end <= 0 {
 		end = time.Second // nothing yet: a second is a sensible first view
 	}
+	g.hideTooltip()
 	g.axis.set(0, end*21/20)
+	g.changed()
 }
 
 // SetFollow switches following the live end of the recording on or off.

@@ -335,9 +335,17 @@ func TestGanttFollowLive(t *testing.T) {
 		part.Spans = nil
 		for _, s := range full.Spans {
 			if s.Received <= now {
+				if s.Answered > now { // live: still in flight at now
+					c := *s
+					c.Answered, c.Status = recorder.Unset, recorder.StatusOpen
+					s = &c
+				}
 				part.Spans = append(part.Spans, s)
 			}
 		}
+		// a call in flight since now: the run goes on
+		part.Spans = append(part.Spans, &recorder.Span{ID: recorder.SpanID(len(full.Spans) + 1), Direction: recorder.Outgoing,
+			Method: "tools/call", Kind: recorder.KindTool, Received: now, Queued: now, Serving: now, Answered: recorder.Unset})
 		part.Now = now
 		g.SetSnapshot(&part)
 		start, end := g.VisibleRange()
@@ -368,6 +376,9 @@ func TestGanttFollowLive(t *testing.T) {
 	}
 	start, _ := g.VisibleRange()
 	part := *full
+	part.Spans = append(part.Spans, &recorder.Span{ID: recorder.SpanID(len(part.Spans) + 1), Direction: recorder.Outgoing,
+		Method: "tools/call", Kind: recorder.KindTool, Received: 30 * time.Second, Queued: 30 * time.Second,
+		Serving: 30 * time.Second, Answered: recorder.Unset}) // in flight: a follower would slide to it
 	part.Now = 31 * time.Second
 	g.SetSnapshot(&part)
 	if s, _ := g.VisibleRange(); s != start {

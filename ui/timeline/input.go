@@ -52,8 +52,9 @@ func (g *Gantt) scrollRows(dy float32) {
 		return
 	}
 	g.scrollY -= dy
+	g.hideTooltip()
 	g.clampScroll()
-	if g.follow && g.scrollY < float32(len(g.layout.rows))*g.rowH()-g.rowsAreaH()-1 {
+	if g.follow && g.scrollY < float32(g.rowCount())*g.rowH()-g.rowsAreaH()-1 {
 		g.SetFollow(false)
 	}
 	g.changed()
@@ -75,6 +76,13 @@ func (g *Gantt) DragEnd() {}
 func (g *Gantt) Tapped(ev *fyne.PointEvent) {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(g); c != nil && !g.focused {
 		c.Focus(g)
+	}
+	if g.agg.on {
+		// a group's row: drill down to its requests
+		if y := ev.Position.Y - ganttRulerH - ganttLaneH + g.scrollY; y >= 0 {
+			g.DrillDown(int(y / ganttAggH))
+		}
+		return
 	}
 	row := g.rowAt(ev.Position.Y)
 	if row < 0 {
@@ -189,7 +197,7 @@ func (g *Gantt) eventAt(pos fyne.Position) int {
 }
 
 func (g *Gantt) rowAt(y float32) int {
-	if g.snap == nil || y < ganttRulerH+ganttLaneH {
+	if g.snap == nil || g.agg.on || y < ganttRulerH+ganttLaneH {
 		return -1
 	}
 	row := int((y - ganttRulerH - ganttLaneH + g.scrollY) / g.rowH())

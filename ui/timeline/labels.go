@@ -2,8 +2,10 @@ package timeline
 
 import (
 	"fmt"
+	"image/color"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -16,7 +18,9 @@ func (r *ganttRenderer) placeLabels() {
 	fg := theme.Color(theme.ColorNameForeground)
 	small := theme.Size(theme.SizeNameCaptionText)
 	n := 0
-	if g.snap != nil && !g.compact {
+	if g.agg.on {
+		n = r.placeGroupLabels()
+	} else if g.snap != nil && !g.compact {
 		top := float32(ganttRulerH + ganttLaneH)
 		first := max(int(g.scrollY/ganttRowH), 0)
 		for row := first; row < len(g.layout.rows); row++ {
@@ -31,15 +35,14 @@ func (r *ganttRenderer) placeLabels() {
 			s := g.snap.Spans[ref.span]
 			lbl := r.text(&r.labels, n, small)
 			n++
-			lbl.Text = Truncate(rowLabel(s), 24-2*int(ref.depth))
-			lbl.Color = fg
+			var c color.Color = fg
 			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
-				lbl.Color = FailColor
+				c = FailColor
 			}
+			setText(lbl, Truncate(rowLabel(s), 24-2*int(ref.depth)), c)
 			x := 12 + float32(ref.depth)*ganttIndent
 			lbl.Move(fyne.NewPos(x, y+(ganttRowH-lbl.MinSize().Height)/2))
 			lbl.Resize(fyne.NewSize(ganttGutter-x-4, lbl.MinSize().Height))
-			lbl.Refresh()
 		}
 	}
 	hideFrom(r.labels, n)
@@ -53,18 +56,18 @@ func (r *ganttRenderer) placeCount() {
 	if g.snap != nil {
 		total = len(g.snap.Spans)
 	}
+	var text string
 	switch n := len(g.layout.rows); {
 	case n < total:
-		r.count.Text = fmt.Sprintf("%d of %d requests", n, total)
+		text = fmt.Sprintf("%d of %d requests", n, total)
 	case n == 1:
-		r.count.Text = "1 request"
+		text = "1 request"
 	default:
-		r.count.Text = fmt.Sprintf("%d requests", n)
+		text = fmt.Sprintf("%d requests", n)
 	}
-	r.count.Color = theme.Color(theme.ColorNameDisabled)
+	setText(r.count, text, theme.Color(theme.ColorNameDisabled))
 	r.count.Move(fyne.NewPos(8, 4))
 	r.count.Resize(r.count.MinSize())
-	r.count.Refresh()
 }
 
 // placeEmpty says so when there is nothing to show.
@@ -80,4 +83,15 @@ func (r *ganttRenderer) placeEmpty() {
 	} else {
 		r.empty.Hide()
 	}
+}
+
+// setText shows text in colour c on t, refreshing t only when either
+// changed: a refresh throws the text's texture away, and drawing it again
+// was a good part of every live frame.
+func setText(t *canvas.Text, text string, c color.Color) {
+	if t.Text == text && t.Color == c {
+		return
+	}
+	t.Text, t.Color = text, c
+	t.Refresh()
 }

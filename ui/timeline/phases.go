@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/recorder/palette"
 )
 
 // The marks of the two protocol eras that are neither queued nor served:
@@ -13,8 +14,8 @@ import (
 // multi-round-trip call, and a message read off the wire but withheld
 // from the client (dispatch "inline").
 var (
-	FulfilColor  = color.RGBA{202, 138, 4, 255}  // gold, drawn as a dotted pale bar
-	StalledColor = color.RGBA{219, 39, 119, 255} // pink, drawn with pale stripes
+	FulfilColor  = palette.Fulfil  // gold, drawn as a dotted pale bar
+	StalledColor = palette.Stalled // pink, drawn with pale stripes
 )
 
 // drawFulfilment paints, on a multi-round-trip call's row, the client's

@@ -8,7 +8,7 @@ import (
 
 // MinFrameInterval is the least time between two redraws of a live or
 // interacted-with widget (about 30 frames a second). Tests set it to 0.
-var MinFrameInterval = 33 * time.Millisecond
+var MinFrameInterval = 25 * time.Millisecond
 
 // changed asks for a redraw of the Gantt in the next frame of its axis.
 func (g *Gantt) changed() { g.redraw() }
@@ -76,7 +76,10 @@ func (t *throttle) request() {
 		t.pending = false
 		t.flush()
 	}
-	if wait := MinFrameInterval - time.Since(t.last); wait > 0 {
+	// A quarter of an interval's slack: a live feed that delivers a frame
+	// every interval, a little early now and then, is not held back to
+	// the interval after.
+	if wait := MinFrameInterval*3/4 - time.Since(t.last); wait > 0 {
 		time.AfterFunc(wait, func() { fyne.Do(run) })
 		return
 	}

@@ -84,6 +84,7 @@ func hideFrom(pool []*canvas.Text, i int) {
 
 // Refresh places the texts over the picture and redraws the picture.
 func (r *ganttRenderer) Refresh() {
+	r.g.updateAggregate()
 	r.placeRuler()
 	r.placeLabels()
 	r.placeCount()

@@ -33,6 +33,7 @@ type ganttLayout struct {
 	// put when rows are laid out again or move.
 	collapseAll bool
 	toggled     map[recorder.SpanID]bool
+	filter      spanFilter // rows that do not match are left out
 }
 
 type ganttGroup struct {
@@ -113,7 +114,7 @@ func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]
 	}
 	var stack []frame
 	visit := func(span int32, depth int8, folded bool) {
-		if folded || hidden[snap.Spans[span].Kind] {
+		if folded || hidden[snap.Spans[span].Kind] || l.filter.active() && !l.filter.match(snap.Spans[span]) {
 			l.rowOfSpan[span] = -1
 		} else {
 			l.rowOfSpan[span] = int32(len(l.rows))
@@ -230,6 +231,9 @@ func (g *Gantt) relayout() {
 }
 
 func (g *Gantt) rowH() float32 {
+	if g.agg.on {
+		return ganttAggH
+	}
 	if g.compact {
 		return ganttCompactH
 	}
@@ -243,7 +247,15 @@ func (g *Gantt) rowsAreaH() float32 {
 }
 
 func (g *Gantt) clampScroll() {
-	maxY := float32(len(g.layout.rows))*g.rowH() - g.rowsAreaH()
+	maxY := float32(g.rowCount())*g.rowH() - g.rowsAreaH()
 	g.scrollY = min(g.scrollY, max(maxY, 0))
 	g.scrollY = max(g.scrollY, 0)
+}
+
+// rowCount is how many rows are drawn: groups while aggregated.
+func (g *Gantt) rowCount() int {
+	if g.agg.on {
+		return len(g.agg.groups)
+	}
+	return len(g.layout.rows)
 }

@@ -24,6 +24,16 @@ func (g *Gantt) Tooltip() []string {
 	return lines
 }
 
+// hideTooltip takes the tooltip off the screen until the pointer moves
+// again: after a zoom, a pan or a scroll what it described has moved
+// from under the pointer.
+func (g *Gantt) hideTooltip() {
+	if g.hoverRow >= 0 || g.hoverEvent >= 0 {
+		g.hoverRow, g.hoverEvent = -1, -1
+		g.changed()
+	}
+}
+
 // eventSummary describes a notification in a few lines, for the tooltip.
 func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
 	name := e.Method
@@ -80,8 +90,11 @@ func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
 	} else {
 		lines = append(lines, "round trip "+FormatDuration(end-s.Received))
 	}
-	lines = append(lines, fmt.Sprintf("received %s → answered %s",
-		FormatOffset(s.Received), FormatOffset(s.Answered)))
+	start := "sent" // a call the client made, or a round of one
+	if s.Direction == recorder.Incoming {
+		start = "received"
+	}
+	lines = append(lines, fmt.Sprintf("%s %s → answered %s", start, FormatOffset(s.Received), FormatOffset(s.Answered)))
 	if s.Parent != 0 {
 		for _, p := range snap.Spans {
 			if p.ID == s.Parent {

@@ -1,0 +1,70 @@
+package recorder
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// CallSteps returns how many of the snapshot's own tool calls were in
+// flight (sent, no result yet) over time, one [Step] per instant at which
+// that changed; InFlight and Pending are equal. A multi-round-trip call
+// counts once, from its first request to its result; open calls count
+// until snap.Now. This is the concurrency of a load test, where the server
+// sends the client nothing and [Steps] stays empty.
+func CallSteps(snap *Snapshot) []Step {
+	if snap == nil {
+		return nil
+	}
+	// an edge is its time shifted left one bit, the low bit 1 for a start:
+	// ends sort before starts at one instant
+	edges := make([]int64, 0, 2*len(snap.Spans))
+	for _, s := range snap.Spans {
+		if !isToolCall(s) {
+			continue
+		}
+		edges = append(edges, int64(s.Received)<<1|1, int64(SpanEnd(snap, s))<<1)
+	}
+	slices.Sort(edges)
+	steps := make([]Step, 0, len(edges))
+	n := 0
+	for i, e := range edges {
+		if e&1 == 1 {
+			n++
+		} else {
+			n--
+		}
+		if i+1 < len(edges) && edges[i+1]>>1 == e>>1 {
+			continue
+		}
+		steps = append(steps, Step{At: time.Duration(e >> 1), InFlight: n, Pending: n})
+	}
+	return steps
+}
+
+// isToolCall reports whether s is one of the client's logical tool calls
+// with a send time.
+func isToolCall(s *Span) bool {
+	return s.Direction == Outgoing && s.Kind == KindTool && s.Received != Unset
+}
+
+// IsLoad reports whether a run is a load test rather than a fan-out: the
+// client made two or more tool calls and the server sent it no requests,
+// so the calls in flight, not the server's requests, are what to show.
+func (s Summary) IsLoad() bool { return s.ServerRequests.Total == 0 && s.ToolCalls.Total >= 2 }
+
+// callStats fills the tool calls' peak in flight, throughput and
+// duration percentiles.
+func callStats(snap *Snapshot, sum *Summary) {
+	var durs []float64
+	for _, s := range snap.Spans {
+		if isToolCall(s) && !s.Open() && s.Answered != Unset {
+			durs = append(durs, ms(s.Answered-s.Received))
+		}
+	}
+	sum.ToolCalls.DurationMS = percentiles(durs)
+	sum.ToolCalls.PeakInFlight, _ = Peaks(CallSteps(snap))
+	if len(durs) >= 2 && sum.ElapsedMS > 0 {
+		sum.ToolCalls.ThroughputPerS = math.Round(float64(len(durs))/(sum.ElapsedMS/1000)*10) / 10
+	}
+}

@@ -1,0 +1,164 @@
+package recorder
+
+import (
+	"fmt"
+	"time"
+)
+
+// Run is one named segment of a recording: what one Run in the app, or one
+// `inspector run`, made on the connection. A connection kept open for an
+// afternoon holds many runs; statistics and verdicts describe one of them
+// (see [Snapshot.Segment]).
+//
+// A span belongs to the run it was received in (sent in, for the client's
+// own calls): from Start up to End. Offsets count from the recording's
+// start, as a span's do.
+type Run struct {
+	// Name is the run's name in the recording, "Run 1", "Run 2", …
+	Name  string        `json:"name"`
+	Start time.Duration `json:"start"`
+	// End is [Unset] while the run goes on.
+	End time.Duration `json:"end"`
+	// Tool and Dispatch say what was run and how the server's requests
+	// were dispatched ("serial", "concurrent", "bounded 4"), when known.
+	Tool     string `json:"tool,omitempty"`
+	Dispatch string `json:"dispatch,omitempty"`
+}
+
+// Open reports whether the run is still going on.
+func (r Run) Open() bool { return r.End == Unset }
+
+// Label says the run in a few words: "Run 2 · fanout · serial".
+func (r Run) Label() string {
+	s := r.Name
+	if r.Tool != "" {
+		s += " · " + r.Tool
+	}
+	if r.Dispatch != "" {
+		s += " · " + r.Dispatch
+	}
+	return s
+}
+
+// Contains reports whether an instant at belongs to the run.
+func (r Run) Contains(at time.Duration) bool {
+	return at != Unset && at >= r.Start && (r.Open() || at < r.End)
+}
+
+// BeginRun starts a run now, naming it "Run N" (N counts the recording's
+// runs from 1), ends a run still open, and returns the run's number (its
+// index in [Snapshot.Runs] plus one). tool and dispatch may be "".
+func (r *Recording) BeginRun(tool, dispatch string) int {
+	now := r.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.runs); n > 0 && r.runs[n-1].Open() {
+		r.runs[n-1].End = now
+	}
+	r.runs = append(r.runs, Run{
+		Name: fmt.Sprintf("Run %d", len(r.runs)+1), Start: now, End: Unset,
+		Tool: tool, Dispatch: dispatch,
+	})
+	r.version++
+	return len(r.runs)
+}
+
+// EndRun ends run n (as [Recording.BeginRun] numbered it) now, unless it
+// has ended already or there is no such run.
+func (r *Recording) EndRun(n int) {
+	now := r.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n < 1 || n > len(r.runs) || !r.runs[n-1].Open() {
+		return
+	}
+	r.runs[n-1].End = max(now, r.runs[n-1].Start)
+	r.version++
+}
+
+// RunList returns the snapshot's runs; a recording made without any (a
+// file from an older version, a journal, a connection on which nothing was
+// run yet) is one implicit run, "Run 1", over the whole recording.
+func (s *Snapshot) RunList() []Run {
+	if len(s.Runs) > 0 {
+		return s.Runs
+	}
+	return []Run{{Name: "Run 1", Start: 0, End: Unset}}
+}
+
+// LatestRun returns the snapshot's last run (see [Snapshot.RunList]).
+func (s *Snapshot) LatestRun() Run {
+	runs := s.RunList()
+	return runs[len(runs)-1]
+}
+
+// Segment returns the part of the snapshot that belongs to run: the spans
+// received and the events added during it, with every offset moved back
+// by the run's start, so that the run starts at 0. Its Now is the run's
+// length (so far, for a run still open), its Meta the snapshot's with the
+// run's label as Title, and its Runs the run alone. The spans are copies:
+// the snapshot is not changed. A parent outside the segment is kept as an
+// ID that names no span of it.
+func (s *Snapshot) Segment(run Run) *Snapshot {
+	end := s.Now
+	if !run.Open() {
+		end = run.End
+	}
+	seg := &Snapshot{Meta: s.Meta, Version: s.Version, Now: max(end-run.Start, 0)}
+	seg.Meta.Title = run.Label()
+	shift := func(d time.Duration) time.Duration {
+		if d == Unset {
+			return d
+		}
+		return d - run.Start
+	}
+	n := 0
+	for _, sp := range s.Spans {
+		if run.Contains(sp.Received) {
+			n++
+		}
+	}
+	copies := make([]Span, 0, n) // one allocation, not one a span: a live view does this every frame
+	seg.Spans = make([]*Span, 0, n)
+	for _, sp := range s.Spans {
+		if !run.Contains(sp.Received) {
+			continue
+		}
+		copies = append(copies, *sp)
+		c := &copies[len(copies)-1]
+		c.Received, c.Queued, c.Serving, c.Answered = shift(c.Received), shift(c.Queued), shift(c.Serving), shift(c.Answered)
+		seg.Spans = append(seg.Spans, c)
+	}
+	for _, e := range s.Events {
+		if run.Contains(e.At) {
+			e.At -= run.Start
+			seg.Events = append(seg.Events, e)
+		}
+	}
+	r := run
+	r.Start = 0
+	if !r.Open() {
+		r.End = seg.Now
+	}
+	seg.Runs = []Run{r}
+	return seg
+}
+
+// checkRuns says what is wrong with a loaded file's runs.
+func checkRuns(runs []Run) error {
+	for i, r := range runs {
+		if err := checkOffset(fmt.Sprintf("runs[%d].start", i), r.Start); err != nil {
+			return err
+		}
+		if r.Open() {
+			continue // saved while the run went on
+		}
+		if err := checkOffset(fmt.Sprintf("runs[%d].end", i), r.End); err != nil {
+			return err
+		}
+		if r.End < r.Start {
+			return fmt.Errorf("run %d (%q) ends before it starts: the file was edited or is damaged", i+1, r.Name)
+		}
+	}
+	return nil
+}
