@@ -62,6 +62,11 @@ Flags:
 func proxyCommand(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A client that stops reading the proxy's stdout or stderr (as it
+	// stops, say) must not kill it with SIGPIPE before it saves the
+	// recording: a write to a closed pipe then fails instead, which the
+	// proxy handles (stdout) or ignores (stderr).
+	signal.Ignore(syscall.SIGPIPE)
 	return proxyMain(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 }
 
@@ -198,8 +203,9 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return r.fail(err.Error())
 		}
 	}
+	// The files first: the client may have stopped reading stderr.
+	code := r.save()
 	fmt.Fprintf(stderr, "inspector proxy: %s\n", rec.Scrub(res.Reason))
-
 	snap := rec.Snapshot()
 	sum := recorder.Summarize(snap)
 	if o.json {
@@ -209,7 +215,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	} else {
 		writeSummaryText(stderr, snap, sum, engine.RunResult{})
 	}
-	if code := r.save(); code != exitOK {
+	if code != exitOK {
 		return code
 	}
 	failed := 0
