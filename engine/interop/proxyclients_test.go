@@ -1,0 +1,311 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// clientsDir holds the scripts that drive real MCP clients none of us
+// wrote (testdata/clients/*.mjs) and their npm packages.
+var clientsDir = filepath.Join("testdata", "clients")
+
+// realClient is one real client run against a server through
+// `inspector proxy --stdio`.
+type realClient struct {
+	name     string
+	protocol string // the protocol the client is asked to speak
+	args     string // the fanout tool's arguments
+	server   string // "demo" (inspector demo-server) or "ts" (the TypeScript fan-out server)
+	// run starts the client on the proxy's command line and returns
+	// when its call is over.
+	run func(t *testing.T, c realClient, proxy []string) error
+}
+
+// nodeClient runs the script testdata/clients/SCRIPT.mjs (see args.mjs
+// there for its command line).
+func nodeClient(script string) func(*testing.T, realClient, []string) error {
+	return func(t *testing.T, c realClient, proxy []string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		args := append([]string{script + ".mjs", "--latency-ms", "500", "--protocol", c.protocol, "--args", c.args, "--"}, proxy...)
+		cmd := exec.CommandContext(ctx, "node", args...)
+		cmd.Dir = clientsDir
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s: %s", script, tail(string(out), 600))
+		return err
+	}
+}
+
+// inspectorCLI runs the official Inspector's CLI: one tools/call, no
+// handlers (it advertises no sampling).
+func inspectorCLI(t *testing.T, c realClient, proxy []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := append([]string{filepath.Join("node_modules", ".bin", "mcp-inspector"), "--cli"}, proxy...)
+	args = append(args, "--method", "tools/call", "--tool-name", "fanout", "--tool-arg", "n=5")
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Dir = clientsDir
+	out, err := cmd.CombinedOutput()
+	t.Logf("inspector --cli (exit %v): %s", err, tail(string(out), 600))
+	return nil // it exits non-zero when the tool fails, which is the point
+}
+
+// goSDKClient is the Go SDK's client as an application would write it:
+// a sampling handler that sleeps 500 ms; the SDK serves it concurrently.
+func goSDKClient(t *testing.T, c realClient, proxy []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(ctx context.Context, _ *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			time.Sleep(500 * time.Millisecond)
+			return &mcp.CreateMessageResult{Model: "go-sdk", Role: "assistant", Content: &mcp.TextContent{Text: "hello from the Go SDK"}}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(proxy[0], proxy[1:]...)},
+		&mcp.ClientSessionOptions{ProtocolVersion: c.protocol})
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	var args map[string]any
+	_ = json.Unmarshal([]byte(c.args), &args)
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: args})
+	return err
+}
+
+// measured is what the proxy's recording says of one fan-out, and what
+// the server said of it.
+type measured struct {
+	peak      int           // most server requests waiting at the client at once
+	spread    time.Duration // first to last answer of the server's requests
+	wire      time.Duration // first request read to last answer passed back
+	fulfil    []time.Duration
+	inputs    []int         // input requests per fulfilled round (2026-07-28)
+	elapsed   time.Duration // the fanout tools/call, sent to answered (all rounds)
+	failed    int           // server requests the client answered with an error
+	errText   string
+	isError   bool
+	server    demo.FanoutResult // the tool's structured result as it crossed the proxy
+	serverRaw string
+}
+
+func measure(t *testing.T, snap *recorder.Snapshot) measured {
+	t.Helper()
+	var m measured
+	type edge struct {
+		at time.Duration
+		d  int
+	}
+	var edges []edge
+	first, lastAns, firstAns := time.Duration(-1), time.Duration(0), time.Duration(-1)
+	for _, s := range snap.Spans {
+		switch {
+		case s.Direction == recorder.Outgoing && s.Kind == recorder.KindTool && s.Name == "fanout":
+			m.elapsed = s.Answered - s.Received
+			var res struct {
+				IsError           bool              `json:"isError"`
+				StructuredContent demo.FanoutResult `json:"structuredContent"`
+			}
+			_ = json.Unmarshal(s.Result, &res)
+			m.isError, m.server, m.serverRaw = res.IsError, res.StructuredContent, string(s.Result)
+		case s.Direction == recorder.Incoming && s.InputRequests > 0:
+			m.fulfil = append(m.fulfil, s.Answered-s.Received)
+			m.inputs = append(m.inputs, s.InputRequests)
+		case s.Direction == recorder.Incoming && (s.Kind == recorder.KindSampling || s.Kind == recorder.KindElicitation):
+			edges = append(edges, edge{s.Received, 1}, edge{s.Answered, -1})
+			if first < 0 || s.Received < first {
+				first = s.Received
+			}
+			if firstAns < 0 || s.Answered < firstAns {
+				firstAns = s.Answered
+			}
+			lastAns = max(lastAns, s.Answered)
+			if s.Status != recorder.StatusOK {
+				m.failed++
+				m.errText = s.Error
+			}
+		}
+	}
+	// Sweep: an answer at the same instant as a request ends first.
+	for i := range edges {
+		for j := i + 1; j < len(edges); j++ {
+			if edges[j].at < edges[i].at || edges[j].at == edges[i].at && edges[j].d < edges[i].d {
+				edges[i], edges[j] = edges[j], edges[i]
+			}
+		}
+	}
+	n := 0
+	for _, e := range edges {
+		n += e.d
+		m.peak = max(m.peak, n)
+	}
+	if first >= 0 {
+		m.spread, m.wire = lastAns-firstAns, lastAns-first
+	}
+	return m
+}
+
+// TestRealClientsThroughProxy runs real MCP clients none of us wrote
+// against the demo server and the TypeScript fan-out server through
+// `inspector proxy --stdio --record`, with a 5 × 500 ms fan-out, and
+// checks what the recording says each client did against what the
+// server itself reports. Run with -v to see the table of docs/proxy.md.
+func TestRealClientsThroughProxy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts node processes and measures for several seconds")
+	}
+	needNodePackages(t, clientsDir, filepath.Join("@modelcontextprotocol", "inspector"))
+	needTSServer(t)
+	bin := filepath.Join(t.TempDir(), "inspector")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/inspector")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the inspector: %v\n%s", err, out)
+	}
+	tsServer, err := filepath.Abs(filepath.Join(tsServerDir, "server.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		old      = "2025-11-25"
+		mrtr     = "2026-07-28"
+		sampling = `{"n":5}`
+		elicit   = `{"n":5,"kind":"elicitation"}`
+	)
+	cases := []realClient{
+		{"ts-sdk", old, sampling, "demo", nodeClient("ts-sdk")},
+		{"ts-sdk", old, sampling, "ts", nodeClient("ts-sdk")},
+		{"ts-sdk-v2", old, sampling, "demo", nodeClient("ts-sdk-v2")},
+		{"ts-sdk-v2", mrtr, sampling, "demo", nodeClient("ts-sdk-v2")},
+		{"go-sdk", old, sampling, "demo", goSDKClient},
+		{"go-sdk", mrtr, sampling, "demo", goSDKClient},
+		{"go-sdk", old, sampling, "ts", goSDKClient},
+		{"ai-sdk", old, elicit, "demo", nodeClient("ai-sdk")},
+		{"ai-sdk", mrtr, elicit, "demo", nodeClient("ai-sdk")},
+		{"ai-sdk", old, elicit, "ts", nodeClient("ai-sdk")},
+		{"mastra", old, elicit, "demo", nodeClient("mastra")},
+		{"mastra", mrtr, elicit, "demo", nodeClient("mastra")},
+		{"inspector-cli", old, sampling, "demo", inspectorCLI},
+	}
+	table := []string{
+		"| client | server | protocol | kind | peak pending (proxy) | answers spread / round fulfilment (proxy) | elapsed (proxy) | elapsed (server's report) |",
+		"|---|---|---|---|---|---|---|---|",
+	}
+	for _, c := range cases {
+		t.Run(c.name+"/"+c.server+"/"+c.protocol, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec.json")
+			server := bin + " demo-server"
+			if c.server == "ts" {
+				server = "node " + tsServer
+			}
+			proxy := []string{bin, "proxy", "--stdio", server, "--journal", "off", "--record", rec}
+			if err := c.run(t, c, proxy); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			snap, err := recorder.LoadFile(rec)
+			if err != nil {
+				t.Fatalf("the proxy's recording: %v", err)
+			}
+			m := measure(t, snap)
+			kind := "sampling"
+			if strings.Contains(c.args, "elicitation") {
+				kind = "elicitation"
+			}
+			serverMS := m.server.ElapsedMS
+			if c.server == "ts" {
+				var res struct {
+					StructuredContent struct {
+						ElapsedMS float64 `json:"elapsed_ms"`
+					} `json:"structuredContent"`
+				}
+				_ = json.Unmarshal([]byte(m.serverRaw), &res)
+				serverMS = res.StructuredContent.ElapsedMS
+			}
+			var shape string
+			switch {
+			case len(m.fulfil) > 0:
+				shape = fmt.Sprintf("1 round of %d: fulfilled in %s", m.inputs[0], ms(m.fulfil[0]))
+			case m.failed > 0:
+				shape = fmt.Sprintf("%d failed within %s: %s", m.failed, ms(m.wire), firstLine(m.errText))
+			default:
+				shape = ms(m.spread)
+			}
+			peak := fmt.Sprint(m.peak)
+			if len(m.fulfil) > 0 {
+				peak = "not on the wire"
+			}
+			table = append(table, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %.0f ms |",
+				c.name, c.server, c.protocol, kind, peak, shape, ms(m.elapsed), serverMS))
+			t.Logf("peak %d, spread %v, wire %v, fulfilment %v, elapsed %v, failed %d, server's elapsed %.1f ms",
+				m.peak, m.spread, m.wire, m.fulfil, m.elapsed, m.failed, serverMS)
+
+			if c.name == "inspector-cli" {
+				// It advertises no sampling: the server's requests fail
+				// at once and so does the tool.
+				if m.failed != 5 || !m.isError || m.elapsed > time.Second {
+					t.Errorf("inspector --cli: %d of 5 sampling requests failed, tool isError %v, elapsed %v; want 5 failed, isError, under 1 s", m.failed, m.isError, m.elapsed)
+				}
+				if !strings.Contains(m.serverRaw, "sampling") {
+					t.Errorf("the failed fanout's result %.300s does not mention sampling", m.serverRaw)
+				}
+				return
+			}
+			if m.isError || m.failed > 0 {
+				t.Fatalf("the fan-out failed: %d requests failed (%s); result %.400s", m.failed, m.errText, m.serverRaw)
+			}
+			if c.protocol == mrtr && c.server == "demo" {
+				if len(m.fulfil) != 1 || m.inputs[0] != 5 {
+					t.Fatalf("recorded fulfilments %v of %v input requests, want one round of 5", m.fulfil, m.inputs)
+				}
+				// The server's wait for the retry is the proxy's fulfilment span.
+				agree(t, "round fulfilment", m.fulfil[0], m.server.Rounds[0].WaitMS)
+				if c.name == "ai-sdk" {
+					// @ai-sdk/mcp awaits each input request in turn.
+					if m.fulfil[0] < 2400*time.Millisecond {
+						t.Errorf("@ai-sdk/mcp fulfilled 5 × 500 ms input requests in %v; it used to take ≥ 2.4 s (one at a time)", m.fulfil[0])
+					}
+				} else if m.fulfil[0] > time.Second {
+					t.Errorf("%s fulfilled 5 × 500 ms input requests in %v, want under 1 s (at once)", c.name, m.fulfil[0])
+				}
+				return
+			}
+			if m.peak != 5 || m.spread > 250*time.Millisecond || m.elapsed > time.Second {
+				t.Errorf("%s: peak %d, answers spread over %v, elapsed %v; want 5 overlapped, answers together, under 1 s", c.name, m.peak, m.spread, m.elapsed)
+			}
+			agree(t, "fan-out", m.wire, serverMS)
+		})
+	}
+	t.Logf("what real clients do with a 5 × 500 ms fan-out, through inspector proxy --stdio:\n%s", strings.Join(table, "\n"))
+}
+
+// agree checks the proxy's measure against the server's own report,
+// within 5% or 20 ms (two processes' clocks and the pipe between them).
+func agree(t *testing.T, what string, proxy time.Duration, serverMS float64) {
+	t.Helper()
+	server := time.Duration(serverMS * float64(time.Millisecond))
+	diff := (proxy - server).Abs()
+	if diff > 20*time.Millisecond && float64(diff) > 0.05*float64(server) {
+		t.Errorf("%s: the proxy measured %v, the server reports %v", what, proxy, server)
+	}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
