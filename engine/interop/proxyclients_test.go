@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,9 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine/demo"
 	"github.com/fanout-inspector/inspector/recorder"
+	mcpgoclient "github.com/mark3labs/mcp-go/client"
+	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,27 +32,46 @@ type realClient struct {
 	server   string // "demo" (inspector demo-server) or "ts" (the TypeScript fan-out server)
 	// run starts the client on the proxy's command line and returns
 	// when its call is over.
-	run func(t *testing.T, c realClient, proxy []string) error
+	run func(t *testing.T, c realClient, proxy []string) (json.RawMessage, error)
 }
 
 // nodeClient runs the script testdata/clients/SCRIPT.mjs (see args.mjs
-// there for its command line).
-func nodeClient(script string) func(*testing.T, realClient, []string) error {
-	return func(t *testing.T, c realClient, proxy []string) error {
+// there for its command line) on a command line (stdio) or a URL.
+func nodeClient(script string) func(*testing.T, realClient, []string) (json.RawMessage, error) {
+	return func(t *testing.T, c realClient, server []string) (json.RawMessage, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		args := append([]string{script + ".mjs", "--latency-ms", "500", "--protocol", c.protocol, "--args", c.args, "--"}, proxy...)
+		args := []string{script + ".mjs", "--latency-ms", "500", "--protocol", c.protocol, "--args", c.args}
+		if isURL(server) {
+			args = append(args, "--url", server[0])
+		} else {
+			args = append(append(args, "--"), server...)
+		}
 		cmd := exec.CommandContext(ctx, "node", args...)
 		cmd.Dir = clientsDir
-		out, err := cmd.CombinedOutput()
-		t.Logf("%s: %s", script, tail(string(out), 3000))
-		return err
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		t.Logf("%s: %s\n%s", script, tail(stderr.String(), 3000), tail(string(out), 300))
+		var line struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err == nil {
+			err = json.Unmarshal(out, &line)
+		}
+		return line.Result, err
 	}
+}
+
+// isURL says whether a client is given a URL (streamable HTTP) rather
+// than a command line to start.
+func isURL(server []string) bool {
+	return len(server) == 1 && strings.HasPrefix(server[0], "http")
 }
 
 // inspectorCLI runs the official Inspector's CLI: one tools/call, no
 // handlers (it advertises no sampling).
-func inspectorCLI(t *testing.T, c realClient, proxy []string) error {
+func inspectorCLI(t *testing.T, c realClient, proxy []string) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := append([]string{filepath.Join("node_modules", ".bin", "mcp-inspector"), "--cli"}, proxy...)
@@ -57,12 +80,12 @@ func inspectorCLI(t *testing.T, c realClient, proxy []string) error {
 	cmd.Dir = clientsDir
 	out, err := cmd.CombinedOutput()
 	t.Logf("inspector --cli (exit %v): %s", err, tail(string(out), 600))
-	return nil // it exits non-zero when the tool fails, which is the point
+	return nil, nil // it exits non-zero when the tool fails, which is the point
 }
 
 // goSDKClient is the Go SDK's client as an application would write it:
 // a sampling handler that sleeps 500 ms; the SDK serves it concurrently.
-func goSDKClient(t *testing.T, c realClient, proxy []string) error {
+func goSDKClient(t *testing.T, c realClient, proxy []string) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1"}, &mcp.ClientOptions{
@@ -71,32 +94,79 @@ func goSDKClient(t *testing.T, c realClient, proxy []string) error {
 			return &mcp.CreateMessageResult{Model: "go-sdk", Role: "assistant", Content: &mcp.TextContent{Text: "hello from the Go SDK"}}, nil
 		},
 	})
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(proxy[0], proxy[1:]...)},
-		&mcp.ClientSessionOptions{ProtocolVersion: c.protocol})
+	var tr mcp.Transport = &mcp.CommandTransport{Command: exec.Command(proxy[0], proxy[1:]...)}
+	if isURL(proxy) {
+		tr = &mcp.StreamableClientTransport{Endpoint: proxy[0]}
+	}
+	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: c.protocol})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer cs.Close()
 	var args map[string]any
 	_ = json.Unmarshal([]byte(c.args), &args)
-	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: args})
-	return err
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: args})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
+
+// mcpgoSampler answers sampling after 500 ms, as an application using
+// github.com/mark3labs/mcp-go would.
+type mcpgoSampler struct{}
+
+func (mcpgoSampler) CreateMessage(context.Context, mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+	time.Sleep(500 * time.Millisecond)
+	return &mcpgo.CreateMessageResult{Model: "mcp-go",
+		SamplingMessage: mcpgo.SamplingMessage{Role: mcpgo.RoleAssistant, Content: mcpgo.NewTextContent("hello from mcp-go")}}, nil
+}
+
+// mcpgoClient is github.com/mark3labs/mcp-go's client over stdio.
+func mcpgoClient(t *testing.T, c realClient, proxy []string) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var tr mcpgotransport.Interface = mcpgotransport.NewStdio(proxy[0], nil, proxy[1:]...)
+	if isURL(proxy) {
+		h, err := mcpgotransport.NewStreamableHTTP(proxy[0])
+		if err != nil {
+			return nil, err
+		}
+		tr = h
+	}
+	client := mcpgoclient.NewClient(tr, mcpgoclient.WithSamplingHandler(mcpgoSampler{}), mcpgoclient.WithProtocolVersion(c.protocol))
+	if err := client.Start(ctx); err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	if _, err := client.Initialize(ctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{
+		ClientInfo: mcpgo.Implementation{Name: "mcp-go-client", Version: "1"}}}); err != nil {
+		return nil, err
+	}
+	var args map[string]any
+	_ = json.Unmarshal([]byte(c.args), &args)
+	res, err := client.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "fanout", Arguments: args}})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
 }
 
 // measured is what the proxy's recording says of one fan-out, and what
 // the server said of it.
 type measured struct {
-	peak      int           // most server requests waiting at the client at once
-	spread    time.Duration // first to last answer of the server's requests
-	wire      time.Duration // first request read to last answer passed back
-	fulfil    []time.Duration
-	inputs    []int         // input requests per fulfilled round (2026-07-28)
-	elapsed   time.Duration // the fanout tools/call, sent to answered (all rounds)
-	failed    int           // server requests the client answered with an error
-	errText   string
-	isError   bool
-	server    demo.FanoutResult // the tool's structured result as it crossed the proxy
-	serverRaw string
+	peak       int           // most server requests waiting at the client at once
+	spread     time.Duration // first to last answer of the server's requests
+	wire       time.Duration // first request read to last answer passed back
+	fulfil     []time.Duration
+	inputs     []int         // input requests per fulfilled round (2026-07-28)
+	elapsed    time.Duration // the fanout tools/call, sent to answered (all rounds)
+	failed     int           // server requests the client answered with an error
+	errText    string
+	isError    bool
+	callStatus string            // the fanout call's status and error in the recording
+	server     demo.FanoutResult // the tool's structured result as it crossed the proxy
+	serverRaw  string
 }
 
 func measure(t *testing.T, snap *recorder.Snapshot) measured {
@@ -112,6 +182,7 @@ func measure(t *testing.T, snap *recorder.Snapshot) measured {
 		switch {
 		case s.Direction == recorder.Outgoing && s.Kind == recorder.KindTool && s.Name == "fanout":
 			m.elapsed = s.Answered - s.Received
+			m.callStatus = fmt.Sprintf("%s %s", s.Status, s.Error)
 			var res struct {
 				IsError           bool              `json:"isError"`
 				StructuredContent demo.FanoutResult `json:"structuredContent"`
@@ -189,6 +260,9 @@ func TestRealClientsThroughProxy(t *testing.T) {
 		{"go-sdk", old, sampling, "demo", goSDKClient},
 		{"go-sdk", mrtr, sampling, "demo", goSDKClient},
 		{"go-sdk", old, sampling, "ts", goSDKClient},
+		{"mcp-go", old, sampling, "demo", mcpgoClient},
+		{"mcp-go", mrtr, sampling, "demo", mcpgoClient},
+		{"mcp-go", old, sampling, "ts", mcpgoClient},
 		{"ai-sdk", old, elicit, "demo", nodeClient("ai-sdk")},
 		{"ai-sdk", mrtr, elicit, "demo", nodeClient("ai-sdk")},
 		{"ai-sdk", old, elicit, "ts", nodeClient("ai-sdk")},
@@ -208,7 +282,7 @@ func TestRealClientsThroughProxy(t *testing.T) {
 				server = "node " + tsServer
 			}
 			proxy := []string{bin, "proxy", "--stdio", server, "--journal", "off", "--record", rec}
-			if err := c.run(t, c, proxy); err != nil {
+			if _, err := c.run(t, c, proxy); err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
 			snap, err := recorder.LoadFile(rec)
@@ -267,7 +341,7 @@ func TestRealClientsThroughProxy(t *testing.T) {
 					t.Fatalf("recorded fulfilments %v of %v input requests, want one round of 5", m.fulfil, m.inputs)
 				}
 				if len(m.server.Rounds) != 1 {
-					t.Fatalf("the server reports %d rounds, want 1; result %.400s", len(m.server.Rounds), m.serverRaw)
+					t.Fatalf("the server reports %d rounds, want 1; the recorded call: %s, result %.400s", len(m.server.Rounds), m.callStatus, m.serverRaw)
 				}
 				// The server's wait for the retry is the proxy's fulfilment span.
 				agree(t, "round fulfilment", m.fulfil[0], m.server.Rounds[0].WaitMS)
@@ -322,4 +396,77 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestRealClientsOverHTTP runs the same real clients against the demo
+// server over streamable HTTP, without the proxy, and checks what the
+// server reports: the numbers the HTTP proxy's recordings are to be
+// compared with.
+func TestRealClientsOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts node processes and measures for several seconds")
+	}
+	needNodePackages(t, clientsDir, filepath.Join("@modelcontextprotocol", "inspector"))
+	srv := httptest.NewServer(demo.NewHTTPHandler())
+	defer srv.Close()
+	const (
+		old      = "2025-11-25"
+		mrtr     = "2026-07-28"
+		sampling = `{"n":5}`
+		elicit   = `{"n":5,"kind":"elicitation"}`
+	)
+	cases := []realClient{
+		{"ts-sdk", old, sampling, "demo", nodeClient("ts-sdk")},
+		{"ts-sdk-v2", old, sampling, "demo", nodeClient("ts-sdk-v2")},
+		{"ts-sdk-v2", mrtr, sampling, "demo", nodeClient("ts-sdk-v2")},
+		{"go-sdk", old, sampling, "demo", goSDKClient},
+		{"go-sdk", mrtr, sampling, "demo", goSDKClient},
+		{"mcp-go", old, sampling, "demo", mcpgoClient},
+		{"mcp-go", mrtr, sampling, "demo", mcpgoClient},
+		{"ai-sdk", old, elicit, "demo", nodeClient("ai-sdk")},
+		{"ai-sdk", mrtr, elicit, "demo", nodeClient("ai-sdk")},
+		{"mastra", old, elicit, "demo", nodeClient("mastra")},
+		{"mastra", mrtr, elicit, "demo", nodeClient("mastra")},
+	}
+	var table []string
+	for _, c := range cases {
+		t.Run(c.name+"/"+c.protocol, func(t *testing.T) {
+			raw, err := c.run(t, c, []string{srv.URL})
+			if err != nil {
+				t.Fatalf("%s over HTTP: %v", c.name, err)
+			}
+			// A CallToolResult, or (Mastra) its structured content alone.
+			var res struct {
+				IsError           bool               `json:"isError"`
+				StructuredContent *demo.FanoutResult `json:"structuredContent"`
+			}
+			if err := json.Unmarshal(raw, &res); err != nil {
+				t.Fatalf("%s's result %.300s: %v", c.name, raw, err)
+			}
+			out := res.StructuredContent
+			if out == nil {
+				out = new(demo.FanoutResult)
+				_ = json.Unmarshal(raw, out)
+			}
+			if res.IsError || out.Failed > 0 || len(out.Rounds) != 1 {
+				t.Fatalf("%s over HTTP: the fan-out failed or has no round: %.400s", c.name, raw)
+			}
+			wait := time.Duration(out.Rounds[0].WaitMS * float64(time.Millisecond))
+			table = append(table, fmt.Sprintf("| %s | %s | %s | %s | %s |", c.name, c.protocol, out.Mode, ms(wait), ms(time.Duration(out.ElapsedMS*float64(time.Millisecond)))))
+			t.Logf("mode %s, round wait %v, elapsed %.1f ms", out.Mode, wait, out.ElapsedMS)
+			if out.Protocol != c.protocol {
+				t.Errorf("%s spoke %q, want %q", c.name, out.Protocol, c.protocol)
+			}
+			if c.name == "ai-sdk" && c.protocol == mrtr {
+				if wait < 2400*time.Millisecond {
+					t.Errorf("@ai-sdk/mcp fulfilled 5 × 500 ms input requests in %v over HTTP; it used to take ≥ 2.4 s (one at a time)", wait)
+				}
+				return
+			}
+			if wait < 450*time.Millisecond || wait > time.Second {
+				t.Errorf("%s over HTTP: the server waited %v for 5 × 500 ms answers, want about 500 ms (at once)", c.name, wait)
+			}
+		})
+	}
+	t.Logf("the same clients over streamable HTTP, no proxy (the demo server's report):\n| client | protocol | mode | round wait | elapsed |\n|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
 }
