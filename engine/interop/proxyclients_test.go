@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,10 +87,24 @@ func inspectorCLI(t *testing.T, c realClient, proxy []string) (json.RawMessage, 
 // goSDKClient is the Go SDK's client as an application would write it:
 // a sampling handler that sleeps 500 ms; the SDK serves it concurrently.
 func goSDKClient(t *testing.T, c realClient, proxy []string) (json.RawMessage, error) {
+	return goSDK(c, proxy, nil)
+}
+
+// serialGoSDKClient is the same client with a lock around its handler:
+// the deliberately serial client the proxy must call serialized.
+func serialGoSDKClient(t *testing.T, c realClient, proxy []string) (json.RawMessage, error) {
+	return goSDK(c, proxy, new(sync.Mutex))
+}
+
+func goSDK(c realClient, proxy []string, lock *sync.Mutex) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1"}, &mcp.ClientOptions{
 		CreateMessageHandler: func(ctx context.Context, _ *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			if lock != nil {
+				lock.Lock()
+				defer lock.Unlock()
+			}
 			time.Sleep(500 * time.Millisecond)
 			return &mcp.CreateMessageResult{Model: "go-sdk", Role: "assistant", Content: &mcp.TextContent{Text: "hello from the Go SDK"}}, nil
 		},
@@ -260,6 +275,8 @@ func TestRealClientsThroughProxy(t *testing.T) {
 		{"go-sdk", old, sampling, "demo", goSDKClient},
 		{"go-sdk", mrtr, sampling, "demo", goSDKClient},
 		{"go-sdk", old, sampling, "ts", goSDKClient},
+		{"go-sdk-locked", old, sampling, "demo", serialGoSDKClient},
+		{"go-sdk-locked", mrtr, sampling, "demo", serialGoSDKClient},
 		{"mcp-go", old, sampling, "demo", mcpgoClient},
 		{"mcp-go", mrtr, sampling, "demo", mcpgoClient},
 		{"mcp-go", old, sampling, "ts", mcpgoClient},
@@ -294,6 +311,11 @@ func TestRealClientsThroughProxy(t *testing.T) {
 				t.Errorf("the proxy wrote no --record after %s closed it: %v; measuring from the journal", c.name, err)
 				if snap, err = recorder.LoadFile(journal); err != nil {
 					t.Fatalf("the proxy's journal: %v", err)
+				}
+				for _, s := range snap.Spans {
+					if s.Method == "tools/call" && s.Answered == recorder.Unset {
+						t.Fatalf("the proxy's journal has the tools/call of %s not ended, though the client got its answer: the journal lost what the proxy had seen when it died", c.name)
+					}
 				}
 			}
 			m := measure(t, snap)
@@ -352,7 +374,7 @@ func TestRealClientsThroughProxy(t *testing.T) {
 				}
 				// The server's wait for the retry is the proxy's fulfilment span.
 				agree(t, "round fulfilment", m.fulfil[0], m.server.Rounds[0].WaitMS)
-				if c.name == "ai-sdk" {
+				if c.name == "ai-sdk" || c.name == "go-sdk-locked" {
 					// @ai-sdk/mcp awaits each input request in turn.
 					if m.fulfil[0] < 2400*time.Millisecond {
 						t.Errorf("@ai-sdk/mcp fulfilled 5 × 500 ms input requests in %v; it used to take ≥ 2.4 s (one at a time)", m.fulfil[0])
@@ -360,6 +382,15 @@ func TestRealClientsThroughProxy(t *testing.T) {
 				} else if m.fulfil[0] > time.Second {
 					t.Errorf("%s fulfilled 5 × 500 ms input requests in %v, want under 1 s (at once)", c.name, m.fulfil[0])
 				}
+				return
+			}
+			if c.name == "go-sdk-locked" {
+				// All five wait at the client at once; it answers them
+				// one per 500 ms.
+				if m.peak != 5 || m.spread < 1900*time.Millisecond || m.elapsed < 2400*time.Millisecond {
+					t.Errorf("serial client: peak pending %d, answers spread over %v, elapsed %v; want 5 pending, answers over ≥ 1.9 s, ≥ 2.4 s", m.peak, m.spread, m.elapsed)
+				}
+				agree(t, "fan-out", m.wire, serverMS)
 				return
 			}
 			if m.peak != 5 || m.spread > 250*time.Millisecond || m.elapsed > time.Second {
