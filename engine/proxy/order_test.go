@@ -24,7 +24,7 @@ func TestStdioBooksRequestBeforeItsAnswer(t *testing.T) {
 	}
 	rec := recorder.New(recorder.Meta{Mode: "proxy"})
 	cs, stop := proxiedClient(t, rec, "2025-11-25", nil)
-	const calls = 300
+	const calls = 1000
 	for i := range calls {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
 		if err != nil || res.IsError {
