@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -252,11 +254,7 @@ func TestRealClientsThroughProxy(t *testing.T) {
 	}
 	needNodePackages(t, clientsDir, filepath.Join("@modelcontextprotocol", "inspector"))
 	needTSServer(t)
-	bin := filepath.Join(t.TempDir(), "inspector")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/inspector")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the inspector: %v\n%s", err, out)
-	}
+	bin := buildInspector(t)
 	tsServer, err := filepath.Abs(filepath.Join(tsServerDir, "server.mjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -515,4 +513,69 @@ func TestRealClientsOverHTTP(t *testing.T) {
 		})
 	}
 	t.Logf("the same clients over streamable HTTP, no proxy (the demo server's report):\n| client | protocol | mode | round wait | elapsed |\n|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
+}
+
+// buildInspector builds cmd/inspector into a temporary folder.
+func buildInspector(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "inspector")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/inspector")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the inspector: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestProxyOutlivesAClosedStderr: github.com/mark3labs/mcp-go's stdio
+// client closes its end of the server's stderr pipe before it waits for
+// the server to exit. A proxy between them must still write --record
+// and end its journal's spans; today its summary on stderr kills it
+// (SIGPIPE) first, and its journal has not yet written the tool call.
+func TestProxyOutlivesAClosedStderr(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the inspector")
+	}
+	bin := buildInspector(t)
+	dir := t.TempDir()
+	rec, journal := filepath.Join(dir, "rec.json"), filepath.Join(dir, "journal.jsonl")
+	cmd := exec.Command(bin, "proxy", "--stdio", bin+" demo-server", "--journal", journal, "--record", rec)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
+	go io.Copy(io.Discard, r) //nolint:errcheck // read until closed below
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "closes-stderr", Version: "1"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "hi"}}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": 2}}); err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // as mcp-go does: stop reading the server's stderr, then close
+	cs.Close()
+	w.Close()
+	if _, err := os.Stat(rec); err != nil {
+		t.Errorf("the proxy wrote no --record when its stderr was closed (%v; exit %v)", err, cmd.ProcessState)
+	}
+	snap, err := recorder.LoadFile(journal)
+	if err != nil {
+		t.Fatalf("the journal: %v", err)
+	}
+	ended := 0
+	for _, s := range snap.Spans {
+		if s.Method == "tools/call" && s.Answered != recorder.Unset {
+			ended++
+		}
+	}
+	if ended != 1 {
+		t.Errorf("the journal has %d ended tools/call spans of the 1 the client made", ended)
+	}
 }
