@@ -43,6 +43,12 @@ func TestProxyStdioAgreesWithTheClient(t *testing.T) {
 			if d := math.Abs(seen.ElapsedMS - client.ElapsedMS); d > 0.05*client.ElapsedMS {
 				t.Errorf("elapsed: proxy %.1f ms, client %.1f ms: more than 5%% apart", seen.ElapsedMS, client.ElapsedMS)
 			}
+			want := map[string]string{"serial": "serialized: your client served 5 requests one at a time",
+				"concurrent": "concurrent: your client overlapped all 5 requests pending at once"}[dispatch]
+			rep := inspector(t, "report", file)
+			if rep.code != 0 || !strings.Contains(rep.stdout, want) || !strings.Contains(rep.stdout, "(estimated from the answers)") {
+				t.Errorf("report of the proxy's recording: exit %d, want %q and the estimate said:\n%s%s", rep.code, want, rep.stdout, rep.stderr)
+			}
 			last := snap.Events[len(snap.Events)-1]
 			if snap.Meta.Mode != recorder.ModeProxy || !strings.Contains(last.Text, "the client closed its end (stdin); the server exited with status 0") {
 				t.Errorf("mode %q, last event %q: want a proxy recording ending with the reason", snap.Meta.Mode, last.Text)
