@@ -19,7 +19,10 @@ import (
 // lines in between. Lines go on being counted past the bound; memory
 // stays at most the ring's lines of at most MaxStderrLineLength bytes.
 type stderrLines struct {
-	s *Session
+	rec  *recorder.Recording
+	name string
+	// emit is told of each event after it is recorded, or nil.
+	emit func(recorder.Event)
 
 	mu       sync.Mutex
 	max      int   // lines kept in all
@@ -35,8 +38,30 @@ type stderrLines struct {
 }
 
 func newStderrLines(s *Session, max int) *stderrLines {
-	return &stderrLines{s: s, max: max}
+	return &stderrLines{rec: s.rec, name: s.name, emit: s.emitLog, max: max}
 }
+
+// StderrLog records what a process writes to stderr into rec as
+// [recorder.EventStderr] events of session name, one per line, within
+// the same bounds as a session's server (see [Limits.MaxStderrLines]):
+// it is what the stdio proxy uses for its server. Write never fails;
+// call Flush when the process has exited.
+type StderrLog struct{ w *stderrLines }
+
+// NewStderrLog returns a StderrLog keeping at most max lines (0: the
+// default); emit, when not nil, is told of each event recorded.
+func NewStderrLog(rec *recorder.Recording, name string, max int, emit func(recorder.Event)) *StderrLog {
+	return &StderrLog{&stderrLines{rec: rec, name: name, emit: emit, max: Limits{MaxStderrLines: max}.maxStderrLines()}}
+}
+
+// Write records p's lines.
+func (l *StderrLog) Write(p []byte) (int, error) { return l.w.Write(p) }
+
+// Flush records the kept tail and the count of lines left out.
+func (l *StderrLog) Flush() { l.w.flush() }
+
+// Last is the last line written, for error messages.
+func (l *StderrLog) Last() string { return l.w.last() }
 
 func (w *stderrLines) Write(p []byte) (int, error) {
 	w.mu.Lock()
@@ -77,10 +102,7 @@ func (w *stderrLines) Write(p []byte) (int, error) {
 		rest = rest[i+1:]
 	}
 	w.mu.Unlock()
-	for _, ev := range emit {
-		w.s.rec.AddEvent(ev)
-		w.s.emitLog(ev)
-	}
+	w.record(emit)
 	return len(p), nil
 }
 
@@ -89,7 +111,7 @@ func (w *stderrLines) Write(p []byte) (int, error) {
 func (w *stderrLines) take(line string, emit []recorder.Event) []recorder.Event {
 	w.lines++
 	w.lastLine = line
-	ev := recorder.Event{At: w.s.rec.Now(), Session: w.s.name, Kind: recorder.EventStderr, Text: line}
+	ev := recorder.Event{At: w.rec.Now(), Session: w.name, Kind: recorder.EventStderr, Text: line}
 	switch {
 	case w.live < w.max-w.max/2:
 		w.live++
@@ -132,11 +154,11 @@ func (w *stderrLines) flush() {
 		ring = w.ring // not yet wrapped: in order already
 	}
 	if dropped := w.lines - int64(w.live) - int64(len(ring)); dropped > 0 {
-		at := w.s.rec.Now()
+		at := w.rec.Now()
 		if len(ring) > 0 {
 			at = ring[0].At // where the lines not recorded were
 		}
-		emit = append(emit, recorder.Event{At: at, Session: w.s.name, Kind: recorder.EventStderr,
+		emit = append(emit, recorder.Event{At: at, Session: w.name, Kind: recorder.EventStderr,
 			Text: fmt.Sprintf("stderr: %s lines (%s), first %s and last %s kept (--max-stderr-lines %s); the %s in between were counted, not recorded",
 				groupDigits(w.lines), FormatSize(w.bytes), groupDigits(int64(w.live)), groupDigits(int64(len(ring))),
 				groupDigits(int64(w.max)), groupDigits(dropped))})
@@ -144,9 +166,15 @@ func (w *stderrLines) flush() {
 	emit = append(emit, ring...)
 	w.ring = nil
 	w.mu.Unlock()
-	for _, ev := range emit {
-		w.s.rec.AddEvent(ev)
-		w.s.emitLog(ev)
+	w.record(emit)
+}
+
+func (w *stderrLines) record(evs []recorder.Event) {
+	for _, ev := range evs {
+		w.rec.AddEvent(ev)
+		if w.emit != nil {
+			w.emit(ev)
+		}
 	}
 }
 

@@ -42,9 +42,19 @@ type Summary struct {
 	// over the time at least one was in flight.
 	AchievedConcurrency float64 `json:"achieved_concurrency"`
 	// Verdict is "serialized", "concurrent", "bounded", "partial",
-	// "too-fast" or "no-fanout"; VerdictText says it in words for a person.
+	// "too-fast" or "no-fanout" (and, for a proxy, "unseen");
+	// VerdictText says it in words for a person.
 	Verdict     string `json:"verdict"`
 	VerdictText string `json:"verdict_text"`
+	// Estimated is set on a proxy recording's summary: the client's
+	// serving times (and so PeakInFlight, QueueMS, ServeMS and the
+	// verdict) are estimated from when its answers came back
+	// ([EstimateClientWork]); PeakPending and the waits are exact.
+	Estimated bool `json:"estimated,omitempty"`
+	// Fulfilments lists, for a proxy recording, each multi-round-trip
+	// round's input requests as the proxy saw them (fulfilled inside the
+	// client).
+	Fulfilments []Fulfilment `json:"fulfilments,omitempty"`
 }
 
 // CallCounts counts the tool calls of a run.

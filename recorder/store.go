@@ -25,7 +25,15 @@ type Meta struct {
 	Config json.RawMessage `json:"config,omitempty"`
 	// Inspector is the version of Fanout Inspector that made the recording.
 	Inspector string `json:"inspector,omitempty"`
+	// Mode is how the recording was made: "" when the inspector was the
+	// client, [ModeProxy] when it stood between a client and a server.
+	Mode string `json:"mode,omitempty"`
 }
+
+// ModeProxy marks a recording made by `inspector proxy`: the client is
+// someone else's, its server requests' waits are exact and how much of
+// them was the client's work is estimated.
+const ModeProxy = "proxy"
 
 // Observer is told about each span that finishes and each event added, in
 // the order they happen. Its methods are called synchronously by the

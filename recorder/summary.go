@@ -22,6 +22,9 @@ func Summarize(snap *Snapshot) Summary {
 	if snap == nil {
 		return SummarizeSteps(nil, nil)
 	}
+	if snap.Meta.Mode == ModeProxy {
+		return summarizeProxy(snap)
+	}
 	return SummarizeSteps(snap, Steps(snap))
 }
 

@@ -3,8 +3,8 @@
 # machine, and nothing when it is already there:
 #   - the C toolchain and headers Fyne's OpenGL/GLFW driver builds against (cgo),
 #   - Xvfb and ImageMagick for the GUI smoke test and screenshots,
-#   - the npm packages of the TypeScript interop servers (SDK 1.x and v2,
-#     from their lockfiles).
+#   - the npm packages of the TypeScript interop servers (SDK 1.x and v2)
+#     and of the real clients the proxy tests drive, from their lockfiles.
 # Usage: scripts/setup.sh [--no-npm]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,8 @@ if [ "${1:-}" != "--no-npm" ]; then
 	# node_modules is installed; npm ci runs only where it is missing.
 	for entry in \
 		"engine/interop/testdata/tsserver:@modelcontextprotocol/sdk" \
-		"engine/interop/testdata/tsserver-v2:@modelcontextprotocol/server"; do
+		"engine/interop/testdata/tsserver-v2:@modelcontextprotocol/server" \
+		"engine/interop/testdata/clients:@modelcontextprotocol/inspector"; do
 		ts=${entry%%:*} probe=${entry#*:}
 		[ -f "$ts/package-lock.json" ] || continue
 		if ! command -v npm >/dev/null; then

@@ -7,6 +7,7 @@
 //
 //	inspector [gui] [flags]      the desktop app (the default)
 //	inspector run [flags]        a headless run, for CI and scripts
+//	inspector proxy [flags]      stand between your own client and its server, and record both
 //	inspector demo-server        the embedded demo server, over stdio or HTTP
 //	inspector report FILE        summarize, export or compare recordings
 package main
@@ -45,6 +46,8 @@ func dispatch(args []string) int {
 			return demoServerCommand(args[1:])
 		case "report":
 			return reportCommand(args[1:])
+		case "proxy":
+			return proxyCommand(args[1:])
 		case "gui":
 			return guiCommand(args[1:])
 		case "help", "-h", "-help", "--help":
@@ -63,7 +66,7 @@ func dispatch(args []string) int {
 }
 
 // commands lists the subcommands, for the message about an unknown one.
-const commands = "gui, run, demo-server, report, help and version"
+const commands = "gui, run, proxy, demo-server, report, help and version"
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0"
@@ -73,6 +76,8 @@ const usage = `Fanout Inspector: see how an MCP client serves a server's fan-out
 Usage:
   inspector [gui] [flags]       open the desktop app (connects to the demo server by default)
   inspector run [flags]         run headless and print a summary
+  inspector proxy --stdio 'SERVER CMD' [flags]
+                                stand between your own MCP client and its server, and record both
   inspector demo-server [--http ADDR]
                                 serve the demo server over stdio, or streamable HTTP at ADDR
   inspector report RECORDING [flags]

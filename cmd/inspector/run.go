@@ -69,6 +69,24 @@ type runOptions struct {
 	outputs     runOutputs
 }
 
+// addOutputFlags adds the flags of what a recording is written to, other
+// than --journal: --record, the summary (--json, --assert) and the
+// exports. run and proxy share them.
+func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
+	fs.StringVar(&o.record, "record", "", "save the recording to `FILE` (also when the run fails midway); open it with inspector report or the GUI")
+	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object")
+	fs.Var(&o.asserts, "assert", "check `EXPR` = KEY OP NUMBER on the JSON summary, e.g. 'peak_in_flight>=5' (repeatable; exit 3 if one fails)")
+	fs.StringVar(&o.outputs.trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
+	fs.StringVar(&o.outputs.otlp, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
+	fs.StringVar(&o.outputs.csv, "csv", "", "write one CSV row per request to `FILE`")
+	fs.StringVar(&o.outputs.png, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
+	fs.StringVar(&o.outputs.svg, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
+	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt or latency")
+	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
+	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
+	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
+}
+
 // runOutputs are the export files of a run, the same as report writes.
 type runOutputs struct {
 	trace, otlp, csv, png, svg, html string
@@ -106,19 +124,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.concurrency, "concurrency", 1, "with at most `C` calls in flight at once")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 0, "give up on a tool call after `D` (0 = never)")
 	fs.BoolVar(&o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
-	fs.StringVar(&o.record, "record", "", "save the recording to `FILE` (also when the run fails midway); open it with inspector report or the GUI")
 	fs.StringVar(&o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir())
-	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object")
-	fs.Var(&o.asserts, "assert", "check `EXPR` = KEY OP NUMBER on the JSON summary, e.g. 'peak_in_flight>=5' (repeatable; exit 3 if one fails)")
-	fs.StringVar(&o.outputs.trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
-	fs.StringVar(&o.outputs.otlp, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
-	fs.StringVar(&o.outputs.csv, "csv", "", "write one CSV row per request to `FILE`")
-	fs.StringVar(&o.outputs.png, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
-	fs.StringVar(&o.outputs.svg, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
-	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt or latency")
-	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
-	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
-	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
+	addOutputFlags(fs, &o)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
@@ -197,7 +204,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 	}
-	r := &runner{ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
+	r := &runner{cmd: "run", ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
 
 	sess, err := engine.Connect(ctx, target, cb, rec)
 	if errors.Is(err, engine.ErrConnectInterrupted) {
@@ -327,6 +334,7 @@ func connectFailure(t engine.Target, err error) string {
 
 // runner ends a run: it saves what was recorded, however the run ended.
 type runner struct {
+	cmd     string          // the subcommand, for messages: "run", "proxy"
 	ctx     context.Context // cancelled by SIGINT or SIGTERM
 	o       runOptions
 	chart   export.Chart
@@ -340,7 +348,7 @@ type runner struct {
 // exitFailure, or exitInterrupted when a signal stopped the run (at any
 // stage: connecting, listing tools, running).
 func (r *runner) fail(why string) int {
-	fmt.Fprintf(r.stderr, "inspector run: %s\n", r.rec.Scrub(why))
+	fmt.Fprintf(r.stderr, "inspector %s: %s\n", r.cmd, r.rec.Scrub(why))
 	r.save()
 	if r.ctx.Err() != nil {
 		return exitInterrupted
@@ -353,17 +361,17 @@ func (r *runner) save() int {
 	code := exitOK
 	if r.journal != nil {
 		if err := r.journal.Close(); err != nil {
-			fmt.Fprintf(r.stderr, "inspector run: --journal %s: %v\n", r.journal.Path(), err)
+			fmt.Fprintf(r.stderr, "inspector %s: --journal %s: %v\n", r.cmd, r.journal.Path(), err)
 			code = exitFailure
 		} else if r.o.journal == "auto" {
-			fmt.Fprintf(r.stderr, "inspector run: journal written to %s\n", r.journal.Path())
+			fmt.Fprintf(r.stderr, "inspector %s: journal written to %s\n", r.cmd, r.journal.Path())
 		}
 		r.journal = nil
 	}
 	snap := r.rec.Snapshot()
 	if r.o.record != "" {
 		if err := recorder.SaveFile(r.o.record, snap); err != nil {
-			fmt.Fprintf(r.stderr, "inspector run: cannot save the recording: %v\n", err)
+			fmt.Fprintf(r.stderr, "inspector %s: cannot save the recording: %v\n", r.cmd, err)
 			code = exitFailure
 		}
 	}
@@ -387,7 +395,7 @@ func (r *runner) save() int {
 			continue
 		}
 		if err := writeFileWith(out.path, out.write); err != nil {
-			fmt.Fprintf(r.stderr, "inspector run: %s %s: %v\n", out.flag, out.path, err)
+			fmt.Fprintf(r.stderr, "inspector %s: %s %s: %v\n", r.cmd, out.flag, out.path, err)
 			code = exitFailure
 		}
 	}

@@ -54,13 +54,27 @@ func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 		}
 		fmt.Fprintf(tw, "  duplicates\t%d reused the id of a request still pending (ids %s)\n", d, ids)
 	}
-	fmt.Fprintf(tw, "peak in flight\t%d\n", sum.PeakInFlight)
-	fmt.Fprintf(tw, "peak pending\t%d\n", sum.PeakPending)
-	fmt.Fprintf(tw, "achieved concurrency\t%.2f\n", sum.AchievedConcurrency)
-	fmt.Fprintf(tw, "elapsed\t%.1f ms\n", sum.ElapsedMS)
-	fmt.Fprintf(tw, "hand-off time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.HandoffMS.P50, sum.HandoffMS.P90, sum.HandoffMS.P99, sum.HandoffMS.Max)
-	fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
-	fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
+	if sum.Estimated {
+		// A proxy's recording: the client is a black box, its waits are
+		// exact and the work inside them is estimated.
+		fmt.Fprintf(tw, "peak in flight\t%d (estimated from the answers)\n", sum.PeakInFlight)
+		fmt.Fprintf(tw, "peak pending\t%d (waiting at the client at once)\n", sum.PeakPending)
+		fmt.Fprintf(tw, "achieved concurrency\t%.2f (estimated)\n", sum.AchievedConcurrency)
+		fmt.Fprintf(tw, "elapsed\t%.1f ms\n", sum.ElapsedMS)
+		fmt.Fprintf(tw, "wait before work\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms (estimated)\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
+		fmt.Fprintf(tw, "client's work\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms (estimated)\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
+		for _, f := range sum.Fulfilments {
+			fmt.Fprintf(tw, "round %d\t%d input requests fulfilled inside the client in %.1f ms\n", f.Round, f.Requests, f.MS)
+		}
+	} else {
+		fmt.Fprintf(tw, "peak in flight\t%d\n", sum.PeakInFlight)
+		fmt.Fprintf(tw, "peak pending\t%d\n", sum.PeakPending)
+		fmt.Fprintf(tw, "achieved concurrency\t%.2f\n", sum.AchievedConcurrency)
+		fmt.Fprintf(tw, "elapsed\t%.1f ms\n", sum.ElapsedMS)
+		fmt.Fprintf(tw, "hand-off time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.HandoffMS.P50, sum.HandoffMS.P90, sum.HandoffMS.P99, sum.HandoffMS.Max)
+		fmt.Fprintf(tw, "queue time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.QueueMS.P50, sum.QueueMS.P90, sum.QueueMS.P99, sum.QueueMS.Max)
+		fmt.Fprintf(tw, "serve time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms\n", sum.ServeMS.P50, sum.ServeMS.P90, sum.ServeMS.P99, sum.ServeMS.Max)
+	}
 	if sum.StalledMessages > 0 {
 		fmt.Fprintf(tw, "stalled time\tp50 %.1f  p90 %.1f  p99 %.1f  max %.1f ms (%d messages withheld)\n",
 			sum.StalledMS.P50, sum.StalledMS.P90, sum.StalledMS.P99, sum.StalledMS.Max, sum.StalledMessages)

@@ -16,6 +16,13 @@
 //     ([FanoutResult]). Each request it sends carries the call's progress
 //     token (when the call has one) in its _meta, so that a client with
 //     several calls in flight can tell which call a request belongs to.
+//   - probe {"n": 5, "kind": "sampling"|"elicitation"} measures what the
+//     calling client does with a fan-out and says it in words: the result
+//     text begins with "concurrent:", "serialized:" or "bounded:", and
+//     the structured content ([ProbeResult]) carries the times. On
+//     2025-11-25 it sends n requests at once and compares their answer
+//     times; on 2026-07-28 it asks a round of one input request, then a
+//     round of n, and compares the two rounds' fulfilment times.
 //   - echo {"text": "..."} answers at once.
 //   - slow {"ms": 1000, "steps": 10} sleeps, sending a progress notification
 //     per step when the call carries a progress token, and a log message per
@@ -61,7 +68,8 @@ const Name = "fanout-demo"
 // Version is the server version the demo server reports.
 const Version = "1.0.0"
 
-// NewServer returns a new demo server with the tools fanout, echo and slow.
+// NewServer returns a new demo server with the tools fanout, probe, echo
+// and slow.
 // One server may serve many sessions at once.
 func NewServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Fanout Inspector demo server", Version: Version}, &mcp.ServerOptions{
@@ -75,6 +83,12 @@ func NewServer() *mcp.Server {
 		Description: "Sends n concurrent requests of one kind (sampling, elicitation or roots) to the client and reports the replies and how long they took, as the server saw it.",
 		InputSchema: json.RawMessage(fanoutSchema),
 	}, f.handle)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        "probe",
+		Title:       "Probe the client's fan-out",
+		Description: "Measures how the calling client serves n requests (sampling or elicitation) sent at once, from the server's side, and says it in words: concurrent, serialized or bounded.",
+		InputSchema: json.RawMessage(probeSchema),
+	}, newProbe().handle)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "echo",
 		Title:       "Echo",

@@ -280,6 +280,31 @@ func elicitParams(i, n int) *mcp.ElicitParams {
 	}
 }
 
+// fromInput reads one input response of a retry into r; it reports
+// false, with r.Error set, for an answer of a kind it does not know.
+func (r *Reply) fromInput(res mcp.InputResponse) bool {
+	switch res := res.(type) {
+	case *mcp.CreateMessageWithToolsResult:
+		r.Model = res.Model
+		var texts []string
+		for _, c := range res.Content {
+			texts = append(texts, contentText(c))
+		}
+		r.Text = strings.Join(texts, "\n")
+	case *mcp.CreateMessageResult:
+		r.Model = res.Model
+		r.Text = contentText(res.Content)
+	case *mcp.ElicitResult:
+		r.fromElicit(res)
+	case *mcp.ListRootsResult:
+		r.fromRoots(res)
+	default:
+		r.Error = fmt.Sprintf("unexpected answer of type %T", res)
+		return false
+	}
+	return true
+}
+
 func (r *Reply) fromElicit(res *mcp.ElicitResult) {
 	r.Action = res.Action
 	r.Content = res.Content
@@ -400,20 +425,27 @@ func inputKey(round, i, n int) string {
 // ask answers with the input_required result of the round after st.Round.
 func (f *fanout) ask(st roundState, proto string) (*mcp.CallToolResult, FanoutResult, error) {
 	st.Round++
-	irs := make(mcp.InputRequestMap, st.N)
-	for i := range st.N {
-		key := inputKey(st.Round, i, st.N)
-		switch kindOf(st.Kind, i) {
+	irs := inputRequests(st.Round, st.N, st.Kind)
+	st.Sent = time.Now().UnixNano()
+	return &mcp.CallToolResult{InputRequests: irs, RequestState: f.sign(st)}, FanoutResult{}, nil
+}
+
+// inputRequests are the n input requests of a round of the given kind,
+// keyed by [inputKey].
+func inputRequests(round, n int, kind string) mcp.InputRequestMap {
+	irs := make(mcp.InputRequestMap, n)
+	for i := range n {
+		key := inputKey(round, i, n)
+		switch kindOf(kind, i) {
 		case "sampling":
-			irs[key] = samplingParams(i+1, st.N)
+			irs[key] = samplingParams(i+1, n)
 		case "elicitation":
-			irs[key] = elicitParams(i+1, st.N)
+			irs[key] = elicitParams(i+1, n)
 		case "roots":
 			irs[key] = &mcp.ListRootsParams{}
 		}
 	}
-	st.Sent = time.Now().UnixNano()
-	return &mcp.CallToolResult{InputRequests: irs, RequestState: f.sign(st)}, FanoutResult{}, nil
+	return irs
 }
 
 // retry reads the client's answers to a round and asks for the next
@@ -445,23 +477,7 @@ func (f *fanout) retry(req *mcp.CallToolRequest, proto string) (*mcp.CallToolRes
 			replies = append(replies, r)
 			continue
 		}
-		switch res := res.(type) {
-		case *mcp.CreateMessageWithToolsResult:
-			r.Model = res.Model
-			var texts []string
-			for _, c := range res.Content {
-				texts = append(texts, contentText(c))
-			}
-			r.Text = strings.Join(texts, "\n")
-		case *mcp.CreateMessageResult:
-			r.Model = res.Model
-			r.Text = contentText(res.Content)
-		case *mcp.ElicitResult:
-			r.fromElicit(res)
-		case *mcp.ListRootsResult:
-			r.fromRoots(res)
-		default:
-			r.Error = fmt.Sprintf("unexpected answer of type %T", res)
+		if !r.fromInput(res) {
 			rw.Failed++
 		}
 		replies = append(replies, r)
@@ -475,7 +491,8 @@ func (f *fanout) retry(req *mcp.CallToolRequest, proto string) (*mcp.CallToolRes
 	return f.finish(context.Background(), req, out)
 }
 
-func (f *fanout) sign(s roundState) string {
+// sign encodes a request state (any JSON value) with its signature.
+func (f *fanout) sign(s any) string {
 	body, _ := json.Marshal(s)
 	mac := hmac.New(sha256.New, f.key)
 	mac.Write(body)
@@ -484,20 +501,25 @@ func (f *fanout) sign(s roundState) string {
 
 func (f *fanout) verify(state string) (roundState, error) {
 	var s roundState
-	bad := errors.New("fanout: the retry's request state is not one this server issued; call the tool again without input responses")
+	if !f.open(state, &s) {
+		return s, errors.New("fanout: the retry's request state is not one this server issued; call the tool again without input responses")
+	}
+	return s, nil
+}
+
+// open checks a request state's signature and decodes it into v; it
+// reports false for a state this signer did not issue.
+func (f *fanout) open(state string, v any) bool {
 	body64, sig64, ok := strings.Cut(state, ".")
 	if !ok {
-		return s, bad
+		return false
 	}
 	body, err1 := base64.RawURLEncoding.DecodeString(body64)
 	sig, err2 := base64.RawURLEncoding.DecodeString(sig64)
 	if err1 != nil || err2 != nil {
-		return s, bad
+		return false
 	}
 	mac := hmac.New(sha256.New, f.key)
 	mac.Write(body)
-	if !hmac.Equal(sig, mac.Sum(nil)) || json.Unmarshal(body, &s) != nil {
-		return s, bad
-	}
-	return s, nil
+	return hmac.Equal(sig, mac.Sum(nil)) && json.Unmarshal(body, v) == nil
 }

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/proxy"
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/recorder/export"
+	"github.com/google/shlex"
+)
+
+const proxyUsage = `Usage: inspector proxy --stdio 'SERVER CMD ARGS' [--env K=V]... [--cwd DIR] [flags]
+       inspector proxy --listen 127.0.0.1:PORT --upstream URL [flags]
+
+Stands between an MCP client you did not write and its server, passes every
+byte both ways unchanged, and records every request on a timeline: so you can
+see what your own client does with a server's fan-out.
+
+Put the inspector in your client's config where the server's command was:
+  "command": "inspector",
+  "args": ["proxy", "--stdio", "node /path/to/server.js"]
+The client talks to the proxy over stdin and stdout as it did to the server.
+The proxy never writes to stdout itself; the server's stderr passes through
+to the proxy's stderr, and everything else the proxy says goes there too.
+
+Over HTTP (streamable HTTP, or legacy HTTP+SSE), the proxy listens on
+--listen and forwards to the server at --upstream: point the client at
+http://127.0.0.1:PORT/PATH, PATH being the upstream URL's. It runs until
+interrupted (Ctrl-C, SIGTERM), then prints the summary.
+
+The recording is journaled as it happens (--journal auto, under
+` + "%s" + `), so a client that kills its server loses nothing; when the
+server exits the summary goes to stderr and --record and the exports are
+written. Open a journal with inspector report or the GUI.
+
+Exit status: over stdio, the server's own exit status (over HTTP, 0); 1 if the server could not be
+started or a file could not be written; 2 a bad flag; 3 an --assert did not
+hold.
+
+Examples:
+  inspector proxy --stdio 'inspector demo-server' --record client.json
+  inspector proxy --stdio 'python server.py' --env API_KEY=… --journal off --html report.html
+  inspector proxy --listen 127.0.0.1:9000 --upstream http://127.0.0.1:8080/mcp --record client.json
+
+Flags:
+`
+
+// proxyCommand runs `inspector proxy`.
+func proxyCommand(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A client that stops reading the proxy's stdout or stderr (as it
+	// stops, say) must not kill it with SIGPIPE before it saves the
+	// recording: a write to a closed pipe then fails instead, which the
+	// proxy handles (stdout) or ignores (stderr).
+	signal.Ignore(syscall.SIGPIPE)
+	return proxyMain(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// proxyMain is `inspector proxy` with its streams passed in: stdin and
+// stdout are the client's, stderr the person's.
+func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		o         runOptions
+		stdio     = fs.String("stdio", "", "start the real server as `'CMD ARGS'` (split as a POSIX shell would) and stand between it and the client")
+		listen    = fs.String("listen", "", "over HTTP: listen for the client on `HOST:PORT` (with --upstream)")
+		upstream  = fs.String("upstream", "", "over HTTP: the real server's `URL` (streamable HTTP or legacy SSE; with --listen)")
+		env       repeatedFlag
+		dir       = fs.String("cwd", "", "the server's working `DIR` (default: the proxy's)")
+		maxMsg    = sizeFlag(engine.DefaultMaxMessageSize)
+		maxStderr = fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of the server's stderr (all of them still pass through)")
+	)
+	fs.Var(&env, "env", "`K=V` added to the server's environment (repeatable); the value is kept out of the recording")
+	fs.Var(&maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
+	fs.StringVar(&o.journal, "journal", "auto", "append the recording to `FILE` as it happens; auto picks a file in "+recorder.DefaultJournalDir()+"; off writes none")
+	addOutputFlags(fs, &o)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, proxyUsage, recorder.DefaultJournalDir())
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "inspector proxy: "+format+"\n", a...)
+		fmt.Fprintln(stderr, "Run 'inspector proxy -h' for the flags.")
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q: every option is a flag (quote the server's command line: --stdio 'CMD ARGS')", fs.Arg(0))
+	}
+	overHTTP := *listen != "" || *upstream != ""
+	var words []string
+	switch {
+	case overHTTP && *stdio != "":
+		return usageErr("--stdio and --listen/--upstream: give one, the server's command line (stdio) or its URL (HTTP)")
+	case overHTTP && *listen == "":
+		return usageErr("--upstream needs --listen HOST:PORT, the address the client connects to, as in --listen 127.0.0.1:9000")
+	case overHTTP && *upstream == "":
+		return usageErr("--listen needs --upstream URL, the real server's address, as in --upstream http://127.0.0.1:8080/mcp")
+	case overHTTP && len(env) > 0:
+		return usageErr("--env: only for --stdio, where the proxy starts the server")
+	case !overHTTP && *stdio == "":
+		return usageErr("--stdio: give the real server's command line, as in --stdio 'node server.js' (or --listen and --upstream for a server over HTTP)")
+	case !overHTTP:
+		var err error
+		words, err = shlex.Split(*stdio)
+		if err != nil || len(words) == 0 {
+			return usageErr("--stdio %q: cannot split it into a command line (check the quotes)", *stdio)
+		}
+	}
+	secrets := engine.CommandSecrets(*stdio)
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usageErr("--env %q: want KEY=VALUE", hideValue(kv, "="))
+		}
+		secrets = append(secrets, v)
+	}
+	if *maxStderr < 1 {
+		return usageErr("--max-stderr-lines %d: want 1 or more", *maxStderr)
+	}
+	var asserts []assertion
+	for _, expr := range o.asserts {
+		a, err := parseAssertion(expr)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		asserts = append(asserts, a)
+	}
+	chart, err := export.ParseChart(o.outputs.chart)
+	if err != nil {
+		return usageErr("--chart: %v", err)
+	}
+	if o.journal == "off" {
+		o.journal = ""
+	}
+	if err := checkOutputs(o.files()); err != nil {
+		return usageErr("%v", err)
+	}
+
+	limits := engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}
+	var (
+		rec  *recorder.Recording
+		web  *proxy.HTTP
+		addr net.Listener
+	)
+	if overHTTP {
+		target := recorder.RedactURL(*upstream)
+		rec = recorder.New(recorder.Meta{Title: "proxy: " + target, Target: target, Inspector: version})
+		var err error
+		if web, err = proxy.NewHTTP(*upstream, rec, limits, nil); err != nil { // registers the URL's credentials
+			return usageErr("%v", err)
+		}
+		if addr, err = net.Listen("tcp", *listen); err != nil {
+			fmt.Fprintf(stderr, "inspector proxy: --listen %s: %v (is the port taken? pick another)\n", *listen, err)
+			return exitFailure
+		}
+		defer addr.Close()
+	} else {
+		rec = recorder.New(recorder.Meta{Title: "proxy: " + words[0], Target: *stdio, Inspector: version})
+	}
+	rec.AddSecrets(secrets...) // before the journal writes anything
+	r := &runner{cmd: "proxy", ctx: ctx, o: o, chart: chart, rec: rec, stdout: stderr, stderr: stderr}
+	if o.journal != "" {
+		path := o.journal
+		if path == "auto" {
+			path = ""
+		}
+		if r.journal, err = recorder.OpenJournal(path, rec); err != nil {
+			fmt.Fprintf(stderr, "inspector proxy: --journal: %v (--journal off to run without one)\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stderr, "inspector proxy: recording to %s\n", r.journal.Path())
+	}
+
+	var res proxy.Result
+	if overHTTP {
+		res = serveHTTPProxy(ctx, web, addr, *upstream, stderr)
+	} else {
+		p := &proxy.Stdio{Command: words, Env: env, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Rec: rec,
+			Limits: limits}
+		var err error
+		if res, err = p.Run(ctx); err != nil {
+			return r.fail(err.Error())
+		}
+	}
+	// The files first: the client may have stopped reading stderr.
+	code := r.save()
+	fmt.Fprintf(stderr, "inspector proxy: %s\n", rec.Scrub(res.Reason))
+	snap := rec.Snapshot()
+	sum := recorder.Summarize(snap)
+	if o.json {
+		enc := json.NewEncoder(stderr)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(sum)
+	} else {
+		writeSummaryText(stderr, snap, sum, engine.RunResult{})
+	}
+	if code != exitOK {
+		return code
+	}
+	failed := 0
+	for _, a := range asserts {
+		actual, holds := a.check(sum)
+		if !holds {
+			failed++
+			fmt.Fprintf(stderr, "inspector proxy: assertion failed: %s (%s is %s)\n", a.Expr, a.Key, formatNumber(actual))
+		}
+	}
+	switch {
+	case failed > 0:
+		return exitAssertion
+	case overHTTP:
+		return exitOK // stopping is how an HTTP proxy ends
+	case res.ExitCode < 0:
+		return exitInterrupted // ended by a signal: ours, passed on, or the client's
+	}
+	return res.ExitCode
+}
+
+// serveHTTPProxy serves p on l until ctx is done, then ends what is
+// still pending with the reason.
+func serveHTTPProxy(ctx context.Context, p *proxy.HTTP, l net.Listener, upstream string, stderr io.Writer) proxy.Result {
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: proxy.DialTimeout}
+	fmt.Fprintf(stderr, "inspector proxy: listening on http://%s%s → %s\n", l.Addr(), p.Path(), recorder.RedactURL(upstream))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	var reason string
+	select {
+	case <-ctx.Done():
+		reason = "the proxy was stopped (" + context.Cause(ctx).Error() + ")"
+	case err := <-served:
+		reason = "the proxy stopped serving: " + err.Error()
+	}
+	// Event streams never end on their own: give requests a moment, then
+	// close what is left.
+	grace, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if srv.Shutdown(grace) != nil {
+		srv.Close()
+	}
+	p.Close(reason)
+	return proxy.Result{Reason: reason}
+}

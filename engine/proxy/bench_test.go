@@ -1,0 +1,159 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The overhead benchmarks time request/response round trips on loopback
+// directly and through the proxy, one of each in turn so that both see
+// the same machine, and report the 50th and 99th percentiles of both and
+// what the proxy added (proxied minus direct, per round trip: a request
+// and its answer, two messages crossing the proxy).
+//
+//	go test ./engine/proxy -run '^$' -bench Overhead -benchtime 5000x
+
+// report adds the percentiles of direct and proxied to b's metrics.
+func report(b *testing.B, direct, proxied []time.Duration) {
+	pct := func(d []time.Duration, p float64) time.Duration {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[min(len(s)-1, int(p*float64(len(s))))]
+	}
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	for _, p := range []struct {
+		name string
+		q    float64
+	}{{"p50", 0.50}, {"p99", 0.99}} {
+		d, x := pct(direct, p.q), pct(proxied, p.q)
+		b.ReportMetric(us(d), p.name+"-direct-µs")
+		b.ReportMetric(us(x), p.name+"-proxied-µs")
+		b.ReportMetric(us(x-d), p.name+"-added-µs")
+	}
+}
+
+// echoPeer answers each newline-delimited request read from r with a
+// response carrying its id, written to w: a trivial server.
+func echoPeer(r io.Reader, w io.Writer) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(sc.Bytes(), &m)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hello"}]}}`+"\n", m.ID)
+	}
+}
+
+// stdioPath is a client's end of a newline-delimited connection: it
+// writes a request and reads the answer.
+type stdioPath struct {
+	w  io.Writer
+	sc *bufio.Scanner
+}
+
+func (p stdioPath) roundTrip(b *testing.B, id int) time.Duration {
+	start := time.Now()
+	fmt.Fprintf(p.w, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`+"\n", id)
+	if !p.sc.Scan() {
+		b.Fatal("the peer closed the connection")
+	}
+	return time.Since(start)
+}
+
+// BenchmarkOverheadStdio: the stdio proxy's pumps (the code between a
+// client's pipes and its server's) against the same pipes joined
+// directly, to an echo peer.
+func BenchmarkOverheadStdio(b *testing.B) {
+	// Direct: client → peer → client.
+	toPeer, peerIn := io.Pipe()
+	peerOut, fromPeer := io.Pipe()
+	go echoPeer(toPeer, fromPeer)
+	direct := stdioPath{w: peerIn, sc: bufio.NewScanner(peerOut)}
+
+	// Proxied: client → pump → peer → pump → client.
+	rec := recorder.New(recorder.Meta{})
+	book := NewBook(rec)
+	cR, cW := io.Pipe() // client writes
+	sR, sW := io.Pipe() // to the server
+	oR, oW := io.Pipe() // the server writes
+	rR, rW := io.Pipe() // back to the client
+	go pump(cR, sW, FromClient, book, rec, engine.DefaultMaxMessageSize)
+	go echoPeer(sR, oW)
+	go pump(oR, rW, FromServer, book, rec, engine.DefaultMaxMessageSize)
+	proxied := stdioPath{w: cW, sc: bufio.NewScanner(rR)}
+	defer func() { peerIn.Close(); cW.Close(); oW.Close() }()
+
+	for i := range 100 { // warm up
+		direct.roundTrip(b, i)
+		proxied.roundTrip(b, i)
+	}
+	d, x := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		d = append(d, direct.roundTrip(b, 1000+i))
+		x = append(x, proxied.roundTrip(b, 1000+i))
+	}
+	b.StopTimer()
+	report(b, d, x)
+}
+
+// BenchmarkOverheadHTTP: echo tool calls from the Go SDK client to the
+// demo server over streamable HTTP, through the HTTP proxy against
+// directly.
+func BenchmarkOverheadHTTP(b *testing.B) {
+	up := httptest.NewServer(demo.NewHTTPHandler())
+	defer up.Close()
+	rec := recorder.New(recorder.Meta{})
+	p, err := NewHTTP(up.URL+"/mcp", rec, engine.Limits{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer front.Close()
+	ctx := context.Background()
+	connect := func(url string) *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{}},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs
+	}
+	direct, proxied := connect(up.URL+"/mcp"), connect(front.URL+"/mcp")
+	defer direct.Close()
+	defer proxied.Close()
+	call := func(cs *mcp.ClientSession) time.Duration {
+		start := time.Now()
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for range 100 { // warm up
+		call(direct)
+		call(proxied)
+	}
+	d, x := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		d = append(d, call(direct))
+		x = append(x, call(proxied))
+	}
+	b.StopTimer()
+	report(b, d, x)
+}
