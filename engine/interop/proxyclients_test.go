@@ -571,7 +571,7 @@ func TestProxyOutlivesAClosedStderr(t *testing.T) {
 	}
 	ended := 0
 	for _, s := range snap.Spans {
-		if s.Method == "tools/call" && s.Answered != recorder.Unset {
+		if s.Kind == recorder.KindTool && s.Answered != recorder.Unset {
 			ended++
 		}
 	}

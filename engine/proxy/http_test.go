@@ -362,7 +362,10 @@ func TestHTTPLegacySSE(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, &mcp.ClientOptions{CreateMessageHandler: sampleAfter(10*time.Millisecond, nil)})
-	cs, err := c.Connect(ctx, &mcp.SSEClientTransport{Endpoint: counting.URL + "/sse"}, nil)
+	// Pushed sampling (2025-11-25) is what crosses this transport's
+	// event stream; left to negotiate, a round's input requests would be
+	// one fulfilment span instead.
+	cs, err := c.Connect(ctx, &mcp.SSEClientTransport{Endpoint: counting.URL + "/sse"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
