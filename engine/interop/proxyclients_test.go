@@ -36,6 +36,15 @@ type realClient struct {
 	// run starts the client on the proxy's command line and returns
 	// when its call is over.
 	run func(t *testing.T, c realClient, proxy []string) (json.RawMessage, error)
+	// tool is the tool the client calls with args: "fanout" when empty.
+	tool string
+}
+
+func (c realClient) toolName() string {
+	if c.tool == "" {
+		return "fanout"
+	}
+	return c.tool
 }
 
 // nodeClient runs the script testdata/clients/SCRIPT.mjs (see args.mjs
@@ -44,7 +53,7 @@ func nodeClient(script string) func(*testing.T, realClient, []string) (json.RawM
 	return func(t *testing.T, c realClient, server []string) (json.RawMessage, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		args := []string{script + ".mjs", "--latency-ms", "500", "--protocol", c.protocol, "--args", c.args}
+		args := []string{script + ".mjs", "--latency-ms", "500", "--protocol", c.protocol, "--tool", c.toolName(), "--args", c.args}
 		if isURL(server) {
 			args = append(args, "--url", server[0])
 		} else {
@@ -122,7 +131,7 @@ func goSDK(c realClient, proxy []string, lock *sync.Mutex) (json.RawMessage, err
 	defer cs.Close()
 	var args map[string]any
 	_ = json.Unmarshal([]byte(c.args), &args)
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: args})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.toolName(), Arguments: args})
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +171,7 @@ func mcpgoClient(t *testing.T, c realClient, proxy []string) (json.RawMessage, e
 	}
 	var args map[string]any
 	_ = json.Unmarshal([]byte(c.args), &args)
-	res, err := client.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "fanout", Arguments: args}})
+	res, err := client.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: c.toolName(), Arguments: args}})
 	if err != nil {
 		return nil, err
 	}
@@ -266,24 +275,24 @@ func TestRealClientsThroughProxy(t *testing.T) {
 		elicit   = `{"n":5,"kind":"elicitation"}`
 	)
 	cases := []realClient{
-		{"ts-sdk", old, sampling, "demo", nodeClient("ts-sdk")},
-		{"ts-sdk", old, sampling, "ts", nodeClient("ts-sdk")},
-		{"ts-sdk-v2", old, sampling, "demo", nodeClient("ts-sdk-v2")},
-		{"ts-sdk-v2", mrtr, sampling, "demo", nodeClient("ts-sdk-v2")},
-		{"go-sdk", old, sampling, "demo", goSDKClient},
-		{"go-sdk", mrtr, sampling, "demo", goSDKClient},
-		{"go-sdk", old, sampling, "ts", goSDKClient},
-		{"go-sdk-locked", old, sampling, "demo", serialGoSDKClient},
-		{"go-sdk-locked", mrtr, sampling, "demo", serialGoSDKClient},
-		{"mcp-go", old, sampling, "demo", mcpgoClient},
-		{"mcp-go", mrtr, sampling, "demo", mcpgoClient},
-		{"mcp-go", old, sampling, "ts", mcpgoClient},
-		{"ai-sdk", old, elicit, "demo", nodeClient("ai-sdk")},
-		{"ai-sdk", mrtr, elicit, "demo", nodeClient("ai-sdk")},
-		{"ai-sdk", old, elicit, "ts", nodeClient("ai-sdk")},
-		{"mastra", old, elicit, "demo", nodeClient("mastra")},
-		{"mastra", mrtr, elicit, "demo", nodeClient("mastra")},
-		{"inspector-cli", old, sampling, "demo", inspectorCLI},
+		{"ts-sdk", old, sampling, "demo", nodeClient("ts-sdk"), ""},
+		{"ts-sdk", old, sampling, "ts", nodeClient("ts-sdk"), ""},
+		{"ts-sdk-v2", old, sampling, "demo", nodeClient("ts-sdk-v2"), ""},
+		{"ts-sdk-v2", mrtr, sampling, "demo", nodeClient("ts-sdk-v2"), ""},
+		{"go-sdk", old, sampling, "demo", goSDKClient, ""},
+		{"go-sdk", mrtr, sampling, "demo", goSDKClient, ""},
+		{"go-sdk", old, sampling, "ts", goSDKClient, ""},
+		{"go-sdk-locked", old, sampling, "demo", serialGoSDKClient, ""},
+		{"go-sdk-locked", mrtr, sampling, "demo", serialGoSDKClient, ""},
+		{"mcp-go", old, sampling, "demo", mcpgoClient, ""},
+		{"mcp-go", mrtr, sampling, "demo", mcpgoClient, ""},
+		{"mcp-go", old, sampling, "ts", mcpgoClient, ""},
+		{"ai-sdk", old, elicit, "demo", nodeClient("ai-sdk"), ""},
+		{"ai-sdk", mrtr, elicit, "demo", nodeClient("ai-sdk"), ""},
+		{"ai-sdk", old, elicit, "ts", nodeClient("ai-sdk"), ""},
+		{"mastra", old, elicit, "demo", nodeClient("mastra"), ""},
+		{"mastra", mrtr, elicit, "demo", nodeClient("mastra"), ""},
+		{"inspector-cli", old, sampling, "demo", inspectorCLI, ""},
 	}
 	table := []string{
 		"| client | server | protocol | kind | peak pending (proxy) | answers spread / round fulfilment (proxy) | elapsed (proxy) | elapsed (server's report) |",
@@ -460,17 +469,17 @@ func TestRealClientsOverHTTP(t *testing.T) {
 		elicit   = `{"n":5,"kind":"elicitation"}`
 	)
 	cases := []realClient{
-		{"ts-sdk", old, sampling, "demo", nodeClient("ts-sdk")},
-		{"ts-sdk-v2", old, sampling, "demo", nodeClient("ts-sdk-v2")},
-		{"ts-sdk-v2", mrtr, sampling, "demo", nodeClient("ts-sdk-v2")},
-		{"go-sdk", old, sampling, "demo", goSDKClient},
-		{"go-sdk", mrtr, sampling, "demo", goSDKClient},
-		{"mcp-go", old, sampling, "demo", mcpgoClient},
-		{"mcp-go", mrtr, sampling, "demo", mcpgoClient},
-		{"ai-sdk", old, elicit, "demo", nodeClient("ai-sdk")},
-		{"ai-sdk", mrtr, elicit, "demo", nodeClient("ai-sdk")},
-		{"mastra", old, elicit, "demo", nodeClient("mastra")},
-		{"mastra", mrtr, elicit, "demo", nodeClient("mastra")},
+		{"ts-sdk", old, sampling, "demo", nodeClient("ts-sdk"), ""},
+		{"ts-sdk-v2", old, sampling, "demo", nodeClient("ts-sdk-v2"), ""},
+		{"ts-sdk-v2", mrtr, sampling, "demo", nodeClient("ts-sdk-v2"), ""},
+		{"go-sdk", old, sampling, "demo", goSDKClient, ""},
+		{"go-sdk", mrtr, sampling, "demo", goSDKClient, ""},
+		{"mcp-go", old, sampling, "demo", mcpgoClient, ""},
+		{"mcp-go", mrtr, sampling, "demo", mcpgoClient, ""},
+		{"ai-sdk", old, elicit, "demo", nodeClient("ai-sdk"), ""},
+		{"ai-sdk", mrtr, elicit, "demo", nodeClient("ai-sdk"), ""},
+		{"mastra", old, elicit, "demo", nodeClient("mastra"), ""},
+		{"mastra", mrtr, elicit, "demo", nodeClient("mastra"), ""},
 	}
 	var table []string
 	for _, c := range cases {
