@@ -32,6 +32,7 @@ type verdictRow struct {
 	// From the probe call: the demo server's verdict, and the proxy's
 	// verdict on the same call's recording.
 	probe, probeProxy string
+	probeRatio        float64
 }
 
 // TestProxyVerdicts runs every real client through `inspector proxy`,
@@ -143,13 +144,17 @@ func TestProxyVerdicts(t *testing.T) {
 	}
 	slices.Sort(keys)
 	table := []string{
-		"| client | transport | protocol | proxy verdict | peak in flight (estimated) | peak pending | elapsed via proxy | elapsed (demo server) | probe verdict (server / proxy) |",
+		"| client | transport | protocol | proxy verdict | peak in flight (estimated) | peak pending | elapsed via proxy | elapsed (demo server) | probe verdict (server, ratio / proxy) |",
 		"|---|---|---|---|---|---|---|---|---|",
 	}
 	for _, k := range keys {
 		r := rows[k]
-		table = append(table, fmt.Sprintf("| %s | %s | %s | %s | %d | %d | %.0f ms | %.0f ms | %s / %s |",
-			r.client, r.transport, r.protocol, r.verdict, r.peakInFlight, r.peakPd, r.elapsedMS, r.serverMS, r.probe, r.probeProxy))
+		peaks := fmt.Sprintf("%d | %d", r.peakInFlight, r.peakPd)
+		if r.verdict == recorder.VerdictUnseen {
+			peaks = "— | —" // the round's input requests never cross the wire
+		}
+		table = append(table, fmt.Sprintf("| %s | %s | %s | %s | %s | %.0f ms | %.0f ms | %s, %.1f× / %s |",
+			r.client, r.transport, r.protocol, r.verdict, peaks, r.elapsedMS, r.serverMS, r.probe, r.probeRatio, r.probeProxy))
 	}
 	t.Logf("the proxy's verdicts on real clients, 5 × 500 ms:\n%s", strings.Join(table, "\n"))
 }
@@ -198,7 +203,7 @@ func checkProbeVerdict(t *testing.T, rounds bool, want string, raw json.RawMessa
 	if err := structured(raw, out); err != nil || out.Verdict == "" {
 		t.Fatalf("the probe gave no verdict (%v): %.400s", err, raw)
 	}
-	r.probe, r.probeProxy = out.Verdict, sum.Verdict
+	r.probe, r.probeProxy, r.probeRatio = out.Verdict, sum.Verdict, out.Ratio
 	t.Logf("probe: %s (ratio %.2f, mode %s); proxy: %s (%s)", out.Verdict, out.Ratio, out.Mode, sum.Verdict, sum.VerdictText)
 	if out.Verdict != want {
 		t.Errorf("the probe says %q (ratio %.2f: %.0f ms against %.0f ms), want %q", out.Verdict, out.Ratio, out.ElapsedMS, out.SingleMS, want)
