@@ -92,7 +92,7 @@ func TestProxyVerdicts(t *testing.T) {
 	var (
 		mu   sync.Mutex
 		rows = map[string]*verdictRow{}
-		slot = make(chan struct{}, 3) // clients measured at once
+		slot = make(chan struct{}, 2) // clients measured at once
 	)
 	row := func(c client, transport string) *verdictRow {
 		mu.Lock()
