@@ -305,8 +305,9 @@ func TestRealClientsThroughProxy(t *testing.T) {
 			if c.server == "ts" {
 				server = "node " + tsServer
 			}
-			// A journal only for mcp-go, which kills the proxy before it
-			// writes --record. A fixed journal file cannot serve the
+			// A journal only for mcp-go, which closes the proxy's stderr
+			// as it stops it (the proxy used to die of SIGPIPE there
+			// before it wrote --record). A fixed journal file cannot serve the
 			// TypeScript SDK v2 and Mastra on 2026-07-28: they start the
 			// server's command twice, and the second proxy refuses to
 			// overwrite the first one's journal.
@@ -321,8 +322,8 @@ func TestRealClientsThroughProxy(t *testing.T) {
 			snap, err := recorder.LoadFile(rec)
 			if err != nil {
 				// mcp-go's client closes the proxy's stderr pipe as it
-				// stops it: the proxy's summary on stderr then kills it
-				// (SIGPIPE) before it writes --record.
+				// stops it: a proxy that dies of SIGPIPE writing its
+				// summary there writes no --record.
 				t.Errorf("the proxy wrote no --record after %s closed it: %v; measuring from the journal", c.name, err)
 				if snap, err = recorder.LoadFile(journal); err != nil {
 					t.Fatalf("the proxy's journal: %v", err)
