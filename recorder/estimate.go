@@ -14,7 +14,8 @@ import (
 // working on it: the wait is exact, the work inside it is not. The
 // estimate takes the requests that were pending together (a burst:
 // requests whose waits overlap, chained) and, per method, the fastest
-// answered wait of the burst as the work one request takes; each
+// answered wait of the burst, less a quarter for jitter ([WorkShare]),
+// as the work one request takes; each
 // request's work is then placed just before its answer, so its Serving
 // is Answered minus that work, and never before it arrived. Queued is
 // Received: a proxied request waits at the client from the moment it is
