@@ -40,6 +40,9 @@ type Options struct {
 	AutoRunAgain string
 	// Open is a recording or journal to show at once ("" for none).
 	Open string
+	// Follow is a journal to follow as it grows ("" for none): see
+	// [MainWindow.FollowFile].
+	Follow string
 	// Icon is the window's icon (nil for Fyne's).
 	Icon fyne.Resource
 	// Version is the inspector's version, written into recordings.
@@ -80,6 +83,8 @@ type MainWindow struct {
 	panes      *sidePanes // the panels, the timeline and the details
 	manualTab  *container.TabItem
 	opened     string             // base name of the file shown, "" when live
+	following  string             // the journal followed (path), "" when none
+	followNote string             // how following it goes, for the title
 	compare    *recorder.Snapshot // the recording shown for comparison
 	connecting bool               // a Connect is under way: ignore the old session's end
 	stopping   bool               // the person pressed Stop
@@ -207,6 +212,9 @@ func (m *MainWindow) Start() {
 	if m.opts.Open != "" {
 		m.Errors.Show("Opening "+m.opts.Open, m.OpenFile(m.opts.Open))
 	}
+	if m.opts.Follow != "" {
+		m.FollowFile(m.opts.Follow)
+	}
 	if m.opts.Connect {
 		m.Connect(m.opts.Target)
 	}
@@ -295,7 +303,7 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	if s != nil {
 		info := s.Info()
 		m.live = s.Recording()
-		m.opened = ""
+		m.opened, m.following = "", ""
 		m.Timeline.SetRecording(m.live)
 		m.Connection.SetConnected(target, &info, nil)
 		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, protocol %s", target, info.Name, info.Version, info.Protocol))
@@ -342,7 +350,7 @@ func (m *MainWindow) Run() {
 	m.Workload.SetRunning(true)
 	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", w.Tool, w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
 	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
-		m.opened = ""
+		m.opened, m.following = "", ""
 		m.Timeline.SetRecording(m.live)
 		m.updateTitle()
 	}
@@ -377,7 +385,7 @@ func (m *MainWindow) runDone(res engine.RunResult, err error) {
 // session records into one recording), or clears the timeline when not
 // connected.
 func (m *MainWindow) NewRun() {
-	m.opened = ""
+	m.opened, m.following = "", ""
 	if m.Bridge.Session() != nil {
 		m.Connect(m.Bridge.Target())
 		return
@@ -409,6 +417,11 @@ func (m *MainWindow) liveRecording() *recorder.Recording {
 func (m *MainWindow) updateTitle() {
 	title := "Fanout Inspector"
 	switch {
+	case m.following != "":
+		title += " — following " + m.following
+		if m.followNote != "" {
+			title += " (" + m.followNote + ")"
+		}
 	case m.opened != "":
 		title += " — " + m.opened
 	case m.Bridge.Session() != nil:
