@@ -91,6 +91,7 @@ type MainWindow struct {
 	autoRan    bool
 	ranAgain   bool // the run of Options.AutoRunAgain began
 	live       *recorder.Recording
+	proxy      *hostedProxy // the HTTP proxy the window hosts, nil when none
 	closeOnce  sync.Once
 	stopped    atomic.Bool // Close began: background work no longer reaches the widgets
 }
@@ -158,6 +159,10 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 func (m *MainWindow) wire() {
 	m.Connection.OnConnect = m.Connect
 	m.Connection.OnDisconnect = m.Disconnect
+	m.Connection.OnStartProxy = func(listen, upstream string) {
+		m.Errors.Show("Starting the proxy", m.StartProxy(listen, upstream))
+	}
+	m.Connection.OnStopProxy = m.StopProxy
 	m.Callbacks.OnChanged = func(cb engine.AnswerPolicy) {
 		m.Bridge.SetCallbacks(cb)
 		m.Workload.ShowCallbacks(cb)
@@ -237,6 +242,7 @@ func (m *MainWindow) Dropped(uris []fyne.URI) {
 // target without limits (from the Server panel) gets those the window
 // was started with.
 func (m *MainWindow) Connect(t engine.Target) {
+	m.StopProxy() // one live recording at a time
 	if t.Limits == (engine.Limits{}) {
 		t.Limits = m.opts.Target.Limits
 	}
@@ -316,6 +322,9 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	if m.connecting && err == nil {
 		return // the old connection closed to make way for the new one
 	}
+	if m.proxy != nil && err == nil {
+		return // closed to make way for the hosted proxy, which the panel and timeline show
+	}
 	if m.live != nil && m.opened == "" {
 		m.Timeline.SetSnapshot(m.live.Snapshot()) // stop following, keep showing it
 	}
@@ -333,6 +342,11 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 
 // Run runs the Workload panel's workload on the current connection.
 func (m *MainWindow) Run() {
+	if m.proxy != nil {
+		m.Workload.ShowProblem(proxyNoRun)
+		m.Tabs.SelectIndex(2)
+		return
+	}
 	w, err := m.Workload.Workload()
 	if err == nil {
 		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call: opens the run's segment
@@ -385,6 +399,10 @@ func (m *MainWindow) runDone(res engine.RunResult, err error) {
 // session records into one recording), or clears the timeline when not
 // connected.
 func (m *MainWindow) NewRun() {
+	if m.proxy != nil {
+		m.Errors.Show("Starting a new recording", errors.New("the proxy is recording: stop it first (Server panel, Stop proxy), then start a new run"))
+		return
+	}
 	m.opened, m.following = "", ""
 	if m.Bridge.Session() != nil {
 		m.Connect(m.Bridge.Target())
@@ -417,6 +435,8 @@ func (m *MainWindow) liveRecording() *recorder.Recording {
 func (m *MainWindow) updateTitle() {
 	title := "Fanout Inspector"
 	switch {
+	case m.proxy != nil:
+		title += " — proxy " + m.proxy.url + " → " + recorder.RedactURL(m.proxy.upstream)
 	case m.following != "":
 		title += " — following " + m.following
 		if m.followNote != "" {
@@ -468,6 +488,10 @@ func (m *MainWindow) shutdown() {
 	m.Errors.Stop()
 	m.Log.Stop()
 	m.Timeline.Stop()
+	if h := m.proxy; h != nil {
+		m.proxy = nil
+		h.stop("the app quit while proxying")
+	}
 	if m.Workload.Running() {
 		m.Workload.SetRunning(false) // stops its elapsed-time ticker
 	}
