@@ -498,9 +498,9 @@ func (p *ConnectionPanel) showRows() {
 		"protocol": !proxy, // the client chooses it, not the inspector
 		"proxyurl": p.proxying,
 		"command":  kind == engine.TransportStdio,
-		"env":     kind == engine.TransportStdio,
-		"url":     kind == engine.TransportHTTP || kind == engine.TransportSSE,
-		"headers": kind == engine.TransportHTTP || kind == engine.TransportSSE,
+		"env":      kind == engine.TransportStdio,
+		"url":      kind == engine.TransportHTTP || kind == engine.TransportSSE,
+		"headers":  kind == engine.TransportHTTP || kind == engine.TransportSSE,
 	}
 	p.ConnectBtn.SetText("Connect")
 	p.Disconnect.SetText("Disconnect")
