@@ -3,8 +3,10 @@
 # display it starts 'inspector gui --follow FILE' first (the journal does
 # not exist yet: the app waits for it), then a client through the proxy:
 #   inspector run --stdio "inspector proxy --stdio 'inspector demo-server' --journal FILE"
-#     --tool fanout --dispatch serial --latency 300ms --protocol 2025-11-25
-# (a serial client: five sampling requests answered one at a time). It
+#     --tool fanout --dispatch serial --latency 500ms --protocol 2025-11-25
+# (a serial client: five sampling requests answered one at a time; 500 ms
+# each, so that the proxy's estimate of the work has 50 ms of slack for a
+# loaded machine's jitter between answers). It
 # fails loudly unless
 #   - the app exits 0 by itself, with no widget touched off the main
 #     goroutine and no panic,
@@ -50,13 +52,13 @@ journal="$out/proxy-session.jsonl"
 rm -f "$journal"
 echo "gui-follow-smoke: inspector gui --follow $journal (before the journal exists)"
 XDG_CACHE_HOME="$out/follow-cache" XDG_CONFIG_HOME="$out/follow-config" \
-  "$bin" gui --follow "$journal" --stats-report --exit-after 8s >"$out/follow-app.log" 2>&1 &
+  "$bin" gui --follow "$journal" --stats-report --exit-after 9s >"$out/follow-app.log" 2>&1 &
 app=$!
 sleep 1.5
 
 proxy="$bin proxy --stdio '$bin demo-server' --journal $journal"
-echo "gui-follow-smoke: a serial client through the proxy: 5 sampling requests × 300 ms"
-"$bin" run --stdio "$proxy" --tool fanout --dispatch serial --latency 300ms --protocol 2025-11-25 \
+echo "gui-follow-smoke: a serial client through the proxy: 5 sampling requests × 500 ms"
+"$bin" run --stdio "$proxy" --tool fanout --dispatch serial --latency 500ms --protocol 2025-11-25 \
   >"$out/follow-client.log" 2>&1 &
 client=$!
 sleep 1.2
