@@ -515,4 +515,7 @@ func (p *ConnectionPanel) showRows() {
 			row.Hide()
 		}
 	}
+	if c, ok := p.content.(*fyne.Container); ok {
+		c.Refresh() // lay the rows shown out again
+	}
 }
