@@ -91,9 +91,11 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 	if snap.Meta.Mode != recorder.ModeProxy {
 		t.Errorf("the hosted proxy's recording has mode %q, want proxy", snap.Meta.Mode)
 	}
-	if sum := m.Timeline.Summary(); !sum.Estimated || sum.PeakInFlight != 1 {
-		t.Errorf("the serial client through the hosted proxy: estimated %v, peak in flight %d, verdict %q; want the proxy summary, 1",
-			sum.Estimated, sum.PeakInFlight, sum.VerdictText)
+	// peak pending is exact through a proxy (the in-flight peak is an
+	// estimate, which a loaded machine's jitter can move: not this test's)
+	if sum := m.Timeline.Summary(); !sum.Estimated || sum.PeakPending != 5 {
+		t.Errorf("the serial client through the hosted proxy: estimated %v, peak pending %d, verdict %q; want the proxy summary, 5",
+			sum.Estimated, sum.PeakPending, sum.VerdictText)
 	}
 
 	test.Tap(m.Connection.Disconnect) // Stop proxy
