@@ -383,6 +383,9 @@ func (m *MainWindow) Stop() {
 // runDone shows how a run ended.
 func (m *MainWindow) runDone(res engine.RunResult, err error) {
 	m.Workload.SetResult(res, err, m.stopping)
+	if m.proxy != nil {
+		m.Workload.SetProxying(true) // a run the proxy's start ended: Run stays off
+	}
 	m.logNote(recorder.EventOther, "run ended: "+m.Workload.Status())
 	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrConnectionEnded) {
 		m.Errors.Show("Running the workload", err) // a lost connection has its own dialog
