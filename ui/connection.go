@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -28,7 +29,21 @@ var transportChoices = []struct {
 	{engine.TransportStdio, "Command (stdio)"},
 	{engine.TransportHTTP, "Streamable HTTP URL"},
 	{engine.TransportSSE, "SSE URL (legacy)"},
+	{transportProxyHTTP, proxyChoice},
 }
+
+// transportProxyHTTP is the Server panel's choice to host the HTTP proxy
+// (inspector proxy --listen --upstream) instead of connecting: not a
+// transport of the engine's, so never in a [engine.Target].
+const transportProxyHTTP engine.TransportKind = "proxy-http"
+
+// proxyChoice is the transport select's label of [transportProxyHTTP].
+const proxyChoice = "Proxy (HTTP)"
+
+// DefaultProxyListen is the address the hosted proxy listens on unless
+// the person types another: loopback, a fixed port a client's config can
+// name.
+const DefaultProxyListen = "127.0.0.1:8931"
 
 // protocolChoices are offered in the protocol select, each with the era
 // it belongs to; any other version can be typed. Only the version (the
@@ -75,6 +90,11 @@ type ConnectionPanel struct {
 	OnConnect func(engine.Target)
 	// OnDisconnect is called when the person asks to disconnect.
 	OnDisconnect func()
+	// OnStartProxy is called when the person asks to host the HTTP proxy
+	// (the Proxy (HTTP) choice): listen on listen, forward to upstream.
+	OnStartProxy func(listen, upstream string)
+	// OnStopProxy is called when the person asks to stop it.
+	OnStopProxy func()
 
 	// The panel's inputs and buttons, exported so tests and scripts can
 	// drive the panel as a person would.
@@ -87,6 +107,14 @@ type ConnectionPanel struct {
 	Recent     *widget.Select
 	ConnectBtn *widget.Button
 	Disconnect *widget.Button
+	// Listen and Upstream are the hosted proxy's address and server.
+	Listen   *widget.Entry
+	Upstream *widget.Entry
+	// ProxyURL is where clients reach the hosted proxy, once started
+	// (read-only, selectable); CopyURL puts it on the clipboard.
+	ProxyURL *widget.Entry
+	CopyURL  *widget.Button
+	proxying bool
 
 	status  *widget.Label
 	info    *widget.Label
@@ -131,7 +159,30 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 		}
 	})
 	p.Recent.PlaceHolder = "(recent connections)"
+	p.Listen = newEntry("e.g. "+DefaultProxyListen+" (127.0.0.1:0: any free port)", nil)
+	p.Listen.SetText(DefaultProxyListen)
+	p.Upstream = newEntry("the server's URL, e.g. http://127.0.0.1:8080/mcp", nil)
+	p.ProxyURL = widget.NewEntry()
+	p.ProxyURL.Disable()
+	p.CopyURL = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+		if p.ProxyURL.Text != "" {
+			fyne.CurrentApp().Clipboard().SetContent(p.ProxyURL.Text)
+		}
+	})
 	p.ConnectBtn = widget.NewButton("Connect", func() {
+		if p.proxySelected() {
+			listen, upstream, err := p.proxyTarget()
+			if err != nil {
+				p.problem.SetText(err.Error())
+				p.problem.Show()
+				return
+			}
+			p.problem.Hide()
+			if p.OnStartProxy != nil {
+				p.OnStartProxy(listen, upstream)
+			}
+			return
+		}
 		t, err := p.Target()
 		if err != nil {
 			p.problem.SetText(err.Error())
@@ -145,6 +196,12 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 	})
 	p.ConnectBtn.Importance = widget.HighImportance
 	p.Disconnect = widget.NewButton("Disconnect", func() {
+		if p.proxying {
+			if p.OnStopProxy != nil {
+				p.OnStopProxy()
+			}
+			return
+		}
 		if p.OnDisconnect != nil {
 			p.OnDisconnect()
 		}
@@ -171,11 +228,14 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 		row("env", "Environment", p.Env),
 		row("url", "URL", p.URL),
 		row("headers", "Headers", p.Headers),
-		container.NewBorder(nil, nil, widget.NewLabel("Protocol"), nil, p.Protocol),
+		row("listen", "Listen on", p.Listen),
+		row("upstream", "Upstream URL", p.Upstream),
+		row("protocol", "Protocol", p.Protocol),
 		container.NewGridWithColumns(2, p.ConnectBtn, p.Disconnect),
 		p.problem,
 		widget.NewSeparator(),
 		p.status,
+		row("proxyurl", "Clients use", container.NewBorder(nil, nil, nil, p.CopyURL, p.ProxyURL)),
 		p.info,
 	)
 	p.loadRecent()
@@ -213,6 +273,47 @@ func (p *ConnectionPanel) SetTarget(t engine.Target) {
 		proto = engine.DefaultProtocol
 	}
 	p.Protocol.SetText(protocolChoice(proto))
+	p.showRows()
+}
+
+// proxySelected reports whether the transport chosen is Proxy (HTTP).
+func (p *ConnectionPanel) proxySelected() bool { return p.Transport.Selected == proxyChoice }
+
+// proxyTarget reads the hosted proxy's listen address and upstream URL.
+func (p *ConnectionPanel) proxyTarget() (listen, upstream string, err error) {
+	listen, upstream = strings.TrimSpace(p.Listen.Text), strings.TrimSpace(p.Upstream.Text)
+	if listen == "" {
+		listen = DefaultProxyListen
+	}
+	if !strings.HasPrefix(upstream, "http://") && !strings.HasPrefix(upstream, "https://") {
+		return "", "", fmt.Errorf("upstream URL %q: give the MCP server's full http:// or https:// address; your client will talk to the proxy instead", recorder.RedactURL(upstream))
+	}
+	return listen, upstream, nil
+}
+
+// SetProxying shows the hosted proxy listening at url (clients use it)
+// and forwarding to upstream; SetProxying("", "", err) shows it stopped,
+// with why when err is not nil.
+func (p *ConnectionPanel) SetProxying(url, upstream string, err error) {
+	p.proxying = url != ""
+	p.info.SetText("")
+	if p.proxying {
+		p.ProxyURL.SetText(url)
+		p.status.SetText("Proxy: listening on " + url + " → " + recorder.RedactURL(upstream))
+		p.info.SetText("Point your client at the address above. Its requests and the server's are recorded and drawn live; the inspector is not the client, so Workload and Run are off until you stop the proxy.")
+		p.ConnectBtn.Disable()
+		p.Disconnect.Enable()
+		p.Transport.Disable()
+	} else {
+		p.ProxyURL.SetText("")
+		p.status.SetText("Proxy stopped.")
+		if err != nil {
+			p.status.SetText("Proxy stopped: " + err.Error())
+		}
+		p.ConnectBtn.Enable()
+		p.Disconnect.Disable()
+		p.Transport.Enable()
+	}
 	p.showRows()
 }
 
@@ -259,6 +360,8 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 			}
 			t.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
+	case transportProxyHTTP:
+		return engine.Target{}, fmt.Errorf("the Proxy (HTTP) choice does not connect: press Start proxy")
 	case "":
 		return t, fmt.Errorf("choose a transport")
 	}
@@ -388,11 +491,22 @@ func (p *ConnectionPanel) showRows() {
 			kind = c.kind
 		}
 	}
+	proxy := kind == transportProxyHTTP
 	show := map[string]bool{
-		"command": kind == engine.TransportStdio,
-		"env":     kind == engine.TransportStdio,
-		"url":     kind == engine.TransportHTTP || kind == engine.TransportSSE,
-		"headers": kind == engine.TransportHTTP || kind == engine.TransportSSE,
+		"listen":   proxy,
+		"upstream": proxy,
+		"protocol": !proxy, // the client chooses it, not the inspector
+		"proxyurl": p.proxying,
+		"command":  kind == engine.TransportStdio,
+		"env":      kind == engine.TransportStdio,
+		"url":      kind == engine.TransportHTTP || kind == engine.TransportSSE,
+		"headers":  kind == engine.TransportHTTP || kind == engine.TransportSSE,
+	}
+	p.ConnectBtn.SetText("Connect")
+	p.Disconnect.SetText("Disconnect")
+	if proxy || p.proxying {
+		p.ConnectBtn.SetText("Start proxy")
+		p.Disconnect.SetText("Stop proxy")
 	}
 	for key, row := range p.rows {
 		if show[key] {
@@ -400,5 +514,8 @@ func (p *ConnectionPanel) showRows() {
 		} else {
 			row.Hide()
 		}
+	}
+	if c, ok := p.content.(*fyne.Container); ok {
+		c.Refresh() // lay the rows shown out again
 	}
 }

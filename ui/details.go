@@ -26,6 +26,7 @@ type Details struct {
 
 	span    *recorder.Span
 	parent  *recorder.Span
+	proxy   bool // the recording is a proxy's: see [Details.SetProxy]
 	header  *widget.Label
 	facts   [][2]string     // (name, value) rows, in order
 	grid    *fyne.Container // the facts as a two-column form
@@ -237,6 +238,9 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 		d.copyResult.Enable()
 		d.header.SetText(spanHeader(s))
 		d.facts = spanFacts(s, parent)
+		if d.proxy {
+			d.facts = proxyFacts(s, d.facts)
+		}
 		d.why.SetText(unlinkedText(s, parent))
 		d.params.SetJSON(s.Params)
 		d.result.SetJSON(s.Result)
@@ -257,6 +261,48 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 	if d.onSpan != nil {
 		d.onSpan(s)
 	}
+}
+
+// SetProxy says whether the recording is a proxy's: a server request's
+// facts are then what a proxy can know (the wait at the client, exact; the
+// work inside it, estimated), and a round's fulfilment says its input
+// requests never crossed the wire. Set it before SetSpan.
+func (d *Details) SetProxy(on bool) { d.proxy = on }
+
+// proxyFacts rewrites the facts of a server request recorded by a proxy:
+// the proxy saw it reach the client and the client's answer come back,
+// nothing in between, so the queued/serving split is replaced by the wait
+// (exact) and the estimated work.
+func proxyFacts(s *recorder.Span, rows [][2]string) [][2]string {
+	if s.Direction != recorder.Incoming {
+		return rows
+	}
+	var out [][2]string
+	for _, r := range rows {
+		switch r[0] {
+		case "queued", "serving", "hand-off", "waited", "served", "total":
+			continue // a proxy measured none of these apart
+		case "direction":
+			r[1] = "incoming: a request from the server to your client, passed on by the proxy"
+		}
+		out = append(out, r)
+	}
+	if s.InputRequests > 0 {
+		out = append(out, [2]string{"fulfilment", fmt.Sprintf("%d input requests fulfilled inside the client; their concurrency cannot be seen on the wire", s.InputRequests)})
+		if s.Answered != recorder.Unset {
+			out = append(out, [2]string{"took", formatDuration(s.Answered-s.Received) + " (from the input_required answer to the retry)"})
+		}
+		return out
+	}
+	if s.Answered != recorder.Unset {
+		out = append(out, [2]string{"waiting at the client", formatDuration(s.Answered-s.Received) + " (exact: from when the proxy passed it on to the client's answer)"})
+		if s.Serving != recorder.Unset {
+			out = append(out, [2]string{"estimated work", formatDuration(s.Answered-s.Serving) + " (estimated: the client is a black box, no queued/serving split is measured)"})
+		}
+	} else {
+		out = append(out, [2]string{"waiting at the client", "not answered yet"})
+	}
+	return out
 }
 
 // Span returns the span shown, or nil.

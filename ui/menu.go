@@ -85,6 +85,7 @@ func (m *MainWindow) buildMenu() {
 	quit.IsQuit = true
 	file := fyne.NewMenu("File",
 		item("Open recording…", shortcut(fyne.KeyO, ctrl), m.openDialog),
+		item("Follow journal…", shortcut(fyne.KeyF, ctrl|fyne.KeyModifierShift), m.followDialog),
 		item("Open second recording to compare…", shortcut(fyne.KeyO, ctrl|fyne.KeyModifierShift), m.compareDialog),
 		item("Close comparison", nil, func() { m.setCompare(nil) }),
 		item("Save recording…", shortcut(fyne.KeyS, ctrl), m.saveDialog),
@@ -126,7 +127,7 @@ func (m *MainWindow) OpenFile(path string) error {
 		return err
 	}
 	m.Timeline.SetSnapshot(snap)
-	m.opened = filepath.Base(path)
+	m.opened, m.following = filepath.Base(path), ""
 	m.Timeline.SetName(m.opened)
 	m.updateTitle()
 	return nil
@@ -211,6 +212,53 @@ func (m *MainWindow) compareSnapshot() *recorder.Snapshot { return m.compare }
 func (m *MainWindow) openDialog() {
 	m.fileOpen("Opening the recording", func(path string) error { return m.OpenFile(path) })
 }
+
+// followDialog asks for a journal to follow as it grows.
+func (m *MainWindow) followDialog() {
+	m.fileOpen("Following the journal", func(path string) error {
+		m.FollowFile(path)
+		return nil
+	})
+}
+
+// FollowFile shows the journal at path as it grows (written by
+// inspector proxy, say, in another terminal) and draws it live; a file
+// that does not exist yet is waited for. The title says "following
+// FILE", and whether it waits, ended or failed; a journal that cannot be
+// read further shows an error and keeps what was read. Opening another
+// file, connecting, a new run or closing the window stops following.
+func (m *MainWindow) FollowFile(path string) {
+	m.following, m.followNote = path, ""
+	m.opened = filepath.Base(path)
+	m.Timeline.SetName(m.opened)
+	m.Timeline.FollowJournal(path, func(st FollowState) {
+		if m.following != path {
+			return // another file is shown by now
+		}
+		switch {
+		case st.Err != nil:
+			m.followNote = "stopped: the journal could not be read further"
+			m.logNote(recorder.EventOther, "following "+path+" stopped: "+st.Err.Error())
+			m.Errors.Show("Following "+path+" (what was read stays shown)", st.Err)
+		case st.Ended:
+			m.followNote = "the journal ended"
+			m.Timeline.Fit() // the whole session, now that it is whole
+			m.logNote(recorder.EventOther, "the journal "+path+" ended: its writer closed it")
+		case st.Waiting:
+			m.followNote = "waiting for it to appear"
+			m.logNote(recorder.EventOther, path+" does not exist yet: waiting for it to appear (start the proxy with --journal "+path+")")
+		default:
+			m.followNote = ""
+		}
+		m.updateTitle()
+	})
+	m.logNote(recorder.EventOther, "following the journal "+path)
+	m.updateTitle()
+}
+
+// Following returns the journal followed ("" for none) and how it goes,
+// as the title says it.
+func (m *MainWindow) Following() (path, note string) { return m.following, m.followNote }
 
 // compareDialog asks for a second recording to compare.
 func (m *MainWindow) compareDialog() {

@@ -185,7 +185,7 @@ func (t *TimelineView) pickRun(label string) {
 	if t.snap == nil {
 		return
 	}
-	f := liveFrame{snap: t.snap, steps: t.steps, scope: scopeOf(t.snap, t.pick.Load())}
+	f := liveFrame{snap: t.snap, raw: t.raw, steps: t.steps, scope: scopeOf(t.snap, t.pick.Load())}
 	if f.steps == nil {
 		f.steps = recorder.Steps(t.snap)
 	}

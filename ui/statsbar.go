@@ -216,5 +216,11 @@ func summarize(snap *recorder.Snapshot, steps []recorder.Step) recorder.Summary 
 	if snap == nil {
 		return recorder.Summary{}
 	}
+	if snap.Meta.Mode == recorder.ModeProxy {
+		// the proxy summary: the client's work estimated, the fulfilments
+		// of rounds apart, a verdict about the client (steps are the
+		// drawn ones, fulfilments included: not what it counts)
+		return recorder.Summarize(snap)
+	}
 	return recorder.SummarizeSteps(snap, steps)
 }

@@ -47,7 +47,11 @@ type TimelineView struct {
 	// cmpRelease detaches the compared Gantt and chart from the time axis
 	cmpRelease func()
 
+	// snap is what the view draws: for a proxy recording, raw with the
+	// client's work estimated ([recorder.EstimateClientWork]); raw is the
+	// recording as it was recorded, which saving and exporting write.
 	snap  *recorder.Snapshot
+	raw   *recorder.Snapshot
 	steps []recorder.Step // of snap, for a new choice of run
 	scope runScope        // the part of snap the stats describe
 	// runPick chooses what the stats, verdict and Fit describe: one run,
@@ -73,23 +77,32 @@ type TimelineView struct {
 	kindSwatches map[recorder.Kind]*canvas.Rectangle
 	queuedSwatch *canvas.Rectangle
 	legendTexts  []*canvas.Text // the kinds' names first, in legendKinds order
+	// queuedText and servingText name the two phases of a server
+	// request; a proxy recording names them for what a proxy can know
+	queuedText, servingText *canvas.Text
+	proxy                   bool // the recording shown is a proxy's
 
 	// runOnMain hands work from the ticker to the main goroutine; tests
 	// replace it.
 	runOnMain func(func())
 	live      *liveFeed
+	// followEvery is how often a followed journal is read (see
+	// [TimelineView.FollowJournal]); tests shorten it.
+	followEvery time.Duration
+	followSeen  []int // span counts of a followed journal's frames, as it grew
 }
 
 // NewTimelineView returns a timeline with nothing to show.
 func NewTimelineView() *TimelineView {
 	t := &TimelineView{
-		gantt:     timeline.NewGantt(),
-		chart:     timeline.NewConcurrencyChart(),
-		stats:     NewStatsBar(),
-		details:   NewDetails(),
-		runOnMain: fyne.Do,
-		title:     widget.NewLabel(""),
-		cmpTtl:    widget.NewLabel(""),
+		gantt:       timeline.NewGantt(),
+		chart:       timeline.NewConcurrencyChart(),
+		stats:       NewStatsBar(),
+		details:     NewDetails(),
+		runOnMain:   fyne.Do,
+		followEvery: FollowInterval,
+		title:       widget.NewLabel(""),
+		cmpTtl:      widget.NewLabel(""),
 	}
 	t.title.TextStyle.Bold = true
 	t.cmpTtl.TextStyle.Bold = true
@@ -340,8 +353,14 @@ func recordingName(snap *recorder.Snapshot) string {
 	return "recording"
 }
 
-// Snapshot returns the snapshot shown now.
-func (t *TimelineView) Snapshot() *recorder.Snapshot { return t.snap }
+// Snapshot returns the recording shown now, as it was recorded (for a
+// proxy recording, without the estimate the timeline draws).
+func (t *TimelineView) Snapshot() *recorder.Snapshot {
+	if t.raw != nil {
+		return t.raw
+	}
+	return t.snap
+}
 
 // Summary returns the statistics shown now.
 func (t *TimelineView) Summary() recorder.Summary { return t.stats.Summary() }
@@ -415,7 +434,8 @@ func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 
 // apply shows a frame: on the main goroutine.
 func (t *TimelineView) apply(f liveFrame) {
-	t.snap, t.steps, t.scope = f.snap, f.steps, f.scope
+	t.snap, t.raw, t.steps, t.scope = f.snap, f.raw, f.steps, f.scope
+	t.setProxy(f.snap != nil && f.snap.Meta.Mode == recorder.ModeProxy)
 	t.gantt.SetSnapshot(f.snap)
 	t.chart.SetSteps(f.snap, f.steps)
 	t.showRuns(f.snap)
@@ -444,7 +464,8 @@ func (t *TimelineView) apply(f liveFrame) {
 // shows in a frame (the Gantt, the chart, the stats) comes from its one
 // snapshot.
 type liveFrame struct {
-	snap    *recorder.Snapshot
+	snap    *recorder.Snapshot // as drawn: see [TimelineView.snap]
+	raw     *recorder.Snapshot // as recorded
 	steps   []recorder.Step
 	scope   runScope
 	summary recorder.Summary // of scope
@@ -457,9 +478,17 @@ const statsEvery = 200 * time.Millisecond
 
 // makeFrame makes the frame of snap whose stats describe the part of it
 // pick chooses.
+//
+// A proxy's recording is drawn with the client's work estimated
+// ([recorder.EstimateClientWork]): the proxy measured when each request
+// reached the client and when it was answered, not when the client began
+// on it, and a Gantt drawn from the raw spans would show every request
+// waiting for its whole life. Its stats are the proxy summary
+// ([recorder.Summarize]), which speaks of the client.
 func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame {
-	steps := recorder.Steps(snap)
-	scope := scopeOf(snap, pick)
+	drawn := recorder.EstimateClientWork(snap)
+	steps := recorder.Steps(drawn)
+	scope := scopeOf(drawn, pick)
 	open := false
 	for _, s := range snap.Spans {
 		if s.Open() {
@@ -467,7 +496,7 @@ func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame {
 			break
 		}
 	}
-	return liveFrame{snap: snap, steps: steps, scope: scope, summary: scope.summarize(snap, steps), open: open}
+	return liveFrame{snap: drawn, raw: snap, steps: steps, scope: scope, summary: scope.summarize(drawn, steps), open: open}
 }
 
 // liveFeed is the one ticker that follows a live recording.
@@ -586,14 +615,54 @@ func (t *TimelineView) legend() []fyne.CanvasObject {
 		{timeline.FailColor, "failed (hatched: cancelled, timeout, aborted)"},
 		{timeline.EventColor(recorder.EventProgress), "notification"},
 	} {
-		sw, _, look := item(o.c, o.label)
-		if o.c == nil {
+		sw, txt, look := item(o.c, o.label)
+		switch o.label {
+		case "queued":
 			t.queuedSwatch = sw // its colour depends on the theme's background
+			t.queuedText = txt
+		case "serving":
+			t.servingText = txt
 		}
 		items = append(items, look)
 	}
 	t.paintLegend()
 	return items
+}
+
+// Legend words for the two phases of a server request: measured by the
+// inspector as a client, and as a proxy sees them.
+const (
+	legendQueued       = "queued"
+	legendServing      = "serving"
+	legendProxyQueued  = "waiting at the client"
+	legendProxyServing = "estimated work (the client is a black box: no queued/serving split is measured)"
+)
+
+// setProxy names the phases in the legend for a proxy's recording (on) or
+// the inspector's own, and tells the details pane.
+func (t *TimelineView) setProxy(on bool) {
+	if t.proxy == on {
+		return
+	}
+	t.proxy = on
+	q, s := legendQueued, legendServing
+	if on {
+		q, s = legendProxyQueued, legendProxyServing
+	}
+	t.queuedText.Text, t.servingText.Text = q, s
+	t.queuedText.Refresh()
+	t.servingText.Refresh()
+	t.details.SetProxy(on)
+	t.left.Refresh() // the legend's width changed
+}
+
+// LegendText returns the legend's words, in order.
+func (t *TimelineView) LegendText() []string {
+	var out []string
+	for _, txt := range t.legendTexts {
+		out = append(out, txt.Text)
+	}
+	return out
 }
 
 // paintLegend colours the legend for the current theme: a hidden kind's

@@ -40,6 +40,9 @@ type Options struct {
 	AutoRunAgain string
 	// Open is a recording or journal to show at once ("" for none).
 	Open string
+	// Follow is a journal to follow as it grows ("" for none): see
+	// [MainWindow.FollowFile].
+	Follow string
 	// Icon is the window's icon (nil for Fyne's).
 	Icon fyne.Resource
 	// Version is the inspector's version, written into recordings.
@@ -80,12 +83,15 @@ type MainWindow struct {
 	panes      *sidePanes // the panels, the timeline and the details
 	manualTab  *container.TabItem
 	opened     string             // base name of the file shown, "" when live
+	following  string             // the journal followed (path), "" when none
+	followNote string             // how following it goes, for the title
 	compare    *recorder.Snapshot // the recording shown for comparison
 	connecting bool               // a Connect is under way: ignore the old session's end
 	stopping   bool               // the person pressed Stop
 	autoRan    bool
 	ranAgain   bool // the run of Options.AutoRunAgain began
 	live       *recorder.Recording
+	proxy      *hostedProxy // the HTTP proxy the window hosts, nil when none
 	closeOnce  sync.Once
 	stopped    atomic.Bool // Close began: background work no longer reaches the widgets
 }
@@ -153,6 +159,10 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 func (m *MainWindow) wire() {
 	m.Connection.OnConnect = m.Connect
 	m.Connection.OnDisconnect = m.Disconnect
+	m.Connection.OnStartProxy = func(listen, upstream string) {
+		m.Errors.Show("Starting the proxy", m.StartProxy(listen, upstream))
+	}
+	m.Connection.OnStopProxy = m.StopProxy
 	m.Callbacks.OnChanged = func(cb engine.AnswerPolicy) {
 		m.Bridge.SetCallbacks(cb)
 		m.Workload.ShowCallbacks(cb)
@@ -207,6 +217,9 @@ func (m *MainWindow) Start() {
 	if m.opts.Open != "" {
 		m.Errors.Show("Opening "+m.opts.Open, m.OpenFile(m.opts.Open))
 	}
+	if m.opts.Follow != "" {
+		m.FollowFile(m.opts.Follow)
+	}
 	if m.opts.Connect {
 		m.Connect(m.opts.Target)
 	}
@@ -229,6 +242,7 @@ func (m *MainWindow) Dropped(uris []fyne.URI) {
 // target without limits (from the Server panel) gets those the window
 // was started with.
 func (m *MainWindow) Connect(t engine.Target) {
+	m.StopProxy() // one live recording at a time
 	if t.Limits == (engine.Limits{}) {
 		t.Limits = m.opts.Target.Limits
 	}
@@ -295,7 +309,7 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	if s != nil {
 		info := s.Info()
 		m.live = s.Recording()
-		m.opened = ""
+		m.opened, m.following = "", ""
 		m.Timeline.SetRecording(m.live)
 		m.Connection.SetConnected(target, &info, nil)
 		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, protocol %s", target, info.Name, info.Version, info.Protocol))
@@ -307,6 +321,9 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	}
 	if m.connecting && err == nil {
 		return // the old connection closed to make way for the new one
+	}
+	if m.proxy != nil && err == nil {
+		return // closed to make way for the hosted proxy, which the panel and timeline show
 	}
 	if m.live != nil && m.opened == "" {
 		m.Timeline.SetSnapshot(m.live.Snapshot()) // stop following, keep showing it
@@ -325,6 +342,11 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 
 // Run runs the Workload panel's workload on the current connection.
 func (m *MainWindow) Run() {
+	if m.proxy != nil {
+		m.Workload.ShowProblem(proxyNoRun)
+		m.Tabs.SelectIndex(2)
+		return
+	}
 	w, err := m.Workload.Workload()
 	if err == nil {
 		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call: opens the run's segment
@@ -342,7 +364,7 @@ func (m *MainWindow) Run() {
 	m.Workload.SetRunning(true)
 	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", w.Tool, w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
 	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
-		m.opened = ""
+		m.opened, m.following = "", ""
 		m.Timeline.SetRecording(m.live)
 		m.updateTitle()
 	}
@@ -361,6 +383,9 @@ func (m *MainWindow) Stop() {
 // runDone shows how a run ended.
 func (m *MainWindow) runDone(res engine.RunResult, err error) {
 	m.Workload.SetResult(res, err, m.stopping)
+	if m.proxy != nil {
+		m.Workload.SetProxying(true) // a run the proxy's start ended: Run stays off
+	}
 	m.logNote(recorder.EventOther, "run ended: "+m.Workload.Status())
 	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrConnectionEnded) {
 		m.Errors.Show("Running the workload", err) // a lost connection has its own dialog
@@ -377,7 +402,11 @@ func (m *MainWindow) runDone(res engine.RunResult, err error) {
 // session records into one recording), or clears the timeline when not
 // connected.
 func (m *MainWindow) NewRun() {
-	m.opened = ""
+	if m.proxy != nil {
+		m.Errors.Show("Starting a new recording", errors.New("the proxy is recording: stop it first (Server panel, Stop proxy), then start a new run"))
+		return
+	}
+	m.opened, m.following = "", ""
 	if m.Bridge.Session() != nil {
 		m.Connect(m.Bridge.Target())
 		return
@@ -409,6 +438,13 @@ func (m *MainWindow) liveRecording() *recorder.Recording {
 func (m *MainWindow) updateTitle() {
 	title := "Fanout Inspector"
 	switch {
+	case m.proxy != nil:
+		title += " — proxy " + m.proxy.url + " → " + recorder.RedactURL(m.proxy.upstream)
+	case m.following != "":
+		title += " — following " + m.following
+		if m.followNote != "" {
+			title += " (" + m.followNote + ")"
+		}
 	case m.opened != "":
 		title += " — " + m.opened
 	case m.Bridge.Session() != nil:
@@ -455,6 +491,10 @@ func (m *MainWindow) shutdown() {
 	m.Errors.Stop()
 	m.Log.Stop()
 	m.Timeline.Stop()
+	if h := m.proxy; h != nil {
+		m.proxy = nil
+		h.stop("the app quit while proxying")
+	}
 	if m.Workload.Running() {
 		m.Workload.SetRunning(false) // stops its elapsed-time ticker
 	}

@@ -420,6 +420,23 @@ func (p *WorkloadPanel) SetResult(res engine.RunResult, err error, stopped bool)
 // Status returns the progress or result line as shown.
 func (p *WorkloadPanel) Status() string { return p.status.Text }
 
+// proxyNoRun says why the Workload panel is off while the window hosts
+// the proxy.
+const proxyNoRun = "The inspector is hosting the proxy: your client makes the calls and answers the server, so there is nothing to run here. Stop the proxy (Server panel) to run a workload."
+
+// SetProxying turns Run off (on) with a note saying why, or back on.
+func (p *WorkloadPanel) SetProxying(on bool) {
+	if on {
+		p.RunButton.Disable()
+		p.ShowProblem(proxyNoRun)
+		return
+	}
+	p.ShowProblem("")
+	if !p.running {
+		p.RunButton.Enable()
+	}
+}
+
 // ShowProblem shows why a run could not start ("" hides it).
 func (p *WorkloadPanel) ShowProblem(text string) {
 	p.problem.SetText(text)

@@ -41,6 +41,7 @@ Examples:
   inspector gui --autorun --dispatch serial --latency 500ms
   inspector gui --stdio 'node server.mjs' --tool fanout --args '{"n":5}'
   inspector gui --open run.fanout.json
+  inspector gui --follow proxy.jsonl   # while inspector proxy --journal proxy.jsonl runs
 
 Flags:
 `
@@ -59,6 +60,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		autorun     = fs.Bool("autorun", false, "run the workload once connected (on the demo server: fanout with n=5 unless --tool/--args say otherwise)")
 		exitAfter   = fs.Duration("exit-after", 0, "quit by itself after `D` with exit status 0 (for scripts and smoke tests)")
 		open        = fs.String("open", "", "open the recording or journal `FILE` (and connect only if a server flag is given too)")
+		follow      = fs.String("follow", "", "follow the journal `FILE` as it grows (inspector proxy --journal FILE writes one) and draw it live; a file that does not exist yet is waited for")
 		tool        = fs.String("tool", "", "preset the Workload panel with the tool `NAME`")
 		toolArgs    = fs.String("args", "", "preset the tool's arguments: a JSON object, or @FILE to read it from a file")
 		calls       = fs.Int("calls", 1, "preset the number of calls `N`")
@@ -121,6 +123,9 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if *autorun && w.Tool == "" {
 		return usageErr("--autorun: name the tool to run with --tool (only the demo server has a default)")
 	}
+	if *open != "" && *follow != "" {
+		return usageErr("--open and --follow both show a file: give one")
+	}
 	if *open != "" {
 		if _, err := os.Stat(*open); err != nil {
 			return usageErr("--open %s: %v", *open, err)
@@ -148,7 +153,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow})
 	}, stderr)
 }
 
@@ -185,10 +190,11 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 		Target:       target,
 		Callbacks:    cb,
 		Workload:     w,
-		Connect:      open == "" || serverFlag,
+		Connect:      (open == "" && extras.follow == "") || serverFlag,
 		AutoRun:      autorun,
 		AutoRunAgain: extras.again,
 		Open:         open,
+		Follow:       extras.follow,
 		Icon:         assets.Icon,
 		Version:      version,
 	})
@@ -217,6 +223,9 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 	}
 	if extras.statsReport { // the main loop has ended: this goroutine reads the widgets alone
 		fmt.Fprint(stdout, statsReport(m.Timeline))
+		if path, note := m.Following(); path != "" {
+			fmt.Fprint(stdout, followReport(m.Timeline, path, note))
+		}
 	}
 	return exitOK
 }
@@ -225,6 +234,21 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 type guiExtras struct {
 	again       string // --autorun-again
 	statsReport bool   // --stats-report
+	follow      string // --follow
+}
+
+// followReport says how a followed journal grew, as a line "follow: …"
+// a script can check: the numbers of ended spans of the frames drawn, in
+// order (see [ui.TimelineView.FollowSeen]).
+func followReport(t *ui.TimelineView, path, note string) string {
+	seen := t.FollowSeen()
+	counts := make([]string, len(seen))
+	for i, n := range seen {
+		counts[i] = strconv.Itoa(n)
+	}
+	sum := t.Summary()
+	return fmt.Sprintf("follow: %s frames=%d ended_spans_seen=%s state=%q server_requests=%d peak=%d\n",
+		path, len(seen), strings.Join(counts, ","), note, sum.ServerRequests.Total, sum.PeakInFlight)
 }
 
 // statsReport says what the statistics describe and their figures, as

@@ -46,3 +46,31 @@ func TestGUISmoke(t *testing.T) {
 		t.Errorf("screenshot: %v", err)
 	}
 }
+
+// TestGUIFollowSmoke runs scripts/gui-follow-smoke.sh: the real app, on
+// Xvfb, follows the journal of a proxy session (a serial client through
+// inspector proxy to the demo server) from before the journal exists; the
+// script checks the app drew the journal as it grew (several states seen,
+// not one at the end), stopped at its end, and calls the client
+// serialized with 5 requests at peak 1.
+func TestGUIFollowSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the GUI smoke test builds and runs the real binary")
+	}
+	if _, err := exec.LookPath("Xvfb"); err != nil && os.Getenv("CI") == "" {
+		t.Skip("Xvfb is not installed (it is required when CI is set)")
+	}
+	out := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join("..", "..", "scripts", "gui-follow-smoke.sh"))
+	cmd.Env = append(os.Environ(), "SMOKE_OUT="+out, "CGO_ENABLED=1")
+	b, err := cmd.CombinedOutput()
+	t.Logf("%s", b)
+	if err != nil {
+		t.Fatalf("gui-follow-smoke.sh: %v", err)
+	}
+	for _, want := range []string{"gui-follow-smoke: PASS", `state="the journal ended" server_requests=5 peak=1`, "stats: verdict=serialized "} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("gui-follow-smoke.sh did not report %q", want)
+		}
+	}
+}
