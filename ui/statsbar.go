@@ -184,6 +184,25 @@ func statsParts(sum recorder.Summary) []string {
 			fmt.Sprintf("%d tool calls (%d failed)", c.Total, c.Failed),
 		}
 	}
+	if sum.Estimated {
+		// A proxy's recording: say which figures are estimated.
+		parts := []string{
+			fmt.Sprintf("peak in flight %d (estimated)", sum.PeakInFlight),
+			fmt.Sprintf("pending at the client %d", sum.PeakPending),
+			"elapsed " + ms(sum.ElapsedMS),
+			fmt.Sprintf("work p50 %s · p99 %s (estimated)", ms(sum.ServeMS.P50), ms(sum.ServeMS.P99)),
+		}
+		if n := sum.ServerRequests.Total; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d server requests (%d failed)", n, sum.ServerRequests.Failed))
+		}
+		for _, f := range sum.Fulfilments {
+			parts = append(parts, fmt.Sprintf("round %d: %d inside the client, %s", f.Round, f.Requests, ms(f.MS)))
+		}
+		if n := sum.ToolCalls.Total; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d tool calls (%d failed)", n, sum.ToolCalls.Failed))
+		}
+		return parts
+	}
 	parts := []string{
 		fmt.Sprintf("peak in flight %d", sum.PeakInFlight),
 		fmt.Sprintf("peak pending %d", sum.PeakPending),

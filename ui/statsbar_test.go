@@ -34,6 +34,11 @@ func TestStatsBar(t *testing.T) {
 			ThroughputPerS: 1008.1, DurationMS: recorder.Percentiles{P50: 31, P99: 267.6}}, Verdict: recorder.VerdictLoad},
 			[]string{"calls in flight ≤ 50", "throughput 1008.1 calls/s", "elapsed 4.96 s", "call p50 31.0 ms · p99 268 ms", "5000 tool calls (0 failed)"},
 			widget.MediumImportance},
+		{"proxy", recorder.Summary{PeakInFlight: 1, PeakPending: 5, ElapsedMS: 2504, Estimated: true,
+			ServeMS: recorder.Percentiles{P50: 451, P99: 451}, ServerRequests: recorder.RequestCounts{Total: 5},
+			ToolCalls: recorder.CallCounts{Total: 1}, Verdict: recorder.VerdictSerialized, VerdictText: "serialized: your client served 5 requests one at a time"},
+			[]string{"peak in flight 1 (estimated)", "pending at the client 5", "work p50 451 ms · p99 451 ms (estimated)", "\nserialized: your client"},
+			widget.DangerImportance},
 		{"nothing yet", recorder.Summary{}, []string{"peak in flight 0", "\nno requests yet"}, widget.MediumImportance},
 	}
 	for _, tt := range tests {

@@ -486,6 +486,11 @@ func (r *chartRenderer) Refresh() {
 		setText(r.title, "tool calls", fg)
 		setText(r.inFlight, "■ tool calls in flight", inFlightColor)
 		setText(r.pending, fmt.Sprintf("throughput %s calls/s", formatRate(c.callsPerS)), fg)
+	} else if c.snap != nil && c.snap.Meta.Mode == recorder.ModeProxy {
+		// a proxy's recording: the waits are exact, the work estimated
+		setText(r.title, "your client", fg)
+		setText(r.inFlight, "■ in flight (estimated from the answers)", inFlightColor)
+		setText(r.pending, "■ pending (waiting at the client)", pendingColor)
 	} else {
 		setText(r.title, "concurrency", fg)
 		setText(r.inFlight, "■ in flight (serving)", inFlightColor)

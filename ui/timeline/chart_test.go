@@ -287,3 +287,32 @@ func countColor(img *image.NRGBA, c color.RGBA) int {
 	}
 	return n
 }
+
+// TestProxyChartSaysWhatIsEstimated: a proxy's recording is of someone
+// else's client; the chart's legend says that its in-flight line is an
+// estimate and its pending line the exact wait at that client.
+func TestProxyChartSaysWhatIsEstimated(t *testing.T) {
+	test.NewTempApp(t)
+	snap := fixedSnapshot()
+	proxied := *snap
+	proxied.Meta.Mode = recorder.ModeProxy
+	legend := func(s *recorder.Snapshot) string {
+		c := NewConcurrencyChart()
+		w := test.NewTempWindow(t, c)
+		w.Resize(fyne.NewSize(600, ConcurrencyChartHeight))
+		c.SetSteps(s, recorder.Steps(s))
+		var texts []string
+		for _, o := range test.WidgetRenderer(c).Objects() {
+			if tx, ok := o.(*canvas.Text); ok && tx.Visible() {
+				texts = append(texts, tx.Text)
+			}
+		}
+		return strings.Join(texts, "|")
+	}
+	if got := legend(&proxied); !strings.Contains(got, "in flight (estimated from the answers)") || !strings.Contains(got, "pending (waiting at the client)") {
+		t.Errorf("proxy recording's chart legend %q does not say what is estimated", got)
+	}
+	if got := legend(snap); !strings.Contains(got, "in flight (serving)") {
+		t.Errorf("client-mode chart legend %q", got)
+	}
+}
