@@ -338,3 +338,54 @@ func TestParseStages(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupOverStdio: two sessions are two server processes.
+func TestGroupOverStdio(t *testing.T) {
+	rec := recorder.New(recorder.Meta{Title: t.Name()})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, err := ConnectGroup(ctx, stdioTarget("demo"), DefaultAnswerPolicy(), rec, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	runOn(t, g, Workload{Tool: "fanout", Args: fanoutArgs(2, "sampling"), Calls: 4, Concurrency: 2})
+	answered := map[string]int{}
+	for _, sp := range rec.Snapshot().Spans {
+		if sp.Method == "sampling/createMessage" && sp.Status == recorder.StatusOK {
+			answered[sp.Session]++
+		}
+	}
+	if answered["s1"] != 4 || answered["s2"] != 4 {
+		t.Errorf("sampling requests answered by session %v, want 4 on s1 and on s2", answered)
+	}
+}
+
+// TestGroupSessionEndsAlone: a session of a group that ends aborts its
+// own open spans only, not the calls in flight on the others.
+func TestGroupSessionEndsAlone(t *testing.T) {
+	rec := recorder.New(recorder.Meta{Title: t.Name()})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	g, err := ConnectGroup(ctx, Target{}, DefaultAnswerPolicy(), rec, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	s1, s2 := g.Sessions()[0], g.Sessions()[1]
+	done := make(chan RunResult)
+	go func() {
+		res, _ := s1.Run(ctx, Workload{Tool: "slow", Args: json.RawMessage(`{"ms":300,"steps":1}`)}, nil)
+		done <- res
+	}()
+	if !waitFor(5*time.Second, func() bool { return len(toolCalls(rec.Snapshot())) == 1 }) {
+		t.Fatal("the call did not start")
+	}
+	s2.Close()
+	if res := <-done; res.OK != 1 {
+		t.Errorf("s1's call: %+v, want ok although s2 closed meanwhile", res)
+	}
+	if c := toolCalls(rec.Snapshot())[0]; c.Status != recorder.StatusOK {
+		t.Errorf("s1's call ended %s (%s) when s2 closed", c.Status, c.Error)
+	}
+}
