@@ -276,6 +276,8 @@ func TestWorkloadValidate(t *testing.T) {
 		{Workload{Tool: "echo", Stages: ramp, Duration: time.Second}, "leave the duration out"},
 		{Workload{Tool: "echo", Stages: []Stage{{Duration: 0, Target: 5}}}, "stage 1"},
 		{Workload{Tool: "echo", Stages: ramp, Ramp: "speed"}, "ramp \"speed\""},
+		{Workload{Tool: "echo", Rate: 2e6, Duration: time.Second}, "at most 1000000 calls per second"},
+		{Workload{Tool: "echo", Stages: []Stage{{Duration: time.Second, Target: 5e6}}}, "at most 1000000 calls per second"},
 	}
 	for _, tt := range tests {
 		err := tt.w.Validate()

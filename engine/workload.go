@@ -74,6 +74,17 @@ func (w Workload) Validate() error {
 	if !(w.Rate >= 0) || math.IsInf(w.Rate, 0) { // NaN too
 		return fmt.Errorf("run: rate %v: want a number of calls per second above 0", w.Rate)
 	}
+	if w.Rate > MaxRate {
+		return fmt.Errorf("run: rate %v: at most %d calls per second from one generator; spread a larger load over several machines", w.Rate, MaxRate)
+	}
+	for _, st := range w.Stages {
+		if w.Ramp != RampConcurrency && st.Target > MaxRate {
+			return fmt.Errorf("run: stage target %v: at most %d calls per second from one generator", st.Target, MaxRate)
+		}
+		if w.Ramp == RampConcurrency && st.Target > maxCallers {
+			return fmt.Errorf("run: stage target %v: at most %d concurrent callers", st.Target, maxCallers)
+		}
+	}
 	switch w.Ramp {
 	case "", RampRate, RampConcurrency:
 	default:
@@ -117,6 +128,14 @@ func (w Workload) Validate() error {
 	}
 	return nil
 }
+
+// MaxRate is the highest open-loop rate, in calls per second, one run
+// accepts: far past what one machine can start, but a bound on the
+// goroutines a mistyped rate would start.
+const MaxRate = 1_000_000
+
+// maxCallers bounds the callers of a concurrency ramp.
+const maxCallers = 100_000
 
 // maxErrors bounds RunResult.Errors: errors that each carry an id would
 // otherwise grow it with every call.

@@ -191,6 +191,8 @@ func TestLoadUsageErrors(t *testing.T) {
 		{[]string{"--rate", "5", "--duration", "1s", "--concurrency", "2"}, "--max-in-flight"},
 		{[]string{"--max-in-flight", "2", "--calls", "3"}, "--max-in-flight bounds an open loop"},
 		{[]string{"--sessions", "0"}, "--sessions 0"},
+		{[]string{"--sessions", "1001"}, "--sessions 1001: want 1 to 1000"},
+		{[]string{"--rate", "5e6", "--duration", "1s"}, "at most 1000000 calls per second"},
 		{[]string{"--rate", "-5", "--duration", "1s"}, "--rate -5"},
 		{[]string{"--rate", "0", "--duration", "1s"}, "--rate 0"},
 		{[]string{"--duration", "-1s"}, "--duration -1s"},

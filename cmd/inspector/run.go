@@ -355,8 +355,8 @@ func loadShape(fs *flag.FlagSet, o runOptions) (engine.Workload, error) {
 	w := engine.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
 	set := func(name string) bool { return flagWasSet(fs, name) }
 	switch {
-	case o.sessions < 1:
-		return w, fmt.Errorf("--sessions %d: want 1 or more", o.sessions)
+	case o.sessions < 1 || o.sessions > 1000:
+		return w, fmt.Errorf("--sessions %d: want 1 to 1000", o.sessions)
 	case o.duration < 0:
 		return w, fmt.Errorf("--duration %v: must not be negative", o.duration)
 	case set("duration") && o.duration == 0:
