@@ -127,6 +127,9 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		p.Meta = meta
 		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
 		sp.Parent = parentOf(ctx)
+		if at, ok := ctx.Value(intendedKey{}).(time.Time); ok {
+			sp.Intended = max(at.Sub(s.rec.Start()), 1) // 0 would mean "not set"
+		}
 	}
 	if b, err := json.Marshal(req.GetParams()); err == nil {
 		sp.Params = recorder.CapPayload(b)

@@ -59,7 +59,7 @@ func callStats(snap *Snapshot, sum *Summary) {
 	var durs []float64
 	for _, s := range snap.Spans {
 		if isToolCall(s) && !s.Open() && s.Answered != Unset {
-			durs = append(durs, ms(s.Answered-s.Received))
+			durs = append(durs, ms(s.Answered-callStart(s)))
 		}
 	}
 	sum.ToolCalls.DurationMS = percentiles(durs)
@@ -67,4 +67,14 @@ func callStats(snap *Snapshot, sum *Summary) {
 	if len(durs) >= 2 && sum.ElapsedMS > 0 {
 		sum.ToolCalls.ThroughputPerS = math.Round(float64(len(durs))/(sum.ElapsedMS/1000)*10) / 10
 	}
+}
+
+// callStart is when a tool call's time runs from: its intended start in
+// an open-loop load test ([Span.Intended]), so that a late start counts
+// against the server, or else when it was sent.
+func callStart(s *Span) time.Duration {
+	if s.Intended > 0 {
+		return min(s.Intended, s.Received)
+	}
+	return s.Received
 }

@@ -156,6 +156,13 @@ type Span struct {
 	// HTTP response stream it arrived on) named one of them. Empty when
 	// the request is linked, or when no call was in flight to link it to.
 	Unlinked string `json:"unlinked,omitempty"`
+	// Intended is when an open-loop load test meant to send this tool
+	// call (an offset like Received): arrivals follow a fixed schedule,
+	// and a call sent late is still timed from its intended start, so
+	// that a server slow to answer cannot hide its slowness by holding
+	// the generator back (coordinated omission). 0 means the call was
+	// sent when it was meant to be (every call outside an open loop).
+	Intended time.Duration `json:"intended,omitempty"`
 
 	Received time.Duration `json:"received"`
 	Queued   time.Duration `json:"queued"`
@@ -251,6 +258,9 @@ const (
 	EventStderr      EventKind = "stderr"       // a line the server process wrote to stderr
 	EventConnection  EventKind = "connection"   // connected, disconnected, lost
 	EventOther       EventKind = "other"        // any other notification
+	// EventDropped is an open-loop arrival that was not sent because
+	// --max-in-flight calls were outstanding; At is its intended start.
+	EventDropped EventKind = "dropped"
 )
 
 // EventProtocol is something the server sent that breaks the protocol in

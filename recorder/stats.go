@@ -55,6 +55,14 @@ type Summary struct {
 	// round's input requests as the proxy saw them (fulfilled inside the
 	// client).
 	Fulfilments []Fulfilment `json:"fulfilments,omitempty"`
+	// Sessions counts the sessions the recording holds (a load test with
+	// --sessions M has M); Dropped the open-loop arrivals not sent
+	// because --max-in-flight calls were outstanding; LateStarts the
+	// open-loop calls sent more than [LateStart] after their intended
+	// start. See load.go.
+	Sessions   int `json:"sessions"`
+	Dropped    int `json:"dropped"`
+	LateStarts int `json:"late_starts"`
 }
 
 // CallCounts counts the tool calls of a run.

@@ -133,6 +133,7 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	}
 
 	callStats(snap, &sum)
+	loadFigures(snap, &sum)
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
 	sum.AchievedConcurrency = math.Round(achieved(steps)*1000) / 1000
 	sum.Verdict, sum.VerdictText = verdict(snap, sum)

@@ -34,6 +34,13 @@ func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 	for _, e := range sum.ToolCalls.Errors {
 		fmt.Fprintf(tw, "  %d×\t%s\n", e.Count, oneLine(e.Message))
 	}
+	if sum.Sessions > 1 {
+		fmt.Fprintf(tw, "sessions\t%d\n", sum.Sessions)
+	}
+	if sum.Dropped > 0 || sum.LateStarts > 0 {
+		fmt.Fprintf(tw, "open loop\t%d dropped (--max-in-flight outstanding), %d late starts (sent over %v after their intended start)\n",
+			sum.Dropped, sum.LateStarts, recorder.LateStart)
+	}
 	requests := fmt.Sprintf("%d total, %d ok, %d failed", sum.ServerRequests.Total, sum.ServerRequests.OK, sum.ServerRequests.Failed)
 	if a := sum.ServerRequests.Aborted; a > 0 {
 		requests += fmt.Sprintf(", %d aborted (never answered)", a)
