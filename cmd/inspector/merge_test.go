@@ -202,7 +202,7 @@ func TestMergeErrors(t *testing.T) {
 		t.Errorf("--merge of one: exit %d, stderr %q, stdout %s; want 0, a note and the recording's 3 calls", r.code, r.stderr, r.stdout)
 	}
 	r = inspector(t, "report", "--merge", good, good)
-	if r.code != exitOK || !strings.Contains(r.stdout, "source good-2") || !strings.Contains(r.stdout, "6 total") {
-		t.Errorf("--merge of a file with itself: exit %d\n%s%s\nwant sources good and good-2, 6 calls", r.code, r.stdout, r.stderr)
+	if r.code != exitOK || !strings.Contains(r.stdout, "source good-2") || !strings.Contains(r.stdout, "6 total") || strings.Contains(r.stderr, "overlaps none") {
+		t.Errorf("--merge of a file with itself: exit %d\n%s%s\nwant sources good and good-2, 6 calls, and no note (they overlap)", r.code, r.stdout, r.stderr)
 	}
 }

@@ -414,8 +414,8 @@ func reportMerge(paths []string, stdin io.Reader, stderr io.Writer) (*recorder.S
 			}
 		}
 		if alone {
-			fmt.Fprintf(stderr, "inspector report: note: %s (from +%v to +%v) overlaps none of the other recordings in time: were the generators run together, and are the machines' clocks in sync? Merged on the clocks as recorded.\n",
-				m.Name, m.Offset.Round(time.Millisecond), m.End().Round(time.Millisecond))
+			fmt.Fprintf(stderr, "inspector report: note: %s (from +%.3f s to +%.3f s) overlaps none of the other recordings in time: were the generators run together, and are the machines' clocks in sync? Merged on the clocks as recorded.\n",
+				m.Name, m.Offset.Seconds(), m.End().Seconds())
 		}
 	}
 	return merged, nil
