@@ -28,6 +28,9 @@ type Meta struct {
 	// Mode is how the recording was made: "" when the inspector was the
 	// client, [ModeProxy] when it stood between a client and a server.
 	Mode string `json:"mode,omitempty"`
+	// Merged lists the recordings [Merge] joined into this one (by
+	// `inspector report --merge`); empty for a recording made by one run.
+	Merged []MergedSource `json:"merged,omitempty"`
 }
 
 // ModeProxy marks a recording made by `inspector proxy`: the client is
