@@ -53,13 +53,29 @@ func isToolCall(s *Span) bool {
 // so the calls in flight, not the server's requests, are what to show.
 func (s Summary) IsLoad() bool { return s.ServerRequests.Total == 0 && s.ToolCalls.Total >= 2 }
 
+// CallDuration is the latency of a client request that was answered:
+// from sending it to its answer. Every statistic of call latency (the
+// summary's call_ms and tool_calls.duration_ms, the over-time series, the
+// charts) takes a call's time from here, so that a call that has an
+// intended start other than its send time is measured from it in one
+// place. ok is false while the call has no send or answer time.
+func CallDuration(s *Span) (d time.Duration, ok bool) {
+	if s.Received == Unset || s.Answered == Unset {
+		return 0, false
+	}
+	return s.Answered - s.Received, true
+}
+
 // callStats fills the tool calls' peak in flight, throughput and
 // duration percentiles.
 func callStats(snap *Snapshot, sum *Summary) {
 	var durs []float64
 	for _, s := range snap.Spans {
-		if isToolCall(s) && !s.Open() && s.Answered != Unset {
-			durs = append(durs, ms(s.Answered-s.Received))
+		if !isToolCall(s) || s.Open() {
+			continue
+		}
+		if d, ok := CallDuration(s); ok {
+			durs = append(durs, ms(d))
 		}
 	}
 	sum.ToolCalls.DurationMS = percentiles(durs)

@@ -164,6 +164,9 @@ type Span struct {
 
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// ErrorCode is the JSON-RPC error code the answer carried, when it
+	// was a JSON-RPC error; 0 otherwise.
+	ErrorCode int64 `json:"error_code,omitempty"`
 
 	// Params and Result are the request's params and the answer's result,
 	// capped at [MaxPayload] bytes (a capped payload is replaced by a JSON
