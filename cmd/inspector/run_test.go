@@ -158,6 +158,8 @@ func TestAssertExitCodes(t *testing.T) {
 		{"holds", []string{"--latency", "100ms", "--assert", "peak_in_flight>=5", "--assert", "tool_calls.failed==0", "--assert", "server_requests.by_method.sampling/createMessage>=5"}, exitOK, ""},
 		{"fails", []string{"--dispatch", "serial", "--latency", "50ms", "--assert", "peak_in_flight>=5"}, exitAssertion, "assertion failed: peak_in_flight>=5 (peak_in_flight is 1)"},
 		{"fails elapsed", []string{"--dispatch", "serial", "--latency", "100ms", "--assert", "elapsed_ms<=100"}, exitAssertion, "assertion failed: elapsed_ms<=100 (elapsed_ms is "},
+		{"call tail holds", []string{"--latency", "50ms", "--assert", "call_ms.p99<5000", "--assert", "call_ms.p99_9<5000", "--assert", "call_ms.p50>=50"}, exitOK, ""},
+		{"call tail fails", []string{"--latency", "50ms", "--assert", "call_ms.p99<1"}, exitAssertion, "assertion failed: call_ms.p99<1 (call_ms.p99 is "},
 		{"no operator", []string{"--assert", "peak_in_flight 5"}, exitUsage, "no comparison"},
 		{"unknown key", []string{"--assert", "peak>=5"}, exitUsage, `unknown key "peak"`},
 		{"not a number", []string{"--assert", "peak_in_flight>=five"}, exitUsage, `"five" is not a number`},
