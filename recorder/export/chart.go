@@ -43,7 +43,7 @@ const (
 )
 
 // Charts lists every chart, in the order reports show them.
-var Charts = []Chart{ChartConcurrency, ChartGantt, ChartLatency, ChartThroughput, ChartLatencyTime}
+var Charts = []Chart{ChartConcurrency, ChartThroughput, ChartLatencyTime, ChartGantt, ChartLatency}
 
 // ParseChart returns the chart named name.
 func ParseChart(name string) (Chart, error) {

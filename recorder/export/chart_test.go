@@ -136,11 +136,12 @@ func TestChartTextUpright(t *testing.T) {
 				t.Fatal(err)
 			}
 			found := svgs.FindAll(buf.Bytes(), -1)
-			if len(found) != 3*len(c.snaps) {
-				t.Fatalf("%d inline charts, want %d", len(found), 3*len(c.snaps))
+			if len(found) != 5*len(c.snaps) {
+				t.Fatalf("%d inline charts, want %d", len(found), 5*len(c.snaps))
 			}
 			// Each recording's charts come in the page's order.
-			order := []Chart{ChartConcurrency, ChartConcurrency, ChartGantt, ChartGantt, ChartLatency, ChartLatency}
+			order := []Chart{ChartConcurrency, ChartConcurrency, ChartThroughput, ChartLatencyTime, ChartThroughput, ChartLatencyTime,
+				ChartGantt, ChartGantt, ChartLatency, ChartLatency}
 			if len(c.snaps) == 1 {
 				order = Charts
 			}
