@@ -50,9 +50,9 @@ type reportRun struct {
 	// Throughput and LatencyTime are the over-time charts, drawn when
 	// the run made two tool calls or more.
 	Throughput, LatencyTime template.HTML
-	Slowest                     []*recorder.Span
-	Calls                       []reportCall
-	MoreCalls                   int // calls with rounds past [RoundCalls]
+	Slowest                 []*recorder.Span
+	Calls                   []reportCall
+	MoreCalls               int // calls with rounds past [RoundCalls]
 }
 
 // reportCall is a multi-round-trip tool call with its rounds.
