@@ -29,6 +29,9 @@ Flags may come before or after RECORDING. RECORDING - reads standard input.
   --compare B       compare RECORDING (A, the baseline) with recording B
   --trace FILE      write a Chrome trace (Perfetto, chrome://tracing)
   --otlp FILE       write OTLP/JSON traces (Jaeger's "Upload JSON")
+  --otlp-metrics FILE
+                    write OTLP/JSON metrics: the histogram
+                    mcp.client.operation.duration by method
   --csv FILE        write one CSV row per request
   --series-csv FILE write one CSV row per second of the run: tool calls
                     started, finished and failed, in flight, p50/p99
@@ -55,7 +58,7 @@ type reportOptions struct {
 	compare                    string
 	trace, otlp, csv, png, svg string
 	html, save                 string
-	seriesCSV                  string
+	seriesCSV, otlpMetrics     string
 	chart                      string
 	width, height              int
 	slowest                    int
@@ -92,6 +95,7 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.otlp, "otlp", "", "write OTLP/JSON traces to `FILE`")
 	fs.StringVar(&o.csv, "csv", "", "write CSV to `FILE`")
 	fs.StringVar(&o.seriesCSV, "series-csv", "", "write the per-second series as CSV to `FILE`")
+	fs.StringVar(&o.otlpMetrics, "otlp-metrics", "", "write OTLP/JSON metrics to `FILE`")
 	fs.StringVar(&o.png, "png", "", "write the chart as PNG to `FILE`")
 	fs.StringVar(&o.svg, "svg", "", "write the chart as SVG to `FILE`")
 	fs.StringVar(&o.chart, "chart", string(export.ChartConcurrency), "the chart --png and --svg draw: concurrency, gantt, latency, throughput or latency-time")
@@ -142,7 +146,7 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	if err := checkOutputs([]outputFile{{"--trace", o.trace}, {"--otlp", o.otlp}, {"--csv", o.csv},
-		{"--series-csv", o.seriesCSV}, {"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
+		{"--series-csv", o.seriesCSV}, {"--otlp-metrics", o.otlpMetrics}, {"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
 		fmt.Fprintf(stderr, "inspector report: %v\n", err)
 		return exitUsage
 	}
@@ -220,6 +224,7 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		{"--otlp", o.otlp, func(w io.Writer) error { return export.WriteOTLP(w, a) }},
 		{"--csv", o.csv, func(w io.Writer) error { return export.WriteCSV(w, a) }},
 		{"--series-csv", o.seriesCSV, func(w io.Writer) error { return export.WriteSeriesCSV(w, a) }},
+		{"--otlp-metrics", o.otlpMetrics, func(w io.Writer) error { return export.WriteOTLPMetrics(w, a) }},
 		{"--png", o.png, func(w io.Writer) error { return export.WriteChartPNG(w, a, chart, o.width, o.height) }},
 		{"--svg", o.svg, func(w io.Writer) error { return export.WriteChartSVG(w, a, chart, o.width, o.height) }},
 		{"--html", o.html, func(w io.Writer) error { return export.WriteHTML(w, snaps...) }},

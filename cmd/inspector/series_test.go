@@ -16,7 +16,7 @@ func TestSeriesCSVFromRunAndReport(t *testing.T) {
 	dir := t.TempDir()
 	out := func(name string) string { return filepath.Join(dir, name) }
 	r := inspector(t, "run", "--tool", "echo", "--args", `{"text":"x"}`, "--calls", "60", "--concurrency", "3",
-		"--record", out("run.json"), "--series-csv", out("run.csv"), "--json", "--assert", "throughput_per_s>0")
+		"--record", out("run.json"), "--series-csv", out("run.csv"), "--otlp-metrics", out("metrics.json"), "--json", "--assert", "throughput_per_s>0")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -58,6 +58,9 @@ func TestSeriesCSVFromRunAndReport(t *testing.T) {
 			total += n
 		}
 		return rows, total
+	}
+	if m, _ := os.ReadFile(out("metrics.json")); !strings.Contains(string(m), `"name":"mcp.client.operation.duration"`) || !strings.Contains(string(m), `"count":"60"`) {
+		t.Errorf("--otlp-metrics: no histogram of the 60 calls:\n%s", m)
 	}
 	runRows, n := finished(out("run.csv"))
 	if n != 60 || len(runRows) < 2 {
