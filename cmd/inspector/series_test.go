@@ -74,3 +74,30 @@ func TestSeriesCSVFromRunAndReport(t *testing.T) {
 		t.Errorf("report --series-csv: %d rows finishing %d calls, want %d rows and 60 calls", len(repRows)-1, m, len(runRows)-1)
 	}
 }
+
+// TestErrorsByJSONRPCCode checks that a call the server refuses with a
+// JSON-RPC error is counted under its code, in both protocol eras (the
+// later one records each call's wire rounds).
+func TestErrorsByJSONRPCCode(t *testing.T) {
+	for _, protocol := range []string{"2025-11-25", "latest"} {
+		t.Run(protocol, func(t *testing.T) {
+			r := inspector(t, "run", "--protocol", protocol, "--tool", "nosuchtool", "--calls", "2", "--json")
+			if r.code != exitOK {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			var sum struct {
+				Errors []struct {
+					Kind  string `json:"kind"`
+					Code  int    `json:"code"`
+					Count int    `json:"count"`
+				} `json:"errors"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+				t.Fatalf("summary is not JSON: %v", err)
+			}
+			if len(sum.Errors) != 1 || sum.Errors[0].Kind != "jsonrpc" || sum.Errors[0].Code != -32602 || sum.Errors[0].Count != 2 {
+				t.Errorf("errors %+v, want 2 calls refused with JSON-RPC code -32602", sum.Errors)
+			}
+		})
+	}
+}
