@@ -33,10 +33,11 @@ type OverTimeChart struct {
 
 	axis     *timeAxis
 	series   []recorder.SecondStat
-	version  uint64    // of the snapshot the series was computed from
-	computed time.Time // when, for a live recording's throttle
-	topRate  int       // the most calls started or finished in a second
-	topMS    float64   // the highest p99
+	version  uint64        // of the snapshot the series was computed from
+	computed time.Time     // when, for a live recording's throttle
+	topRate  int           // the most calls started or finished in a second
+	topMS    float64       // the highest p99
+	until    time.Duration // a live run's Now: nothing is drawn after it
 
 	img    *image.RGBA
 	imgKey overTimeKey
@@ -48,12 +49,13 @@ type overTimeKey struct {
 	start, end time.Duration
 	version    uint64
 	seconds    int
+	until      time.Duration
 	dark       bool
 }
 
 // NewOverTimeChart returns an empty chart following the time axis of g.
 func NewOverTimeChart(g *Gantt) *OverTimeChart {
-	c := &OverTimeChart{axis: g.axis}
+	c := &OverTimeChart{axis: g.axis, until: math.MaxInt64}
 	c.ExtendBaseWidget(c)
 	c.redraw, _ = c.axis.listen(c.Refresh)
 	return c
@@ -74,6 +76,10 @@ func (c *OverTimeChart) SetSnapshot(snap *recorder.Snapshot) {
 		return
 	}
 	c.series, c.version, c.computed = recorder.Series(snap), snap.Version, time.Now()
+	c.until = math.MaxInt64
+	if isLive(snap) {
+		c.until = snap.Now // the second in progress stops where the run is
+	}
 	c.topRate, c.topMS = 0, 0
 	for _, st := range c.series {
 		c.topRate = max(c.topRate, st.Started, st.Finished)
@@ -116,7 +122,7 @@ func (c *OverTimeChart) draw(w, h int) image.Image {
 	if sz := c.Size(); sz.Width > 0 {
 		sc = float64(w) / float64(sz.Width)
 	}
-	key := overTimeKey{w: w, h: h, start: c.axis.start, end: c.axis.end, version: c.version, seconds: len(c.series),
+	key := overTimeKey{w: w, h: h, start: c.axis.start, end: c.axis.end, version: c.version, seconds: len(c.series), until: c.until,
 		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark}
 	if c.img != nil && key == c.imgKey {
 		return c.img
@@ -144,7 +150,7 @@ func (c *OverTimeChart) draw(w, h int) image.Image {
 	prev := [3]int{-1, -1, -1} // the previous column's started, p50 and p99 rows
 	for x := gutter; x < w; x++ {
 		t := c.axis.start + time.Duration(float64(x-gutter)/float64(w-gutter)*float64(span))
-		if t < 0 || int(t/time.Second) >= len(c.series) {
+		if t < 0 || t > c.until || int(t/time.Second) >= len(c.series) {
 			prev = [3]int{-1, -1, -1}
 			continue
 		}

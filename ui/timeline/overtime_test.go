@@ -97,3 +97,29 @@ func topOf(img *image.NRGBA, x int) int {
 	}
 	return -1
 }
+
+// TestOverTimeChartStopsAtNow checks that during a live run the chart
+// draws nothing after the run's Now, as the concurrency chart does.
+func TestOverTimeChartStopsAtNow(t *testing.T) {
+	test.NewTempApp(t)
+	snap := rampLoad([]int{20, 20, 20})
+	last := snap.Spans[len(snap.Spans)-1]
+	last.Answered, last.Status = recorder.Unset, recorder.StatusOpen // still in flight
+	snap.Now = 2500 * ms
+	g := NewGantt()
+	c := NewOverTimeChart(g)
+	w := test.NewTempWindow(t, c)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(800, OverTimeChartHeight))
+	g.axis.set(0, 5*time.Second)
+	c.SetSnapshot(snap)
+	img := w.Canvas().Capture().(*image.NRGBA)
+	// 2.5 s of 5 s over the plot right of the gutter
+	now := ganttGutter + (800-ganttGutter)/2
+	if topOf(img, now-10) < 0 {
+		t.Errorf("nothing drawn just before Now (x=%d)", now-10)
+	}
+	if y := topOf(img, now+10); y >= 0 {
+		t.Errorf("the chart draws after Now (x=%d, row %d)", now+10, y)
+	}
+}
