@@ -33,6 +33,7 @@ func TestHTMLReport(t *testing.T) {
 		{"load test", []*recorder.Snapshot{rampSnapshot()}, []string{
 			"<h2>Throughput and latency over time</h2>", "Throughput: tool calls per second, peak 50 started, 49 finished",
 			"Latency over time: tool calls finished each second",
+			"Tool call latency (HDR, 3 significant digits): p50 ", " · p99.9 ", "; 18 failed (error).",
 		}, 5},
 	}
 	for _, c := range cases {
