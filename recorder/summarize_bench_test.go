@@ -43,3 +43,18 @@ func BenchmarkSummarize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSeries is the cost of the per-second series of a large load
+// test: computed when a recording is saved, and by the app at most twice
+// a second during a run.
+func BenchmarkSeries(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			snap := syntheticCalls(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				Series(snap)
+			}
+		})
+	}
+}

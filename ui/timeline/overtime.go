@@ -38,6 +38,11 @@ type OverTimeChart struct {
 	topRate  int           // the most calls started or finished in a second
 	topMS    float64       // the highest p99
 	until    time.Duration // a live run's Now: nothing is drawn after it
+	busy     bool          // a live series is being computed
+	gen      int           // bumped when a computation in flight goes stale
+	// inline computes a live series on the caller's goroutine: for tests,
+	// whose driver has no main loop to hand the result back to.
+	inline bool
 
 	img    *image.RGBA
 	imgKey overTimeKey
@@ -62,9 +67,12 @@ func NewOverTimeChart(g *Gantt) *OverTimeChart {
 }
 
 // SetSnapshot shows the series of snap. While snap has calls in flight
-// (a live run) the series is computed again at most every half second.
+// (a live run) the series is computed off the main goroutine, at most
+// every half second (it walks every span: 0.3 s for a million); a
+// finished recording's at once.
 func (c *OverTimeChart) SetSnapshot(snap *recorder.Snapshot) {
 	if snap == nil {
+		c.gen++
 		c.series, c.version = nil, 0
 		c.redraw()
 		return
@@ -72,14 +80,34 @@ func (c *OverTimeChart) SetSnapshot(snap *recorder.Snapshot) {
 	if snap.Version == c.version && c.series != nil {
 		return
 	}
-	if isLive(snap) && c.series != nil && time.Since(c.computed) < overTimeEvery {
+	if !isLive(snap) || c.inline {
+		c.gen++ // a result still being computed is older: it is dropped
+		until := time.Duration(math.MaxInt64)
+		if isLive(snap) {
+			until = snap.Now
+		}
+		c.setSeries(recorder.Series(snap), snap, until)
 		return
 	}
-	c.series, c.version, c.computed = recorder.Series(snap), snap.Version, time.Now()
-	c.until = math.MaxInt64
-	if isLive(snap) {
-		c.until = snap.Now // the second in progress stops where the run is
+	if c.busy || time.Since(c.computed) < overTimeEvery {
+		return
 	}
+	c.busy, c.computed = true, time.Now()
+	gen := c.gen
+	go func() {
+		series := recorder.Series(snap)
+		fyne.Do(func() {
+			c.busy = false
+			if gen == c.gen {
+				c.setSeries(series, snap, snap.Now) // the second in progress stops where the run is
+			}
+		})
+	}()
+}
+
+// setSeries shows series, computed from snap, up to until.
+func (c *OverTimeChart) setSeries(series []recorder.SecondStat, snap *recorder.Snapshot, until time.Duration) {
+	c.series, c.version, c.until = series, snap.Version, until
 	c.topRate, c.topMS = 0, 0
 	for _, st := range c.series {
 		c.topRate = max(c.topRate, st.Started, st.Finished)

@@ -108,6 +108,7 @@ func TestOverTimeChartStopsAtNow(t *testing.T) {
 	snap.Now = 2500 * ms
 	g := NewGantt()
 	c := NewOverTimeChart(g)
+	c.inline = true
 	w := test.NewTempWindow(t, c)
 	w.SetPadded(false)
 	w.Resize(fyne.NewSize(800, OverTimeChartHeight))
