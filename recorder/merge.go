@@ -119,6 +119,9 @@ func Merge(snaps []*Snapshot, names []string) (*Snapshot, error) {
 			c.Session = mergedSession(names[i], c.Session)
 			c.Received, c.Queued, c.Serving, c.Answered = shiftOffset(c.Received, shifts[i]), shiftOffset(c.Queued, shifts[i]),
 				shiftOffset(c.Serving, shifts[i]), shiftOffset(c.Answered, shifts[i])
+			if c.Intended > 0 { // 0 is "not scheduled"
+				c.Intended += shifts[i]
+			}
 			copies = append(copies, c)
 			origins = append(origins, ref{i, sp.ID})
 		}

@@ -241,3 +241,94 @@ func TestMergeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// openLoopSource is a recording of an open-loop generator: n calls of d
+// intended every 100 ms from 100 ms on, the last sent late by late, the
+// first failed with JSON-RPC error -32603, and one dropped arrival.
+func openLoopSource(created time.Time, n int, d, late time.Duration) *Snapshot {
+	snap := &Snapshot{Meta: Meta{Title: "echo on demo", Created: created, Target: "demo"}}
+	ms := time.Millisecond
+	for i := range n {
+		s := NewSpan("s1", Outgoing, "tools/call")
+		s.ID = SpanID(i + 1)
+		s.Name = "echo"
+		s.Intended = time.Duration(i+1) * 100 * ms
+		sent := s.Intended
+		if i == n-1 {
+			sent += late
+		}
+		s.Received, s.Queued, s.Serving, s.Answered = sent, sent, sent, sent+d
+		s.Status = StatusOK
+		if i == 0 {
+			s.Status, s.Error, s.ErrorCode = StatusError, "internal error", -32603
+		}
+		snap.Spans = append(snap.Spans, &s)
+	}
+	snap.Events = []Event{{At: 150 * ms, Session: "s1", Kind: EventDropped, Text: "dropped"}}
+	snap.Now = time.Duration(n+1)*100*ms + late + d
+	return snap
+}
+
+// A merge keeps what the load test recorded: each call's intended start
+// moved with its source (so the merged call times and late starts are the
+// sources'), JSON-RPC error codes, dropped arrivals; and the series a
+// saved merge carries is that of the merged spans.
+func TestMergeKeepsOpenLoopFields(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)
+	ms := time.Millisecond
+	a := openLoopSource(t0, 5, 10*ms, 20*ms)
+	b := openLoopSource(t0.Add(2*time.Second), 5, 10*ms, 40*ms)
+	m, err := Merge([]*Snapshot{a, b}, []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Spans {
+		if s.Intended <= 0 || s.Received < s.Intended || s.Received-s.Intended > 40*ms {
+			t.Fatalf("span %d of %s: intended %v, sent %v: the intended start did not move with its source", s.ID, s.Session, s.Intended, s.Received)
+		}
+	}
+	sa, sb, sum := Summarize(a), Summarize(b), Summarize(m)
+	if sum.LateStarts != sa.LateStarts+sb.LateStarts || sum.LateStarts != 2 {
+		t.Errorf("merged late_starts %d, want %d + %d = 2", sum.LateStarts, sa.LateStarts, sb.LateStarts)
+	}
+	if sum.Dropped != 2 {
+		t.Errorf("merged dropped %d, want 2 (one per source)", sum.Dropped)
+	}
+	if sum.Sessions != 2 {
+		t.Errorf("merged sessions %d, want 2", sum.Sessions)
+	}
+	// b's late call took 10 ms to serve and was sent 40 ms late: 50 ms.
+	if sum.CallMS.Max != 50 || sum.ToolCalls.DurationMS.Max != 50 {
+		t.Errorf("merged call time max %v (call_ms) and %v (duration_ms), want 50 ms: the late start's 40 ms and its 10 ms", sum.CallMS.Max, sum.ToolCalls.DurationMS.Max)
+	}
+	if len(sum.Errors) != 1 || sum.Errors[0] != (ErrorKind{Kind: "jsonrpc", Code: -32603, Count: 2}) {
+		t.Errorf("merged errors %+v, want 2 of jsonrpc -32603", sum.Errors)
+	}
+
+	var buf bytes.Buffer
+	if err := Save(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	saved := buf.String()
+	back, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := Series(back)
+	if !slices.Equal(series, Series(m)) {
+		t.Fatalf("a loaded merge's series differs from the merged spans':\n%+v\n%+v", series, Series(m))
+	}
+	finished, late := 0, 0
+	for _, st := range series {
+		finished += st.Finished
+		if st.P99MS == 50 {
+			late++
+		}
+	}
+	if finished != 10 || late != 1 {
+		t.Errorf("series: %d calls finished, %d seconds with the 50 ms call; want 10 and 1: %+v", finished, late, series)
+	}
+	if !strings.Contains(saved, `"series":[`) {
+		t.Error("the saved merge has no series block")
+	}
+}

@@ -14,7 +14,9 @@
 // sent (outgoing) has only Sent (stored in Received) and Answered.
 //
 // [Summarize] turns a snapshot into the figures and verdict a run is judged
-// by. A connection kept open holds several runs: [Recording.BeginRun] and
+// by; its call latencies come from HDR histograms ([Histogram],
+// [LatenciesOf]) that hold at the tail, and [Series] gives the run second
+// by second. A connection kept open holds several runs: [Recording.BeginRun] and
 // [Recording.EndRun] mark each as a named [Run], and [Snapshot.Segment]
 // gives the part of a snapshot one run made, to summarize on its own. [Save] and [Load] keep recordings as versioned JSON files; a
 // [Journal] appends a live recording to disk as it grows so that a killed
@@ -171,6 +173,9 @@ type Span struct {
 
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// ErrorCode is the JSON-RPC error code the answer carried, when it
+	// was a JSON-RPC error; 0 otherwise.
+	ErrorCode int64 `json:"error_code,omitempty"`
 
 	// Params and Result are the request's params and the answer's result,
 	// capped at [MaxPayload] bytes (a capped payload is replaced by a JSON

@@ -215,6 +215,9 @@ func (r *Recording) AddEvent(e Event) {
 type Outcome struct {
 	Status Status
 	Error  string
+	// Code is the JSON-RPC error code of an answer that was a JSON-RPC
+	// error, 0 otherwise.
+	Code   int64
 	Result json.RawMessage
 }
 
@@ -237,6 +240,7 @@ func (r *Recording) End(id SpanID, at time.Duration, o Outcome) bool {
 		}
 		s.Answered = max(at, s.Serving)
 		s.Status, s.Error, s.Result = o.Status, o.Error, o.Result
+		s.ErrorCode = o.Code
 		ended = true
 	})
 	return ended

@@ -36,11 +36,16 @@ Flags may come before or after RECORDING. RECORDING - reads standard input.
                     and --save describe the merge
   --trace FILE      write a Chrome trace (Perfetto, chrome://tracing)
   --otlp FILE       write OTLP/JSON traces (Jaeger's "Upload JSON")
+  --otlp-metrics FILE
+                    write OTLP/JSON metrics: the histogram
+                    mcp.client.operation.duration by method
   --csv FILE        write one CSV row per request
+  --series-csv FILE write one CSV row per second of the run: tool calls
+                    started, finished and failed, in flight, p50/p99
   --png FILE        write a chart as PNG (which one: --chart)
   --svg FILE        write a chart as SVG (which one: --chart)
   --chart NAME      the chart --png and --svg draw: concurrency (default),
-                    gantt or latency
+                    gantt, latency, throughput or latency-time
   --width N, --height N
                     the chart's size in pixels (default 1200×600)
   --html FILE       write a self-contained HTML report; with --compare, of
@@ -61,6 +66,7 @@ type reportOptions struct {
 	merge                      bool
 	trace, otlp, csv, png, svg string
 	html, save                 string
+	seriesCSV, otlpMetrics     string
 	chart                      string
 	width, height              int
 	slowest                    int
@@ -97,9 +103,11 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.trace, "trace", "", "write a Chrome trace to `FILE`")
 	fs.StringVar(&o.otlp, "otlp", "", "write OTLP/JSON traces to `FILE`")
 	fs.StringVar(&o.csv, "csv", "", "write CSV to `FILE`")
+	fs.StringVar(&o.seriesCSV, "series-csv", "", "write the per-second series as CSV to `FILE`")
+	fs.StringVar(&o.otlpMetrics, "otlp-metrics", "", "write OTLP/JSON metrics to `FILE`")
 	fs.StringVar(&o.png, "png", "", "write the chart as PNG to `FILE`")
 	fs.StringVar(&o.svg, "svg", "", "write the chart as SVG to `FILE`")
-	fs.StringVar(&o.chart, "chart", string(export.ChartConcurrency), "the chart --png and --svg draw: concurrency, gantt or latency")
+	fs.StringVar(&o.chart, "chart", string(export.ChartConcurrency), "the chart --png and --svg draw: concurrency, gantt, latency, throughput or latency-time")
 	fs.IntVar(&o.width, "width", 1200, "chart width in pixels")
 	fs.IntVar(&o.height, "height", 600, "chart height in pixels")
 	fs.StringVar(&o.html, "html", "", "write an HTML report to `FILE`")
@@ -150,7 +158,7 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	if err := checkOutputs([]outputFile{{"--trace", o.trace}, {"--otlp", o.otlp}, {"--csv", o.csv},
-		{"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
+		{"--series-csv", o.seriesCSV}, {"--otlp-metrics", o.otlpMetrics}, {"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
 		fmt.Fprintf(stderr, "inspector report: %v\n", err)
 		return exitUsage
 	}
@@ -233,6 +241,8 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		{"--trace", o.trace, func(w io.Writer) error { return export.WriteChromeTrace(w, a) }},
 		{"--otlp", o.otlp, func(w io.Writer) error { return export.WriteOTLP(w, a) }},
 		{"--csv", o.csv, func(w io.Writer) error { return export.WriteCSV(w, a) }},
+		{"--series-csv", o.seriesCSV, func(w io.Writer) error { return export.WriteSeriesCSV(w, a) }},
+		{"--otlp-metrics", o.otlpMetrics, func(w io.Writer) error { return export.WriteOTLPMetrics(w, a) }},
 		{"--png", o.png, func(w io.Writer) error { return export.WriteChartPNG(w, a, chart, o.width, o.height) }},
 		{"--svg", o.svg, func(w io.Writer) error { return export.WriteChartSVG(w, a, chart, o.width, o.height) }},
 		{"--html", o.html, func(w io.Writer) error { return export.WriteHTML(w, snaps...) }},

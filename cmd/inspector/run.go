@@ -35,7 +35,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
                 [--sampling-reply TEMPLATE] [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]
                 [--tool NAME [--args JSON|@FILE] [--calls N | --duration D] [--concurrency C] [--call-timeout D]] [--list-tools]
                 [--sessions M] [--rate R --duration D [--max-in-flight K]] [--stages 'D:TARGET,...']
-                [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
+                [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--otlp-metrics F] [--csv F] [--series-csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
                 [--json] [--assert EXPR]...
 
 SPEC is 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms.
@@ -97,10 +97,12 @@ func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.Var(&o.asserts, "assert", "check `EXPR` = KEY OP NUMBER on the JSON summary, e.g. 'peak_in_flight>=5' (repeatable; exit 3 if one fails)")
 	fs.StringVar(&o.outputs.trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
 	fs.StringVar(&o.outputs.otlp, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
+	fs.StringVar(&o.outputs.otlpMetrics, "otlp-metrics", "", "write OTLP JSON metrics (mcp.client.operation.duration) to `FILE`")
 	fs.StringVar(&o.outputs.csv, "csv", "", "write one CSV row per request to `FILE`")
+	fs.StringVar(&o.outputs.seriesCSV, "series-csv", "", "write one CSV row per second (calls started, finished, failed, in flight, p50/p99) to `FILE`")
 	fs.StringVar(&o.outputs.png, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
 	fs.StringVar(&o.outputs.svg, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
-	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt or latency")
+	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt, latency, throughput or latency-time")
 	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
 	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
 	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
@@ -109,6 +111,7 @@ func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
 // runOutputs are the export files of a run, the same as report writes.
 type runOutputs struct {
 	trace, otlp, csv, png, svg, html string
+	seriesCSV, otlpMetrics           string
 	chart                            string
 	width, height                    int
 }
@@ -121,7 +124,7 @@ func (o runOptions) files() []outputFile {
 	}
 	return []outputFile{{"--record", o.record}, {"--journal", journal},
 		{"--trace", o.outputs.trace}, {"--otlp", o.outputs.otlp}, {"--csv", o.outputs.csv},
-		{"--png", o.outputs.png}, {"--svg", o.outputs.svg}, {"--html", o.outputs.html}}
+		{"--series-csv", o.outputs.seriesCSV}, {"--otlp-metrics", o.outputs.otlpMetrics}, {"--png", o.outputs.png}, {"--svg", o.outputs.svg}, {"--html", o.outputs.html}}
 }
 
 // runCommand runs `inspector run`.
@@ -482,6 +485,8 @@ func (r *runner) save() int {
 		{"--trace", r.o.outputs.trace, func(w io.Writer) error { return export.WriteChromeTrace(w, snap) }},
 		{"--otlp", r.o.outputs.otlp, func(w io.Writer) error { return export.WriteOTLP(w, snap) }},
 		{"--csv", r.o.outputs.csv, func(w io.Writer) error { return export.WriteCSV(w, snap) }},
+		{"--series-csv", r.o.outputs.seriesCSV, func(w io.Writer) error { return export.WriteSeriesCSV(w, snap) }},
+		{"--otlp-metrics", r.o.outputs.otlpMetrics, func(w io.Writer) error { return export.WriteOTLPMetrics(w, snap) }},
 		{"--png", r.o.outputs.png, func(w io.Writer) error {
 			return export.WriteChartPNG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
 		}},
