@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"flag"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -120,5 +122,46 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	defer s.wire.mu.Unlock()
 	if len(s.wire.in)+len(s.wire.out)+len(s.wire.answering) != 0 {
 		t.Errorf("tap still tracks %d/%d/%d requests", len(s.wire.in), len(s.wire.out), len(s.wire.answering))
+	}
+}
+
+// openLoopFor is how long BenchmarkOpenLoop runs its open loop.
+var openLoopFor = flag.Duration("openloop.duration", 10*time.Second, "how long BenchmarkOpenLoop runs")
+
+// BenchmarkOpenLoop runs an open loop of 1,000 echo calls per second
+// against the in-process demo server, once per iteration, and reports how
+// well the schedule was kept: the achieved rate (calls finished per
+// second of the run, as the summary's throughput_per_s), and the p99 and
+// max of the start-time error (a call's send on the wire minus its
+// intended start). Run it once:
+//
+//	go test -run '^$' -bench OpenLoop -benchtime 1x ./engine [-openloop.duration 30s]
+func BenchmarkOpenLoop(b *testing.B) {
+	const rate = 1000
+	for range b.N {
+		rec := recorder.New(recorder.Meta{})
+		s, err := Connect(context.Background(), Target{}, DefaultAnswerPolicy(), rec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := s.Run(context.Background(), Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Rate: rate, Duration: *openLoopFor}, nil)
+		s.Close()
+		if err != nil || res.Failed > 0 {
+			b.Fatalf("run %+v: %v", res, err)
+		}
+		snap := rec.Snapshot()
+		sum := recorder.Summarize(snap)
+		var errs []float64
+		for _, sp := range snap.Spans {
+			if sp.Kind == recorder.KindTool && sp.Intended > 0 {
+				errs = append(errs, float64(sp.Received-sp.Intended)/float64(time.Millisecond))
+			}
+		}
+		slices.Sort(errs)
+		b.ReportMetric(sum.ToolCalls.ThroughputPerS, "calls/s")
+		b.ReportMetric(float64(res.OK), "calls")
+		b.ReportMetric(errs[len(errs)*99/100], "start-err-p99-ms")
+		b.ReportMetric(errs[len(errs)-1], "start-err-max-ms")
+		b.ReportMetric(float64(sum.LateStarts), "late-starts")
 	}
 }

@@ -85,6 +85,9 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			errText = s.Err().Error() // why the connection was lost says more than the SDK's error
 		}
 		o := recorder.Outcome{Status: status, Error: errText}
+		if rpc := (*jsonrpc.Error)(nil); errors.As(err, &rpc) && status == recorder.StatusError {
+			o.Code = rpc.Code
+		}
 		if err == nil {
 			if b, e := json.Marshal(res); e == nil {
 				o.Result = recorder.CapPayload(b)
@@ -127,6 +130,9 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		p.Meta = meta
 		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
 		sp.Parent = parentOf(ctx)
+		if at, ok := ctx.Value(intendedKey{}).(time.Time); ok {
+			sp.Intended = max(at.Sub(s.rec.Start()), 1) // 0 would mean "not set"
+		}
 	}
 	if b, err := json.Marshal(req.GetParams()); err == nil {
 		sp.Params = recorder.CapPayload(b)
@@ -234,7 +240,7 @@ func (c *call) end(end time.Duration, o recorder.Outcome) {
 		end = answered
 	}
 	for _, id := range open {
-		c.rec.End(id, end, recorder.Outcome{Status: o.Status, Error: o.Error})
+		c.rec.End(id, end, recorder.Outcome{Status: o.Status, Error: o.Error, Code: o.Code})
 	}
 	c.rec.End(c.span, end, o)
 }

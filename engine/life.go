@@ -136,7 +136,7 @@ func (s *Session) end(at time.Duration, cause error) {
 		} else {
 			ev.Text = "disconnected: " + reason
 		}
-		s.rec.AbortOpen(at, reason)
+		s.abortOpen(at, reason)
 		s.stderr.flush()
 		s.rec.AddEvent(ev)
 		s.emitLog(ev)
@@ -244,3 +244,13 @@ func (s *Session) waitDone(d time.Duration) bool {
 }
 
 func (s *Session) isDone() bool { return s.life.ended() }
+
+// abortOpen ends the session's spans still open as aborted, as of at:
+// only its own, as sessions of a load test share one recording.
+func (s *Session) abortOpen(at time.Duration, reason string) {
+	for _, sp := range s.rec.Snapshot().Spans {
+		if sp.Open() && sp.Session == s.name {
+			s.rec.End(sp.ID, at, recorder.Outcome{Status: recorder.StatusAborted, Error: reason})
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -191,8 +192,11 @@ type wireAnswer struct {
 // readAnswer reads a response to a tools/call round.
 func readAnswer(resp *jsonrpc.Response) wireAnswer {
 	if resp.Error != nil {
-		return wireAnswer{outcome: recorder.OutcomeError,
-			Outcome: recorder.Outcome{Status: recorder.StatusError, Error: resp.Error.Error()}}
+		o := recorder.Outcome{Status: recorder.StatusError, Error: resp.Error.Error()}
+		if rpc := (*jsonrpc.Error)(nil); errors.As(resp.Error, &rpc) {
+			o.Code = rpc.Code
+		}
+		return wireAnswer{outcome: recorder.OutcomeError, Outcome: o}
 	}
 	a := wireAnswer{outcome: recorder.OutcomeResult,
 		Outcome: recorder.Outcome{Status: recorder.StatusOK, Result: recorder.CapPayload(resp.Result)}}

@@ -68,6 +68,11 @@ func Connect(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recor
 // connect is Connect over a given transport (tests) or, when inner is nil,
 // the target's.
 func connect(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recording, inner mcp.Transport) (*Session, error) {
+	return connectNamed(ctx, t, cb, rec, inner, fmt.Sprintf("s%d", sessionSeq.Add(1)))
+}
+
+// connectNamed is connect with the session's label in spans and events.
+func connectNamed(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recording, inner mcp.Transport, name string) (*Session, error) {
 	if rec == nil {
 		return nil, errors.New("connect: no recording to write into (pass recorder.New(...))")
 	}
@@ -84,7 +89,7 @@ func connect(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recor
 	s := &Session{
 		rec:    rec,
 		target: t,
-		name:   fmt.Sprintf("s%d", sessionSeq.Add(1)),
+		name:   name,
 		calls:  newCallRegistry(),
 		hooks:  hooks{notices: newNoticeQueue(256)},
 	}
@@ -137,7 +142,7 @@ func connect(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recor
 		err = s.explainConnectError(outer, err)
 		s.closeTransport()
 		s.stderr.flush()
-		rec.AbortOpen(rec.Now(), err.Error())
+		s.abortOpen(rec.Now(), err.Error())
 		rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connection failed: " + err.Error()})
 		s.hooks.notices.stop()
 		s.life.endClosed()

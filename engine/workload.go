@@ -5,40 +5,158 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
+	"math"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Workload is a series of calls of one tool: Calls calls, at most
-// Concurrency at once.
+// Workload is a series of calls of one tool: the shape of a load test.
+//
+// A closed loop has Concurrency callers, each making its next call when
+// its last one is answered: Calls calls in all, or as many as fit in
+// Duration. An open loop (Rate > 0) starts calls on a fixed schedule,
+// Rate per second for Duration, whatever the answers do: a call sent late
+// is timed from when it was meant to start ([recorder.Span.Intended]),
+// and with MaxInFlight calls outstanding an arrival is dropped (counted,
+// an event of kind [recorder.EventDropped]), not delayed. Stages ramp
+// the rate (open loop) or the number of callers (closed loop) instead of
+// holding it; see [Ramp].
 type Workload struct {
 	Tool string `json:"tool"`
 	// Args is the tool's arguments, a JSON object; nil means {}.
 	Args json.RawMessage `json:"args,omitempty"`
-	// Calls is how many calls to make (default 1).
+	// Calls is how many calls to make (default 1, unless Duration, Rate
+	// or Stages say how long to go on).
 	Calls int `json:"calls,omitempty"`
-	// Concurrency is how many calls may be in flight at once (default 1).
+	// Concurrency is how many calls may be in flight at once in a closed
+	// loop (default 1).
 	Concurrency int `json:"concurrency,omitempty"`
 	// CallTimeout, when not 0, gives up on a call after that long.
 	CallTimeout time.Duration `json:"call_timeout,omitempty"`
+	// Duration, instead of Calls, is how long to go on starting calls;
+	// calls in flight when it has passed are waited for.
+	Duration time.Duration `json:"duration,omitempty"`
+	// Rate, when not 0, makes the workload an open loop: Rate calls per
+	// second for Duration, the i-th started at i/Rate.
+	Rate float64 `json:"rate,omitempty"`
+	// MaxInFlight, when not 0, bounds the calls an open loop has
+	// outstanding: an arrival while that many are is dropped.
+	MaxInFlight int `json:"max_in_flight,omitempty"`
+	// Stages ramp the load linearly from stage to stage, instead of Rate
+	// or Duration; Ramp says what they ramp (RampRate when empty).
+	Stages []Stage `json:"stages,omitempty"`
+	Ramp   Ramp    `json:"ramp,omitempty"`
 }
+
+// open reports whether w is an open loop.
+func (w Workload) open() bool {
+	return w.Rate > 0 || (len(w.Stages) > 0 && w.Ramp != RampConcurrency)
+}
+
+// length is how long w goes on starting calls, 0 when Calls bounds it.
+func (w Workload) length() time.Duration {
+	if len(w.Stages) > 0 {
+		return stagesDuration(w.Stages)
+	}
+	return w.Duration
+}
+
+// Validate says what is wrong with w, or nil.
+func (w Workload) Validate() error {
+	if w.Tool == "" {
+		return errors.New("run: no tool named: say which tool to call")
+	}
+	if w.Calls < 0 || w.Concurrency < 0 || w.CallTimeout < 0 || w.Duration < 0 || w.MaxInFlight < 0 {
+		return errors.New("run: calls, concurrency, call timeout, duration and max in flight must not be negative")
+	}
+	if !(w.Rate >= 0) || math.IsInf(w.Rate, 0) { // NaN too
+		return fmt.Errorf("run: rate %v: want a number of calls per second above 0", w.Rate)
+	}
+	if w.Rate > MaxRate {
+		return fmt.Errorf("run: rate %v: at most %d calls per second from one generator; spread a larger load over several machines", w.Rate, MaxRate)
+	}
+	for _, st := range w.Stages {
+		if w.Ramp != RampConcurrency && st.Target > MaxRate {
+			return fmt.Errorf("run: stage target %v: at most %d calls per second from one generator", st.Target, MaxRate)
+		}
+		if w.Ramp == RampConcurrency && st.Target > maxCallers {
+			return fmt.Errorf("run: stage target %v: at most %d concurrent callers", st.Target, maxCallers)
+		}
+	}
+	switch w.Ramp {
+	case "", RampRate, RampConcurrency:
+	default:
+		return fmt.Errorf("run: ramp %q: want %q or %q", w.Ramp, RampRate, RampConcurrency)
+	}
+	if len(w.Stages) > 0 {
+		switch {
+		case w.Rate > 0:
+			return errors.New("run: stages ramp the rate: leave the rate out")
+		case w.Duration > 0:
+			return errors.New("run: stages say how long the run lasts: leave the duration out")
+		case w.Calls > 0:
+			return errors.New("run: stages say how long the run lasts: leave the number of calls out")
+		}
+		for i, st := range w.Stages {
+			if st.Duration <= 0 || !(st.Target >= 0) || math.IsInf(st.Target, 0) {
+				return fmt.Errorf("run: stage %d (%v to %v): want a positive duration and a target of 0 or more", i+1, st.Duration, st.Target)
+			}
+		}
+	}
+	if w.Calls > 0 && w.Duration > 0 {
+		return errors.New("run: give a number of calls or a duration, not both")
+	}
+	if w.open() {
+		switch {
+		case w.Rate > 0 && w.Duration == 0:
+			return errors.New("run: an open loop (a rate) needs a duration: how long to keep starting calls")
+		case w.Calls > 0:
+			return errors.New("run: an open loop's calls are its rate times its duration: leave the number of calls out")
+		case w.Concurrency > 0:
+			return errors.New("run: an open loop is not bounded by concurrency: bound what is outstanding with max in flight")
+		}
+	} else if w.MaxInFlight > 0 {
+		return errors.New("run: max in flight bounds an open loop (a rate or rate stages); a closed loop is bounded by its concurrency")
+	}
+	if len(w.Args) > 0 {
+		var obj map[string]any
+		if err := json.Unmarshal(w.Args, &obj); err != nil || obj == nil {
+			return fmt.Errorf("run: the arguments of %s must be a JSON object like {\"n\": 5}: %s", w.Tool, describeJSONError(w.Args, err))
+		}
+	}
+	return nil
+}
+
+// MaxRate is the highest open-loop rate, in calls per second, one run
+// accepts: far past what one machine can start, but a bound on the
+// goroutines a mistyped rate would start.
+const MaxRate = 1_000_000
+
+// maxCallers bounds the callers of a concurrency ramp.
+const maxCallers = 100_000
 
 // maxErrors bounds RunResult.Errors: errors that each carry an id would
 // otherwise grow it with every call.
 const maxErrors = 50
 
-// Progress is how far a [Session.Run] has got.
+// Progress is how far a [Session.Run] has got. Total is 0 when the run
+// is bounded by time, not by a number of calls; an open loop's Total is
+// its rate times its duration.
 type Progress struct {
 	Total, Done, OK, Failed int
-	Elapsed                 time.Duration
+	// Dropped counts the open-loop arrivals dropped so far.
+	Dropped int
+	Elapsed time.Duration
 }
 
 // RunResult is the outcome of a [Session.Run].
 type RunResult struct {
 	Total, OK, Failed int
+	// Dropped counts the open-loop arrivals not sent because MaxInFlight
+	// calls were outstanding.
+	Dropped int
 	// Elapsed runs from the first call sent to the last result received.
 	Elapsed time.Duration
 	// Errors are the distinct error texts of the failed calls, in the
@@ -47,125 +165,15 @@ type RunResult struct {
 	Errors []string
 }
 
-// Run calls w.Tool w.Calls times, w.Concurrency at a time, each call an
-// outgoing span with the server requests it causes as children. progress,
-// if not nil, is called after each call, from the calling goroutines but
-// one call at a time, with Done increasing.
+// Run runs the workload w on the session: each call an outgoing span
+// with the server requests it causes as children. progress, if not nil,
+// is called after each call, from the calling goroutines but one call at
+// a time, with Done increasing.
 // Run returns an error when the workload is invalid or when the
 // connection was lost during the run; failed calls alone are counted in
 // the result, not returned as an error.
 func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) (RunResult, error) {
-	if w.Tool == "" {
-		return RunResult{}, errors.New("run: no tool named: say which tool to call")
-	}
-	var args json.RawMessage = []byte("{}")
-	if len(w.Args) > 0 {
-		var obj map[string]any
-		if err := json.Unmarshal(w.Args, &obj); err != nil || obj == nil {
-			return RunResult{}, fmt.Errorf("run: the arguments of %s must be a JSON object like {\"n\": 5}: %s", w.Tool, describeJSONError(w.Args, err))
-		}
-		args = w.Args
-	}
-	calls, conc := max(w.Calls, 1), max(w.Concurrency, 1)
-	if w.Calls < 0 || w.Concurrency < 0 || w.CallTimeout < 0 {
-		return RunResult{}, errors.New("run: calls, concurrency and call timeout must not be negative")
-	}
-	conc = min(conc, calls)
-	select {
-	case <-s.life.done:
-		return RunResult{}, s.explainCallError("run", mcp.ErrConnectionClosed)
-	default:
-	}
-
-	var (
-		mu         sync.Mutex
-		progressMu sync.Mutex
-		res        = RunResult{Total: calls}
-		seen       = map[string]bool{}
-		next       int
-		lost       bool
-		wg         sync.WaitGroup
-		start      = time.Now()
-		lastAt     time.Time
-	)
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if next >= calls || lost || ctx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				next++
-				mu.Unlock()
-
-				cctx, cancel := ctx, context.CancelFunc(func() {})
-				if w.CallTimeout > 0 {
-					cctx, cancel = context.WithTimeout(ctx, w.CallTimeout)
-				}
-				r, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: w.Tool, Arguments: args})
-				cancel()
-				failText := ""
-				switch {
-				case err != nil && s.isDone() && s.Err() != nil:
-					failText = "the connection was lost: " + s.Err().Error()
-				case err != nil:
-					failText = err.Error()
-					if w.CallTimeout > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-						failText = fmt.Sprintf("no result within the call timeout (%v)", w.CallTimeout)
-					}
-				case r.IsError:
-					failText = toolErrorText(r)
-				}
-				failText = s.rec.Scrub(failText) // a server may echo a credential in its error
-
-				mu.Lock()
-				lastAt = time.Now()
-				if failText == "" {
-					res.OK++
-				} else {
-					res.Failed++
-					if !seen[failText] && len(res.Errors) < maxErrors {
-						seen[failText] = true
-						res.Errors = append(res.Errors, failText)
-					}
-					if err != nil && s.connectionBroken(err) {
-						lost = true
-					}
-				}
-				p := Progress{Total: calls, Done: res.OK + res.Failed, OK: res.OK, Failed: res.Failed, Elapsed: time.Since(start)}
-				if progress != nil {
-					// One at a time and in order, while the next calls go on.
-					progressMu.Lock()
-				}
-				mu.Unlock()
-				if progress != nil {
-					progress(p)
-					progressMu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if !lastAt.IsZero() {
-		res.Elapsed = lastAt.Sub(start)
-	}
-	if lost || s.isDone() {
-		done := res.OK + res.Failed
-		reason := "the connection was lost"
-		if s.waitDone(2 * time.Second) {
-			if cause := s.Err(); cause != nil {
-				reason = cause.Error()
-			}
-		}
-		return res, fmt.Errorf("run stopped: the connection was lost after %d of %d calls: %s", done, calls, reason)
-	}
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("run stopped after %d of %d calls: %w", res.OK+res.Failed, calls, err)
-	}
-	return res, nil
+	return runLoad(ctx, []*Session{s}, w, progress)
 }
 
 func describeJSONError(b []byte, err error) string {

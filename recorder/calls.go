@@ -53,13 +53,30 @@ func isToolCall(s *Span) bool {
 // so the calls in flight, not the server's requests, are what to show.
 func (s Summary) IsLoad() bool { return s.ServerRequests.Total == 0 && s.ToolCalls.Total >= 2 }
 
+// CallDuration is the latency of a client request that was answered:
+// from its start ([callStart]: the intended start of an open-loop call,
+// so that a late start counts against the server, or else its send time)
+// to its answer. Every statistic of call latency (the summary's call_ms,
+// by_method_ms and tool_calls.duration_ms, the over-time series, the
+// OTLP metrics, the charts) takes a call's time from here. ok is false
+// while the call has no send or answer time.
+func CallDuration(s *Span) (d time.Duration, ok bool) {
+	if s.Received == Unset || s.Answered == Unset {
+		return 0, false
+	}
+	return s.Answered - callStart(s), true
+}
+
 // callStats fills the tool calls' peak in flight, throughput and
 // duration percentiles.
 func callStats(snap *Snapshot, sum *Summary) {
 	var durs []float64
 	for _, s := range snap.Spans {
-		if isToolCall(s) && !s.Open() && s.Answered != Unset {
-			durs = append(durs, ms(s.Answered-s.Received))
+		if !isToolCall(s) || s.Open() {
+			continue
+		}
+		if d, ok := CallDuration(s); ok {
+			durs = append(durs, ms(d))
 		}
 	}
 	sum.ToolCalls.DurationMS = percentiles(durs)
@@ -67,4 +84,14 @@ func callStats(snap *Snapshot, sum *Summary) {
 	if len(durs) >= 2 && sum.ElapsedMS > 0 {
 		sum.ToolCalls.ThroughputPerS = math.Round(float64(len(durs))/(sum.ElapsedMS/1000)*10) / 10
 	}
+}
+
+// callStart is when a tool call's time runs from: its intended start in
+// an open-loop load test ([Span.Intended]), so that a late start counts
+// against the server, or else when it was sent.
+func callStart(s *Span) time.Duration {
+	if s.Intended > 0 {
+		return min(s.Intended, s.Received)
+	}
+	return s.Received
 }

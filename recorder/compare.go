@@ -28,7 +28,7 @@ type Difference struct {
 // compareOrder ranks the keys people look at first.
 var compareOrder = []string{
 	"verdict", "elapsed_ms", "peak_in_flight", "peak_pending", "achieved_concurrency",
-	"serve_ms.", "queue_ms.", "stalled_ms.", "tool_calls.", "server_requests.",
+	"serve_ms.", "queue_ms.", "stalled_ms.", "call_ms.", "throughput_per_s", "tool_calls.", "server_requests.",
 }
 
 func compareRank(key string) int {
@@ -42,8 +42,9 @@ func compareRank(key string) int {
 
 // Compare lists the figures that differ between a (the baseline) and b:
 // the verdict first (with A and B zero and the verdicts in Text), then
-// elapsed time, peaks, concurrency, serve and queue times, counts. A
-// method only one run saw counts 0 in the other.
+// elapsed time, peaks, concurrency, serve and queue times, call times
+// and throughput, counts. A method only one run saw counts 0 in the
+// other; the per-method times (by_method_ms) are left out.
 func Compare(a, b Summary) []Difference {
 	var out []Difference
 	if a.Verdict != b.Verdict {
@@ -59,6 +60,9 @@ func Compare(a, b Summary) []Difference {
 	}
 	var diffs []Difference
 	for k := range keys {
+		if strings.HasPrefix(k, "by_method_ms.") {
+			continue // per method, the same times again: the comparison stays readable
+		}
 		va, _ := a.Get(k)
 		vb, _ := b.Get(k)
 		if math.Abs(va-vb) < 1e-9 {

@@ -56,9 +56,9 @@ type recordingFile struct {
 
 // Save writes snap as a recording: one JSON object
 //
-//	{"format":"fanout-inspector-recording","version":2,"meta":{…},"now":…,"spans":[…],"events":[…]}
+//	{"format":"fanout-inspector-recording","version":2,"meta":{…},"now":…,"spans":[…],"events":[…],"series":[…]}
 //
-// with one span or event a line, so that files diff well. Times are
+// with one span, event or second of the [Series] a line, so that files diff well. Times are
 // nanosecond offsets from meta.created. See docs/recording-format.md.
 func Save(w io.Writer, snap *Snapshot) error {
 	if snap == nil {
@@ -106,7 +106,23 @@ func Save(w io.Writer, snap *Snapshot) error {
 			return fmt.Errorf("save recording: event %d: %w", i+1, err)
 		}
 	}
-	bw.WriteString("\n]}\n")
+	bw.WriteString("\n]")
+	// The series is derived from the spans, for tools that read the file
+	// without recomputing it; Load ignores it.
+	if series := Series(snap); len(series) > 0 {
+		bw.WriteString(",\n\"series\":[")
+		for i, st := range series {
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n")
+			if err := enc.encode(st); err != nil {
+				return fmt.Errorf("save recording: series second %d: %w", st.T, err)
+			}
+		}
+		bw.WriteString("\n]")
+	}
+	bw.WriteString("}\n")
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("save recording: %w", err)
 	}

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -23,6 +24,10 @@ type Run struct {
 	// were dispatched ("serial", "concurrent", "bounded 4"), when known.
 	Tool     string `json:"tool,omitempty"`
 	Dispatch string `json:"dispatch,omitempty"`
+	// Sessions, when set, are the only sessions whose spans and events
+	// belong to the run: in a merged recording ([Merge]) runs of
+	// different sources overlap in time, and each holds its own source's.
+	Sessions []string `json:"sessions,omitempty"`
 }
 
 // Open reports whether the run is still going on.
@@ -43,6 +48,13 @@ func (r Run) Label() string {
 // Contains reports whether an instant at belongs to the run.
 func (r Run) Contains(at time.Duration) bool {
 	return at != Unset && at >= r.Start && (r.Open() || at < r.End)
+}
+
+// holds reports whether something of session at instant at belongs to
+// the run: at is in it and, if the run names its sessions, session is
+// one of them.
+func (r Run) holds(session string, at time.Duration) bool {
+	return r.Contains(at) && (len(r.Sessions) == 0 || slices.Contains(r.Sessions, session))
 }
 
 // BeginRun starts a run now, naming it "Run N" (N counts the recording's
@@ -93,7 +105,8 @@ func (s *Snapshot) LatestRun() Run {
 }
 
 // Segment returns the part of the snapshot that belongs to run: the spans
-// received and the events added during it, with every offset moved back
+// received and the events added during it (of the run's sessions, if it
+// names them), with every offset moved back
 // by the run's start, so that the run starts at 0. Its Now is the run's
 // length (so far, for a run still open), its Meta the snapshot's with the
 // run's label as Title, and its Runs the run alone. The spans are copies:
@@ -114,14 +127,14 @@ func (s *Snapshot) Segment(run Run) *Snapshot {
 	}
 	n := 0
 	for _, sp := range s.Spans {
-		if run.Contains(sp.Received) {
+		if run.holds(sp.Session, sp.Received) {
 			n++
 		}
 	}
 	copies := make([]Span, 0, n) // one allocation, not one a span: a live view does this every frame
 	seg.Spans = make([]*Span, 0, n)
 	for _, sp := range s.Spans {
-		if !run.Contains(sp.Received) {
+		if !run.holds(sp.Session, sp.Received) {
 			continue
 		}
 		copies = append(copies, *sp)
@@ -130,7 +143,7 @@ func (s *Snapshot) Segment(run Run) *Snapshot {
 		seg.Spans = append(seg.Spans, c)
 	}
 	for _, e := range s.Events {
-		if run.Contains(e.At) {
+		if run.holds(e.Session, e.At) {
 			e.At -= run.Start
 			seg.Events = append(seg.Events, e)
 		}

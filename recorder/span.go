@@ -14,7 +14,9 @@
 // sent (outgoing) has only Sent (stored in Received) and Answered.
 //
 // [Summarize] turns a snapshot into the figures and verdict a run is judged
-// by. A connection kept open holds several runs: [Recording.BeginRun] and
+// by; its call latencies come from HDR histograms ([Histogram],
+// [LatenciesOf]) that hold at the tail, and [Series] gives the run second
+// by second. A connection kept open holds several runs: [Recording.BeginRun] and
 // [Recording.EndRun] mark each as a named [Run], and [Snapshot.Segment]
 // gives the part of a snapshot one run made, to summarize on its own. [Save] and [Load] keep recordings as versioned JSON files; a
 // [Journal] appends a live recording to disk as it grows so that a killed
@@ -156,6 +158,13 @@ type Span struct {
 	// HTTP response stream it arrived on) named one of them. Empty when
 	// the request is linked, or when no call was in flight to link it to.
 	Unlinked string `json:"unlinked,omitempty"`
+	// Intended is when an open-loop load test meant to send this tool
+	// call (an offset like Received): arrivals follow a fixed schedule,
+	// and a call sent late is still timed from its intended start, so
+	// that a server slow to answer cannot hide its slowness by holding
+	// the generator back (coordinated omission). 0 means the call was
+	// sent when it was meant to be (every call outside an open loop).
+	Intended time.Duration `json:"intended,omitempty"`
 
 	Received time.Duration `json:"received"`
 	Queued   time.Duration `json:"queued"`
@@ -164,6 +173,9 @@ type Span struct {
 
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// ErrorCode is the JSON-RPC error code the answer carried, when it
+	// was a JSON-RPC error; 0 otherwise.
+	ErrorCode int64 `json:"error_code,omitempty"`
 
 	// Params and Result are the request's params and the answer's result,
 	// capped at [MaxPayload] bytes (a capped payload is replaced by a JSON
@@ -251,6 +263,9 @@ const (
 	EventStderr      EventKind = "stderr"       // a line the server process wrote to stderr
 	EventConnection  EventKind = "connection"   // connected, disconnected, lost
 	EventOther       EventKind = "other"        // any other notification
+	// EventDropped is an open-loop arrival that was not sent because
+	// --max-in-flight calls were outstanding; At is its intended start.
+	EventDropped EventKind = "dropped"
 )
 
 // EventProtocol is something the server sent that breaks the protocol in

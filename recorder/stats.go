@@ -55,6 +55,29 @@ type Summary struct {
 	// round's input requests as the proxy saw them (fulfilled inside the
 	// client).
 	Fulfilments []Fulfilment `json:"fulfilments,omitempty"`
+	// Sessions counts the sessions the recording holds (a load test with
+	// --sessions M has M); Dropped the open-loop arrivals not sent
+	// because --max-in-flight calls were outstanding; LateStarts the
+	// open-loop calls sent more than [LateStart] after their intended
+	// start. See load.go.
+	Sessions   int `json:"sessions"`
+	Dropped    int `json:"dropped"`
+	LateStarts int `json:"late_starts"`
+
+	// CallMS is the distribution of the finished tool calls' latencies
+	// ([CallDuration]) from an HDR histogram: p50, p90, p99, p99.9 and
+	// max, to three significant digits at microsecond resolution.
+	CallMS TailPercentiles `json:"call_ms"`
+	// ThroughputPerS is the tool calls finished per second of the run's
+	// elapsed time (ElapsedMS), to 0.01; 0 with fewer than two.
+	ThroughputPerS float64 `json:"throughput_per_s"`
+	// Errors counts the failed tool calls by kind and JSON-RPC code
+	// ([ErrorKind]), most frequent first; empty when none failed.
+	Errors []ErrorKind `json:"errors"`
+	// ByMethodMS holds per JSON-RPC method the HDR percentiles of its
+	// times: call_ms for the client's requests, queue_ms and serve_ms
+	// for the server's.
+	ByMethodMS map[string]MethodTimes `json:"by_method_ms"`
 }
 
 // CallCounts counts the tool calls of a run.

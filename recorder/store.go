@@ -28,6 +28,9 @@ type Meta struct {
 	// Mode is how the recording was made: "" when the inspector was the
 	// client, [ModeProxy] when it stood between a client and a server.
 	Mode string `json:"mode,omitempty"`
+	// Merged lists the recordings [Merge] joined into this one (by
+	// `inspector report --merge`); empty for a recording made by one run.
+	Merged []MergedSource `json:"merged,omitempty"`
 }
 
 // ModeProxy marks a recording made by `inspector proxy`: the client is
@@ -212,6 +215,9 @@ func (r *Recording) AddEvent(e Event) {
 type Outcome struct {
 	Status Status
 	Error  string
+	// Code is the JSON-RPC error code of an answer that was a JSON-RPC
+	// error, 0 otherwise.
+	Code   int64
 	Result json.RawMessage
 }
 
@@ -234,6 +240,7 @@ func (r *Recording) End(id SpanID, at time.Duration, o Outcome) bool {
 		}
 		s.Answered = max(at, s.Serving)
 		s.Status, s.Error, s.Result = o.Status, o.Error, o.Result
+		s.ErrorCode = o.Code
 		ended = true
 	})
 	return ended

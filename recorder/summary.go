@@ -35,6 +35,8 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	sum := Summary{
 		ToolCalls:      CallCounts{Errors: []ErrorCount{}},
 		ServerRequests: RequestCounts{ByMethod: map[string]int{}, DuplicateIDs: []string{}},
+		Errors:         []ErrorKind{},
+		ByMethodMS:     map[string]MethodTimes{},
 	}
 	if snap == nil {
 		sum.Verdict, sum.VerdictText = VerdictNoFanout, "no fan-out: the recording is empty"
@@ -42,6 +44,8 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	}
 	var handoff, queue, serve, stalled []float64
 	errs := map[string]int{}
+	kinds := map[ErrorKind]int{}
+	lat := NewLatencies()
 	hasRounds := map[SpanID]bool{} // logical calls with round spans
 	for _, s := range snap.Spans {
 		if s.Kind == KindRound {
@@ -60,6 +64,7 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		if s.Stalled > 0 {
 			sum.StalledMessages++
 		}
+		lat.Add(s)
 		switch {
 		case s.Direction == Outgoing && s.Kind == KindRound:
 			// A wire round of a logical call: counted as a request, its
@@ -80,6 +85,8 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 			default:
 				sum.ToolCalls.Failed++
 				errs[errorMessage(s)]++
+				k, code := errorKindOf(s)
+				kinds[ErrorKind{Kind: k, Code: code}]++
 			}
 			if s.Received != Unset {
 				firstCall = min(firstCall, s.Received)
@@ -122,6 +129,12 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		sum.ElapsedMS = ms(lastSpan - firstSpan)
 	}
 	sum.ToolCalls.Errors = topErrors(errs)
+	sum.Errors = errorKinds(kinds)
+	sum.CallMS = lat.Calls.Percentiles()
+	sum.ByMethodMS = lat.Times()
+	if n := lat.Calls.Count(); n >= 2 && sum.ElapsedMS > 0 {
+		sum.ThroughputPerS = math.Round(float64(n)/(sum.ElapsedMS/1000)*100) / 100
+	}
 	sum.HandoffMS = percentiles(handoff)
 	sum.QueueMS = percentiles(queue)
 	sum.ServeMS = percentiles(serve)
@@ -133,6 +146,7 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	}
 
 	callStats(snap, &sum)
+	loadFigures(snap, &sum)
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
 	sum.AchievedConcurrency = math.Round(achieved(steps)*1000) / 1000
 	sum.Verdict, sum.VerdictText = verdict(snap, sum)

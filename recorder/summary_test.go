@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -220,6 +221,17 @@ func TestCompare(t *testing.T) {
 	}
 	if len(Compare(serial, serial)) != 0 {
 		t.Error("a summary differs from itself")
+	}
+	// the per-method times repeat the others: left out of a comparison
+	var keys []string
+	for _, x := range d {
+		keys = append(keys, x.Key)
+		if strings.HasPrefix(x.Key, "by_method_ms.") {
+			t.Errorf("the comparison lists %s", x.Key)
+		}
+	}
+	if !slices.Contains(keys, "queue_ms.max") {
+		t.Errorf("the comparison %q lacks queue_ms.max", keys)
 	}
 }
 

@@ -74,8 +74,13 @@ func (r RunRecord) summary() string {
 		args = args[:39] + "…"
 	}
 	calls := ""
-	if n := max(r.Workload.Calls, 1); n > 1 {
-		calls = fmt.Sprintf(" ×%d (%d at once)", n, max(r.Workload.Concurrency, 1))
+	switch w := r.Workload; {
+	case w.Rate > 0:
+		calls = fmt.Sprintf(" at %v/s for %v", w.Rate, w.Duration)
+	case w.Duration > 0:
+		calls = fmt.Sprintf(" for %v (%d at once)", w.Duration, max(w.Concurrency, 1))
+	case max(w.Calls, 1) > 1:
+		calls = fmt.Sprintf(" ×%d (%d at once)", w.Calls, max(w.Concurrency, 1))
 	}
 	outcome := fmt.Sprintf("%d ok", r.OK)
 	if r.Failed > 0 {
@@ -227,7 +232,7 @@ func (p *WorkloadPanel) showResult(r RunRecord) {
 		what = "Error of the last call"
 		p.result.Importance = widget.DangerImportance
 	}
-	if n := max(r.Workload.Calls, 1); n > 1 {
+	if n := max(r.Workload.Calls, r.OK+r.Failed, 1); n > 1 {
 		what += fmt.Sprintf(" (of %d)", n)
 	}
 	p.resultWhat.SetText(what + " to " + r.Workload.Tool + ":")

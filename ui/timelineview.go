@@ -69,6 +69,7 @@ type TimelineView struct {
 	title      *widget.Label
 	cmpTtl     *widget.Label
 	area       *fyne.Container // the Gantt and chart, or both recordings
+	overTime   *timeline.OverTimeChart
 	left       *fyne.Container // toolbar, area and stats bar
 	content    fyne.CanvasObject
 
@@ -107,6 +108,8 @@ func NewTimelineView() *TimelineView {
 	t.title.TextStyle.Bold = true
 	t.cmpTtl.TextStyle.Bold = true
 	t.chart.ShareAxis(t.gantt)
+	t.overTime = timeline.NewOverTimeChart(t.gantt)
+	t.overTime.Hide() // until a load test: see showOverTime
 	t.gantt.OnSelect = func(s *recorder.Span) {
 		if s != nil && t.cmpGantt != nil {
 			t.cmpGantt.Deselect() // one selection across both recordings
@@ -165,6 +168,11 @@ func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, tit
 	var top fyne.CanvasObject
 	if title != nil {
 		top = title
+	}
+	if c == t.chart {
+		// the over-time chart, on the same time axis, under the first
+		// recording's concurrency chart
+		return container.NewBorder(top, container.NewVBox(c, t.overTime), nil, nil, g)
 	}
 	return container.NewBorder(top, c, nil, nil, g)
 }
@@ -419,6 +427,28 @@ func (t *TimelineView) setStats(f func()) {
 	}
 }
 
+// showOverTime shows the run second by second under the concurrency
+// chart when it looks like a load test: ten tool calls or more over two
+// seconds or more (fewer leave the Gantt its room, and say little per
+// second).
+func (t *TimelineView) showOverTime(snap *recorder.Snapshot, sum recorder.Summary) {
+	if sum.ToolCalls.Total < 10 || timeline.Extent(snap) < 2*time.Second {
+		if t.overTime.Visible() {
+			t.overTime.Hide()
+			t.area.Refresh()
+		}
+		return
+	}
+	t.overTime.SetSnapshot(snap)
+	if !t.overTime.Visible() {
+		t.overTime.Show()
+		t.area.Refresh()
+	}
+}
+
+// OverTime returns the chart of the run second by second.
+func (t *TimelineView) OverTime() *timeline.OverTimeChart { return t.overTime }
+
 // showDetails shows the clicked span of snap in the details pane.
 func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 	if s == nil {
@@ -438,6 +468,7 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.setProxy(f.snap != nil && f.snap.Meta.Mode == recorder.ModeProxy)
 	t.gantt.SetSnapshot(f.snap)
 	t.chart.SetSteps(f.snap, f.steps)
+	t.showOverTime(f.snap, f.summary)
 	t.showRuns(f.snap)
 	// While requests are in flight the figures change every frame, faster
 	// than anyone reads them, and each new text costs the painter a new

@@ -49,12 +49,17 @@ type WorkloadPanel struct {
 
 	// The panel's inputs, buttons and progress bar, exported so tests and
 	// scripts can drive the panel as a person would.
-	Tool         *widget.Select
-	RawJSON      *widget.Check
-	Raw          *widget.Entry
-	Calls        *widget.Entry
-	Concurrency  *widget.Entry
-	Timeout      *widget.Entry
+	Tool        *widget.Select
+	RawJSON     *widget.Check
+	Raw         *widget.Entry
+	Calls       *widget.Entry
+	Concurrency *widget.Entry
+	Timeout     *widget.Entry
+	// Duration, when set, replaces Calls: keep calling that long. Rate,
+	// when set, makes the run an open loop: that many calls started per
+	// second for Duration, whatever the answers do.
+	Duration     *widget.Entry
+	Rate         *widget.Entry
 	RunButton    *widget.Button
 	StopButton   *widget.Button
 	RefreshTools *widget.Button
@@ -125,6 +130,8 @@ func NewWorkloadPanel() *WorkloadPanel {
 	p.Concurrency = newEntry("1", nil)
 	p.Concurrency.SetText("1")
 	p.Timeout = newEntry("none, or e.g. 30s", nil)
+	p.Duration = newEntry("none, or e.g. 10s", nil)
+	p.Rate = newEntry("none, or calls per second", nil)
 	p.RunButton = widget.NewButton("Run", func() { p.run() })
 	p.RunButton.Importance = widget.HighImportance
 	p.StopButton = widget.NewButton("Stop", func() {
@@ -154,8 +161,12 @@ func NewWorkloadPanel() *WorkloadPanel {
 		widget.NewFormItem("Calls", p.Calls),
 		widget.NewFormItem("At once", p.Concurrency),
 		widget.NewFormItem("Call timeout", p.Timeout),
+		widget.NewFormItem("Duration", p.Duration),
+		widget.NewFormItem("Rate", p.Rate),
 	)
 	form.Items[1].HintText = "how many calls are in flight together"
+	form.Items[3].HintText = "instead of Calls: keep calling this long"
+	form.Items[4].HintText = "calls/s for the duration, on schedule"
 	p.runRow = container.NewGridWithColumns(2, p.RunButton, p.StopButton)
 	p.historyBox = container.NewVBox(widget.NewLabel("The runs made in this window are listed here, newest first."))
 	p.results = widget.NewAccordion(
@@ -236,6 +247,14 @@ func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
 	} else {
 		p.Timeout.SetText("")
 	}
+	p.Duration.SetText("")
+	if w.Duration > 0 {
+		p.Duration.SetText(w.Duration.String())
+	}
+	p.Rate.SetText("")
+	if w.Rate > 0 {
+		p.Rate.SetText(strconv.FormatFloat(w.Rate, 'f', -1, 64))
+	}
 	if slices.ContainsFunc(p.tools, func(t engine.Tool) bool { return t.Name == w.Tool }) {
 		p.Tool.SetSelected(w.Tool)
 		if len(w.Args) > 0 {
@@ -310,7 +329,21 @@ func (p *WorkloadPanel) Workload() (engine.Workload, error) {
 	if w.CallTimeout, err = parseOptionalDuration("call timeout", p.Timeout.Text); err != nil {
 		return w, err
 	}
-	return w, nil
+	if w.Duration, err = parseOptionalDuration("duration", p.Duration.Text); err != nil {
+		return w, err
+	}
+	if text := strings.TrimSpace(p.Rate.Text); text != "" && !strings.EqualFold(text, "none") {
+		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil || !(w.Rate > 0) || w.Rate > engine.MaxRate {
+			return w, fmt.Errorf("rate: want calls per second above 0 (at most %d), as in 200, not %q", engine.MaxRate, text)
+		}
+		if w.Duration == 0 {
+			return w, fmt.Errorf("rate: give a duration too: how long to keep starting %v calls per second", w.Rate)
+		}
+		w.Calls, w.Concurrency = 0, 0 // an open loop is bounded by neither
+	} else if w.Duration > 0 {
+		w.Calls = 0 // the duration bounds the run instead
+	}
+	return w, w.Validate()
 }
 
 // Args returns the chosen tool's arguments as a JSON object.
@@ -450,8 +483,15 @@ func (p *WorkloadPanel) showProgress() {
 	if pr.Total > 0 {
 		p.Progress.SetValue(float64(pr.Done) / float64(pr.Total))
 	}
-	p.status.SetText(fmt.Sprintf("Running: %d of %d calls done (%d ok, %d failed), %s elapsed",
-		pr.Done, max(pr.Total, p.want.Calls, 1), pr.OK, pr.Failed, time.Since(p.started).Round(100*time.Millisecond)))
+	done := fmt.Sprintf("%d calls done", pr.Done)
+	if total := max(pr.Total, p.want.Calls); total > 0 {
+		done = fmt.Sprintf("%d of %d calls done", pr.Done, total)
+	}
+	if pr.Dropped > 0 {
+		done += fmt.Sprintf(", %d dropped", pr.Dropped)
+	}
+	p.status.SetText(fmt.Sprintf("Running: %s (%d ok, %d failed), %s elapsed",
+		done, pr.OK, pr.Failed, time.Since(p.started).Round(100*time.Millisecond)))
 }
 
 // run reads the workload and hands it to OnRun.

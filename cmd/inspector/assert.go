@@ -50,7 +50,7 @@ func parseAssertion(expr string) (assertion, error) {
 		return a, fmt.Errorf("--assert %q: nothing before %s; write KEY OP NUMBER, as in 'elapsed_ms<=800'", expr, a.Op)
 	}
 	if !knownSummaryKey(a.Key) {
-		return a, fmt.Errorf("--assert %q: unknown key %q; the keys are %s, and server_requests.by_method.METHOD", expr, a.Key, strings.Join(summaryKeys(), ", "))
+		return a, fmt.Errorf("--assert %q: unknown key %q; the keys are %s, server_requests.by_method.METHOD, and by_method_ms.METHOD.count or by_method_ms.METHOD.call_ms|queue_ms|serve_ms.p50|p90|p99|p99_9|max", expr, a.Key, strings.Join(summaryKeys(), ", "))
 	}
 	w, err := strconv.ParseFloat(num, 64)
 	if err != nil {
@@ -69,7 +69,25 @@ func knownSummaryKey(k string) bool {
 	if m, ok := strings.CutPrefix(k, "server_requests.by_method."); ok {
 		return m != ""
 	}
+	if rest, ok := strings.CutPrefix(k, "by_method_ms."); ok {
+		return knownMethodTimesKey(rest)
+	}
 	return slices.Contains(summaryKeys(), k)
+}
+
+// knownMethodTimesKey reports whether k is METHOD.count or
+// METHOD.{call_ms,queue_ms,serve_ms}.{p50,p90,p99,p99_9,max}, a key under
+// by_method_ms.
+func knownMethodTimesKey(k string) bool {
+	if m, ok := strings.CutSuffix(k, ".count"); ok {
+		return m != ""
+	}
+	for _, what := range []string{".call_ms.", ".queue_ms.", ".serve_ms."} {
+		if i := strings.LastIndex(k, what); i > 0 {
+			return slices.Contains([]string{"p50", "p90", "p99", "p99_9", "max"}, k[i+len(what):])
+		}
+	}
+	return false
 }
 
 // check reports whether the assertion holds for sum, and the actual value.

@@ -19,7 +19,7 @@ import (
 )
 
 // The documents whose examples TestDocExamples runs.
-var docFiles = []string{"../../README.md", "../../docs/cli.md"}
+var docFiles = []string{"../../README.md", "../../docs/cli.md", "../../docs/load.md"}
 
 // A console block preceded by docTestRun is run by TestDocExamples; one
 // preceded by a docTestSkip comment is not, and says why. A console block
@@ -77,7 +77,7 @@ func parseDocExamples(file, text string) []docExample {
 	return out
 }
 
-// TestDocExamples runs the README's and docs/cli.md's example commands
+// TestDocExamples runs the README's, docs/cli.md's and docs/load.md's example commands
 // marked <!-- doc-test --> with the inspector binary (the same binary the
 // other tests run), in a fresh folder with the binary and the test servers
 // on PATH, and checks that the output has the shape shown: the same lines

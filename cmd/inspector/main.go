@@ -9,7 +9,7 @@
 //	inspector run [flags]        a headless run, for CI and scripts
 //	inspector proxy [flags]      stand between your own client and its server, and record both
 //	inspector demo-server        the embedded demo server, over stdio or HTTP
-//	inspector report FILE        summarize, export or compare recordings
+//	inspector report FILE        summarize, export, compare or merge recordings
 package main
 
 import (
@@ -81,7 +81,7 @@ Usage:
   inspector demo-server [--http ADDR]
                                 serve the demo server over stdio, or streamable HTTP at ADDR
   inspector report RECORDING [flags]
-                                summarize, export or compare recordings
+                                summarize, export, compare or merge (--merge A B C) recordings
 
 Run 'inspector SUBCOMMAND -h' for the flags of each.
 `

@@ -17,23 +17,35 @@ import (
 )
 
 const reportUsage = `Usage: inspector report RECORDING [flags]
+       inspector report --merge RECORDING RECORDING... [flags]
 
 Summarize a recording (saved with 'inspector run --record FILE', from the app,
 or a journal a run left behind, even a killed one), export it to other
-formats, or compare it with another recording.
+formats, compare it with another recording, or merge the recordings of
+several load generators into one.
 
 Flags may come before or after RECORDING. RECORDING - reads standard input.
 
   --json            print the summary as one JSON object (with --compare:
                     {"a": …, "b": …, "differences": […]})
   --compare B       compare RECORDING (A, the baseline) with recording B
+  --merge           merge the recordings named (made at the same time by
+                    several processes or machines) into one, aligned on
+                    their wall-clock starts, each source's sessions named
+                    after its file ("gen1:s1"); the summary, the exports
+                    and --save describe the merge
   --trace FILE      write a Chrome trace (Perfetto, chrome://tracing)
   --otlp FILE       write OTLP/JSON traces (Jaeger's "Upload JSON")
+  --otlp-metrics FILE
+                    write OTLP/JSON metrics: the histogram
+                    mcp.client.operation.duration by method
   --csv FILE        write one CSV row per request
+  --series-csv FILE write one CSV row per second of the run: tool calls
+                    started, finished and failed, in flight, p50/p99
   --png FILE        write a chart as PNG (which one: --chart)
   --svg FILE        write a chart as SVG (which one: --chart)
   --chart NAME      the chart --png and --svg draw: concurrency (default),
-                    gantt or latency
+                    gantt, latency, throughput or latency-time
   --width N, --height N
                     the chart's size in pixels (default 1200×600)
   --html FILE       write a self-contained HTML report; with --compare, of
@@ -51,8 +63,10 @@ output path that cannot be written (checked before reading anything).
 type reportOptions struct {
 	asJSON                     bool
 	compare                    string
+	merge                      bool
 	trace, otlp, csv, png, svg string
 	html, save                 string
+	seriesCSV, otlpMetrics     string
 	chart                      string
 	width, height              int
 	slowest                    int
@@ -85,12 +99,15 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
 	fs.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	fs.StringVar(&o.compare, "compare", "", "compare with recording `B`")
+	fs.BoolVar(&o.merge, "merge", false, "merge the recordings named into one")
 	fs.StringVar(&o.trace, "trace", "", "write a Chrome trace to `FILE`")
 	fs.StringVar(&o.otlp, "otlp", "", "write OTLP/JSON traces to `FILE`")
 	fs.StringVar(&o.csv, "csv", "", "write CSV to `FILE`")
+	fs.StringVar(&o.seriesCSV, "series-csv", "", "write the per-second series as CSV to `FILE`")
+	fs.StringVar(&o.otlpMetrics, "otlp-metrics", "", "write OTLP/JSON metrics to `FILE`")
 	fs.StringVar(&o.png, "png", "", "write the chart as PNG to `FILE`")
 	fs.StringVar(&o.svg, "svg", "", "write the chart as SVG to `FILE`")
-	fs.StringVar(&o.chart, "chart", string(export.ChartConcurrency), "the chart --png and --svg draw: concurrency, gantt or latency")
+	fs.StringVar(&o.chart, "chart", string(export.ChartConcurrency), "the chart --png and --svg draw: concurrency, gantt, latency, throughput or latency-time")
 	fs.IntVar(&o.width, "width", 1200, "chart width in pixels")
 	fs.IntVar(&o.height, "height", 600, "chart height in pixels")
 	fs.StringVar(&o.html, "html", "", "write an HTML report to `FILE`")
@@ -119,7 +136,10 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(files) == 0:
 		fmt.Fprint(stderr, "inspector report: name the recording to read\n\n"+reportUsage)
 		return exitUsage
-	case len(files) > 1:
+	case o.merge && o.compare != "":
+		fmt.Fprint(stderr, "inspector report: --merge and --compare do not go together: merge into a file with --save, then compare it\n")
+		return exitUsage
+	case len(files) > 1 && !o.merge:
 		fmt.Fprintf(stderr, "inspector report: one recording at a time (got %s); to compare two, use RECORDING --compare B\n", strings.Join(files, ", "))
 		return exitUsage
 	}
@@ -138,13 +158,18 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	if err := checkOutputs([]outputFile{{"--trace", o.trace}, {"--otlp", o.otlp}, {"--csv", o.csv},
-		{"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
+		{"--series-csv", o.seriesCSV}, {"--otlp-metrics", o.otlpMetrics}, {"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
 		fmt.Fprintf(stderr, "inspector report: %v\n", err)
 		return exitUsage
 	}
 
-	a, err := reportLoad(files[0], stdin)
-	if err != nil {
+	var a *recorder.Snapshot
+	if o.merge {
+		if a, err = reportMerge(files, stdin, stderr); err != nil {
+			fmt.Fprintf(stderr, "inspector report: --merge: %v\n", err)
+			return exitFailure
+		}
+	} else if a, err = reportLoad(files[0], stdin); err != nil {
 		fmt.Fprintf(stderr, "inspector report: %v\n", err)
 		return exitFailure
 	}
@@ -170,6 +195,7 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out := make([]reportJSON, len(snaps))
 		for i := range snaps {
 			out[i].Summary = sums[i]
+			out[i].Merged = snaps[i].Meta.Merged
 			if o.slowest > 0 {
 				out[i].Slowest = slowestJSON(snaps[i], o.slowest)
 			}
@@ -215,6 +241,8 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		{"--trace", o.trace, func(w io.Writer) error { return export.WriteChromeTrace(w, a) }},
 		{"--otlp", o.otlp, func(w io.Writer) error { return export.WriteOTLP(w, a) }},
 		{"--csv", o.csv, func(w io.Writer) error { return export.WriteCSV(w, a) }},
+		{"--series-csv", o.seriesCSV, func(w io.Writer) error { return export.WriteSeriesCSV(w, a) }},
+		{"--otlp-metrics", o.otlpMetrics, func(w io.Writer) error { return export.WriteOTLPMetrics(w, a) }},
 		{"--png", o.png, func(w io.Writer) error { return export.WriteChartPNG(w, a, chart, o.width, o.height) }},
 		{"--svg", o.svg, func(w io.Writer) error { return export.WriteChartSVG(w, a, chart, o.width, o.height) }},
 		{"--html", o.html, func(w io.Writer) error { return export.WriteHTML(w, snaps...) }},
@@ -268,6 +296,10 @@ func reportSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summar
 	if server := serverLine(snap.Meta); server != "" {
 		fmt.Fprintf(tw, "server\t%s\n", server)
 	}
+	for _, m := range snap.Meta.Merged {
+		fmt.Fprintf(tw, "source %s\t%s, from +%.3f s for %.3f s, %d requests, sessions %s\n", m.Name,
+			m.Created.UTC().Format("2006-01-02 15:04:05.000 MST"), m.Offset.Seconds(), m.Length.Seconds(), m.Spans, strings.Join(m.Sessions, ", "))
+	}
 	writeFigures(tw, sum)
 	open := 0
 	for _, sp := range snap.Spans {
@@ -290,6 +322,8 @@ func reportSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summar
 type reportJSON struct {
 	recorder.Summary
 	Slowest []slowRequest `json:"slowest,omitempty"`
+	// Merged lists the sources of a merged recording.
+	Merged []recorder.MergedSource `json:"merged,omitempty"`
 }
 
 // slowRequest is one row of --slowest in JSON: the table's columns.
@@ -343,4 +377,69 @@ func reportSlowest(w io.Writer, snap *recorder.Snapshot, n int) {
 			ms(s.Received), ms(s.QueueTime()), ms(s.ServeTime()), ms(s.Total()))
 	}
 	tw.Flush()
+}
+
+// reportMerge reads the recordings (or journals) at paths and merges them
+// with [recorder.Merge], each named after its file. It names every file
+// that cannot be read, and notes on stderr a merge of one recording and
+// a source that overlaps none of the others in time.
+func reportMerge(paths []string, stdin io.Reader, stderr io.Writer) (*recorder.Snapshot, error) {
+	var snaps []*recorder.Snapshot
+	var names, bad []string
+	stdinUsed := false
+	for _, p := range paths {
+		if p == "-" {
+			if stdinUsed {
+				return nil, errors.New("standard input (-) named twice: it can be read once")
+			}
+			stdinUsed = true
+		}
+		snap, err := reportLoad(p, stdin)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		snaps = append(snaps, snap)
+		names = append(names, sourceName(p))
+	}
+	switch {
+	case len(bad) == 1:
+		return nil, errors.New(bad[0])
+	case len(bad) > 1:
+		return nil, fmt.Errorf("%d of the %d recordings cannot be read:\n  %s", len(bad), len(paths), strings.Join(bad, "\n  "))
+	}
+	merged, err := recorder.Merge(snaps, names)
+	if err != nil {
+		return nil, err
+	}
+	if len(snaps) == 1 {
+		fmt.Fprintf(stderr, "inspector report: note: --merge of one recording (%s): nothing to merge, it is reported as it is\n", paths[0])
+	}
+	sources := merged.Meta.Merged
+	for i, m := range sources {
+		alone := true
+		for j, o := range sources {
+			if i != j && m.Offset < o.End() && o.Offset < m.End() {
+				alone = false
+			}
+		}
+		if alone {
+			fmt.Fprintf(stderr, "inspector report: note: %s (from +%.3f s to +%.3f s) overlaps none of the other recordings in time: were the generators run together, and are the machines' clocks in sync? Merged on the clocks as recorded.\n",
+				m.Name, m.Offset.Seconds(), m.End().Seconds())
+		}
+	}
+	return merged, nil
+}
+
+// sourceName is what a merged recording calls a source file: its base
+// name without the extension ("gen-1" for /out/gen-1.json), "stdin" for -.
+func sourceName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	base := filepath.Base(path)
+	if ext := filepath.Ext(base); ext != "" && ext != base {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
 }

@@ -157,8 +157,8 @@ func TestReportCompare(t *testing.T) {
 		}
 	}
 	page, _ := os.ReadFile(html)
-	if n := bytes.Count(page, []byte("<svg")); n != 6 {
-		t.Errorf("comparison page has %d charts, want 6 (three per recording)", n)
+	if n := bytes.Count(page, []byte("<svg")); n != 10 {
+		t.Errorf("comparison page has %d charts, want 10 (five per recording)", n)
 	}
 
 	r = inspector(t, "report", "--json", fixtureRecording, "--compare", b)
@@ -223,7 +223,7 @@ func TestReportBadInput(t *testing.T) {
 		{"no recording", []string{"report"}, exitUsage, "name the recording"},
 		{"two recordings", []string{"report", fixtureRecording, fixtureRecording}, exitUsage, "one recording at a time"},
 		{"unknown flag", []string{"report", "--frobnicate", fixtureRecording}, exitUsage, "frobnicate"},
-		{"bad chart", []string{"report", fixtureRecording, "--chart", "pie"}, exitUsage, "concurrency, latency or gantt"},
+		{"bad chart", []string{"report", fixtureRecording, "--chart", "pie"}, exitUsage, "concurrency, latency, gantt, throughput or latency-time"},
 		{"bad size", []string{"report", fixtureRecording, "--width", "3"}, exitUsage, "chart size"},
 		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, exitFailure, "cannot open recording"},
 		{"not JSON", []string{"report", write("text.json", "hello\n")}, exitFailure, "not JSON"},

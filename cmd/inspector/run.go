@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -32,13 +33,25 @@ requests were in flight at once, how long they waited and ran, and a verdict
                 [--connect-timeout D] [--max-message-size SIZE] [--max-stderr-lines N]
                 [--dispatch concurrent|serial|inline|bounded:N] [--latency SPEC] [--sampling-latency SPEC] [--elicitation-latency SPEC] [--roots-latency SPEC] [--seed N]
                 [--sampling-reply TEMPLATE] [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]
-                [--tool NAME [--args JSON|@FILE] [--calls N] [--concurrency C] [--call-timeout D]] [--list-tools]
-                [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
+                [--tool NAME [--args JSON|@FILE] [--calls N | --duration D] [--concurrency C] [--call-timeout D]] [--list-tools]
+                [--sessions M] [--rate R --duration D [--max-in-flight K]] [--stages 'D:TARGET,...']
+                [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--otlp-metrics F] [--csv F] [--series-csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
                 [--json] [--assert EXPR]...
 
 SPEC is 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms.
 Without --tool the demo server's fanout tool is called with {} (5 sampling
 requests); other servers need --tool (see them with --list-tools).
+
+Shapes of load: a closed loop makes --calls N calls (or calls for
+--duration D) with --concurrency C callers, each calling again when
+answered. An open loop starts --rate R calls per second for --duration D
+on a fixed schedule, whatever the answers do; each call's time counts from
+when it was meant to start, late starts are counted, and with
+--max-in-flight K an arrival while K calls are outstanding is dropped and
+counted. --stages '10s:50,30s:200,10s:0' ramps linearly from stage to
+stage: the rate from 0 calls/s (open loop), or, with --concurrency C, the
+callers from C (closed loop). --sessions M spreads the calls round robin
+over M sessions (M servers for --stdio, M HTTP sessions, M demo servers).
 
 Exit status: 0 ok (failed tool calls are counted, not fatal), 1 the
 connection failed or was lost, or a file could not be read or written,
@@ -49,6 +62,7 @@ Examples:
   inspector run --dispatch serial --latency 500ms
   inspector run --dispatch concurrent --latency 500ms --json --assert 'peak_in_flight>=5' --assert 'elapsed_ms<=800'
   inspector run --stdio 'node server.mjs' --tool fanout --args '{"n":5}' --latency 500ms --record run.fanout.json
+  inspector run --tool echo --args '{"text":"x"}' --rate 500 --duration 10s --sessions 4 --json
 
 Flags:
 `
@@ -61,6 +75,11 @@ type runOptions struct {
 	calls       int
 	concurrency int
 	callTimeout time.Duration
+	sessions    int
+	duration    time.Duration
+	rate        float64
+	maxInFlight int
+	stages      string
 	listTools   bool
 	record      string
 	journal     string
@@ -78,10 +97,12 @@ func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.Var(&o.asserts, "assert", "check `EXPR` = KEY OP NUMBER on the JSON summary, e.g. 'peak_in_flight>=5' (repeatable; exit 3 if one fails)")
 	fs.StringVar(&o.outputs.trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
 	fs.StringVar(&o.outputs.otlp, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
+	fs.StringVar(&o.outputs.otlpMetrics, "otlp-metrics", "", "write OTLP JSON metrics (mcp.client.operation.duration) to `FILE`")
 	fs.StringVar(&o.outputs.csv, "csv", "", "write one CSV row per request to `FILE`")
+	fs.StringVar(&o.outputs.seriesCSV, "series-csv", "", "write one CSV row per second (calls started, finished, failed, in flight, p50/p99) to `FILE`")
 	fs.StringVar(&o.outputs.png, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
 	fs.StringVar(&o.outputs.svg, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
-	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt or latency")
+	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt, latency, throughput or latency-time")
 	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
 	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
 	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
@@ -90,6 +111,7 @@ func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
 // runOutputs are the export files of a run, the same as report writes.
 type runOutputs struct {
 	trace, otlp, csv, png, svg, html string
+	seriesCSV, otlpMetrics           string
 	chart                            string
 	width, height                    int
 }
@@ -102,7 +124,7 @@ func (o runOptions) files() []outputFile {
 	}
 	return []outputFile{{"--record", o.record}, {"--journal", journal},
 		{"--trace", o.outputs.trace}, {"--otlp", o.outputs.otlp}, {"--csv", o.outputs.csv},
-		{"--png", o.outputs.png}, {"--svg", o.outputs.svg}, {"--html", o.outputs.html}}
+		{"--series-csv", o.outputs.seriesCSV}, {"--otlp-metrics", o.outputs.otlpMetrics}, {"--png", o.outputs.png}, {"--svg", o.outputs.svg}, {"--html", o.outputs.html}}
 }
 
 // runCommand runs `inspector run`.
@@ -123,6 +145,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.calls, "calls", 1, "call the tool `N` times")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "with at most `C` calls in flight at once")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 0, "give up on a tool call after `D` (0 = never)")
+	fs.IntVar(&o.sessions, "sessions", 1, "spread the calls round robin over `M` sessions, each its own connection (a server process each for --stdio)")
+	fs.DurationVar(&o.duration, "duration", 0, "keep starting calls for `D` instead of making --calls N (calls in flight then are waited for)")
+	fs.Float64Var(&o.rate, "rate", 0, "open loop: start `R` calls per second for --duration, on schedule whatever the answers do")
+	fs.IntVar(&o.maxInFlight, "max-in-flight", 0, "open loop: at most `K` calls outstanding; an arrival over it is dropped and counted (0 = no bound)")
+	fs.StringVar(&o.stages, "stages", "", "ramp linearly through `D:TARGET,...` stages, as in 10s:50,30s:200,10s:0: the rate from 0 (open loop), or with --concurrency the callers from it (closed loop)")
 	fs.BoolVar(&o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
 	fs.StringVar(&o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir())
 	addOutputFlags(fs, &o)
@@ -168,6 +195,10 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.callTimeout < 0 {
 		return usageErr("--call-timeout %v: must not be negative", o.callTimeout)
 	}
+	w, err := loadShape(fs, o)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	chart, err := export.ParseChart(o.outputs.chart)
 	if err != nil {
 		return usageErr("--chart: %v", err)
@@ -206,17 +237,18 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	r := &runner{cmd: "run", ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
 
-	sess, err := engine.Connect(ctx, target, cb, rec)
+	group, err := engine.ConnectGroup(ctx, target, cb, rec, o.sessions)
 	if errors.Is(err, engine.ErrConnectInterrupted) {
 		return r.fail(fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, target))
 	}
 	if err != nil {
 		return r.fail(connectFailure(target, err))
 	}
+	sess := group.Sessions()[0]
 	if o.listTools {
 		tools, err := sess.ListTools(ctx)
 		if err != nil {
-			sess.Close()
+			group.Close()
 			return r.fail(fmt.Sprintf("cannot list the tools of %s: %v", target, err))
 		}
 		switch {
@@ -226,7 +258,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			printToolsClean(stdout, rec, tools, o.json)
 		}
 		if o.tool == "" {
-			sess.Close()
+			group.Close()
 			if code := r.save(); code != exitOK {
 				return code
 			}
@@ -234,21 +266,18 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	w := engine.Workload{Tool: o.tool, Args: toolArgs, Calls: o.calls, Concurrency: o.concurrency, CallTimeout: o.callTimeout}
+	w.Tool, w.Args = o.tool, toolArgs
 	// the run is a named segment of the recording, its dispatch said as
 	// the app says it ("bounded 4")
 	runNo := rec.BeginRun(o.tool, strings.Replace(cb.Dispatch.String(), ":", " ", 1))
-	res, runErr := sess.Run(ctx, w, progressLine(stderr, o.calls))
+	progress, clearProgress := progressLine(stderr, w)
+	res, runErr := group.Run(ctx, w, progress)
+	clearProgress()
 	rec.EndRun(runNo)
 	// Run returns a lost connection's error only once the session has
 	// ended (Done closed, Err set), so there is nothing to wait for here.
-	var lost error
-	select {
-	case <-sess.Done():
-		lost = sess.Err()
-	default:
-	}
-	sess.Close()
+	lost := group.Err()
+	group.Close()
 
 	snap := rec.Snapshot()
 	sum := recorder.Summarize(snap)
@@ -265,7 +294,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return r.fail("interrupted before the run finished; what was recorded so far is saved (--record, --journal)")
 	case lost != nil:
 		return r.fail(fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
-			target, lost, res.OK+res.Failed, o.calls))
+			target, lost, res.OK+res.Failed, res.Total))
 	case runErr != nil:
 		return r.fail(fmt.Sprintf("the run on %s did not complete: %v", target, runErr))
 	}
@@ -287,26 +316,100 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // progressLine returns a progress callback that keeps one line on stderr
-// up to date during a load test, when stderr is a terminal; nil otherwise.
-func progressLine(stderr io.Writer, calls int) func(engine.Progress) {
+// up to date during a load test, when stderr is a terminal (nil
+// otherwise), and a function that clears the line when the run is over.
+func progressLine(stderr io.Writer, w engine.Workload) (func(engine.Progress), func()) {
 	f, ok := stderr.(*os.File)
-	if !ok || calls < 2 || !isTerminal(f) {
-		return nil
+	if !ok || (w.Calls < 2 && w.Duration == 0 && len(w.Stages) == 0) || !isTerminal(f) {
+		return nil, func() {}
 	}
 	var mu sync.Mutex
 	var last time.Time
-	return func(p engine.Progress) {
+	shown := false
+	update := func(p engine.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
-		if p.Done < p.Total && time.Since(last) < 100*time.Millisecond {
+		if time.Since(last) < 100*time.Millisecond {
 			return
 		}
-		last = time.Now()
-		fmt.Fprintf(f, "\r%d/%d calls, %d failed, %.1f s", p.Done, p.Total, p.Failed, p.Elapsed.Seconds())
-		if p.Done == p.Total {
+		last, shown = time.Now(), true
+		done := fmt.Sprintf("%d calls", p.Done)
+		if p.Total > 0 {
+			done = fmt.Sprintf("%d/%d calls", p.Done, p.Total)
+		}
+		if p.Dropped > 0 {
+			done += fmt.Sprintf(", %d dropped", p.Dropped)
+		}
+		fmt.Fprintf(f, "\r%s, %d failed, %.1f s\033[K", done, p.Failed, p.Elapsed.Seconds())
+	}
+	clear := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if shown {
 			fmt.Fprint(f, "\r\033[K")
 		}
 	}
+	return update, clear
+}
+
+// loadShape reads the shape of the load from the flags, or says which
+// flags do not go together (a usage error).
+func loadShape(fs *flag.FlagSet, o runOptions) (engine.Workload, error) {
+	w := engine.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
+	set := func(name string) bool { return flagWasSet(fs, name) }
+	switch {
+	case o.sessions < 1 || o.sessions > 1000:
+		return w, fmt.Errorf("--sessions %d: want 1 to 1000", o.sessions)
+	case o.duration < 0:
+		return w, fmt.Errorf("--duration %v: must not be negative", o.duration)
+	case set("duration") && o.duration == 0:
+		return w, errors.New("--duration 0: give how long to go on, as in 10s")
+	case !(o.rate >= 0) || math.IsInf(o.rate, 0):
+		return w, fmt.Errorf("--rate %v: want calls per second above 0, as in 200", o.rate)
+	case set("rate") && o.rate == 0:
+		return w, errors.New("--rate 0: want calls per second above 0, as in 200")
+	case o.maxInFlight < 0:
+		return w, fmt.Errorf("--max-in-flight %d: must not be negative", o.maxInFlight)
+	case set("calls") && set("rate"):
+		return w, errors.New("--calls and --rate: an open loop makes --rate × --duration calls; leave out --calls")
+	case set("calls") && set("duration"):
+		return w, errors.New("--calls and --duration: give a number of calls or a duration, not both")
+	case o.rate > 0 && set("concurrency"):
+		return w, errors.New("--concurrency and --rate: an open loop is not bounded by callers; bound it with --max-in-flight")
+	}
+	if o.stages != "" {
+		stages, err := engine.ParseStages(o.stages)
+		if err != nil {
+			return w, fmt.Errorf("--stages: %v", err)
+		}
+		for _, other := range []string{"rate", "duration", "calls"} {
+			if set(other) {
+				return w, fmt.Errorf("--stages and --%s: the stages give the %s; leave out --%s", other, map[string]string{"rate": "rate", "duration": "duration", "calls": "length of the run"}[other], other)
+			}
+		}
+		w.Stages, w.Ramp = stages, engine.RampRate
+		if set("concurrency") {
+			w.Ramp, w.Concurrency = engine.RampConcurrency, o.concurrency
+		}
+	} else if o.rate > 0 && o.duration == 0 {
+		return w, errors.New("--rate needs --duration: how long to keep starting calls, as in --rate 200 --duration 10s")
+	}
+	open := o.rate > 0 || w.Ramp == engine.RampRate
+	if o.maxInFlight > 0 && !open {
+		return w, errors.New("--max-in-flight bounds an open loop (--rate, or --stages without --concurrency); a closed loop is bounded by --concurrency")
+	}
+	if !open && w.Ramp == "" {
+		w.Concurrency = o.concurrency
+		if o.duration == 0 {
+			w.Calls = o.calls
+		}
+	}
+	probe := w
+	probe.Tool = "probe"
+	if err := probe.Validate(); err != nil {
+		return w, err
+	}
+	return w, nil
 }
 
 // connectFailure says why connecting failed and what to check.
@@ -382,6 +485,8 @@ func (r *runner) save() int {
 		{"--trace", r.o.outputs.trace, func(w io.Writer) error { return export.WriteChromeTrace(w, snap) }},
 		{"--otlp", r.o.outputs.otlp, func(w io.Writer) error { return export.WriteOTLP(w, snap) }},
 		{"--csv", r.o.outputs.csv, func(w io.Writer) error { return export.WriteCSV(w, snap) }},
+		{"--series-csv", r.o.outputs.seriesCSV, func(w io.Writer) error { return export.WriteSeriesCSV(w, snap) }},
+		{"--otlp-metrics", r.o.outputs.otlpMetrics, func(w io.Writer) error { return export.WriteOTLPMetrics(w, snap) }},
 		{"--png", r.o.outputs.png, func(w io.Writer) error {
 			return export.WriteChartPNG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
 		}},

@@ -34,6 +34,17 @@ func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 	for _, e := range sum.ToolCalls.Errors {
 		fmt.Fprintf(tw, "  %d×\t%s\n", e.Count, oneLine(e.Message))
 	}
+	if sum.Sessions > 1 {
+		fmt.Fprintf(tw, "sessions\t%d\n", sum.Sessions)
+	}
+	if sum.Dropped > 0 || sum.LateStarts > 0 {
+		fmt.Fprintf(tw, "open loop\t%d dropped (--max-in-flight outstanding), %d late starts (sent over %v after their intended start)\n",
+			sum.Dropped, sum.LateStarts, recorder.LateStart)
+	}
+	if sum.ToolCalls.Total >= 2 {
+		c := sum.CallMS
+		fmt.Fprintf(tw, "call time\tp50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f ms, %.1f calls/s\n", c.P50, c.P90, c.P99, c.P999, c.Max, sum.ThroughputPerS)
+	}
 	requests := fmt.Sprintf("%d total, %d ok, %d failed", sum.ServerRequests.Total, sum.ServerRequests.OK, sum.ServerRequests.Failed)
 	if a := sum.ServerRequests.Aborted; a > 0 {
 		requests += fmt.Sprintf(", %d aborted (never answered)", a)

@@ -82,3 +82,25 @@ func TestFiguresShowDuplicates(t *testing.T) {
 		t.Errorf("the table does not say the list of ids was cut:\n%s", b.String())
 	}
 }
+
+// TestSummaryTableCallTime checks that the table of a run of several calls
+// gives their tail percentiles and throughput, and that of one call does
+// not (its single time is the elapsed time).
+func TestSummaryTableCallTime(t *testing.T) {
+	write := func(sum recorder.Summary) string {
+		var b strings.Builder
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		writeFigures(tw, sum)
+		tw.Flush()
+		return b.String()
+	}
+	sum := recorder.Summary{ToolCalls: recorder.CallCounts{Total: 40}, ThroughputPerS: 12.5,
+		CallMS: recorder.TailPercentiles{P50: 10, P90: 20, P99: 30, P999: 45.25, Max: 50}}
+	if got, want := write(sum), "p50 10.0  p90 20.0  p99 30.0  p99.9 45.2  max 50.0 ms, 12.5 calls/s"; !strings.Contains(got, "call time") || !strings.Contains(got, want) {
+		t.Errorf("table lacks %q:\n%s", want, got)
+	}
+	sum.ToolCalls.Total = 1
+	if got := write(sum); strings.Contains(got, "call time") {
+		t.Errorf("one call's table has a call time row:\n%s", got)
+	}
+}

@@ -34,10 +34,16 @@ const (
 	// solid while served, coloured by kind); in recordings with many
 	// requests, requests share rows as long as they do not overlap.
 	ChartGantt Chart = "gantt"
+	// ChartThroughput is the tool calls started, finished and failed per
+	// second ([recorder.Series]), on the timeline's time axis.
+	ChartThroughput Chart = "throughput"
+	// ChartLatencyTime is the p50 and p99 latency of the tool calls
+	// finished each second, on the timeline's time axis.
+	ChartLatencyTime Chart = "latency-time"
 )
 
 // Charts lists every chart, in the order reports show them.
-var Charts = []Chart{ChartConcurrency, ChartGantt, ChartLatency}
+var Charts = []Chart{ChartConcurrency, ChartThroughput, ChartLatencyTime, ChartGantt, ChartLatency}
 
 // ParseChart returns the chart named name.
 func ParseChart(name string) (Chart, error) {
@@ -46,7 +52,7 @@ func ParseChart(name string) (Chart, error) {
 			return c, nil
 		}
 	}
-	return "", fmt.Errorf("unknown chart %q: choose concurrency, latency or gantt", name)
+	return "", fmt.Errorf("unknown chart %q: choose concurrency, latency, gantt, throughput or latency-time", name)
 }
 
 // The charts take their colours from the app's palette (package
@@ -163,6 +169,10 @@ func renderScaled(w io.Writer, snap *recorder.Snapshot, c Chart, width, height i
 		ch = latencyChart(snap, width, sc)
 	case ChartGantt:
 		ch = ganttChart(snap, width, height, sc)
+	case ChartThroughput:
+		ch = throughputChart(snap, width, sc)
+	case ChartLatencyTime:
+		ch = latencyTimeChart(snap, width, sc)
 	default:
 		_, err := ParseChart(string(c))
 		return err

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"image"
 	"image/png"
@@ -63,7 +64,12 @@ var chartTitles = map[Chart]string{
 	ChartConcurrency: "Concurrency: ",
 	ChartGantt:       "Timeline",
 	ChartLatency:     "Latency of ",
+	ChartThroughput:  "Throughput: ",
+	ChartLatencyTime: "Latency over time: ",
 }
+
+// yAxisNames are the y axes' names, the one text a chart turns.
+var yAxisNames = map[Chart]string{ChartThroughput: "calls/s", ChartLatencyTime: "latency"}
 
 // checkUpright fails unless the only turned text of an SVG chart is its y
 // axis's name, and its title reads left to right. A browser draws a
@@ -76,7 +82,7 @@ func checkUpright(t *testing.T, c Chart, svg []byte) {
 	for _, tx := range svgTexts(t, svg) {
 		if tx.rotated {
 			rotated++
-			if tx.body != "requests" {
+			if want := cmp.Or(yAxisNames[c], "requests"); tx.body != want {
 				t.Errorf("%s chart: the text %q is drawn turned; only the y axis's name should be", c, tx.body)
 			}
 			continue
@@ -130,11 +136,12 @@ func TestChartTextUpright(t *testing.T) {
 				t.Fatal(err)
 			}
 			found := svgs.FindAll(buf.Bytes(), -1)
-			if len(found) != 3*len(c.snaps) {
-				t.Fatalf("%d inline charts, want %d", len(found), 3*len(c.snaps))
+			if len(found) != 5*len(c.snaps) {
+				t.Fatalf("%d inline charts, want %d", len(found), 5*len(c.snaps))
 			}
 			// Each recording's charts come in the page's order.
-			order := []Chart{ChartConcurrency, ChartConcurrency, ChartGantt, ChartGantt, ChartLatency, ChartLatency}
+			order := []Chart{ChartConcurrency, ChartConcurrency, ChartThroughput, ChartLatencyTime, ChartThroughput, ChartLatencyTime,
+				ChartGantt, ChartGantt, ChartLatency, ChartLatency}
 			if len(c.snaps) == 1 {
 				order = Charts
 			}

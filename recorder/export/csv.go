@@ -134,3 +134,31 @@ func csvFulfilment(round, next *recorder.Span) string {
 	}
 	return ""
 }
+
+// SeriesCSVHeader is the header row of [WriteSeriesCSV].
+var SeriesCSVHeader = []string{"t_s", "started", "finished", "errors", "in_flight", "queued", "p50_ms", "p99_ms"}
+
+// WriteSeriesCSV writes the recording over time ([recorder.Series]), one
+// row per second from the recording's start, under [SeriesCSVHeader]:
+// tool calls started, finished and failed in the second, the most calls
+// in flight and server requests queued at once in it, and the p50 and
+// p99 latency of the calls finished in it (milliseconds).
+func WriteSeriesCSV(w io.Writer, snap *recorder.Snapshot) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(SeriesCSVHeader); err != nil {
+		return fmt.Errorf("write series csv: %w", err)
+	}
+	num := strconv.Itoa
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, st := range recorder.Series(snap) {
+		if err := cw.Write([]string{num(st.T), num(st.Started), num(st.Finished), num(st.Errors),
+			num(st.InFlight), num(st.Queued), f(st.P50MS), f(st.P99MS)}); err != nil {
+			return fmt.Errorf("write series csv: %w", err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write series csv: %w", err)
+	}
+	return nil
+}

@@ -1,6 +1,8 @@
 // Package export writes a [recorder.Snapshot] in formats other tools open:
 // [WriteChromeTrace] (Perfetto, chrome://tracing), [WriteOTLP] (Jaeger,
-// any OTLP receiver), [WriteCSV] (spreadsheets), [WriteChartPNG] and
+// any OTLP receiver), [WriteOTLPMetrics] (the mcp.client.operation.duration
+// histogram), [WriteCSV] and [WriteSeriesCSV] (spreadsheets: a row per
+// request, a row per second), [WriteChartPNG] and
 // [WriteChartSVG] (go-chart images of the [Charts]), and [WriteHTML] (a
 // self-contained report, or a comparison of two runs).
 //

@@ -345,7 +345,7 @@ func TestCharts(t *testing.T) {
 	})
 	t.Run("unknown chart", func(t *testing.T) {
 		err := WriteChartSVG(io.Discard, fixedSnapshot(), Chart("pie"), 400, 300)
-		if err == nil || !strings.Contains(err.Error(), "concurrency, latency or gantt") {
+		if err == nil || !strings.Contains(err.Error(), "concurrency, latency, gantt, throughput or latency-time") {
 			t.Errorf("err = %v, want one that lists the charts", err)
 		}
 	})

@@ -47,9 +47,12 @@ type reportRun struct {
 	Summary                     recorder.Summary
 	Methods                     []methodCount
 	Concurrency, Gantt, Latency template.HTML
-	Slowest                     []*recorder.Span
-	Calls                       []reportCall
-	MoreCalls                   int // calls with rounds past [RoundCalls]
+	// Throughput and LatencyTime are the over-time charts, drawn when
+	// the run made two tool calls or more.
+	Throughput, LatencyTime template.HTML
+	Slowest                 []*recorder.Span
+	Calls                   []reportCall
+	MoreCalls               int // calls with rounds past [RoundCalls]
 }
 
 // reportCall is a multi-round-trip tool call with its rounds.
@@ -138,6 +141,7 @@ func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 		Inspector   string
 		Palette     template.CSS
 		Legend      []legendItem
+		OverTime    bool // a run has the over-time charts
 	}{Compare: len(snaps) == 2, Inspector: snaps[0].Meta.Inspector, Palette: paletteCSS(), Legend: reportLegend()}
 	sc := chartScale{}
 	if data.Compare {
@@ -174,6 +178,15 @@ func WriteHTML(w io.Writer, snaps ...*recorder.Snapshot) error {
 		}
 		if run.Latency, err = inlineSVG(s, ChartLatency, lw, 300, sc); err != nil {
 			return err
+		}
+		if run.Summary.ToolCalls.Total >= 2 {
+			data.OverTime = true
+			if run.Throughput, err = inlineSVG(s, ChartThroughput, 1200, 260, sc); err != nil {
+				return err
+			}
+			if run.LatencyTime, err = inlineSVG(s, ChartLatencyTime, 1200, 260, sc); err != nil {
+				return err
+			}
 		}
 		run.Slowest = recorder.Slowest(s, SlowestRequests)
 		run.Calls, run.MoreCalls = roundCalls(s, RoundCalls)

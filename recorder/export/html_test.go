@@ -21,12 +21,20 @@ func TestHTMLReport(t *testing.T) {
 			"Slowest requests", "elicitation/create", "user declined", `class="verdict serialized"`,
 			"Peak pending (queued + serving)</td><td>5</td>",
 			"Configuration of the run", "&#34;policy&#34;: &#34;serial&#34;",
-		}, 3},
+			"Throughput and latency over time",
+		}, 5},
 		{"empty", []*recorder.Snapshot{emptySnapshot()}, []string{"no fan-out", "No finished requests."}, 3},
+		{"one call", []*recorder.Snapshot{oneRequestSnapshot()}, nil, 3},
 		{"comparison", []*recorder.Snapshot{fixedSnapshot(), loadSnapshot(300, 2)}, []string{
 			"fixture vs load", "Differences (A → B)", "<h2>A: fixture</h2>", "<h2>B: load</h2>",
 			"verdict: serialized → ",
-		}, 6},
+			"Throughput and latency over time", "Throughput: tool calls per second",
+		}, 10},
+		{"load test", []*recorder.Snapshot{rampSnapshot()}, []string{
+			"<h2>Throughput and latency over time</h2>", "Throughput: tool calls per second, peak 50 started, 49 finished",
+			"Latency over time: tool calls finished each second",
+			"Tool call latency (HDR, 3 significant digits): p50 ", " · p99.9 ", "; 18 failed (error).",
+		}, 5},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -165,10 +165,10 @@ func TestCompareLatencySharesScales(t *testing.T) {
 		t.Fatal(err)
 	}
 	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAll(buf.Bytes(), -1)
-	if len(svgs) != 6 {
-		t.Fatalf("%d inline charts, want 6", len(svgs))
+	if len(svgs) != 10 {
+		t.Fatalf("%d inline charts, want 10", len(svgs))
 	}
-	hist := svgs[4:6] // the page's order: concurrency, timeline, latency, two of each
+	hist := svgs[8:10] // the page's order: two concurrency, two pairs over time, two timelines, two latency
 	var axes [2][]string
 	var bars [2][]latencyBar
 	for i, svg := range hist {
