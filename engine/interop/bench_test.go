@@ -3,6 +3,7 @@ package interop
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -212,3 +213,74 @@ func bareFanout(b *testing.B, cs *mcp.ClientSession, n int) time.Duration {
 }
 
 var bareCalls atomic.Int64
+
+// loadCalls and loadConcurrency are the load test BenchmarkLoadGenerator
+// makes each round.
+const (
+	loadCalls       = 5000
+	loadConcurrency = 50
+)
+
+// BenchmarkLoadGenerator compares the engine as a load generator
+// ([engine.Session.Run]: 5,000 echo calls, 50 in flight, each a recorded
+// span with its statistics) with a bare Go SDK client making the same
+// calls from 50 goroutines, against the same in-memory demo server, in
+// turn. Metrics: engine-calls/s, bare-calls/s and ratio = engine / bare
+// (issue 11's target is >= 0.95).
+//
+//	go test ./engine/interop -run '^$' -bench LoadGenerator -benchtime 5x -count 3
+func BenchmarkLoadGenerator(b *testing.B) {
+	ctx := context.Background()
+	args := []byte(`{"text":"x"}`)
+	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportDemo}, engine.DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	cs := bareSession(b, 0)
+
+	runEngine := func() time.Duration {
+		start := time.Now()
+		res, err := s.Run(ctx, engine.Workload{Tool: "echo", Args: args, Calls: loadCalls, Concurrency: loadConcurrency}, nil)
+		if err != nil || res.OK != loadCalls {
+			b.Fatalf("engine load: %+v %v", res, err)
+		}
+		return time.Since(start)
+	}
+	runBare := func() time.Duration {
+		start := time.Now()
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range loadConcurrency {
+			wg.Go(func() {
+				for next.Add(1) <= loadCalls {
+					if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	runEngine() // warm up both
+	runBare()
+	var engineTime, bareTime time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			engineTime += runEngine()
+			bareTime += runBare()
+		} else {
+			bareTime += runBare()
+			engineTime += runEngine()
+		}
+	}
+	b.StopTimer()
+	calls := float64(loadCalls * b.N)
+	b.ReportMetric(calls/engineTime.Seconds(), "engine-calls/s")
+	b.ReportMetric(calls/bareTime.Seconds(), "bare-calls/s")
+	b.ReportMetric(bareTime.Seconds()/engineTime.Seconds(), "ratio")
+	b.ReportMetric(0, "ns/op")
+}
