@@ -61,7 +61,7 @@ func (t *TimelineView) FollowSeen() []int { return t.followSeen }
 // goroutine, which alone touches the [recorder.Tail] and closes it when
 // the feed stops, the journal ends or reading fails.
 func startJournalFeed(path string, every time.Duration, runOnMain func(func()), pick func() int64, show func(liveFrame), state func(FollowState)) *liveFeed {
-	l := &liveFeed{done: make(chan struct{})}
+	l := newLiveFeed()
 	if every <= 0 {
 		every = FollowInterval
 	}
@@ -85,6 +85,7 @@ func startJournalFeed(path string, every time.Duration, runOnMain func(func()), 
 		}
 	}
 	go func() {
+		defer close(l.exited)
 		var tail *recorder.Tail
 		defer func() {
 			if tail != nil {

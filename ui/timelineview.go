@@ -532,8 +532,9 @@ func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame {
 
 // liveFeed is the one ticker that follows a live recording.
 type liveFeed struct {
-	done chan struct{}
-	once sync.Once
+	done   chan struct{}
+	exited chan struct{} // closed when the feed's goroutine has returned
+	once   sync.Once
 }
 
 // startLiveFeed takes a snapshot of rec about 30 times a second when it
@@ -547,9 +548,10 @@ type liveFeed struct {
 // sooner after the last one than that one took to make, so a huge
 // recording is shown less often rather than keeping a core busy.
 func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() int64, show func(liveFrame)) *liveFeed {
-	l := &liveFeed{done: make(chan struct{})}
+	l := newLiveFeed()
 	interval := max(timeline.MinFrameInterval, time.Millisecond)
 	go func() {
+		defer close(l.exited)
 		timer := time.NewTimer(0)
 		defer timer.Stop()
 		shown := make(chan struct{}, 1)
@@ -600,8 +602,22 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 	return l
 }
 
+// newLiveFeed returns a feed whose goroutine the caller starts, closing
+// exited when it returns.
+func newLiveFeed() *liveFeed {
+	return &liveFeed{done: make(chan struct{}), exited: make(chan struct{})}
+}
+
+// stop ends the feed and waits (up to a second) for its goroutine to
+// return. Once the app's main loop has ended, fyne.Do runs a frame at
+// once on the feed's own goroutine: without the wait, a frame begun just
+// before stop could still be drawing while the window shuts down.
 func (l *liveFeed) stop() {
 	l.once.Do(func() { close(l.done) })
+	select {
+	case <-l.exited:
+	case <-time.After(time.Second):
+	}
 }
 
 // legend shows what the colours and marks of the Gantt and chart mean.
