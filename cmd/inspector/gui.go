@@ -67,6 +67,9 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		toolArgs    = fs.String("args", "", "preset the tool's arguments: a JSON object, or @FILE to read it from a file")
 		calls       = fs.Int("calls", 1, "preset the number of calls `N`")
 		concurrency = fs.Int("concurrency", 1, "preset how many calls `C` are in flight at once")
+		duration    = fs.Duration("duration", 0, "preset how long `D` to keep calling: with --rate an open loop, without it calls until D passed")
+		rate        = fs.Float64("rate", 0, "preset an open loop of `R` calls per second (with --duration)")
+		maxInFlight = fs.Int("max-in-flight", 0, "with --rate, drop (and count) arrivals while `K` calls are outstanding (0: no bound)")
 		callTimeout = fs.Duration("call-timeout", 0, "preset the per-call timeout `D` (0 = none)")
 		fpsReport   = fs.Bool("fps-report", false, "print how many frames the timeline drew per second when the app quits")
 		again       = fs.String("autorun-again", "", "after the --autorun run, run the workload once more on the same connection with dispatch `MODE` (serial, concurrent, inline)")
@@ -102,7 +105,22 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if *exitAfter < 0 || *callTimeout < 0 {
 		return usageErr("--exit-after and --call-timeout must not be negative")
 	}
-	w := engine.Workload{Tool: *tool, Calls: *calls, Concurrency: *concurrency, CallTimeout: *callTimeout}
+	w := engine.Workload{Tool: *tool, Calls: *calls, Concurrency: *concurrency, CallTimeout: *callTimeout,
+		Duration: *duration, Rate: *rate, MaxInFlight: *maxInFlight}
+	switch {
+	case *rate != 0 && *duration <= 0:
+		return usageErr("--rate %v: give --duration too: how long to keep starting calls", *rate)
+	case *duration != 0 && flagWasSet(fs, "calls"):
+		return usageErr("--calls and --duration: choose one, a number of calls or a time")
+	case *maxInFlight != 0 && *rate == 0:
+		return usageErr("--max-in-flight bounds an open loop: add --rate")
+	}
+	if *duration != 0 {
+		w.Calls = 0
+	}
+	if *rate != 0 && !flagWasSet(fs, "concurrency") {
+		w.Concurrency = 0 // an open loop is bounded by --max-in-flight, not callers
+	}
 	if *toolArgs != "" {
 		if w.Args, err = readArgsFlag(*toolArgs); err != nil {
 			return usageErr("%v", err)
@@ -121,6 +139,11 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if *again != "" && !*autorun {
 		return usageErr("--autorun-again runs after the --autorun run: add --autorun")
+	}
+	if w.Tool != "" {
+		if err := w.Validate(); err != nil {
+			return usageErr("%v", strings.TrimPrefix(err.Error(), "run: "))
+		}
 	}
 	if *autorun && w.Tool == "" {
 		return usageErr("--autorun: name the tool to run with --tool (only the demo server has a default)")

@@ -28,6 +28,10 @@ func TestGUIFlagErrors(t *testing.T) {
 		{"bad dispatch (shared with run)", []string{"--dispatch", "sometimes"}, "--dispatch"},
 		{"two servers", []string{"--demo", "--url", "http://x/mcp"}, "choose one server"},
 		{"elicitation lists manual, which gui takes", []string{"--elicitation", "maybe"}, "want accept, decline, cancel or manual"},
+		{"rate without a duration", []string{"--rate", "50"}, "give --duration too"},
+		{"calls and a duration", []string{"--calls", "5", "--duration", "1s"}, "choose one"},
+		{"max in flight without a rate", []string{"--max-in-flight", "3"}, "add --rate"},
+		{"negative rate", []string{"--rate", "-1", "--duration", "1s"}, "want a number of calls per second above 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
