@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,4 +112,31 @@ func (a assertion) check(sum recorder.Summary) (actual float64, holds bool) {
 		return v, v != a.Want
 	}
 	return v, false
+}
+
+// parseAssertions reads every --assert expression, stopping at the first
+// that does not parse.
+func parseAssertions(exprs []string) ([]assertion, error) {
+	var out []assertion
+	for _, expr := range exprs {
+		a, err := parseAssertion(expr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// checkAssertions checks each assertion on sum, says on w which failed
+// (as "inspector CMD: assertion failed: …"), and returns how many did.
+func checkAssertions(w io.Writer, cmd string, asserts []assertion, sum recorder.Summary) int {
+	failed := 0
+	for _, a := range asserts {
+		if actual, holds := a.check(sum); !holds {
+			failed++
+			fmt.Fprintf(w, "inspector %s: assertion failed: %s (%s is %s)\n", cmd, a.Expr, a.Key, formatNumber(actual))
+		}
+	}
+	return failed
 }

@@ -138,13 +138,9 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *maxStderr < 1 {
 		return usageErr("--max-stderr-lines %d: want 1 or more", *maxStderr)
 	}
-	var asserts []assertion
-	for _, expr := range o.asserts {
-		a, err := parseAssertion(expr)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		asserts = append(asserts, a)
+	asserts, err := parseAssertions(o.asserts)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	chart, err := export.ParseChart(o.outputs.chart)
 	if err != nil {
@@ -218,14 +214,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if code != exitOK {
 		return code
 	}
-	failed := 0
-	for _, a := range asserts {
-		actual, holds := a.check(sum)
-		if !holds {
-			failed++
-			fmt.Fprintf(stderr, "inspector proxy: assertion failed: %s (%s is %s)\n", a.Expr, a.Key, formatNumber(actual))
-		}
-	}
+	failed := checkAssertions(stderr, "proxy", asserts, sum)
 	switch {
 	case failed > 0:
 		return exitAssertion

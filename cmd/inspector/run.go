@@ -178,13 +178,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cb.Elicitation == engine.ElicitManual || cb.SamplingManual {
 		return usageErr("--elicitation manual needs a person to answer each request, and a headless run has nobody there: use inspector gui --elicitation manual, or here accept, decline or cancel")
 	}
-	var asserts []assertion
-	for _, expr := range o.asserts {
-		a, err := parseAssertion(expr)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		asserts = append(asserts, a)
+	asserts, err := parseAssertions(o.asserts)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	if o.calls < 1 {
 		return usageErr("--calls %d: want 1 or more", o.calls)
@@ -301,14 +297,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code := r.save(); code != exitOK {
 		return code
 	}
-	failed := 0
-	for _, a := range asserts {
-		actual, holds := a.check(sum)
-		if !holds {
-			failed++
-			fmt.Fprintf(stderr, "inspector run: assertion failed: %s (%s is %s)\n", a.Expr, a.Key, formatNumber(actual))
-		}
-	}
+	failed := checkAssertions(stderr, "run", asserts, sum)
 	if failed > 0 {
 		return exitAssertion
 	}
