@@ -43,7 +43,7 @@ func summarizeProxy(snap *Snapshot) Summary {
 			continue
 		}
 		f := Fulfilment{Round: s.Round, Requests: s.InputRequests}
-		if p := spanByID(snap, s.Parent); p != nil {
+		if p := snap.SpanByID(s.Parent); p != nil {
 			f.Call = p.Parent
 		}
 		if s.Answered != Unset && s.Status == StatusOK {
@@ -57,21 +57,6 @@ func summarizeProxy(snap *Snapshot) Summary {
 	sum.Fulfilments = fulfil
 	sum.Verdict, sum.VerdictText = proxyVerdict(est, sum)
 	return sum
-}
-
-func spanByID(snap *Snapshot, id SpanID) *Span {
-	if id <= 0 || int(id) > len(snap.Spans) {
-		return nil
-	}
-	if s := snap.Spans[id-1]; s.ID == id {
-		return s
-	}
-	for _, s := range snap.Spans {
-		if s.ID == id {
-			return s
-		}
-	}
-	return nil
 }
 
 // estimateNote is what every proxy verdict says of how it knows.

@@ -315,6 +315,25 @@ type Snapshot struct {
 	Now time.Duration
 }
 
+// SpanByID returns the span with id, or nil (a nil snapshot, id 0, a span
+// not in it). Spans are in ID order and IDs start at 1, so it is usually
+// the span at id-1; a snapshot with gaps (a merge, a damaged file) is
+// searched.
+func (s *Snapshot) SpanByID(id SpanID) *Span {
+	if s == nil || id <= 0 {
+		return nil
+	}
+	if i := int(id) - 1; i < len(s.Spans) && s.Spans[i].ID == id {
+		return s.Spans[i]
+	}
+	for _, sp := range s.Spans {
+		if sp.ID == id {
+			return sp
+		}
+	}
+	return nil
+}
+
 // NewSpan returns a span of the given direction and method with every
 // phase [Unset], ready to be filled in and passed to [Recording.Begin].
 func NewSpan(session string, dir Direction, method string) Span {

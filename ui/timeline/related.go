@@ -19,7 +19,7 @@ type Related struct {
 
 // RelatedTo gathers what snap tells about s.
 func RelatedTo(snap *recorder.Snapshot, s *recorder.Span) Related {
-	r := Related{Parent: findSpan(snap, s.Parent), RoundFacts: roundFacts(snap, s), Events: eventsOf(snap, s.ID)}
+	r := Related{Parent: snap.SpanByID(s.Parent), RoundFacts: roundFacts(snap, s), Events: eventsOf(snap, s.ID)}
 	for _, c := range snap.Spans {
 		if c.Parent == s.ID {
 			r.Children++
@@ -40,19 +40,4 @@ func eventsOf(snap *recorder.Snapshot, id recorder.SpanID) []recorder.Event {
 		}
 	}
 	return evs
-}
-
-func findSpan(snap *recorder.Snapshot, id recorder.SpanID) *recorder.Span {
-	if snap == nil || id == 0 {
-		return nil
-	}
-	if i := int(id) - 1; i >= 0 && i < len(snap.Spans) && snap.Spans[i].ID == id {
-		return snap.Spans[i]
-	}
-	for _, s := range snap.Spans {
-		if s.ID == id {
-			return s
-		}
-	}
-	return nil
 }

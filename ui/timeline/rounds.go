@@ -156,7 +156,7 @@ func roundFacts(snap *recorder.Snapshot, s *recorder.Span) [][2]string {
 		}
 		add("fulfilment", FormatDuration(total)+" in all (the client, between rounds)")
 	case s.Kind == recorder.KindRound:
-		call := findSpan(snap, s.Parent)
+		call := snap.SpanByID(s.Parent)
 		add("round", fmt.Sprint(s.Round))
 		add("outcome", outcomeText(s))
 		rounds := roundsOf(snap, call)

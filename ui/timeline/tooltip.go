@@ -50,7 +50,7 @@ func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
 	if len(e.Data) > 0 {
 		lines = append(lines, Truncate(string(e.Data), 80))
 	}
-	if s := findSpan(snap, e.Span); s != nil {
+	if s := snap.SpanByID(e.Span); s != nil {
 		lines = append(lines, fmt.Sprintf("about #%d %s", s.ID, SpanLabel(s)))
 	}
 	return lines
