@@ -38,14 +38,7 @@ func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame {
 	drawn := recorder.EstimateClientWork(snap)
 	steps := recorder.Steps(drawn)
 	scope := scopeOf(drawn, pick)
-	open := false
-	for _, s := range snap.Spans {
-		if s.Open() {
-			open = true
-			break
-		}
-	}
-	return liveFrame{snap: drawn, raw: snap, steps: steps, scope: scope, summary: scope.summarize(drawn, steps), open: open}
+	return liveFrame{snap: drawn, raw: snap, steps: steps, scope: scope, summary: scope.summarize(drawn, steps), open: hasOpen(snap)}
 }
 
 // liveFeed is the one ticker that follows a live recording.
@@ -91,14 +84,8 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 			began := time.Now()
 			snap := rec.Snapshot()
 			last = snap.Version
-			open = false
-			for _, s := range snap.Spans {
-				if s.Open() {
-					open = true
-					break
-				}
-			}
 			f := makeFrame(snap, pick())
+			open = f.open
 			made := time.Since(began)
 			runOnMain(func() {
 				defer func() { shown <- struct{}{} }()
