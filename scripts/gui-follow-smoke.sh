@@ -23,30 +23,10 @@
 #   SMOKE_DISPLAY  X display number to try first (default 99)
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${SMOKE_OUT:-$(mktemp -d)}
-mkdir -p "$out"
-fail() { echo "gui-follow-smoke: FAIL: $*" >&2; [ -f "$out/follow-app.log" ] && sed 's/^/  app: /' "$out/follow-app.log" >&2; exit 1; }
-
-for tool in Xvfb import identify; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb imagemagick)"
-done
-
-bin=${INSPECTOR_BIN:-}
-if [ -z "$bin" ]; then
-  bin="$out/inspector"
-  echo "gui-follow-smoke: building the inspector with cgo"
-  (cd "$root" && CGO_ENABLED=1 go build -o "$bin" ./cmd/inspector) || fail "the build failed"
-fi
-
-n=${SMOKE_DISPLAY:-99}
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1600x1000x24 -nolisten tcp >"$out/follow-xvfb.log" 2>&1 &
-xvfb=$!
-trap 'kill "$xvfb" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
-[ -e "/tmp/.X11-unix/X$n" ] || fail "Xvfb did not start on :$n ($(cat "$out/follow-xvfb.log"))"
-export DISPLAY=":$n" LANG=en_US.UTF-8
+smoke_name=gui-follow-smoke smoke_log=follow-app.log
+# shellcheck source=scripts/smoke-lib.sh
+source "$(dirname "$0")/smoke-lib.sh"
+export LANG=en_US.UTF-8
 
 journal="$out/proxy-session.jsonl"
 rm -f "$journal"

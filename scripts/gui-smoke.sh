@@ -24,31 +24,9 @@
 #   SMOKE_ARGS     extra flags for 'inspector gui'
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${SMOKE_OUT:-$(mktemp -d)}
-mkdir -p "$out"
-fail() { echo "gui-smoke: FAIL: $*" >&2; [ -f "$out/app.log" ] && sed 's/^/  app: /' "$out/app.log" >&2; exit 1; }
-
-for tool in Xvfb import identify; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb imagemagick)"
-done
-
-bin=${INSPECTOR_BIN:-}
-if [ -z "$bin" ]; then
-  bin="$out/inspector"
-  echo "gui-smoke: building the inspector with cgo"
-  (cd "$root" && CGO_ENABLED=1 go build -o "$bin" ./cmd/inspector) || fail "the build failed"
-fi
-
-# A free display: the first without a lock file, from SMOKE_DISPLAY up.
-n=${SMOKE_DISPLAY:-99}
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1600x1000x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
-xvfb=$!
-trap 'kill "$xvfb" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
-[ -e "/tmp/.X11-unix/X$n" ] || fail "Xvfb did not start on :$n ($(cat "$out/xvfb.log"))"
-export DISPLAY=":$n"
+smoke_name=gui-smoke smoke_log=app.log
+# shellcheck source=scripts/smoke-lib.sh
+source "$(dirname "$0")/smoke-lib.sh"
 
 exit_after=${SMOKE_EXIT_AFTER:-10s}
 shot_at=${SMOKE_SHOT_AT:-5}

@@ -1,0 +1,32 @@
+# smoke-lib.sh is sourced by the GUI smoke scripts: it finds the tools,
+# builds the inspector (unless INSPECTOR_BIN names one), starts Xvfb on a
+# free display (from SMOKE_DISPLAY, default 99, up) and exports DISPLAY.
+# Before sourcing it, a script sets smoke_name (its name in messages) and
+# smoke_log (the app's log file under $out, shown when it fails). After
+# it: root, out, bin, fail, and Xvfb is killed when the script exits.
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${SMOKE_OUT:-$(mktemp -d)}
+mkdir -p "$out"
+fail() { echo "$smoke_name: FAIL: $*" >&2; [ -f "$out/$smoke_log" ] && sed 's/^/  app: /' "$out/$smoke_log" >&2; exit 1; }
+
+for tool in Xvfb import identify; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb imagemagick)"
+done
+
+bin=${INSPECTOR_BIN:-}
+if [ -z "$bin" ]; then
+  bin="$out/inspector"
+  echo "$smoke_name: building the inspector with cgo"
+  (cd "$root" && CGO_ENABLED=1 go build -o "$bin" ./cmd/inspector) || fail "the build failed"
+fi
+
+# A free display: the first without a lock file, from SMOKE_DISPLAY up.
+n=${SMOKE_DISPLAY:-99}
+while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+Xvfb ":$n" -screen 0 1600x1000x24 -nolisten tcp >"$out/$smoke_name-xvfb.log" 2>&1 &
+xvfb=$!
+trap 'kill "$xvfb" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+[ -e "/tmp/.X11-unix/X$n" ] || fail "Xvfb did not start on :$n ($(cat "$out/$smoke_name-xvfb.log"))"
+export DISPLAY=":$n"
