@@ -176,6 +176,11 @@ type Span struct {
 	// ErrorCode is the JSON-RPC error code the answer carried, when it
 	// was a JSON-RPC error; 0 otherwise.
 	ErrorCode int64 `json:"error_code,omitempty"`
+	// InputTokens and OutputTokens are the token counts a model endpoint
+	// reported for a sampling request it answered (sampling mode
+	// "endpoint"); 0 when no model was asked.
+	InputTokens  int32 `json:"input_tokens,omitempty"`
+	OutputTokens int32 `json:"output_tokens,omitempty"`
 
 	// Params and Result are the request's params and the answer's result,
 	// capped at [MaxPayload] bytes (a capped payload is replaced by a JSON

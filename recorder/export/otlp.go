@@ -2,8 +2,6 @@ package export
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -77,21 +75,6 @@ func appendJSONFloat(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
-// otlpIDs derives trace and span IDs from the recording's creation time and
-// a span ID, so that exporting the same recording twice gives the same
-// IDs and two recordings do not collide.
-type otlpIDs struct{ seed string }
-
-func (o otlpIDs) hash(what string, id recorder.SpanID, n int) string {
-	sum := sha256.Sum256([]byte(o.seed + "/" + what + "/" + strconv.FormatInt(int64(id), 10)))
-	if sum[0] == 0 {
-		sum[0] = 1 // an all-zero ID is invalid; a leading non-zero byte rules it out
-	}
-	return hex.EncodeToString(sum[:n])
-}
-func (o otlpIDs) trace(root recorder.SpanID) string { return o.hash("trace", root, 16) }
-func (o otlpIDs) span(id recorder.SpanID) string    { return o.hash("span", id, 8) }
-
 // WriteOTLP writes snap as OTLP/JSON traces (an ExportTraceServiceRequest)
 // that Jaeger's "Upload JSON" and any OTLP/HTTP JSON receiver accept.
 //
@@ -113,7 +96,7 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 	if snap == nil {
 		snap = &recorder.Snapshot{}
 	}
-	ids := otlpIDs{seed: snap.Meta.Created.UTC().Format(time.RFC3339Nano) + "/" + snap.Meta.Title}
+	ids := recorder.TraceIDsOf(snap.Meta)
 	byID := make(map[recorder.SpanID]*recorder.Span, len(snap.Spans))
 	for _, s := range snap.Spans {
 		byID[s.ID] = s
@@ -200,7 +183,7 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		r := root(s)
 		trace, ok := traceOf[r]
 		if !ok {
-			trace = ids.trace(r)
+			trace = ids.TraceHex(r)
 			traceOf[r] = trace
 		}
 		name := s.Method
@@ -314,11 +297,11 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		b = append(b, "\n{\"traceId\":\""...)
 		b = append(b, trace...)
 		b = append(b, `","spanId":"`...)
-		b = append(b, ids.span(s.ID)...)
+		b = append(b, ids.SpanHex(s.ID)...)
 		b = append(b, '"')
 		if _, ok := byID[s.Parent]; ok && s.Parent != 0 && s.Parent != s.ID {
 			b = append(b, `,"parentSpanId":"`...)
-			b = append(b, ids.span(s.Parent)...)
+			b = append(b, ids.SpanHex(s.Parent)...)
 			b = append(b, '"')
 		}
 		b = append(b, `,"name":`...)

@@ -1,0 +1,55 @@
+package recorder
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"time"
+)
+
+// TraceIDs derives the W3C trace and span IDs of a recording's spans from
+// its creation time and the spans' IDs. The OTLP exports, the live OTLP
+// push and the traceparent the engine puts in a request's _meta all use
+// it, so that a span has one identity wherever it appears, and exporting
+// the same recording twice gives the same IDs. The seed is Meta.Created
+// alone (not the title, which may change after a request was sent).
+type TraceIDs struct{ seed string }
+
+// TraceIDsOf returns the IDs of the recording described by m.
+func TraceIDsOf(m Meta) TraceIDs {
+	return TraceIDs{seed: m.Created.UTC().Format(time.RFC3339Nano)}
+}
+
+func (t TraceIDs) hash(what string, id SpanID) [32]byte {
+	sum := sha256.Sum256([]byte(t.seed + "/" + what + "/" + strconv.FormatInt(int64(id), 10)))
+	if sum[0] == 0 {
+		sum[0] = 1 // an all-zero ID is invalid; a leading non-zero byte rules it out
+	}
+	return sum
+}
+
+// Trace returns the trace ID of the trace whose root is span root (a tool
+// call, or a request with no parent).
+func (t TraceIDs) Trace(root SpanID) [16]byte {
+	sum := t.hash("trace", root)
+	return [16]byte(sum[:16])
+}
+
+// Span returns the span ID of span id.
+func (t TraceIDs) Span(id SpanID) [8]byte {
+	sum := t.hash("span", id)
+	return [8]byte(sum[:8])
+}
+
+// TraceHex and SpanHex are Trace and Span as lowercase hex, as OTLP/JSON
+// and traceparent write them.
+func (t TraceIDs) TraceHex(root SpanID) string { id := t.Trace(root); return hex.EncodeToString(id[:]) }
+
+// SpanHex is [TraceIDs.Span] as lowercase hex.
+func (t TraceIDs) SpanHex(id SpanID) string { s := t.Span(id); return hex.EncodeToString(s[:]) }
+
+// Traceparent returns the W3C traceparent header value ("00-TRACE-SPAN-01")
+// of span id in the trace rooted at root.
+func (t TraceIDs) Traceparent(root, id SpanID) string {
+	return "00-" + t.TraceHex(root) + "-" + t.SpanHex(id) + "-01"
+}
