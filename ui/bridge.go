@@ -40,10 +40,13 @@ type Bridge struct {
 	// Inspector is the version written into recordings.
 	Inspector string
 
-	mu      sync.Mutex
-	target  engine.Target
-	cb      engine.AnswerPolicy
-	sess    *engine.Session
+	mu     sync.Mutex
+	target engine.Target
+	cb     engine.AnswerPolicy
+	sess   *engine.Session
+	// extra are the sessions a run over several opened beside sess, while
+	// it lasts.
+	extra   []*engine.Session
 	journal *recorder.Journal
 	cancel  context.CancelFunc // of the running workload
 	abandon context.CancelFunc // of a connection being made
@@ -266,9 +269,13 @@ func (b *Bridge) SetCallbacks(cb engine.AnswerPolicy) {
 	b.mu.Lock()
 	b.cb = cb
 	s := b.sess
+	extra := b.extra
 	b.mu.Unlock()
 	if s != nil {
 		s.SetAnswerPolicy(cb)
+	}
+	for _, e := range extra {
+		e.SetAnswerPolicy(cb)
 	}
 }
 
@@ -282,7 +289,16 @@ func (b *Bridge) Running() bool {
 // Run starts w on the current session in a goroutine and returns at once;
 // progress goes to OnProgress and the end to OnRunDone. It fails when not
 // connected or while another run is going on.
-func (b *Bridge) Run(w engine.Workload) error {
+func (b *Bridge) Run(w engine.Workload) error { return b.RunOn(w, 1) }
+
+// RunOn is [Bridge.Run] over n sessions: the current one and n-1 more
+// connections to the same server, opened for the run (a server process
+// each over stdio) and closed after it, recording into the same
+// recording and answering under the same callbacks.
+func (b *Bridge) RunOn(w engine.Workload, n int) error {
+	if n < 1 || n > MaxSessions {
+		return fmt.Errorf("sessions: want 1 to %d, not %d", MaxSessions, n)
+	}
 	b.mu.Lock()
 	s := b.sess
 	if s == nil {
@@ -316,7 +332,11 @@ func (b *Bridge) Run(w engine.Workload) error {
 		if f := b.OnProgress; f != nil {
 			progress = func(p engine.Progress) { b.hook(func() { f(p) }) }
 		}
-		res, err = s.Run(ctx, w, progress)
+		if n == 1 {
+			res, err = s.Run(ctx, w, progress)
+		} else {
+			res, err = b.runWide(ctx, s, w, n, progress)
+		}
 		select {
 		case <-s.Done():
 			if err != nil {
@@ -329,6 +349,59 @@ func (b *Bridge) Run(w engine.Workload) error {
 		}
 	}()
 	return nil
+}
+
+// MaxSessions is the most sessions one run of the app may spread its
+// calls over.
+const MaxSessions = 100
+
+// runWide opens n-1 more sessions beside s, runs w over all n and closes
+// the extra ones. While they live, a change of callbacks reaches them too.
+func (b *Bridge) runWide(ctx context.Context, s *engine.Session, w engine.Workload, n int, progress func(engine.Progress)) (engine.RunResult, error) {
+	b.mu.Lock()
+	t, cb := b.target, b.cb
+	b.mu.Unlock()
+	g, err := engine.Widen(ctx, s, t, cb, n)
+	if err != nil {
+		return engine.RunResult{}, fmt.Errorf("opening %d more sessions for the run: %w", n-1, err)
+	}
+	extra := g.Sessions()[1:]
+	b.mu.Lock()
+	b.extra = extra
+	cb = b.cb // a change made while they connected
+	b.mu.Unlock()
+	for _, e := range extra {
+		e.SetAnswerPolicy(cb)
+		if f := b.OnLog; f != nil {
+			e.OnLog(func(ev recorder.Event) { b.hook(func() { f(ev) }) })
+		}
+		if f := b.OnPending; f != nil {
+			e.SetManualHandler(func(req *engine.PendingRequest) { b.hook(func() { f(req) }) })
+		}
+	}
+	defer func() {
+		b.mu.Lock()
+		b.extra = nil
+		b.mu.Unlock()
+		(&closer{extra}).close()
+	}()
+	res, err := g.Run(ctx, w, progress)
+	if err == nil {
+		err = g.Err() // an extra session lost: say so even if the run ended
+	}
+	return res, err
+}
+
+// closer closes sessions at once.
+type closer struct{ sessions []*engine.Session }
+
+func (c *closer) close() {
+	var wg sync.WaitGroup
+	for _, s := range c.sessions {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.Close() }()
+	}
+	wg.Wait()
 }
 
 // Stop cancels the running workload, if any; calls still out end as

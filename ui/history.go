@@ -23,6 +23,9 @@ const maxHistory = 50
 type RunRecord struct {
 	Workload  engine.Workload
 	Callbacks engine.AnswerPolicy
+	// Sessions is how many sessions the calls were spread over (1: the
+	// connection alone).
+	Sessions int
 	// When is the wall-clock time the run started.
 	When time.Time
 	// OK and Failed count the run's calls; Stopped says the person
@@ -75,12 +78,19 @@ func (r RunRecord) summary() string {
 	}
 	calls := ""
 	switch w := r.Workload; {
+	case len(w.Stages) > 0 && w.Ramp == engine.RampConcurrency:
+		calls = fmt.Sprintf(" ramping callers %s", stagesText(w.Stages))
+	case len(w.Stages) > 0:
+		calls = fmt.Sprintf(" ramping calls/s %s", stagesText(w.Stages))
 	case w.Rate > 0:
 		calls = fmt.Sprintf(" at %v/s for %v", w.Rate, w.Duration)
 	case w.Duration > 0:
 		calls = fmt.Sprintf(" for %v (%d at once)", w.Duration, max(w.Concurrency, 1))
 	case max(w.Calls, 1) > 1:
 		calls = fmt.Sprintf(" ×%d (%d at once)", w.Calls, max(w.Concurrency, 1))
+	}
+	if r.Sessions > 1 {
+		calls += fmt.Sprintf(" over %d sessions", r.Sessions)
 	}
 	outcome := fmt.Sprintf("%d ok", r.OK)
 	if r.Failed > 0 {
@@ -310,6 +320,7 @@ func (p *WorkloadPanel) runAgain(r RunRecord) {
 		p.OnCallbacks(r.Callbacks)
 	}
 	p.SetWorkload(r.Workload)
+	p.SetSessions(r.Sessions)
 	if p.Tool.Selected != r.Workload.Tool {
 		p.ShowProblem(fmt.Sprintf("The server no longer lists the tool %q: refresh the tools or choose another.", r.Workload.Tool))
 		return
@@ -321,7 +332,8 @@ func (p *WorkloadPanel) runAgain(r RunRecord) {
 // recording into rec (nil: none), so that when it ends the panel can
 // show its last call's result and add it to the history.
 func (p *WorkloadPanel) RunStarted(w engine.Workload, cb engine.AnswerPolicy, rec *recorder.Recording) {
-	p.current = RunRecord{Workload: w, Callbacks: cb, When: time.Now()}
+	n, _ := p.SessionCount()
+	p.current = RunRecord{Workload: w, Callbacks: cb, When: time.Now(), Sessions: max(n, 1)}
 	p.rec = rec
 	p.runNo = 0
 	if rec != nil { // the run is a segment of the recording from now

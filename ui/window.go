@@ -30,6 +30,9 @@ type Options struct {
 	// Workload presets the Workload panel (its tool is chosen once the
 	// server lists it).
 	Workload engine.Workload
+	// Sessions presets how many sessions a run spreads its calls over
+	// (0 or 1: the connection alone).
+	Sessions int
 	// Connect connects to Target as soon as the window is up.
 	Connect bool
 	// AutoRun runs the workload once, as soon as the tools are listed.
@@ -120,6 +123,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.Callbacks = NewCallbacksPanel(opts.Callbacks)
 	m.Workload = NewWorkloadPanel()
 	m.Workload.SetWorkload(opts.Workload)
+	m.Workload.SetSessions(opts.Sessions)
 	m.Manual = NewManualPanel()
 	m.Log = NewLogView()
 	m.Timeline = NewTimelineView()
@@ -350,7 +354,8 @@ func (m *MainWindow) Run() {
 	w, err := m.Workload.Workload()
 	if err == nil {
 		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call: opens the run's segment
-		if err = m.Bridge.Run(w); err != nil {
+		n, _ := m.Workload.SessionCount() // checked by Workload()
+		if err = m.Bridge.RunOn(w, n); err != nil {
 			m.Workload.RunNotStarted() // closes it
 		}
 	}

@@ -60,6 +60,7 @@ type WorkloadPanel struct {
 	// second for Duration, whatever the answers do.
 	Duration     *widget.Entry
 	Rate         *widget.Entry
+	loadShapeInputs
 	RunButton    *widget.Button
 	StopButton   *widget.Button
 	RefreshTools *widget.Button
@@ -132,6 +133,7 @@ func NewWorkloadPanel() *WorkloadPanel {
 	p.Timeout = newEntry("none, or e.g. 30s", nil)
 	p.Duration = newEntry("none, or e.g. 10s", nil)
 	p.Rate = newEntry("none, or calls per second", nil)
+	p.loadShapeInputs = newLoadShapeInputs()
 	p.RunButton = widget.NewButton("Run", func() { p.run() })
 	p.RunButton.Importance = widget.HighImportance
 	p.StopButton = widget.NewButton("Stop", func() {
@@ -163,10 +165,16 @@ func NewWorkloadPanel() *WorkloadPanel {
 		widget.NewFormItem("Call timeout", p.Timeout),
 		widget.NewFormItem("Duration", p.Duration),
 		widget.NewFormItem("Rate", p.Rate),
+		widget.NewFormItem("Max in flight", p.MaxInFlight),
+		widget.NewFormItem("Stages", container.NewBorder(nil, nil, nil, p.StagesRamp, p.Stages)),
+		widget.NewFormItem("Sessions", p.Sessions),
 	)
 	form.Items[1].HintText = "how many calls are in flight together"
 	form.Items[3].HintText = "instead of Calls: keep calling this long"
 	form.Items[4].HintText = "calls/s for the duration, on schedule"
+	form.Items[5].HintText = "with a rate: drop (and count) arrivals while this many are out"
+	form.Items[6].HintText = "ramp the rate (or the callers from At once) linearly: DURATION:TARGET,..."
+	form.Items[7].HintText = "connections the calls are spread over (a server process each for stdio)"
 	p.runRow = container.NewGridWithColumns(2, p.RunButton, p.StopButton)
 	p.historyBox = container.NewVBox(widget.NewLabel("The runs made in this window are listed here, newest first."))
 	p.results = widget.NewAccordion(
@@ -255,6 +263,7 @@ func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
 	if w.Rate > 0 {
 		p.Rate.SetText(strconv.FormatFloat(w.Rate, 'f', -1, 64))
 	}
+	p.showShape(w)
 	if slices.ContainsFunc(p.tools, func(t engine.Tool) bool { return t.Name == w.Tool }) {
 		p.Tool.SetSelected(w.Tool)
 		if len(w.Args) > 0 {
@@ -336,12 +345,18 @@ func (p *WorkloadPanel) Workload() (engine.Workload, error) {
 		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil || !(w.Rate > 0) || w.Rate > engine.MaxRate {
 			return w, fmt.Errorf("rate: want calls per second above 0 (at most %d), as in 200, not %q", engine.MaxRate, text)
 		}
-		if w.Duration == 0 {
+		if w.Duration == 0 && !p.hasStages() {
 			return w, fmt.Errorf("rate: give a duration too: how long to keep starting %v calls per second", w.Rate)
 		}
 		w.Calls, w.Concurrency = 0, 0 // an open loop is bounded by neither
 	} else if w.Duration > 0 {
 		w.Calls = 0 // the duration bounds the run instead
+	}
+	if err := p.applyShape(&w); err != nil {
+		return w, err
+	}
+	if _, err := p.SessionCount(); err != nil {
+		return w, err
 	}
 	return w, w.Validate()
 }

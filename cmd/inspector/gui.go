@@ -63,19 +63,13 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		exitAfter   = fs.Duration("exit-after", 0, "quit by itself after `D` with exit status 0 (for scripts and smoke tests)")
 		open        = fs.String("open", "", "open the recording or journal `FILE` (and connect only if a server flag is given too)")
 		follow      = fs.String("follow", "", "follow the journal `FILE` as it grows (inspector proxy --journal FILE writes one) and draw it live; a file that does not exist yet is waited for")
-		tool        = fs.String("tool", "", "preset the Workload panel with the tool `NAME`")
-		toolArgs    = fs.String("args", "", "preset the tool's arguments: a JSON object, or @FILE to read it from a file")
-		calls       = fs.Int("calls", 1, "preset the number of calls `N`")
-		concurrency = fs.Int("concurrency", 1, "preset how many calls `C` are in flight at once")
-		duration    = fs.Duration("duration", 0, "preset how long `D` to keep calling: with --rate an open loop, without it calls until D passed")
-		rate        = fs.Float64("rate", 0, "preset an open loop of `R` calls per second (with --duration)")
-		maxInFlight = fs.Int("max-in-flight", 0, "with --rate, drop (and count) arrivals while `K` calls are outstanding (0: no bound)")
-		callTimeout = fs.Duration("call-timeout", 0, "preset the per-call timeout `D` (0 = none)")
 		fpsReport   = fs.Bool("fps-report", false, "print how many frames the timeline drew per second when the app quits")
 		again       = fs.String("autorun-again", "", "after the --autorun run, run the workload once more on the same connection with dispatch `MODE` (serial, concurrent, inline)")
 		statsReport = fs.Bool("stats-report", false, "print the run the statistics describe and its figures when the app quits")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the app to `FILE` (read it with go tool pprof), to see where a frame's time goes")
 	)
+	var lo runOptions
+	addLoadFlags(fs, &lo, "preset the Workload panel: ")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, guiUsage)
 		fs.PrintDefaults()
@@ -99,30 +93,22 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 	cb = guiDefaults(fs, cb)
-	if *calls < 1 || *concurrency < 1 {
-		return usageErr("--calls and --concurrency want 1 or more")
-	}
-	if *exitAfter < 0 || *callTimeout < 0 {
+	if *exitAfter < 0 || lo.callTimeout < 0 {
 		return usageErr("--exit-after and --call-timeout must not be negative")
 	}
-	w := engine.Workload{Tool: *tool, Calls: *calls, Concurrency: *concurrency, CallTimeout: *callTimeout,
-		Duration: *duration, Rate: *rate, MaxInFlight: *maxInFlight}
-	switch {
-	case *rate != 0 && *duration <= 0:
-		return usageErr("--rate %v: give --duration too: how long to keep starting calls", *rate)
-	case *duration != 0 && flagWasSet(fs, "calls"):
-		return usageErr("--calls and --duration: choose one, a number of calls or a time")
-	case *maxInFlight != 0 && *rate == 0:
-		return usageErr("--max-in-flight bounds an open loop: add --rate")
+	if lo.calls < 1 || lo.concurrency < 1 {
+		return usageErr("--calls and --concurrency want 1 or more")
 	}
-	if *duration != 0 {
-		w.Calls = 0
+	if lo.sessions > ui.MaxSessions {
+		return usageErr("--sessions %d: the app spreads a run over at most %d sessions (inspector run takes up to 1000)", lo.sessions, ui.MaxSessions)
 	}
-	if *rate != 0 && !flagWasSet(fs, "concurrency") {
-		w.Concurrency = 0 // an open loop is bounded by --max-in-flight, not callers
+	w, err := loadShape(fs, lo)
+	if err != nil {
+		return usageErr("%v", strings.TrimPrefix(err.Error(), "run: "))
 	}
-	if *toolArgs != "" {
-		if w.Args, err = readArgsFlag(*toolArgs); err != nil {
+	w.Tool = lo.tool
+	if lo.args != "" {
+		if w.Args, err = readArgsFlag(lo.args); err != nil {
 			return usageErr("%v", err)
 		}
 	}
@@ -178,7 +164,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions})
 	}, stderr)
 }
 
@@ -215,6 +201,7 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 		Target:       target,
 		Callbacks:    cb,
 		Workload:     w,
+		Sessions:     extras.sessions,
 		Connect:      (open == "" && extras.follow == "") || serverFlag,
 		AutoRun:      autorun,
 		AutoRunAgain: extras.again,
@@ -260,6 +247,7 @@ type guiExtras struct {
 	again       string // --autorun-again
 	statsReport bool   // --stats-report
 	follow      string // --follow
+	sessions    int    // --sessions
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"

@@ -28,10 +28,14 @@ func TestGUIFlagErrors(t *testing.T) {
 		{"bad dispatch (shared with run)", []string{"--dispatch", "sometimes"}, "--dispatch"},
 		{"two servers", []string{"--demo", "--url", "http://x/mcp"}, "choose one server"},
 		{"elicitation lists manual, which gui takes", []string{"--elicitation", "maybe"}, "want accept, decline, cancel or manual"},
-		{"rate without a duration", []string{"--rate", "50"}, "give --duration too"},
-		{"calls and a duration", []string{"--calls", "5", "--duration", "1s"}, "choose one"},
-		{"max in flight without a rate", []string{"--max-in-flight", "3"}, "add --rate"},
-		{"negative rate", []string{"--rate", "-1", "--duration", "1s"}, "want a number of calls per second above 0"},
+		{"rate without a duration", []string{"--rate", "50"}, "--rate needs --duration"},
+		{"calls and a duration", []string{"--calls", "5", "--duration", "1s"}, "give a number of calls or a duration, not both"},
+		{"max in flight without a rate", []string{"--max-in-flight", "3"}, "--max-in-flight bounds an open loop"},
+		{"stages with a rate (shared with run)", []string{"--stages", "1s:10", "--rate", "5"}, "--stages and --rate"},
+		{"malformed stages", []string{"--stages", "10:50"}, "--stages: stage 1"},
+		{"more sessions than the app opens", []string{"--sessions", "500"}, "at most 100 sessions"},
+		{"zero sessions", []string{"--sessions", "0"}, "want 1 to 1000"},
+		{"negative rate", []string{"--rate", "-1", "--duration", "1s"}, "want calls per second above 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -140,16 +139,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	conn := parseConnectionFlags(fs)
 	var o runOptions
-	fs.StringVar(&o.tool, "tool", "", "call the tool `NAME` (default: fanout on the demo server)")
-	fs.StringVar(&o.args, "args", "", "the tool's arguments: a JSON object, or @FILE to read it from a file")
-	fs.IntVar(&o.calls, "calls", 1, "call the tool `N` times")
-	fs.IntVar(&o.concurrency, "concurrency", 1, "with at most `C` calls in flight at once")
-	fs.DurationVar(&o.callTimeout, "call-timeout", 0, "give up on a tool call after `D` (0 = never)")
-	fs.IntVar(&o.sessions, "sessions", 1, "spread the calls round robin over `M` sessions, each its own connection (a server process each for --stdio)")
-	fs.DurationVar(&o.duration, "duration", 0, "keep starting calls for `D` instead of making --calls N (calls in flight then are waited for)")
-	fs.Float64Var(&o.rate, "rate", 0, "open loop: start `R` calls per second for --duration, on schedule whatever the answers do")
-	fs.IntVar(&o.maxInFlight, "max-in-flight", 0, "open loop: at most `K` calls outstanding; an arrival over it is dropped and counted (0 = no bound)")
-	fs.StringVar(&o.stages, "stages", "", "ramp linearly through `D:TARGET,...` stages, as in 10s:50,30s:200,10s:0: the rate from 0 (open loop), or with --concurrency the callers from it (closed loop)")
+	addLoadFlags(fs, &o, "")
 	fs.BoolVar(&o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
 	fs.StringVar(&o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir())
 	addOutputFlags(fs, &o)
@@ -339,66 +329,6 @@ func progressLine(stderr io.Writer, w engine.Workload) (func(engine.Progress), f
 		}
 	}
 	return update, clear
-}
-
-// loadShape reads the shape of the load from the flags, or says which
-// flags do not go together (a usage error).
-func loadShape(fs *flag.FlagSet, o runOptions) (engine.Workload, error) {
-	w := engine.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
-	set := func(name string) bool { return flagWasSet(fs, name) }
-	switch {
-	case o.sessions < 1 || o.sessions > 1000:
-		return w, fmt.Errorf("--sessions %d: want 1 to 1000", o.sessions)
-	case o.duration < 0:
-		return w, fmt.Errorf("--duration %v: must not be negative", o.duration)
-	case set("duration") && o.duration == 0:
-		return w, errors.New("--duration 0: give how long to go on, as in 10s")
-	case !(o.rate >= 0) || math.IsInf(o.rate, 0):
-		return w, fmt.Errorf("--rate %v: want calls per second above 0, as in 200", o.rate)
-	case set("rate") && o.rate == 0:
-		return w, errors.New("--rate 0: want calls per second above 0, as in 200")
-	case o.maxInFlight < 0:
-		return w, fmt.Errorf("--max-in-flight %d: must not be negative", o.maxInFlight)
-	case set("calls") && set("rate"):
-		return w, errors.New("--calls and --rate: an open loop makes --rate × --duration calls; leave out --calls")
-	case set("calls") && set("duration"):
-		return w, errors.New("--calls and --duration: give a number of calls or a duration, not both")
-	case o.rate > 0 && set("concurrency"):
-		return w, errors.New("--concurrency and --rate: an open loop is not bounded by callers; bound it with --max-in-flight")
-	}
-	if o.stages != "" {
-		stages, err := engine.ParseStages(o.stages)
-		if err != nil {
-			return w, fmt.Errorf("--stages: %v", err)
-		}
-		for _, other := range []string{"rate", "duration", "calls"} {
-			if set(other) {
-				return w, fmt.Errorf("--stages and --%s: the stages give the %s; leave out --%s", other, map[string]string{"rate": "rate", "duration": "duration", "calls": "length of the run"}[other], other)
-			}
-		}
-		w.Stages, w.Ramp = stages, engine.RampRate
-		if set("concurrency") {
-			w.Ramp, w.Concurrency = engine.RampConcurrency, o.concurrency
-		}
-	} else if o.rate > 0 && o.duration == 0 {
-		return w, errors.New("--rate needs --duration: how long to keep starting calls, as in --rate 200 --duration 10s")
-	}
-	open := o.rate > 0 || w.Ramp == engine.RampRate
-	if o.maxInFlight > 0 && !open {
-		return w, errors.New("--max-in-flight bounds an open loop (--rate, or --stages without --concurrency); a closed loop is bounded by --concurrency")
-	}
-	if !open && w.Ramp == "" {
-		w.Concurrency = o.concurrency
-		if o.duration == 0 {
-			w.Calls = o.calls
-		}
-	}
-	probe := w
-	probe.Tool = "probe"
-	if err := probe.Validate(); err != nil {
-		return w, err
-	}
-	return w, nil
 }
 
 // connectFailure says why connecting failed and what to check.
