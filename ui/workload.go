@@ -60,7 +60,6 @@ type WorkloadPanel struct {
 	// second for Duration, whatever the answers do.
 	Duration     *widget.Entry
 	Rate         *widget.Entry
-	loadShapeInputs
 	RunButton    *widget.Button
 	StopButton   *widget.Button
 	RefreshTools *widget.Button
@@ -68,6 +67,8 @@ type WorkloadPanel struct {
 	// Dispatch is the toggle next to Run: concurrent or serial (neither
 	// is chosen while the Callbacks panel says bounded or inline).
 	Dispatch *widget.RadioGroup
+	// Sessions, Stages, StagesRamp and MaxInFlight: workloadshape.go.
+	loadShapeInputs
 	// Answering says how the server's requests will be answered (latency
 	// and dispatch), as the Callbacks panel sets it.
 	Answering *widget.Label
