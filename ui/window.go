@@ -353,7 +353,7 @@ func (m *MainWindow) Run() {
 	}
 	w, err := m.Workload.Workload()
 	if err == nil {
-		n, _ := m.Workload.SessionCount() // checked by Workload()
+		n, _ := m.Workload.SessionCount()                      // checked by Workload()
 		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call: opens the run's segment
 		if err = m.Bridge.RunOn(w, n); err != nil {
 			m.Workload.RunNotStarted() // closes it
