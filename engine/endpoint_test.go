@@ -145,6 +145,27 @@ func TestEndpointAnswersSampling(t *testing.T) {
 	}
 }
 
+// TestEndpointAnswersInputRequests: on protocol 2026-07-28 the sampling
+// requests come as a round's input requests, and the endpoint answers
+// them all the same, token counts included.
+func TestEndpointAnswersInputRequests(t *testing.T) {
+	m := newFakeModel(t, 0, nil)
+	s := connectTarget(t, Target{Protocol: "latest"}, endpointPolicy(t, m, testKey))
+	res := run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":3}`)})
+	if res.OK != 1 {
+		t.Fatalf("fanout: %d ok, errors %q", res.OK, res.Errors)
+	}
+	spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+	if len(spans) != 3 {
+		t.Fatalf("%d sampling spans, want 3", len(spans))
+	}
+	for _, sp := range spans {
+		if sp.InputKey == "" || sp.Status != recorder.StatusOK || sp.InputTokens != 11 || sp.OutputTokens != 7 {
+			t.Errorf("span %+v: want an input request answered by the model with 11/7 tokens", sp)
+		}
+	}
+}
+
 // TestEndpointFailures: every way the endpoint can fail answers the
 // sampling request with an error that says what happened, recorded on
 // the span and shown to the server, without the key.
@@ -246,6 +267,9 @@ func TestEndpointFailures(t *testing.T) {
 			}
 			if strings.Contains(sp.Error+res.Errors[0], testKey) {
 				t.Errorf("the error shows the key: %q", sp.Error)
+			}
+			if _, auth := m.requests(); tc.key == "-" && (len(auth) != 1 || auth[0] != "") {
+				t.Errorf("with the key variable empty, Authorization headers %q were sent; want none", auth)
 			}
 		})
 	}
