@@ -111,13 +111,22 @@ type endpointClient struct {
 	http *http.Client
 }
 
+// endpointTransport is shared by every endpoint client (a policy changed
+// in the app makes a new client each time): it keeps enough connections
+// to one endpoint open for a fan-out to reuse them.
+var endpointTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}()
+
 // newEndpointClient returns the client of e, or nil when e is not
 // enabled.
 func newEndpointClient(e SamplingEndpoint) *endpointClient {
 	if !e.Enabled() {
 		return nil
 	}
-	c := &endpointClient{cfg: e, url: e.CompletionsURL(), http: &http.Client{}}
+	c := &endpointClient{cfg: e, url: e.CompletionsURL(), http: &http.Client{Transport: endpointTransport}}
 	if e.KeyEnv != "" {
 		c.key = strings.TrimSpace(os.Getenv(e.KeyEnv))
 	}
