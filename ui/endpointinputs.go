@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
 )
@@ -39,6 +40,7 @@ func newEndpointInputs(changed func()) *EndpointInputs {
 	in.Timeout = newEntry(engine.DefaultEndpointTimeout.String(), onText)
 	in.Hint = widget.NewLabel("")
 	in.Hint.Wrapping = fyne.TextWrapWord
+	in.Hint.SizeName = theme.SizeNameCaptionText
 	in.From = widget.NewSelect([]string{samplingFromReply, samplingFromEndpoint}, func(string) {
 		in.showFor()
 		changed()
@@ -48,10 +50,13 @@ func newEndpointInputs(changed func()) *EndpointInputs {
 
 // formItems are the inputs' rows of the callbacks form.
 func (in *EndpointInputs) formItems() []*widget.FormItem {
-	return []*widget.FormItem{
-		widget.NewFormItem("Sampling from", in.From),
-		widget.NewFormItem("Endpoint", container.NewVBox(in.URL, container.NewGridWithColumns(3, in.Model, in.KeyEnv, in.Timeout), in.Hint)),
-	}
+	url := widget.NewFormItem("Endpoint", in.URL)
+	url.HintText = "base URL; /chat/completions is appended"
+	model := widget.NewFormItem("Model asked", in.Model)
+	key := widget.NewFormItem("Key variable", in.KeyEnv)
+	key.HintText = "the key stays in the environment"
+	timeout := widget.NewFormItem("Call timeout", in.Timeout)
+	return []*widget.FormItem{widget.NewFormItem("Sampling from", container.NewVBox(in.From, in.Hint)), url, model, key, timeout}
 }
 
 // showFor enables the endpoint's inputs when sampling comes from it.
@@ -64,9 +69,9 @@ func (in *EndpointInputs) showFor() {
 		}
 	}
 	if in.From.Selected == samplingFromEndpoint {
-		in.Hint.SetText("base URL · model · variable holding the key · timeout; /chat/completions is appended to the URL")
+		in.Hint.SetText("each sampling request goes to an OpenAI-compatible chat-completions API, under the dispatch and latency above")
 	} else {
-		in.Hint.SetText("")
+		in.Hint.SetText("the reply template answers")
 	}
 }
 
