@@ -15,12 +15,16 @@ import (
 func (s *Session) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	res, err := s.serve(ctx, "sampling/createMessage", req.Params, func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error) {
 		last := lastUserMessage(req.Params)
-		if cb.SamplingManual {
-			return s.waitManual(ctx, cb, e, "sampling/createMessage", req.Params, last, nil, func(cb *AnswerPolicy) (mcp.Result, error) {
-				return autoSampling(cb, e, last)
-			})
+		auto := func(cb *AnswerPolicy) (mcp.Result, error) {
+			if cb.endpoint != nil {
+				return s.sampleFromEndpoint(ctx, cb, e, req.Params)
+			}
+			return autoSampling(cb, e, last)
 		}
-		return autoSampling(cb, e, last)
+		if cb.SamplingManual {
+			return s.waitManual(ctx, cb, e, "sampling/createMessage", req.Params, last, nil, auto)
+		}
+		return auto(cb)
 	})
 	if err != nil {
 		return nil, err

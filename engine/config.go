@@ -343,6 +343,10 @@ type AnswerPolicy struct {
 	// SamplingManual makes sampling requests wait for a person (see
 	// [Session.SetManualHandler]).
 	SamplingManual bool `json:"sampling_manual,omitempty"`
+	// SamplingEndpoint, when its URL is set, answers sampling requests
+	// with a model behind a chat-completions API instead of
+	// SamplingReply.
+	SamplingEndpoint SamplingEndpoint `json:"sampling_endpoint,omitzero"`
 	// Elicitation is how elicitation/create is answered.
 	Elicitation ElicitationMode `json:"elicitation"`
 	// Roots are the URIs answered to roots/list.
@@ -354,7 +358,8 @@ type AnswerPolicy struct {
 	// long after it arrived with an error; its span ends as timed out.
 	RequestTimeout time.Duration `json:"request_timeout,omitempty"`
 
-	reply *template.Template // SamplingReply, parsed by the session
+	reply    *template.Template // SamplingReply, parsed by the session
+	endpoint *endpointClient    // SamplingEndpoint's client, made by the session
 }
 
 // DefaultAnswerPolicy returns the answering policy the inspector starts with:
@@ -417,6 +422,9 @@ func (cb AnswerPolicy) Validate() error {
 	if _, err := renderReply(reply, 1, "sample question", cb.SamplingModel); err != nil {
 		msg := strings.ReplaceAll(err.Error(), " in type engine.replyData", "")
 		return fmt.Errorf("%s; rendered for a sample request, the fields are {{.Index}}, {{.LastUserMessage}} and {{.Model}}", msg)
+	}
+	if err := cb.SamplingEndpoint.validate(); err != nil {
+		return err
 	}
 	switch cb.Elicitation {
 	case "", ElicitAccept, ElicitDecline, ElicitCancel, ElicitManual:

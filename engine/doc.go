@@ -21,8 +21,10 @@
 //   - queue.go: the request waits at the dispatch gate (dispatch.go) and
 //     takes its slot; the slot goes back when the request ends.
 //   - serve.go: the request's latency and building its answer (answer.go
-//     builds sampling and elicitation answers, manual.go waits for a
-//     person, mrtr.go runs a multi-round-trip call's rounds).
+//     builds sampling and elicitation answers, endpoint.go asks a model
+//     behind a chat-completions API for them ([SamplingEndpoint]),
+//     manual.go waits for a person, mrtr.go runs a multi-round-trip
+//     call's rounds).
 //   - respond.go: writing the answer ends the request.
 //   - call.go: [call], one request the client sends (a tools/call with all
 //     its rounds) from send to answer, and the registry of tool calls in

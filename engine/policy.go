@@ -73,6 +73,8 @@ func (s *Session) SetAnswerPolicy(cb AnswerPolicy) {
 func (s *Session) setAnswerPolicy(cb AnswerPolicy) {
 	cb = cb.clone()
 	cb.reply, _ = parseReply(cb.SamplingReply)
+	cb.endpoint = newEndpointClient(cb.SamplingEndpoint)
+	s.rec.AddSecrets(cb.endpoint.secrets()...) // before any request can show the key
 	s.policy.set(cb)
 	s.gate.setLimit(cb.Dispatch.Slots())
 }

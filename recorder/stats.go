@@ -129,6 +129,10 @@ type RequestCounts struct {
 	Duplicates   int            `json:"duplicates"`
 	DuplicateIDs []string       `json:"duplicate_ids"`
 	ByMethod     map[string]int `json:"by_method"`
+	// InputTokens and OutputTokens total the token counts of the
+	// sampling requests a model endpoint answered ([Span.InputTokens]).
+	InputTokens  int64 `json:"input_tokens,omitempty"`
+	OutputTokens int64 `json:"output_tokens,omitempty"`
 }
 
 // The most entries a [Summary] lists where a run can have any number.

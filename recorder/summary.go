@@ -95,6 +95,8 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		case s.Direction == Incoming:
 			sum.ServerRequests.Total++
 			sum.ServerRequests.ByMethod[s.Method]++
+			sum.ServerRequests.InputTokens += int64(s.InputTokens)
+			sum.ServerRequests.OutputTokens += int64(s.OutputTokens)
 			if s.Duplicate {
 				sum.ServerRequests.Duplicates++
 				if !seenDup[s.RequestID] && len(sum.ServerRequests.DuplicateIDs) < MaxDuplicateIDs {

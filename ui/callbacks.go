@@ -97,6 +97,7 @@ type CallbacksPanel struct {
 	SamplingReply  *widget.Entry
 	SamplingModel  *widget.Entry
 	SamplingManual *widget.Check
+	Endpoint       *EndpointInputs // endpointinputs.go
 	Elicitation    *widget.Select
 	Roots          *widget.Entry
 	FailRate       *widget.Entry
@@ -142,6 +143,7 @@ func NewCallbacksPanel(cb engine.AnswerPolicy) *CallbacksPanel {
 	p.SamplingReply.OnChanged = onText
 	p.SamplingModel = newEntry("model name", onText)
 	p.SamplingManual = widget.NewCheck("Answer sampling by hand", func(bool) { changed() })
+	p.Endpoint = newEndpointInputs(changed)
 	p.Elicitation = widget.NewSelect([]string{string(engine.ElicitAccept), string(engine.ElicitDecline), string(engine.ElicitCancel), string(engine.ElicitManual)}, func(string) { changed() })
 	p.Roots = widget.NewMultiLineEntry()
 	p.Roots.SetMinRowsVisible(2)
@@ -165,20 +167,25 @@ func NewCallbacksPanel(cb engine.AnswerPolicy) *CallbacksPanel {
 		latency.Add(widget.NewLabel(m.label))
 		latency.Add(row(p.Overrides[m.method]))
 	}
-	form := widget.NewForm(
+	items := []*widget.FormItem{
 		widget.NewFormItem("Dispatch", container.NewVBox(container.NewGridWithColumns(2, p.Dispatch, p.Slots), p.DispatchHint)),
 		widget.NewFormItem("Seed", p.Seed),
 		widget.NewFormItem("Sampling reply", p.SamplingReply),
 		widget.NewFormItem("Model", p.SamplingModel),
 		widget.NewFormItem("", p.SamplingManual),
+	}
+	items = append(items, p.Endpoint.formItems()...)
+	failRate := widget.NewFormItem("Failure rate", p.FailRate)
+	timeout := widget.NewFormItem("Timeout", p.Timeout)
+	form := widget.NewForm(append(items,
 		widget.NewFormItem("Elicitation", p.Elicitation),
 		widget.NewFormItem("Roots", p.Roots),
-		widget.NewFormItem("Failure rate", p.FailRate),
-		widget.NewFormItem("Timeout", p.Timeout),
-	)
+		failRate,
+		timeout,
+	)...)
 	form.Items[2].HintText = "sees {{.Index}} {{.LastUserMessage}} {{.Model}}"
-	form.Items[7].HintText = "share of requests answered with an error"
-	form.Items[8].HintText = "unanswered this long: an error"
+	failRate.HintText = "share of requests answered with an error"
+	timeout.HintText = "unanswered this long: an error"
 	p.content = container.NewVBox(
 		wrapped(widget.NewRichTextFromMarkdown("Changes apply to the **next request**, without reconnecting.")),
 		form,
@@ -228,6 +235,7 @@ func (p *CallbacksPanel) SetCallbacks(cb engine.AnswerPolicy) {
 	p.SamplingReply.SetText(cb.SamplingReply)
 	p.SamplingModel.SetText(cb.SamplingModel)
 	p.SamplingManual.SetChecked(cb.SamplingManual)
+	p.Endpoint.set(cb.SamplingEndpoint)
 	el := cb.Elicitation
 	if el == "" {
 		el = engine.ElicitAccept
@@ -295,6 +303,9 @@ func (p *CallbacksPanel) Callbacks() (engine.AnswerPolicy, error) {
 	cb.SamplingReply = p.SamplingReply.Text
 	cb.SamplingModel = strings.TrimSpace(p.SamplingModel.Text)
 	cb.SamplingManual = p.SamplingManual.Checked
+	if cb.SamplingEndpoint, err = p.Endpoint.endpoint(); err != nil {
+		return cb, err
+	}
 	cb.Elicitation = engine.ElicitationMode(p.Elicitation.Selected)
 	cb.Roots = nil
 	for _, line := range strings.Split(p.Roots.Text, "\n") {

@@ -386,6 +386,9 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) [][2]string {
 		}
 		row("stalled", formatDuration(s.Stalled)+" ("+what+")")
 	}
+	if s.InputTokens > 0 || s.OutputTokens > 0 {
+		row("tokens", fmt.Sprintf("%d in, %d out (the sampling endpoint's count)", s.InputTokens, s.OutputTokens))
+	}
 	if s.Direction == recorder.Incoming {
 		row("received", formatOffset(s.Received))
 		row("queued", formatOffset(s.Queued))

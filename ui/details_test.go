@@ -22,6 +22,8 @@ func TestDetails(t *testing.T) {
 	unlinked := recorder.NewSpan("s1", recorder.Incoming, "sampling/createMessage")
 	unlinked.ID, unlinked.Received = 9, 5*ms
 	unlinked.Unlinked = "3 tool calls were in flight and the request carried no progress token"
+	fromModel := *fixedSnapshot().Spans[1]
+	fromModel.InputTokens, fromModel.OutputTokens = 31, 12
 	tests := []struct {
 		name         string
 		span, parent *recorder.Span
@@ -34,7 +36,10 @@ func TestDetails(t *testing.T) {
 		}, []string{"served", "parent"}},
 		{"with its tool call", fixedSnapshot().Spans[1], fixedSnapshot().Spans[0], []string{
 			"parent     #1 tools/call fanout", "request    0", `"maxTokens": 100`, `"model": "demo"`,
-		}, []string{"unlinked"}},
+		}, []string{"unlinked", "tokens"}},
+		{"answered by a model endpoint", &fromModel, nil, []string{
+			"tokens     31 in, 12 out (the sampling endpoint's count)",
+		}, nil},
 		{"unlinked under concurrent calls", &unlinked, nil, []string{
 			"#9 unlinked sampling/createMessage",
 			"parent     unlinked (see below)",

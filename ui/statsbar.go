@@ -213,6 +213,9 @@ func statsParts(sum recorder.Summary) []string {
 	if n := sum.ServerRequests.Total; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d server requests (%d failed)", n, sum.ServerRequests.Failed))
 	}
+	if in, out := sum.ServerRequests.InputTokens, sum.ServerRequests.OutputTokens; in > 0 || out > 0 {
+		parts = append(parts, fmt.Sprintf("tokens %d in · %d out", in, out))
+	}
 	if n := sum.ToolCalls.Total; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d tool calls (%d failed)", n, sum.ToolCalls.Failed))
 	}

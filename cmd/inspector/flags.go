@@ -67,6 +67,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 	connectTimeout := fs.Duration("connect-timeout", engine.DefaultConnectTimeout, "give up if the server has not answered initialize after `D`")
 	fs.Var(&env, "env", "`K=V` added to the --stdio server's environment (repeatable)")
 	fs.Var(&headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
+	setEndpoint := endpointFlags(fs) // endpoint.go
 
 	return func() (engine.Target, engine.AnswerPolicy, error) {
 		var t engine.Target
@@ -215,6 +216,9 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 			return t, def, fmt.Errorf("--request-timeout %v: must not be negative", *reqTimeout)
 		}
 		cb.RequestTimeout = time.Duration(*reqTimeout)
+		if err := setEndpoint(&cb); err != nil {
+			return t, def, err
+		}
 		if err := cb.Validate(); err != nil {
 			return t, def, err
 		}

@@ -58,6 +58,9 @@ func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 	for _, m := range methods {
 		fmt.Fprintf(tw, "  %s\t%d\n", m, sum.ServerRequests.ByMethod[m])
 	}
+	if in, out := sum.ServerRequests.InputTokens, sum.ServerRequests.OutputTokens; in > 0 || out > 0 {
+		fmt.Fprintf(tw, "  tokens\t%d in, %d out (%d total, from the sampling endpoint)\n", in, out, in+out)
+	}
 	if d := sum.ServerRequests.Duplicates; d > 0 {
 		ids := strings.Join(sum.ServerRequests.DuplicateIDs, ", ")
 		if len(sum.ServerRequests.DuplicateIDs) >= recorder.MaxDuplicateIDs {

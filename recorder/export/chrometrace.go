@@ -433,6 +433,10 @@ func WriteChromeTrace(w io.Writer, snap *recorder.Snapshot) error {
 		if sp.InputRequests != 0 {
 			args.num("input_requests", int64(sp.InputRequests))
 		}
+		if sp.InputTokens != 0 || sp.OutputTokens != 0 { // answered by a model endpoint
+			args.num("input_tokens", int64(sp.InputTokens))
+			args.num("output_tokens", int64(sp.OutputTokens))
+		}
 		if f, ok := recorder.FulfilmentTime(sp, next[sp.ID]); ok {
 			args.float("fulfilment_ms", ms(f))
 		}

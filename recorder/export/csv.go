@@ -16,6 +16,7 @@ var CSVHeader = []string{
 	"received_ms", "queued_ms", "serve_start_ms", "end_ms",
 	"queue_ms", "serve_ms", "total_ms", "error",
 	"request_id", "call", "round", "input_key", "outcome", "stalled_ms", "fulfilment_ms",
+	"input_tokens", "output_tokens",
 }
 
 // WriteCSV writes one row per span, in ID order, under [CSVHeader]. Times
@@ -30,6 +31,8 @@ var CSVHeader = []string{
 // round, input_key and outcome as in the recording, stalled_ms how long it
 // was withheld from the client, fulfilment_ms (on a round) the client's
 // time from the round's input_required result to the next round sent.
+// input_tokens and output_tokens are the token counts of a sampling
+// request a model endpoint answered, empty otherwise.
 func WriteCSV(w io.Writer, snap *recorder.Snapshot) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -63,7 +66,8 @@ func WriteCSV(w io.Writer, snap *recorder.Snapshot) error {
 			s.Method, string(s.Kind), status,
 			csvPhase(s.Received), csvPhase(s.Queued), csvPhase(s.Serving), csvPhase(s.Answered),
 			queue, serve, total, s.Error,
-			s.RequestID, csvID(callOf(byID, s)), csvInt(s.Round), s.InputKey, s.Outcome, csvStalled(s.Stalled), csvFulfilment(s, next[s.ID]))
+			s.RequestID, csvID(callOf(byID, s)), csvInt(s.Round), s.InputKey, s.Outcome, csvStalled(s.Stalled), csvFulfilment(s, next[s.ID]),
+			csvInt(int(s.InputTokens)), csvInt(int(s.OutputTokens)))
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write csv: %w", err)
 		}

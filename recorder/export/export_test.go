@@ -289,7 +289,7 @@ func TestCSV(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(rows[0], ","); got != "id,parent,session,direction,method,kind,status,received_ms,queued_ms,serve_start_ms,end_ms,queue_ms,serve_ms,total_ms,error,request_id,call,round,input_key,outcome,stalled_ms,fulfilment_ms" {
+			if got := strings.Join(rows[0], ","); got != "id,parent,session,direction,method,kind,status,received_ms,queued_ms,serve_start_ms,end_ms,queue_ms,serve_ms,total_ms,error,request_id,call,round,input_key,outcome,stalled_ms,fulfilment_ms,input_tokens,output_tokens" {
 				t.Errorf("header %q", got)
 			}
 			if len(rows)-1 != len(snap.Spans) {

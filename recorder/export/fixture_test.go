@@ -45,6 +45,7 @@ func fixedSnapshot() *recorder.Snapshot {
 			Params: json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}`),
 		})
 	}
+	spans[1].InputTokens, spans[1].OutputTokens = 12, 5 // answered by a model endpoint
 	spans = append(spans,
 		&recorder.Span{ID: 7, Session: "s1", Direction: recorder.Incoming, Method: "roots/list", Kind: recorder.KindRoots, RequestID: "9",
 			Received: msd(2600), Queued: msd(2600.01), Serving: msd(2600.05), Answered: msd(2601), Status: recorder.StatusOK,

@@ -22,6 +22,7 @@ func TestHTMLReport(t *testing.T) {
 			"Peak pending (queued + serving)</td><td>5</td>",
 			"Configuration of the run", "&#34;policy&#34;: &#34;serial&#34;",
 			"Throughput and latency over time",
+			"tokens (in / out, from the sampling endpoint)</td><td>12 / 5</td>",
 		}, 5},
 		{"empty", []*recorder.Snapshot{emptySnapshot()}, []string{"no fan-out", "No finished requests."}, 3},
 		{"one call", []*recorder.Snapshot{oneRequestSnapshot()}, nil, 3},

@@ -242,6 +242,10 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		if s.Stalled > 0 {
 			attr = append(attr, otlpDouble("fanout.stalled_ms", ms(s.Stalled)))
 		}
+		if s.InputTokens > 0 || s.OutputTokens > 0 { // answered by a model endpoint
+			attr = append(attr, otlpInt("gen_ai.usage.input_tokens", int64(s.InputTokens)),
+				otlpInt("gen_ai.usage.output_tokens", int64(s.OutputTokens)))
+		}
 		if s.Direction == recorder.Incoming && !s.Open() {
 			attr = append(attr,
 				otlpDouble("fanout.handoff_ms", ms(s.HandoffTime())),
