@@ -82,6 +82,7 @@ func (s *Session) receive(req *jsonrpc.Request, key string, from wireSource) *re
 	}
 	s.wire.track(key, r)
 	s.noteInvalidUTF8(r.span, req.Method, key, req.Params)
+	s.noteTraceparent(r.span, req.Method, key, req.Params)
 	req.Params = injectMeta(req.Params, key)
 	return r
 }

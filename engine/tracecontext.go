@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 
@@ -89,4 +91,20 @@ func emptyParams(method string) mcp.Params {
 		return &mcp.ListResourceTemplatesParams{}
 	}
 	return nil
+}
+
+// noteTraceparent records a protocol event when a server request's
+// params carry a traceparent in _meta that is not a W3C traceparent: the
+// server's trace propagation is broken (the exports ignore it, as the
+// W3C recommendation tells a receiver to). A request without one is
+// fine: trace context is optional.
+func (s *Session) noteTraceparent(span recorder.SpanID, method, key string, params json.RawMessage) {
+	tc, ok := recorder.TraceContextOf(params)
+	if !ok {
+		return
+	}
+	if _, _, err := recorder.ParseTraceparent(tc.Traceparent); err != nil {
+		s.addProtocolEvent(recorder.Event{Kind: recorder.EventProtocol, Method: method, Span: span,
+			Text: fmt.Sprintf("the params of %s (id %s) carry a malformed trace context in _meta, ignored for tracing: %v", method, key, err)})
+	}
 }
