@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,9 @@ type call struct {
 	session string
 	token   string // tools/call: its progress token
 	name    string // tools/call: the tool's name
+	// trace is the trace ID its traceparent carries (tools/call), which
+	// a server that propagates trace context sends back.
+	trace [16]byte
 	// roundSpans: each wire request of the call gets a [recorder.KindRound]
 	// span of its own (a tools/call on a multi-round-trip session).
 	roundSpans bool
@@ -141,6 +145,9 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		}
 	}
 	c.span = s.rec.Begin(sp)
+	if c.token != "" {
+		c.trace = s.traceIDs.Trace(s.traceRoot(c.span))
+	}
 	onWire := c.span
 	if c.roundSpans {
 		onWire = c.prepareRound(now)
@@ -358,18 +365,20 @@ type callRegistry struct {
 	mu     sync.Mutex
 	calls  map[*call]struct{}
 	tokens map[string]*call
+	traces map[[16]byte][]*call // by the trace ID of their traceparent
 
 	seq atomic.Int64 // the last progress token number handed out
 }
 
 func newCallRegistry() callRegistry {
-	return callRegistry{calls: make(map[*call]struct{}), tokens: make(map[string]*call)}
+	return callRegistry{calls: make(map[*call]struct{}), tokens: make(map[string]*call), traces: make(map[[16]byte][]*call)}
 }
 
 func (r *callRegistry) add(c *call) {
 	r.mu.Lock()
 	r.calls[c] = struct{}{}
 	r.tokens[c.token] = c
+	r.traces[c.trace] = append(r.traces[c.trace], c)
 	r.mu.Unlock()
 }
 
@@ -377,13 +386,20 @@ func (r *callRegistry) remove(c *call) {
 	r.mu.Lock()
 	delete(r.calls, c)
 	delete(r.tokens, c.token)
+	if rest := slices.DeleteFunc(r.traces[c.trace], func(o *call) bool { return o == c }); len(rest) > 0 {
+		r.traces[c.trace] = rest
+	} else {
+		delete(r.traces, c.trace)
+	}
 	r.mu.Unlock()
 }
 
 // link returns the tool call a server request belongs to, or, when it
 // cannot tell, 0 and why not (see the "Parents" section of the package
 // doc): the call whose progress token the request echoes in its _meta;
-// else the call whose HTTP response stream it arrived on (onStream, the
+// else the one call whose trace the traceparent in its _meta names
+// (trace, when the request carried a valid one: a server that propagates
+// trace context); else the call whose HTTP response stream it arrived on (onStream, the
 // span of the client request whose POST that stream answers, 0 for none);
 // else the only tool call in flight. With several in flight and nothing
 // to tell them apart any choice would be a guess, so the request stays
@@ -391,13 +407,16 @@ func (r *callRegistry) remove(c *call) {
 // to link to and no reason is given, unless the request named a call by
 // a token that matches none. standalone says the request arrived on the
 // session's standalone HTTP event stream, which no call owns.
-func (r *callRegistry) link(token string, onStream recorder.SpanID, standalone bool) (recorder.SpanID, string) {
+func (r *callRegistry) link(token string, trace [16]byte, hasTrace bool, onStream recorder.SpanID, standalone bool) (recorder.SpanID, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if token != "" {
 		if c, ok := r.tokens[token]; ok {
 			return c.span, ""
 		}
+	}
+	if cs := r.traces[trace]; hasTrace && len(cs) == 1 {
+		return cs[0].span, ""
 	}
 	if onStream != 0 {
 		return onStream, ""

@@ -31,8 +31,14 @@ import (
 const metaTraceparent = "traceparent"
 
 // traceparent returns the W3C traceparent of span id: in the trace of
-// its top ancestor, as the OTLP export walks it.
+// its top ancestor (see [Session.traceRoot]).
 func (s *Session) traceparent(id recorder.SpanID) string {
+	return s.traceIDs.Traceparent(s.traceRoot(id), id)
+}
+
+// traceRoot returns the top ancestor of span id, whose trace it is in,
+// as the OTLP export walks it.
+func (s *Session) traceRoot(id recorder.SpanID) recorder.SpanID {
 	root := id
 	for hops := 0; hops < 64; hops++ {
 		sp := s.rec.Span(root)
@@ -41,7 +47,32 @@ func (s *Session) traceparent(id recorder.SpanID) string {
 		}
 		root = sp.Parent
 	}
-	return s.traceIDs.Traceparent(root, id)
+	return root
+}
+
+// serverTrace returns the trace ID of the traceparent a server request
+// carries in its _meta (params as read off the wire, or its _meta as
+// decoded), when it is a valid one.
+func serverTrace(params json.RawMessage) (trace [16]byte, ok bool) {
+	tc, found := recorder.TraceContextOf(params)
+	if !found {
+		return trace, false
+	}
+	trace, _, err := recorder.ParseTraceparent(tc.Traceparent)
+	return trace, err == nil
+}
+
+// metaTrace is serverTrace for a _meta the SDK decoded.
+func metaTrace(meta *mcp.Meta) (trace [16]byte, ok bool) {
+	if meta == nil {
+		return trace, false
+	}
+	tp, _ := (*meta)[metaTraceparent].(string)
+	if tp == "" {
+		return trace, false
+	}
+	trace, _, err := recorder.ParseTraceparent(tp)
+	return trace, err == nil
 }
 
 // withTraceparent returns a copy of the params p of a request of method

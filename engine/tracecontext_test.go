@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -196,5 +197,53 @@ func TestMalformedServerTraceparent(t *testing.T) {
 	}
 	if params["_meta"] == nil {
 		t.Errorf("the recorded params lost the server's _meta: %v", params)
+	}
+}
+
+// TestLinkByTraceparent checks that a server request carrying a
+// traceparent in the trace of one of several tool calls in flight (a
+// server propagating trace context, with no progress token) is linked to
+// that call rather than left unlinked.
+func TestLinkByTraceparent(t *testing.T) {
+	const calls = 3
+	var arrived sync.WaitGroup
+	arrived.Add(calls)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tp", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+		tp, _ := req.Params.Meta["traceparent"].(string)
+		if len(tp) != 55 {
+			return nil, nil, fmt.Errorf("the call carried traceparent %q", tp)
+		}
+		arrived.Done()
+		all := make(chan struct{})
+		go func() { arrived.Wait(); close(all) }()
+		select { // every call in flight before any asks
+		case <-all:
+		case <-time.After(10 * time.Second):
+			return nil, nil, fmt.Errorf("not all %d calls arrived", calls)
+		}
+		child := tp[:36] + "1111111111111111-01" // a span of the server's in the call's trace
+		_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{Meta: mcp.Meta{"traceparent": child}, MaxTokens: 10,
+			Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+		if err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	})
+	s := connectServer(t, srv, DefaultAnswerPolicy())
+	if res := run(t, s, Workload{Tool: "ask", Calls: calls, Concurrency: calls}); res.OK != calls {
+		t.Fatalf("run %+v", res)
+	}
+	snap := s.Recording().Snapshot()
+	ids := recorder.TraceIDsOf(snap.Meta)
+	sampling := spansOf(snap, "sampling/createMessage")
+	if len(sampling) != calls {
+		t.Fatalf("%d sampling requests, want %d", len(sampling), calls)
+	}
+	for _, sp := range sampling {
+		tc, _ := recorder.TraceContextOf(sp.Params)
+		if sp.Parent == 0 || !strings.Contains(tc.Traceparent, ids.TraceHex(sp.Parent)) {
+			t.Errorf("sampling span %d with traceparent %s has parent %d (unlinked: %q), want the call of that trace", sp.ID, tc.Traceparent, sp.Parent, sp.Unlinked)
+		}
 	}
 }
