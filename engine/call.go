@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,9 @@ type call struct {
 	session string
 	token   string // tools/call: its progress token
 	name    string // tools/call: the tool's name
+	// trace is the trace ID its traceparent carries (tools/call), which
+	// a server that propagates trace context sends back.
+	trace [16]byte
 	// roundSpans: each wire request of the call gets a [recorder.KindRound]
 	// span of its own (a tools/call on a multi-round-trip session).
 	roundSpans bool
@@ -37,6 +41,9 @@ type call struct {
 	answered time.Duration // when its last answer was read off the wire (Unset: not yet)
 
 	ids []jsonrpc.ID // its ids on the wire, one per round (kept by the session's wire)
+	// next is the span of its next round, begun before it is written
+	// (see prepareRound), 0 when none is waiting to be written.
+	next recorder.SpanID
 }
 
 // round is one wire request of a call: a multi-round-trip tool call is
@@ -105,19 +112,22 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // newCall begins the span of a request the client is about to send. A
-// tool call gets a progress token in its _meta (req is rewritten for it)
-// and the tool call it was made for, if any, as its parent.
+// tool call gets a progress token in its _meta and the tool call it was
+// made for, if any, as its parent. Every request gets the traceparent of
+// the span it is written as (see tracecontext.go), so req is rewritten
+// once the span exists.
 func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (*call, mcp.Request) {
 	now := s.rec.Now()
 	sp := recorder.NewSpan(s.name, recorder.Outgoing, method)
 	sp.Received, sp.Queued, sp.Serving = now, now, now
 	c := &call{rec: s.rec, session: s.name, answered: recorder.Unset}
-	if r, ok := req.GetParams().(*mcp.CallToolParams); ok && r != nil {
+	params := req.GetParams()
+	if r, ok := params.(*mcp.CallToolParams); ok && r != nil {
 		p := *r
 		sp.Name = p.Name
 		c.name = p.Name
 		c.roundSpans = s.multiRoundTrip()
-		meta := make(mcp.Meta, len(p.Meta)+1)
+		meta := make(mcp.Meta, len(p.Meta)+2)
 		for k, v := range p.Meta {
 			meta[k] = v
 		}
@@ -128,27 +138,58 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 			meta["progressToken"] = c.token
 		}
 		p.Meta = meta
-		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
+		params = &p
 		sp.Parent = parentOf(ctx)
 		if at, ok := ctx.Value(intendedKey{}).(time.Time); ok {
 			sp.Intended = max(at.Sub(s.rec.Start()), 1) // 0 would mean "not set"
 		}
 	}
-	if b, err := json.Marshal(req.GetParams()); err == nil {
-		sp.Params = recorder.CapPayload(b)
-	}
 	c.span = s.rec.Begin(sp)
+	if c.token != "" {
+		c.trace = s.traceIDs.Trace(s.traceRoot(c.span))
+	}
+	onWire := c.span
+	if c.roundSpans {
+		onWire = c.prepareRound(now)
+	}
+	if p, ok := withTraceparent(method, params, s.traceparent(onWire)); ok {
+		params = p
+	}
+	if params != req.GetParams() {
+		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: params}
+	}
+	if b, err := json.Marshal(params); err == nil {
+		s.rec.Update(c.span, func(sp *recorder.Span) { sp.Params = recorder.CapPayload(b) })
+	}
 	return c, req
+}
+
+// prepareRound begins the span of the call's next round before it is
+// written (now), so that the round's traceparent can name it; [call.sending]
+// times it as it goes out. It returns the span.
+func (c *call) prepareRound(now time.Duration) recorder.SpanID {
+	c.mu.Lock()
+	n := len(c.rounds) + 1
+	c.mu.Unlock()
+	sp := recorder.NewSpan(c.session, recorder.Outgoing, "tools/call")
+	sp.Kind, sp.Name, sp.Parent, sp.Round = recorder.KindRound, c.name, c.span, n
+	sp.Received, sp.Queued, sp.Serving = now, now, now
+	id := c.rec.Begin(sp)
+	c.mu.Lock()
+	c.next = id
+	c.mu.Unlock()
+	return id
 }
 
 // sending times the call as a round of it is written with id key and
 // params at now: it was sent when its first round was, and carries its
-// first round's id. On a multi-round-trip session the round gets a
-// [recorder.KindRound] span of its own.
+// first round's id. On a multi-round-trip session the round has a
+// [recorder.KindRound] span of its own, begun by [call.prepareRound].
 func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 	c.mu.Lock()
-	r := &round{n: len(c.rounds) + 1, id: key, answered: recorder.Unset}
+	r := &round{n: len(c.rounds) + 1, id: key, answered: recorder.Unset, span: c.next}
 	c.rounds = append(c.rounds, r)
+	c.next = 0
 	c.mu.Unlock()
 	if r.n == 1 {
 		c.rec.Update(c.span, func(sp *recorder.Span) {
@@ -157,6 +198,14 @@ func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 		})
 	}
 	if !c.roundSpans {
+		return
+	}
+	if r.span != 0 {
+		c.rec.Update(r.span, func(sp *recorder.Span) {
+			sp.Received, sp.Queued, sp.Serving = now, now, now
+			sp.Round, sp.RequestID = r.n, key
+			sp.Params = recorder.CapPayload(params)
+		})
 		return
 	}
 	sp := recorder.NewSpan(c.session, recorder.Outgoing, "tools/call")
@@ -234,6 +283,9 @@ func (c *call) end(end time.Duration, o recorder.Outcome) {
 		if r.span != 0 && r.answered == recorder.Unset {
 			open = append(open, r.span)
 		}
+	}
+	if c.next != 0 { // begun, but the call ended before it was written
+		open = append(open, c.next)
 	}
 	c.mu.Unlock()
 	if answered != recorder.Unset && (o.Status == recorder.StatusOK || o.Status == recorder.StatusError) {
@@ -313,18 +365,20 @@ type callRegistry struct {
 	mu     sync.Mutex
 	calls  map[*call]struct{}
 	tokens map[string]*call
+	traces map[[16]byte][]*call // by the trace ID of their traceparent
 
 	seq atomic.Int64 // the last progress token number handed out
 }
 
 func newCallRegistry() callRegistry {
-	return callRegistry{calls: make(map[*call]struct{}), tokens: make(map[string]*call)}
+	return callRegistry{calls: make(map[*call]struct{}), tokens: make(map[string]*call), traces: make(map[[16]byte][]*call)}
 }
 
 func (r *callRegistry) add(c *call) {
 	r.mu.Lock()
 	r.calls[c] = struct{}{}
 	r.tokens[c.token] = c
+	r.traces[c.trace] = append(r.traces[c.trace], c)
 	r.mu.Unlock()
 }
 
@@ -332,13 +386,20 @@ func (r *callRegistry) remove(c *call) {
 	r.mu.Lock()
 	delete(r.calls, c)
 	delete(r.tokens, c.token)
+	if rest := slices.DeleteFunc(r.traces[c.trace], func(o *call) bool { return o == c }); len(rest) > 0 {
+		r.traces[c.trace] = rest
+	} else {
+		delete(r.traces, c.trace)
+	}
 	r.mu.Unlock()
 }
 
 // link returns the tool call a server request belongs to, or, when it
 // cannot tell, 0 and why not (see the "Parents" section of the package
 // doc): the call whose progress token the request echoes in its _meta;
-// else the call whose HTTP response stream it arrived on (onStream, the
+// else the one call whose trace the traceparent in its _meta names
+// (trace, when the request carried a valid one: a server that propagates
+// trace context); else the call whose HTTP response stream it arrived on (onStream, the
 // span of the client request whose POST that stream answers, 0 for none);
 // else the only tool call in flight. With several in flight and nothing
 // to tell them apart any choice would be a guess, so the request stays
@@ -346,13 +407,16 @@ func (r *callRegistry) remove(c *call) {
 // to link to and no reason is given, unless the request named a call by
 // a token that matches none. standalone says the request arrived on the
 // session's standalone HTTP event stream, which no call owns.
-func (r *callRegistry) link(token string, onStream recorder.SpanID, standalone bool) (recorder.SpanID, string) {
+func (r *callRegistry) link(token string, trace [16]byte, hasTrace bool, onStream recorder.SpanID, standalone bool) (recorder.SpanID, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if token != "" {
 		if c, ok := r.tokens[token]; ok {
 			return c.span, ""
 		}
+	}
+	if cs := r.traces[trace]; hasTrace && len(cs) == 1 {
+		return cs[0].span, ""
 	}
 	if onStream != 0 {
 		return onStream, ""

@@ -76,7 +76,10 @@
 // A server request's Parent is the tool call that caused it when that can
 // be known, decided when the request is read: the call whose progress
 // token (the session gives every tool call one) the request echoes in its
-// params._meta; failing that, over streamable HTTP, the call whose
+// params._meta; failing that, the one call in flight whose trace the
+// W3C traceparent in the request's _meta names (a server propagating the
+// trace context the session sends, see tracecontext.go); failing that,
+// over streamable HTTP, the call whose
 // response stream the request arrived on (a server sends the requests a
 // call makes on the event stream of the POST that carried it; the HTTP
 // tap tells the session which POST a body answers, see [wireSource]);

@@ -66,7 +66,15 @@ func (s *Session) callRounds(ctx context.Context, method string, req mcp.Request
 		}
 		p := *params
 		p.InputResponses, p.RequestState = answers, r.RequestState
-		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: &p}
+		var retry mcp.Params = &p
+		if c != nil {
+			onWire := c.span
+			if c.roundSpans {
+				onWire = c.prepareRound(s.rec.Now())
+			}
+			retry, _ = withTraceparent(method, retry, s.traceparent(onWire))
+		}
+		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: retry}
 		if res, err = next(ctx, method, req); err != nil {
 			return nil, err
 		}

@@ -82,14 +82,16 @@ func (s *Session) receive(req *jsonrpc.Request, key string, from wireSource) *re
 	}
 	s.wire.track(key, r)
 	s.noteInvalidUTF8(r.span, req.Method, key, req.Params)
+	s.noteTraceparent(r.span, req.Method, key, req.Params)
 	req.Params = injectMeta(req.Params, key)
 	return r
 }
 
 // link returns the tool call a server request read off the wire
 // belongs to, or why it cannot tell (see [callRegistry.link]): by the
-// progress token in its params' _meta, by the HTTP response stream it
-// came on, or as the only call in flight.
+// progress token in its params' _meta, by the trace its traceparent
+// names, by the HTTP response stream it came on, or as the only call in
+// flight.
 func (s *Session) link(params json.RawMessage, from wireSource) (recorder.SpanID, string) {
 	var onStream recorder.SpanID
 	if from.replyTo.IsValid() {
@@ -97,7 +99,8 @@ func (s *Session) link(params json.RawMessage, from wireSource) (recorder.SpanID
 			onStream = c.span
 		}
 	}
-	return s.calls.link(progressToken(params), onStream, from.standalone)
+	trace, hasTrace := serverTrace(params)
+	return s.calls.link(progressToken(params), trace, hasTrace, onStream, from.standalone)
 }
 
 // unreadable records a response without a usable id (id null or

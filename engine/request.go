@@ -86,7 +86,8 @@ func (s *Session) requestFor(ctx context.Context, method string, params mcp.Para
 		if meta != nil {
 			tok = tokenString((*meta)["progressToken"])
 		}
-		sp.Parent, sp.Unlinked = s.calls.link(tok, 0, false)
+		trace, hasTrace := metaTrace(meta)
+		sp.Parent, sp.Unlinked = s.calls.link(tok, trace, hasTrace, 0, false)
 	}
 	// No arrival sequence from the wire: it arrives as it enters.
 	return s.newRequest(sp, false)

@@ -55,6 +55,8 @@ type Session struct {
 	calls  callRegistry // tool calls in flight (call.go)
 	hooks  hooks        // the user's callbacks and their queue (hooks.go)
 	life   life         // the session's life and how it ended (life.go)
+
+	traceIDs recorder.TraceIDs // the recording's trace and span IDs (tracecontext.go)
 }
 
 // Connect connects to t, initializes the MCP session, and starts
@@ -87,11 +89,12 @@ func connectNamed(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.
 			p, strings.Join(mcp.SupportedProtocolVersions(), ", "))
 	}
 	s := &Session{
-		rec:    rec,
-		target: t,
-		name:   name,
-		calls:  newCallRegistry(),
-		hooks:  hooks{notices: newNoticeQueue(256)},
+		rec:      rec,
+		target:   t,
+		name:     name,
+		calls:    newCallRegistry(),
+		hooks:    hooks{notices: newNoticeQueue(256)},
+		traceIDs: rec.TraceIDs(),
 	}
 	// Transports keep the context they connect with for the whole session
 	// (the SSE transport's event stream is a request made with it), so

@@ -4,7 +4,10 @@
 //   - a fan-out server built with the official TypeScript SDK
 //     (testdata/tsserver/server.mjs), driven over stdio and streamable
 //     HTTP, for sampling and elicitation, under concurrent and serial
-//     dispatch;
+//     dispatch; and its traceparent and traced_sampling tools, which
+//     check that the trace context the engine sends in _meta is the one
+//     the OTLP export gives the call, and that a server's own span
+//     becomes the parent of the sampling request it sends;
 //   - a multi-round-trip fan-out server built with the TypeScript SDK v2
 //     (testdata/tsserver-v2/server.mjs, protocol 2026-07-28), whose tool
 //     answers with input_required rounds and reports how long it waited

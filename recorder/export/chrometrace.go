@@ -421,6 +421,9 @@ func WriteChromeTrace(w io.Writer, snap *recorder.Snapshot) error {
 		if sp.RequestID != "" {
 			args.str("request_id", sp.RequestID)
 		}
+		if tp := serverTraceparent(sp); tp != "" {
+			args.str("server_traceparent", tp)
+		}
 		if sp.Round != 0 {
 			args.num("round", int64(sp.Round))
 		}

@@ -86,7 +86,10 @@ func appendJSONFloat(b []byte, v float64) []byte {
 // jsonrpc.request.id, gen_ai.tool.name, gen_ai.operation.name,
 // error.type) plus fanout.* attributes for the phases (fanout.queue_ms,
 // fanout.serve_ms, fanout.status); the "queued" and "serving" phase
-// starts and the span's notifications are span events. Times are
+// starts and the span's notifications are span events. A server request
+// whose _meta carries a W3C traceparent of one of the recording's traces
+// (the inspector's own, propagated by the server) has the server's span
+// it names as its parent, and its recorded parent as a link. Times are
 // Meta.Created plus the offsets. IDs are hex, derived from Meta.Created
 // and span IDs, so the same recording always exports the same IDs.
 //
@@ -115,6 +118,7 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		return id
 	}
 	traceOf := map[recorder.SpanID]string{} // root → trace ID
+	remote := remoteParents(snap, ids, root)
 	// A multi-round-trip call is not one JSON-RPC request: its rounds
 	// carry the ids, and its events say when the client fulfilled each.
 	next := recorder.NextRounds(snap)
@@ -185,6 +189,10 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		if !ok {
 			trace = ids.TraceHex(r)
 			traceOf[r] = trace
+		}
+		rp, fromServer := remote[s.ID]
+		if fromServer {
+			trace = rp.trace
 		}
 		name := s.Method
 		if s.Name != "" {
@@ -303,7 +311,23 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		b = append(b, `","spanId":"`...)
 		b = append(b, ids.SpanHex(s.ID)...)
 		b = append(b, '"')
-		if _, ok := byID[s.Parent]; ok && s.Parent != 0 && s.Parent != s.ID {
+		_, ourParent := byID[s.Parent]
+		ourParent = ourParent && s.Parent != 0 && s.Parent != s.ID
+		switch {
+		case fromServer:
+			// The server's span, which the server exports, is the
+			// parent; ours (the tool call) is linked.
+			b = append(b, `,"parentSpanId":"`...)
+			b = append(b, rp.span...)
+			b = append(b, '"')
+			if p := ids.SpanHex(s.Parent); ourParent && p != rp.span {
+				b = append(b, `,"links":[{"traceId":"`...)
+				b = append(b, ids.TraceHex(r)...)
+				b = append(b, `","spanId":"`...)
+				b = append(b, p...)
+				b = append(b, `"}]`...)
+			}
+		case ourParent:
 			b = append(b, `,"parentSpanId":"`...)
 			b = append(b, ids.SpanHex(s.Parent)...)
 			b = append(b, '"')

@@ -11,11 +11,22 @@
 // SDK adds nothing to the request itself, so over stdio a client cannot
 // tell which call a request belongs to.
 //
+// Tool traceparent {} answers with the W3C trace context (SEP-414) the
+// tools/call carried in params._meta: its traceparent as text, and
+// {traceparent, tracestate, meta} as structured content.
+//
+// Tool traced_sampling {} acts as a server instrumented with
+// OpenTelemetry would: it starts a span of its own as a child of the
+// call's traceparent (same trace, a new span id; a new trace when the
+// call carried none that is valid), sends one sampling request whose
+// _meta.traceparent names that span, and returns {received, trace_id,
+// server_span_id, sent, reply}.
+//
 //   node server.mjs                 serve over stdio
 //   node server.mjs --http PORT     serve streamable HTTP at http://127.0.0.1:PORT/mcp
 //                                   (PORT 0 picks a free port; the URL is printed on stdout)
 import http from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -64,6 +75,40 @@ function newServer() {
       return {
         content: [{ type: 'text', text: `${n} ${kind} requests answered in ${elapsedMs.toFixed(1)} ms:\n` + replies.map((r, k) => `${k + 1}: ${r}`).join('\n') }],
         structuredContent: { n, kind, elapsed_ms: elapsedMs, replies },
+      };
+    },
+  );
+  server.registerTool(
+    'traceparent',
+    { description: 'Answers with the W3C traceparent (and tracestate) the call carried in params._meta.', inputSchema: {} },
+    async (_args, extra) => {
+      const meta = extra._meta ?? {};
+      const traceparent = typeof meta.traceparent === 'string' ? meta.traceparent : '';
+      const tracestate = typeof meta.tracestate === 'string' ? meta.tracestate : '';
+      return {
+        content: [{ type: 'text', text: traceparent }],
+        structuredContent: { traceparent, tracestate, meta },
+      };
+    },
+  );
+  server.registerTool(
+    'traced_sampling',
+    { description: "Starts a span as a child of the call's traceparent and sends one sampling request carrying it.", inputSchema: {} },
+    async (_args, extra) => {
+      const received = typeof extra._meta?.traceparent === 'string' ? extra._meta.traceparent : '';
+      const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(received);
+      const traceId = m && !/^0+$/.test(m[1]) ? m[1] : randomBytes(16).toString('hex');
+      const serverSpanId = randomBytes(8).toString('hex');
+      const sent = `00-${traceId}-${serverSpanId}-01`;
+      const res = await server.server.createMessage({
+        messages: [{ role: 'user', content: { type: 'text', text: 'Say hello from inside a traced span.' } }],
+        maxTokens: 100,
+        _meta: { traceparent: sent },
+      }, { relatedRequestId: extra.requestId });
+      const reply = res.content.type === 'text' ? res.content.text : JSON.stringify(res.content);
+      return {
+        content: [{ type: 'text', text: sent }],
+        structuredContent: { received, trace_id: traceId, server_span_id: serverSpanId, sent, reply },
       };
     },
   );
