@@ -173,9 +173,9 @@ func NewWorkloadPanel() *WorkloadPanel {
 	form.Items[1].HintText = "how many calls are in flight together"
 	form.Items[3].HintText = "instead of Calls: keep calling this long"
 	form.Items[4].HintText = "calls/s for the duration, on schedule"
-	form.Items[5].HintText = "with a rate: drop (and count) arrivals while this many are out"
-	form.Items[6].HintText = "ramp the rate (or the callers from At once) linearly: DURATION:TARGET,..."
-	form.Items[7].HintText = "connections the calls are spread over (a server process each for stdio)"
+	form.Items[5].HintText = "with a rate: drop arrivals over it"
+	form.Items[6].HintText = "ramp linearly: DURATION:TARGET,..."
+	form.Items[7].HintText = "connections to spread the calls over"
 	p.runRow = container.NewGridWithColumns(2, p.RunButton, p.StopButton)
 	p.historyBox = container.NewVBox(widget.NewLabel("The runs made in this window are listed here, newest first."))
 	p.results = widget.NewAccordion(

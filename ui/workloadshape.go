@@ -34,7 +34,7 @@ const (
 func newLoadShapeInputs() loadShapeInputs {
 	in := loadShapeInputs{
 		Sessions:    newEntry("1", nil),
-		Stages:      newEntry("none, or e.g. 10s:50,30s:200,10s:0", nil),
+		Stages:      newEntry("e.g. 10s:50,30s:200", nil),
 		StagesRamp:  widget.NewSelect([]string{rampRateText, rampCallersText}, nil),
 		MaxInFlight: newEntry("no bound", nil),
 	}
