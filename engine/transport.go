@@ -51,6 +51,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		}
 		cmd := exec.Command(words[0], words[1:]...)
 		cmd.Env = append(os.Environ(), t.Env...)
+		cmd.Dir = t.Dir
 		s.stderr = newStderrLines(s, t.Limits.maxStderrLines())
 		cmd.Stderr = s.stderr
 		// A helper process the server started may hold its stderr open
