@@ -140,7 +140,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	conn := parseConnectionFlags(fs)
 	var o runOptions
-	fs.StringVar(&o.tool, "tool", "", "call the tool `NAME` (default: fanout on the demo server)")
+	fs.StringVar(&o.tool, "tool", "", "call the tool `NAME` (default: fanout on the demo server, else the server's only tool)")
 	fs.StringVar(&o.args, "args", "", "the tool's arguments: a JSON object, or @FILE to read it from a file")
 	fs.IntVar(&o.calls, "calls", 1, "call the tool `N` times")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "with at most `C` calls in flight at once")
@@ -206,10 +206,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code != exitOK {
 		return code
 	}
-	if o.tool == "" && !o.listTools {
-		if target.Transport != engine.TransportDemo {
-			return usageErr("--tool: name the tool to call on %s (--list-tools shows them)", target)
-		}
+	if o.tool == "" && !o.listTools && target.Transport == engine.TransportDemo {
 		o.tool = "fanout"
 	}
 
@@ -262,6 +259,13 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if o.tool == "" { // another server than the demo: its only tool
+		if o.tool, err = soleTool(ctx, sess, target); err != nil {
+			group.Close()
+			return r.fail(err.Error())
+		}
+		rec.SetMeta(func(m *recorder.Meta) { m.Title = runTitle(target, o.tool) })
+	}
 	w.Tool, w.Args = o.tool, toolArgs
 	// the run is a named segment of the recording, its dispatch said as
 	// the app says it ("bounded 4")
