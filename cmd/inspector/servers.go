@@ -79,11 +79,7 @@ func writeServers(w io.Writer, found clientconfig.Found, places clientconfig.Pla
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		head := shortPath(f.Path, places) + " (" + string(f.Format)
-		if f.Scope != "" {
-			head += ", " + f.Scope
-		}
-		fmt.Fprintln(tw, head+")")
+		fmt.Fprintln(tw, shortPath(f.Path, places)+" ("+formatLabel(f)+")")
 		if f.Err != nil {
 			fmt.Fprintf(tw, "  error: %s\n", f.Err)
 			continue
@@ -111,6 +107,18 @@ func writeServers(w io.Writer, found clientconfig.Found, places clientconfig.Pla
 	if hidden > 0 {
 		fmt.Fprintln(&b, "\nA name in several files: --server NAME takes the first listed; FILE:NAME or --config FILE picks another.")
 	}
+}
+
+// formatLabel names a file's client, and for ~/.claude.json which of its
+// entries were read.
+func formatLabel(f clientconfig.File) string {
+	switch {
+	case f.Format == clientconfig.ClaudeCodeUser && f.Scope == "local":
+		return "Claude Code, this project's entries"
+	case f.Format == clientconfig.ClaudeCodeUser && f.Scope == "user":
+		return "Claude Code, user entries"
+	}
+	return string(f.Format)
 }
 
 // inputNotes says which inputs a server needs from a person.

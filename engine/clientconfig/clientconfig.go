@@ -113,13 +113,13 @@ func (s Server) Label() string {
 	return s.Name + " (" + where + ")"
 }
 
-// Summary says what the entry starts or reaches, as written: "node
-// server.mjs" or "http https://example.com/mcp".
+// Summary says what the entry starts or reaches, as written: its command
+// line ("node server.mjs") or its URL.
 func (s Server) Summary() string {
 	if s.Transport == engine.TransportStdio {
 		return quoteWords(append([]string{s.Command}, s.Args...))
 	}
-	return string(s.Transport) + " " + s.URL
+	return s.URL
 }
 
 // Load reads the configuration file at path, its format told by its name

@@ -49,21 +49,21 @@ func TestLoadFormats(t *testing.T) {
 				engine.Target{Transport: engine.TransportStdio, Command: "uvx weather-mcp --units metric", Env: []string{"WEATHER_API_KEY=wk-desktop-0001"}}},
 		}},
 		{"testdata/claude-code/.mcp.json", ClaudeCode, []want{
-			{"github", "http https://api.example.test/mcp/",
+			{"github", "https://api.example.test/mcp/",
 				engine.Target{Transport: engine.TransportHTTP, URL: "https://api.example.test/mcp/", Headers: map[string]string{"Authorization": "Bearer ghp_fromenv123"}, SecretValues: []string{"ghp_fromenv123"}}},
 			{"notes", "node notes-server.js --root '${NOTES_ROOT:-/srv/notes}'",
 				engine.Target{Transport: engine.TransportStdio, Command: "node notes-server.js --root /srv/notes"}},
-			{"docs", "http http://127.0.0.1:3001/mcp", engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:3001/mcp"}},
+			{"docs", "http://127.0.0.1:3001/mcp", engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:3001/mcp"}},
 			{"weather", "weather-mcp", engine.Target{Transport: engine.TransportStdio, Command: "weather-mcp", Env: []string{"WEATHER_API_KEY=wk-project-0002"}}},
 		}},
 		{"testdata/claude-user/.claude.json", ClaudeCodeUser, []want{
 			{"db", "db-mcp --readonly", engine.Target{Transport: engine.TransportStdio, Command: "db-mcp --readonly", Env: []string{"DB_PASSWORD=s3cret-db-pass"}}},
-			{"sentry", "sse https://mcp.example.test/sse", engine.Target{Transport: engine.TransportSSE, URL: "https://mcp.example.test/sse"}},
+			{"sentry", "https://mcp.example.test/sse", engine.Target{Transport: engine.TransportSSE, URL: "https://mcp.example.test/sse"}},
 		}},
 		{"testdata/cursor/.cursor/mcp.json", Cursor, []want{
 			{"browser", "npx -y browser-mcp --profile '${userHome}/.browser profile'",
 				engine.Target{Transport: engine.TransportStdio, Command: "npx -y browser-mcp --profile '/home/me/.browser profile'"}},
-			{"search", "http http://127.0.0.1:8931/mcp",
+			{"search", "http://127.0.0.1:8931/mcp",
 				engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:8931/mcp", Headers: map[string]string{"X-Api-Key": "sk-search-77"}, SecretValues: []string{"sk-search-77"}}},
 		}},
 		{"testdata/vscode/.vscode/mcp.json", VSCode, []want{
@@ -71,9 +71,9 @@ func TestLoadFormats(t *testing.T) {
 				engine.Target{Transport: engine.TransportStdio, Command: "npx -y server-perplexity-ask --region eu-west-1",
 					Env: []string{"CACHE_DIR=/tmp/perplexity", "DEBUG=mcp:*", "LOG_DIR=" + vsDir + "/logs", "PERPLEXITY_API_KEY=pplx-typed-secret"},
 					Dir: filepath.Join(vsDir, "tools"), SecretValues: []string{"eu-west-1", "pplx-typed-secret"}}},
-			{"remote", "sse http://127.0.0.1:9000/sse",
+			{"remote", "http://127.0.0.1:9000/sse",
 				engine.Target{Transport: engine.TransportSSE, URL: "http://127.0.0.1:9000/sse", Headers: map[string]string{"Authorization": "Bearer rt-remote-88"}, SecretValues: []string{"rt-remote-88"}}},
-			{"fetch", "http http://127.0.0.1:9001/mcp", engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:9001/mcp"}},
+			{"fetch", "http://127.0.0.1:9001/mcp", engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:9001/mcp"}},
 		}},
 	}
 	for _, tt := range tests {
