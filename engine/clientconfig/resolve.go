@@ -303,3 +303,25 @@ func quoteWords(words []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// Written returns the target as the entry is written, its placeholders
+// not filled: what to show a person, who may edit it, without the values
+// inputs and the environment would put in ([Server.Target] gives those).
+func (s Server) Written() engine.Target {
+	t := engine.Target{Transport: s.Transport, URL: s.URL, Dir: s.Cwd}
+	if s.Transport == engine.TransportStdio {
+		t.Command = quoteWords(append([]string{s.Command}, s.Args...))
+		t.URL = ""
+	}
+	for k, v := range s.Env {
+		t.Env = append(t.Env, k+"="+v)
+	}
+	slices.Sort(t.Env)
+	for k, v := range s.Headers {
+		if t.Headers == nil {
+			t.Headers = map[string]string{}
+		}
+		t.Headers[k] = v
+	}
+	return t
+}
