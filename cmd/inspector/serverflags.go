@@ -140,3 +140,31 @@ func soleTool(ctx context.Context, sess *engine.Session, target engine.Target) (
 	}
 	return "", fmt.Errorf("--tool: name the tool to call on %s; it offers %s", target, strings.Join(names, ", "))
 }
+
+// fillProxy sets the proxy's --stdio, --env and --cwd, or its --upstream,
+// from the server --server or --config names, and returns the values the
+// recording must not carry beyond the environment's. A config's headers
+// are not sent: over HTTP the proxy passes on the client's own.
+func (c *configFlags) fillProxy(stdio, upstream, dir *string, env *repeatedFlag) (secrets []string, err error) {
+	if !c.given() && len(c.inputs) == 0 {
+		return nil, nil
+	}
+	if *stdio != "" || *upstream != "" {
+		return nil, fmt.Errorf("%s and --stdio/--upstream: choose one server", c.flags())
+	}
+	t, err := c.target()
+	if err != nil {
+		return nil, err
+	}
+	switch t.Transport {
+	case engine.TransportStdio:
+		*stdio = t.Command
+		*env = append(append(repeatedFlag{}, t.Env...), (*env)...) // --env after: it wins
+		if *dir == "" {
+			*dir = t.Dir
+		}
+	default:
+		*upstream = t.URL
+	}
+	return t.SecretValues, nil
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 var updateServers = flag.Bool("update-servers", false, "rewrite testdata/servers.golden from the output of inspector servers")
@@ -245,5 +247,36 @@ func TestConfigSecretsStayInside(t *testing.T) {
 	n := assertNoSecrets(t, []string{secret, argSecret}, map[string]string{"stdout": r.stdout, "stderr": r.stderr}, out, filepath.Join(cache, "fanout-inspector", "journal"))
 	if n < 8 {
 		t.Errorf("%d files written, want at least 8 (recording, journal, 6 exports)", n)
+	}
+}
+
+// TestProxyFromConfig: inspector proxy --config FILE --server NAME starts
+// the config's server (with its environment, kept out of the recording)
+// and records what passes, as --stdio would.
+func TestProxyFromConfig(t *testing.T) {
+	const secret = "proxy-env-s3cret-7"
+	dir := t.TempDir() // the proxy's files
+	config := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	text := fmt.Sprintf(`{"mcpServers": {"demo": {"command": %q, "args": ["demo-server"], "env": {"DEMO_TOKEN": %q}}}}`, inspectorBin, secret)
+	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "proxy.json")
+	server := fmt.Sprintf("%s proxy --config %s --server demo --record %s --journal off", inspectorBin, config, file)
+	r := inspector(t, "run", "--stdio", server, "--tool", "fanout", "--dispatch", "concurrent", "--latency", "100ms", "--json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	snap, err := recorder.LoadFile(file)
+	if err != nil {
+		t.Fatalf("the proxy's recording: %v\n%s", err, r.stderr)
+	}
+	if sum := recorder.Summarize(snap); sum.ServerRequests.Total != 5 || !strings.Contains(snap.Meta.Target, "demo-server") {
+		t.Errorf("the proxy recorded %d server requests of %q; want 5 of the config's demo-server", sum.ServerRequests.Total, snap.Meta.Target)
+	}
+	assertNoSecrets(t, []string{secret}, map[string]string{"stderr": r.stderr}, dir)
+	r = inspector(t, "proxy", "--server", "x", "--stdio", "node s.js")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--server and --stdio/--upstream: choose one server") {
+		t.Errorf("--server with --stdio: exit %d, %s", r.code, r.stderr)
 	}
 }
