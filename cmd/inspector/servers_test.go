@@ -280,3 +280,13 @@ func TestProxyFromConfig(t *testing.T) {
 		t.Errorf("--server with --stdio: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestRunWithoutTool: without --tool, run calls a server's only tool (the
+// TypeScript server's, in TestRunFromClaudeDesktopConfig); a server of
+// several tools gets them named.
+func TestRunWithoutTool(t *testing.T) {
+	r := inspector(t, "run", "--stdio", inspectorBin+" demo-server")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "--tool: name the tool to call on stdio: "+inspectorBin+" demo-server; it offers echo, fanout, probe, slow") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
