@@ -200,7 +200,7 @@ func (f Found) Only() (Server, error) {
 	case 1:
 		return all[0], all[0].Err
 	case 0:
-		return Server{}, fmt.Errorf("%w: %s names no server", ErrNotFound, f.paths())
+		return Server{}, notFound(f.paths() + " names no server")
 	}
 	return Server{}, fmt.Errorf("%s names %d servers (%s): say which", f.paths(), len(all), strings.Join(names(all), ", "))
 }
@@ -209,7 +209,7 @@ func (f Found) Only() (Server, error) {
 // could not be read.
 func (f Found) notFound(name string) error {
 	all := names(f.Servers())
-	msg := fmt.Sprintf("%v: no server is named %q", ErrNotFound, name)
+	msg := fmt.Sprintf("no server is named %q", name)
 	switch {
 	case len(f.Files) == 0:
 		msg += " (no client configuration file was found)"
@@ -227,8 +227,14 @@ func (f Found) notFound(name string) error {
 	if len(bad) > 0 {
 		msg += "; not read, so it may be in one of them: " + strings.Join(bad, "; ")
 	}
-	return fmt.Errorf("%w%s", ErrNotFound, strings.TrimPrefix(msg, ErrNotFound.Error()))
+	return notFound(msg)
 }
+
+// notFound is an error that is [ErrNotFound] and says more.
+type notFound string
+
+func (e notFound) Error() string        { return string(e) }
+func (e notFound) Is(target error) bool { return target == ErrNotFound }
 
 // paths lists the files' paths.
 func (f Found) paths() string {
