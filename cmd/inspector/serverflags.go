@@ -104,7 +104,7 @@ func (c *configFlags) target() (engine.Target, error) {
 		for _, in := range miss.Inputs {
 			how = append(how, fmt.Sprintf("--input %s=VALUE or the environment variable %s", in.ID, clientconfig.InputEnvVar(in.ID)))
 		}
-		return t, fmt.Errorf("%s %s: %w: give it with %s (inspector gui asks for it)", flagName, c.arg(), err, strings.Join(how, "; and "))
+		return t, fmt.Errorf("%s %s: %w: give it with %s, or pick the server in the app's Server panel, which asks for it", flagName, c.arg(), err, strings.Join(how, "; and "))
 	}
 	if err != nil {
 		return t, fmt.Errorf("%s %s: %w", flagName, c.arg(), err)
