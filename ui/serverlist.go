@@ -39,6 +39,8 @@ type ServerList struct {
 	UseInputs *widget.Button
 	// Rescan reads the config files again.
 	Rescan *widget.Button
+	// Accordion folds the list away.
+	Accordion *widget.Accordion
 
 	places  clientconfig.Places
 	found   clientconfig.Found
@@ -55,7 +57,7 @@ type ServerList struct {
 func NewServerList(places clientconfig.Places) *ServerList {
 	l := &ServerList{places: places}
 	l.ExtendBaseWidget(l)
-	l.title = boldLabel("")
+	l.title = widget.NewLabel("")
 	l.title.Wrapping = fyne.TextWrapWord
 	l.rows = container.NewVBox()
 	l.form = container.NewVBox()
@@ -64,7 +66,11 @@ func NewServerList(places clientconfig.Places) *ServerList {
 	l.problem.Wrapping = fyne.TextWrapWord
 	l.problem.Hide()
 	l.Rescan = widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), func() { l.SetFound(clientconfig.Discover(l.places)) })
-	l.content = container.NewVBox(container.NewBorder(nil, nil, nil, l.Rescan, l.title), l.rows, l.form, l.problem)
+	l.Rescan.Importance = widget.LowImportance
+	l.Accordion = widget.NewAccordion(widget.NewAccordionItem("Servers in your client configs",
+		container.NewVBox(container.NewBorder(nil, nil, nil, l.Rescan, l.title), l.rows, l.form, l.problem)))
+	l.Accordion.Open(0)
+	l.content = l.Accordion
 	l.SetFound(clientconfig.Discover(places))
 	return l
 }
@@ -83,8 +89,8 @@ func (l *ServerList) SetFound(found clientconfig.Found) {
 	l.problem.Hide()
 	n := 0
 	for _, f := range found.Files {
-		head := widget.NewLabelWithStyle(l.short(f.Path)+" — "+string(f.Format), fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
-		head.Wrapping = fyne.TextWrapBreak
+		head := widget.NewLabelWithStyle(string(f.Format)+" — "+l.short(f.Path), fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+		head.Truncation = fyne.TextTruncateEllipsis
 		l.rows.Add(head)
 		if f.Err != nil {
 			l.rows.Add(dangerLabel(f.Err.Error()))
@@ -107,7 +113,7 @@ func (l *ServerList) SetFound(found clientconfig.Found) {
 				detail += fmt.Sprintf(" · asks for %d input(s)", len(ins))
 			}
 			info := widget.NewLabel(detail)
-			info.Wrapping = fyne.TextWrapBreak
+			info.Truncation = fyne.TextTruncateEllipsis
 			l.rows.Add(container.NewBorder(nil, nil, b, nil, info))
 			l.Buttons = append(l.Buttons, b)
 			l.Servers = append(l.Servers, s)
@@ -117,8 +123,10 @@ func (l *ServerList) SetFound(found clientconfig.Found) {
 	case len(found.Files) == 0:
 		l.title.SetText("No client config found (Claude Desktop, Claude Code, Cursor, VS Code).")
 	default:
-		l.title.SetText(fmt.Sprintf("From your client configs: %d server(s) in %d file(s)", n, len(found.Files)))
+		l.title.SetText(fmt.Sprintf("%d server(s) in %d file(s); press one to fill the connection.", n, len(found.Files)))
 	}
+	l.Accordion.Items[0].Title = fmt.Sprintf("Servers in your client configs (%d)", n)
+	l.Accordion.Refresh()
 	l.Refresh()
 }
 

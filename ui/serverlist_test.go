@@ -59,15 +59,15 @@ func TestServerListShowsEveryFormat(t *testing.T) {
 
 	rows := strings.Join(p.Servers.Rows(), "\n")
 	for _, want := range []string{
-		"claude_desktop_config.json — Claude Desktop",
+		"Claude Desktop — ../engine/clientconfig/testdata/claude_desktop_config.json",
 		"filesystem  stdio · npx -y @modelcontextprotocol/server-filesystem /home/me/Desktop",
-		"claude-code/.mcp.json — Claude Code",
+		"Claude Code — ../engine/clientconfig/testdata/claude-code/.mcp.json",
 		"github  http · https://api.example.test/mcp/",
-		"claude-user/.claude.json — Claude Code (user)",
+		"Claude Code (user) — ../engine/clientconfig/testdata/claude-user/.claude.json",
 		"sentry  sse · https://mcp.example.test/sse",
-		"cursor/.cursor/mcp.json — Cursor",
+		"Cursor — ../engine/clientconfig/testdata/cursor/.cursor/mcp.json",
 		"browser  stdio · npx -y browser-mcp",
-		"vscode/.vscode/mcp.json — VS Code",
+		"VS Code — ../engine/clientconfig/testdata/vscode/.vscode/mcp.json",
 		"perplexity  stdio · npx -y server-perplexity-ask --region '${input:region}' · asks for 2 input(s)",
 		"bad/syntax/claude_desktop_config.json:4:5: invalid character",
 	} {
@@ -75,8 +75,11 @@ func TestServerListShowsEveryFormat(t *testing.T) {
 			t.Errorf("the list does not show %q:\n%s", want, rows)
 		}
 	}
-	if got := p.Servers.title.Text; got != "From your client configs: 13 server(s) in 6 file(s)" {
+	if got := p.Servers.title.Text; got != "13 server(s) in 6 file(s); press one to fill the connection." {
 		t.Errorf("title %q", got)
+	}
+	if got := p.Servers.Accordion.Items[0].Title; got != "Servers in your client configs (13)" {
+		t.Errorf("accordion title %q", got)
 	}
 	if !strings.Contains(rows, "weather  stdio · uvx weather-mcp --units metric\n") || !strings.Contains(rows, "weather  stdio · weather-mcp (the name is also in ../engine/clientconfig/testdata/claude_desktop_config.json, which --server takes)") {
 		t.Errorf("the two weather servers are not both listed, the hidden one saying so:\n%s", rows)
