@@ -290,3 +290,21 @@ func TestRunWithoutTool(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestConfigCwd: an entry's cwd is where its server starts, so a command
+// and arguments relative to it work.
+func TestConfigCwd(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(inspectorBin, filepath.Join(dir, "srv")); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), ".mcp.json")
+	text := fmt.Sprintf(`{"mcpServers": {"demo": {"command": "./srv", "args": ["demo-server"], "cwd": %q}}}`, dir)
+	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := inspector(t, "run", "--config", config, "--tool", "echo", "--args", `{"text":"hi"}`)
+	if r.code != exitOK || !strings.Contains(r.stdout, "stdio: ./srv demo-server") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
