@@ -233,6 +233,9 @@ type Target struct {
 	// Env holds extra KEY=VALUE entries added to the stdio server's
 	// environment.
 	Env []string `json:"env,omitempty"`
+	// Dir is the stdio server's working directory ("" for the
+	// inspector's own), as a client config's cwd gives it.
+	Dir string `json:"dir,omitempty"`
 	// URL is the endpoint of an http or sse server.
 	URL string `json:"url,omitempty"`
 	// Headers are extra HTTP headers sent with every http or sse request,
@@ -245,6 +248,10 @@ type Target struct {
 	// may take. They are settings of the run, not part of the server's
 	// address: never saved with the target.
 	Limits Limits `json:"-"`
+	// SecretValues are further values no output may carry, such as
+	// what a client config's placeholders were filled with
+	// (engine/clientconfig). Never saved with the target.
+	SecretValues []string `json:"-"`
 }
 
 // String describes the target for titles, messages and recordings:
@@ -296,7 +303,7 @@ func (t Target) Secrets() []string {
 			}
 		}
 	}
-	return out
+	return append(out, t.SecretValues...)
 }
 
 func (t Target) kind() TransportKind {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -46,11 +47,16 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 				return nil, fmt.Errorf("stdio environment entry %q: want KEY=VALUE", kv)
 			}
 		}
-		if _, err := exec.LookPath(words[0]); err != nil {
+		look := words[0]
+		if t.Dir != "" && !filepath.IsAbs(look) && strings.ContainsRune(look, filepath.Separator) {
+			look = filepath.Join(t.Dir, look) // as the server starts there
+		}
+		if _, err := exec.LookPath(look); err != nil {
 			return nil, fmt.Errorf("stdio: cannot run %q: %v (check the command and PATH)", words[0], err)
 		}
 		cmd := exec.Command(words[0], words[1:]...)
 		cmd.Env = append(os.Environ(), t.Env...)
+		cmd.Dir = t.Dir
 		s.stderr = newStderrLines(s, t.Limits.maxStderrLines())
 		cmd.Stderr = s.stderr
 		// A helper process the server started may hold its stderr open

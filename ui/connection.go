@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/clientconfig"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -115,6 +116,10 @@ type ConnectionPanel struct {
 	ProxyURL *widget.Entry
 	CopyURL  *widget.Button
 	proxying bool
+	// Servers lists the servers of the client configs found; picking one
+	// fills the panel (serverlist.go).
+	Servers *ServerList
+	picked  *configPick
 
 	status  *widget.Label
 	info    *widget.Label
@@ -159,6 +164,8 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 		}
 	})
 	p.Recent.PlaceHolder = "(recent connections)"
+	p.Servers = NewServerList(clientconfig.Here())
+	p.Servers.OnPick = p.pickFromConfig
 	p.Listen = newEntry("e.g. "+DefaultProxyListen+" (127.0.0.1:0: any free port)", nil)
 	p.Listen.SetText(DefaultProxyListen)
 	p.Upstream = newEntry("the server's URL, e.g. http://127.0.0.1:8080/mcp", nil)
@@ -223,6 +230,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 	}
 	p.content = container.NewVBox(
 		p.Recent,
+		p.Servers,
 		container.NewBorder(nil, nil, widget.NewLabel("Transport"), nil, p.Transport),
 		row("command", "Command", p.Command),
 		row("env", "Environment", p.Env),
@@ -250,6 +258,7 @@ func (p *ConnectionPanel) CreateRenderer() fyne.WidgetRenderer {
 
 // SetTarget fills the widgets from t.
 func (p *ConnectionPanel) SetTarget(t engine.Target) {
+	p.keepHidden(t)
 	kind := t.Transport
 	if kind == "" {
 		kind = engine.TransportDemo
@@ -369,7 +378,7 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 	if t.Protocol == engine.DefaultProtocol {
 		t.Protocol = ""
 	}
-	return t, nil
+	return p.withPicked(t), nil
 }
 
 // SetConnecting shows that a connection is being made.

@@ -28,7 +28,8 @@ func (r *repeatedFlag) Set(v string) error {
 }
 
 // parseConnectionFlags defines on fs the flags that choose the server to
-// connect to (--demo, --stdio, --env, --url, --sse, --header, --protocol),
+// connect to (--demo, --stdio, --env, --url, --sse, --header, --protocol,
+// and --server, --config, --input for a server of a client's config),
 // the limits on what is read from it and how long connecting may take
 // (--max-message-size, --max-stderr-lines, --connect-timeout) and how to answer its requests (--dispatch, --latency,
 // --sampling-latency, --elicitation-latency, --roots-latency, --seed,
@@ -66,6 +67,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 	maxStderr := fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of a --stdio server's stderr (the first and last N/2; the rest are counted)")
 	connectTimeout := fs.Duration("connect-timeout", engine.DefaultConnectTimeout, "give up if the server has not answered initialize after `D`")
 	fs.Var(&env, "env", "`K=V` added to the --stdio server's environment (repeatable)")
+	cfg := addConfigFlags(fs) // --server, --config, --input: a server of a client's config (serverflags.go)
 	fs.Var(&headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
 	setEndpoint := endpointFlags(fs) // endpoint.go
 
@@ -77,6 +79,9 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 			}
 		}
 		var chosen []string
+		if cfg.given() {
+			chosen = append(chosen, cfg.flags())
+		}
 		if *demoFlag {
 			chosen = append(chosen, "--demo")
 		}
@@ -93,6 +98,11 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 			return t, def, fmt.Errorf("%s: choose one server to connect to", strings.Join(chosen, " and "))
 		}
 		switch {
+		case cfg.given() || len(cfg.inputs) > 0:
+			var err error
+			if t, err = cfg.target(); err != nil {
+				return t, def, err
+			}
 		case *stdio != "":
 			words, err := shlex.Split(*stdio)
 			if err != nil {

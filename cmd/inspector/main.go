@@ -8,6 +8,7 @@
 //	inspector [gui] [flags]      the desktop app (the default)
 //	inspector run [flags]        a headless run, for CI and scripts
 //	inspector proxy [flags]      stand between your own client and its server, and record both
+//	inspector servers            list the servers of your clients' configs (--server NAME)
 //	inspector demo-server        the embedded demo server, over stdio or HTTP
 //	inspector report FILE        summarize, export, compare or merge recordings
 package main
@@ -48,6 +49,8 @@ func dispatch(args []string) int {
 			return reportCommand(args[1:])
 		case "proxy":
 			return proxyCommand(args[1:])
+		case "servers":
+			return serversCommand(args[1:])
 		case "gui":
 			return guiCommand(args[1:])
 		case "help", "-h", "-help", "--help":
@@ -66,7 +69,7 @@ func dispatch(args []string) int {
 }
 
 // commands lists the subcommands, for the message about an unknown one.
-const commands = "gui, run, proxy, demo-server, report, help and version"
+const commands = "gui, run, proxy, servers, demo-server, report, help and version"
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0"
@@ -78,6 +81,8 @@ Usage:
   inspector run [flags]         run headless and print a summary
   inspector proxy --stdio 'SERVER CMD' [flags]
                                 stand between your own MCP client and its server, and record both
+  inspector servers [--config FILE]
+                                list the MCP servers of your Claude, Cursor and VS Code configs
   inspector demo-server [--http ADDR]
                                 serve the demo server over stdio, or streamable HTTP at ADDR
   inspector report RECORDING [flags]

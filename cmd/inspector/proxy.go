@@ -85,6 +85,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		maxMsg    = sizeFlag(engine.DefaultMaxMessageSize)
 		maxStderr = fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of the server's stderr (all of them still pass through)")
 	)
+	cfg := addConfigFlags(fs) // --server, --config, --input: the server of a client's config (serverflags.go)
 	fs.Var(&env, "env", "`K=V` added to the server's environment (repeatable); the value is kept out of the recording")
 	fs.Var(&maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
 	fs.StringVar(&o.journal, "journal", "auto", "append the recording to `FILE` as it happens; auto picks a file in "+recorder.DefaultJournalDir()+"; off writes none")
@@ -107,6 +108,10 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q: every option is a flag (quote the server's command line: --stdio 'CMD ARGS')", fs.Arg(0))
 	}
+	cfgSecrets, err := cfg.fillProxy(stdio, upstream, dir, &env)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	overHTTP := *listen != "" || *upstream != ""
 	var words []string
 	switch {
@@ -127,7 +132,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return usageErr("--stdio %q: cannot split it into a command line (check the quotes)", *stdio)
 		}
 	}
-	secrets := engine.CommandSecrets(*stdio)
+	secrets := append(engine.CommandSecrets(*stdio), cfgSecrets...)
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {

@@ -197,10 +197,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code != exitOK {
 		return code
 	}
-	if o.tool == "" && !o.listTools {
-		if target.Transport != engine.TransportDemo {
-			return usageErr("--tool: name the tool to call on %s (--list-tools shows them)", target)
-		}
+	if o.tool == "" && !o.listTools && target.Transport == engine.TransportDemo {
 		o.tool = "fanout"
 	}
 
@@ -253,6 +250,13 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if o.tool == "" { // another server than the demo: its only tool
+		if o.tool, err = soleTool(ctx, sess, target); err != nil {
+			group.Close()
+			return r.fail(err.Error())
+		}
+		rec.SetMeta(func(m *recorder.Meta) { m.Title = runTitle(target, o.tool) })
+	}
 	w.Tool, w.Args = o.tool, toolArgs
 	// the run is a named segment of the recording, its dispatch said as
 	// the app says it ("bounded 4")
