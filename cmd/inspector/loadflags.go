@@ -14,7 +14,7 @@ import (
 // them to run it, gui to preset the Workload panel: prefix starts each
 // help text ("preset: " for the gui).
 func addLoadFlags(fs *flag.FlagSet, o *runOptions, prefix string) {
-	fs.StringVar(&o.tool, "tool", "", prefix+"call the tool `NAME` (default: fanout on the demo server, else the server's only tool)")
+	fs.StringVar(&o.tool, "tool", "", prefix+"call the tool `NAME` (default: the server's tool named fanout, else its only tool)")
 	fs.StringVar(&o.args, "args", "", prefix+"the tool's arguments: a JSON object, or @FILE to read it from a file")
 	fs.IntVar(&o.calls, "calls", 1, prefix+"call the tool `N` times")
 	fs.IntVar(&o.concurrency, "concurrency", 1, prefix+"with at most `C` calls in flight at once")

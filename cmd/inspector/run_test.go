@@ -214,7 +214,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--calls", "0"}, "--calls"},
 		{[]string{"--chart", "pie"}, "--chart"},
 		{[]string{"--args", "[1,2]"}, "--args"},
-		{[]string{"--url", "http://127.0.0.1:9/mcp"}, "--tool"},
 		{[]string{"--elicitation", "manual"}, "inspector gui --elicitation manual"},
 		{[]string{"stray"}, `unexpected argument "stray"`},
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -120,25 +121,35 @@ func (c *configFlags) arg() string {
 	return *c.config
 }
 
-// soleTool returns the name of the server's only tool, for a run without
-// --tool on a server other than the demo; an error lists the tools when
-// there are several or none.
+// soleTool returns the tool a run without --tool calls on a server other
+// than the demo (see pickTool); an error lists the tools when it cannot
+// choose.
 func soleTool(ctx context.Context, sess *engine.Session, target engine.Target) (string, error) {
 	tools, err := sess.ListTools(ctx)
 	if err != nil {
 		return "", fmt.Errorf("--tool was not given and the tools of %s could not be listed: %v", target, err)
 	}
-	switch len(tools) {
-	case 1:
-		return tools[0].Name, nil
-	case 0:
-		return "", fmt.Errorf("%s offers no tools to call", target)
-	}
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		names[i] = t.Name
 	}
-	return "", fmt.Errorf("--tool: name the tool to call on %s; it offers %s", target, strings.Join(names, ", "))
+	return pickTool(names, target.String())
+}
+
+// pickTool chooses among a server's tools: the one named fanout (the
+// demo's default, and what a fan-out test server usually calls its
+// tool), else the only one.
+func pickTool(names []string, server string) (string, error) {
+	if slices.Contains(names, "fanout") {
+		return "fanout", nil
+	}
+	switch len(names) {
+	case 1:
+		return names[0], nil
+	case 0:
+		return "", fmt.Errorf("%s offers no tools to call", server)
+	}
+	return "", fmt.Errorf("--tool: name the tool to call on %s; it offers %s", server, strings.Join(names, ", "))
 }
 
 // fillProxy sets the proxy's --stdio, --env and --cwd, or its --upstream,

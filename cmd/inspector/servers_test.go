@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -281,13 +282,32 @@ func TestProxyFromConfig(t *testing.T) {
 	}
 }
 
-// TestRunWithoutTool: without --tool, run calls a server's only tool (the
-// TypeScript server's, in TestRunFromClaudeDesktopConfig); a server of
-// several tools gets them named.
+// TestRunWithoutTool: without --tool, run calls a server's tool named
+// fanout (the demo server's over stdio here, the TypeScript server's in
+// TestRunFromClaudeDesktopConfig), else its only tool; a server of several
+// tools, none of them fanout, gets them named.
 func TestRunWithoutTool(t *testing.T) {
-	r := inspector(t, "run", "--stdio", inspectorBin+" demo-server")
-	if r.code != exitFailure || !strings.Contains(r.stderr, "--tool: name the tool to call on stdio: "+inspectorBin+" demo-server; it offers echo, fanout, probe, slow") {
-		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	r := inspector(t, "run", "--stdio", inspectorBin+" demo-server", "--json")
+	var sum struct {
+		ServerRequests struct{ Total int } `json:"server_requests"`
+	}
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &sum) != nil || sum.ServerRequests.Total != 5 {
+		t.Errorf("run without --tool on the demo server over stdio: exit %d, stdout %q, stderr %q; want its fanout tool called (5 server requests)", r.code, r.stdout, r.stderr)
+	}
+	for _, tc := range []struct {
+		names []string
+		want  string
+		err   string
+	}{
+		{[]string{"echo", "fanout", "slow"}, "fanout", ""},
+		{[]string{"only"}, "only", ""},
+		{[]string{"a", "b"}, "", "--tool: name the tool to call on srv; it offers a, b"},
+		{nil, "", "srv offers no tools to call"},
+	} {
+		got, err := pickTool(tc.names, "srv")
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("pickTool(%v) = %q, %v; want %q, %q", tc.names, got, err, tc.want, tc.err)
+		}
 	}
 }
 
