@@ -67,6 +67,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 	connectTimeout := fs.Duration("connect-timeout", engine.DefaultConnectTimeout, "give up if the server has not answered initialize after `D`")
 	fs.Var(&env, "env", "`K=V` added to the --stdio server's environment (repeatable)")
 	fs.Var(&headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
+	oauthFlags := addOAuthFlags(fs)
 
 	return func() (engine.Target, engine.AnswerPolicy, error) {
 		var t engine.Target
@@ -136,6 +137,9 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 				t.Headers = map[string]string{}
 			}
 			t.Headers[k] = strings.TrimSpace(v)
+		}
+		if err := oauthFlags.apply(&t); err != nil {
+			return t, def, err
 		}
 		if *maxStderr < 1 {
 			return t, def, fmt.Errorf("--max-stderr-lines %d: want 1 or more", *maxStderr)

@@ -233,6 +233,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	r := &runner{cmd: "run", ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
 
+	if err := signInOAuth(ctx, target, rec, stderr); err != nil {
+		return r.fail(err.Error())
+	}
 	group, err := engine.ConnectGroup(ctx, target, cb, rec, o.sessions)
 	if errors.Is(err, engine.ErrConnectInterrupted) {
 		return r.fail(fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, target))

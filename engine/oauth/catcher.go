@@ -90,8 +90,11 @@ func (c *catcher) serve(w http.ResponseWriter, r *http.Request) {
 func (c *Client) fetchCode(k *catcher) auth.AuthorizationCodeFetcher {
 	return func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 		c.notify("Open this address in a browser to sign in to %s (waiting up to %v):\n%s", c.cfg.ServerURL, c.cfg.Wait, args.URL)
-		if c.cfg.OpenBrowser != nil {
-			if err := c.cfg.OpenBrowser(args.URL); err != nil {
+		c.mu.Lock()
+		open := c.cfg.OpenBrowser
+		c.mu.Unlock()
+		if open != nil {
+			if err := open(args.URL); err != nil {
 				c.notify("could not open a browser (%v): open the address above yourself", err)
 			}
 		}

@@ -110,9 +110,23 @@ func New(cfg Config) *Client {
 	}}
 }
 
+// Tell sets [Config.Notify] and [Config.OpenBrowser], for a client made
+// before the caller knew where notices go. Call it before SignIn.
+func (c *Client) Tell(notify func(string), openBrowser func(string) error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Notify, c.cfg.OpenBrowser = notify, openBrowser
+}
+
+// ServerURL is the server the client signs in to.
+func (c *Client) ServerURL() string { return c.cfg.ServerURL }
+
 func (c *Client) notify(format string, a ...any) {
-	if c.cfg.Notify != nil {
-		c.cfg.Notify(fmt.Sprintf(format, a...))
+	c.mu.Lock()
+	f := c.cfg.Notify
+	c.mu.Unlock()
+	if f != nil {
+		f(fmt.Sprintf(format, a...))
 	}
 }
 
