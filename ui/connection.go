@@ -114,6 +114,8 @@ type ConnectionPanel struct {
 	// (read-only, selectable); CopyURL puts it on the clipboard.
 	ProxyURL *widget.Entry
 	CopyURL  *widget.Button
+	// OAuth signs in to an HTTP or SSE server before connecting.
+	OAuth    *OAuthChoice
 	proxying bool
 
 	status  *widget.Label
@@ -147,6 +149,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 	p.Headers = widget.NewMultiLineEntry()
 	p.Headers.SetMinRowsVisible(2)
 	p.Headers.PlaceHolder = "Name: value, one a line\nAuthorization: Bearer …"
+	p.OAuth = newOAuthChoice()
 	p.Env = widget.NewMultiLineEntry()
 	p.Env.SetMinRowsVisible(2)
 	p.Env.PlaceHolder = "KEY=value, one a line"
@@ -228,6 +231,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 		row("env", "Environment", p.Env),
 		row("url", "URL", p.URL),
 		row("headers", "Headers", p.Headers),
+		row("oauth", "OAuth", p.OAuth.content),
 		row("listen", "Listen on", p.Listen),
 		row("upstream", "Upstream URL", p.Upstream),
 		row("protocol", "Protocol", p.Protocol),
@@ -268,6 +272,7 @@ func (p *ConnectionPanel) SetTarget(t engine.Target) {
 	slices.Sort(hs)
 	p.Headers.SetText(strings.Join(hs, "\n"))
 	p.Env.SetText(strings.Join(t.Env, "\n"))
+	p.OAuth.set(t)
 	proto := t.Protocol
 	if proto == "" {
 		proto = engine.DefaultProtocol
@@ -359,6 +364,9 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 				t.Headers = map[string]string{}
 			}
 			t.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		if err := p.OAuth.apply(&t); err != nil {
+			return t, err
 		}
 	case transportProxyHTTP:
 		return engine.Target{}, fmt.Errorf("the Proxy (HTTP) choice does not connect: press Start proxy")
@@ -501,6 +509,7 @@ func (p *ConnectionPanel) showRows() {
 		"env":      kind == engine.TransportStdio,
 		"url":      kind == engine.TransportHTTP || kind == engine.TransportSSE,
 		"headers":  kind == engine.TransportHTTP || kind == engine.TransportSSE,
+		"oauth":    kind == engine.TransportHTTP || kind == engine.TransportSSE,
 	}
 	p.ConnectBtn.SetText("Connect")
 	p.Disconnect.SetText("Disconnect")

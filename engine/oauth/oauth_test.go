@@ -43,6 +43,19 @@ func (b *browser) open(authURL string) error {
 	return nil
 }
 
+// last waits (up to 5s) for the page the browser landed on, and says
+// how many times it was opened.
+func (b *browser) last() (opened, status int, page string) {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b.mu.Lock()
+		opened, status, page = b.opened, b.status, b.page
+		b.mu.Unlock()
+		if opened == 0 || status != 0 || time.Now().After(deadline) {
+			return opened, status, page
+		}
+	}
+}
+
 // secrets collects what the client registers for scrubbing.
 type secrets struct {
 	mu   sync.Mutex
@@ -96,7 +109,9 @@ func signIn(t *testing.T, srv *oauthtest.Server, cfg oauth.Config) (*oauth.Clien
 	t.Helper()
 	b := &browser{t: t}
 	sec := &secrets{}
-	cfg.ServerURL = srv.MCPURL()
+	if cfg.ServerURL == "" {
+		cfg.ServerURL = srv.MCPURL()
+	}
 	if cfg.OpenBrowser == nil {
 		cfg.OpenBrowser = b.open
 	}
@@ -113,11 +128,16 @@ func signIn(t *testing.T, srv *oauthtest.Server, cfg oauth.Config) (*oauth.Clien
 // what the tool said, as recorded.
 func callWhoami(t *testing.T, srv *oauthtest.Server, c *oauth.Client, sec *secrets, calls int) (*recorder.Recording, string) {
 	t.Helper()
+	return callWhoamiOver(t, engine.Target{Transport: engine.TransportHTTP, URL: srv.MCPURL(), HTTPAuth: c}, sec, calls)
+}
+
+func callWhoamiOver(t *testing.T, target engine.Target, sec *secrets, calls int) (*recorder.Recording, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rec := recorder.New(recorder.Meta{Title: "oauth"})
 	sec.to(rec)
-	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportHTTP, URL: srv.MCPURL(), HTTPAuth: c}, engine.DefaultAnswerPolicy(), rec)
+	s, err := engine.Connect(ctx, target, engine.DefaultAnswerPolicy(), rec)
 	if err != nil {
 		t.Fatalf("connecting with the token: %v", err)
 	}
@@ -148,8 +168,8 @@ func TestSignInThroughTheBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sign-in: %v\nnotices: %s", err, n.String())
 	}
-	if b.opened != 1 || b.status != 200 || !strings.Contains(b.page, "signed in") {
-		t.Errorf("browser opened %d time(s), landed on %d %q; want one visit ending on the signed-in page", b.opened, b.status, b.page)
+	if opened, status, page := b.last(); opened != 1 || status != 200 || !strings.Contains(page, "signed in") {
+		t.Errorf("browser opened %d time(s), landed on %d %q; want one visit ending on the signed-in page", opened, status, page)
 	}
 	if !strings.Contains(n.String(), "Open this address in a browser") || !strings.Contains(n.String(), "code_challenge=") {
 		t.Errorf("the notices do not show the authorization address:\n%s", n.String())
@@ -173,6 +193,26 @@ func TestSignInThroughTheBrowser(t *testing.T) {
 		if strings.Contains(data.String(), v) || strings.Contains(n.String(), v) && !strings.HasPrefix(v, "code-") {
 			t.Errorf("secret %q is in the recording or the notices", v)
 		}
+	}
+}
+
+// TestSignInOverSSE: the same flow for a legacy HTTP+SSE server, whose
+// event stream and posts both carry the token.
+func TestSignInOverSSE(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{})
+	defer srv.Close()
+	c, sec, _, err := signIn(t, srv, oauth.Config{ServerURL: srv.SSEURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := srv.LetIn()
+	_, said := callWhoamiOver(t, engine.Target{Transport: engine.TransportSSE, URL: srv.SSEURL(), HTTPAuth: c}, sec, 2)
+	if !strings.Contains(said, "signed in") {
+		t.Errorf("the recorded tool result is %s", said)
+	}
+	// The stream, initialize, initialized, 2 calls.
+	if n := srv.LetIn() - before; n < 5 {
+		t.Errorf("the server let in %d requests with the token, want at least 5", n)
 	}
 }
 
@@ -253,10 +293,7 @@ func TestSignInFailures(t *testing.T) {
 				}
 			}
 			if tt.page != "" {
-				b.mu.Lock()
-				page := b.page
-				b.mu.Unlock()
-				if !strings.Contains(page, tt.page) {
+				if _, _, page := b.last(); !strings.Contains(page, tt.page) {
 					t.Errorf("the browser showed %q, want %q", page, tt.page)
 				}
 			}
@@ -345,8 +382,8 @@ func TestRemember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.opened != 0 {
-		t.Errorf("the remembered token did not spare the browser (opened %d times)", b.opened)
+	if opened, _, _ := b.last(); opened != 0 {
+		t.Errorf("the remembered token did not spare the browser (opened %d times)", opened)
 	}
 	issued := srv.Issued()
 	if !sec.has(issued[len(issued)-1]) || !sec.has(issued[len(issued)-2]) {

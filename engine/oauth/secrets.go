@@ -14,12 +14,13 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// secretSink passes secrets on to the recording's scrubber; those met
-// before it is set are kept and passed on when it is.
+// secretSink passes secrets on to the recording's scrubber. It keeps
+// every secret it was given, so that each new recording (a reconnect
+// with the same token) is given them all when it is set.
 type secretSink struct {
-	mu      sync.Mutex
-	f       func(...string)
-	pending []string
+	mu   sync.Mutex
+	f    func(...string)
+	seen []string
 }
 
 func (s *secretSink) set(f func(...string)) {
@@ -29,9 +30,8 @@ func (s *secretSink) set(f func(...string)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.f = f
-	if len(s.pending) > 0 {
-		f(s.pending...)
-		s.pending = nil
+	if len(s.seen) > 0 {
+		f(s.seen...)
 	}
 }
 
@@ -47,11 +47,10 @@ func (s *secretSink) add(vals ...string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.seen = append(s.seen, out...)
 	if s.f != nil {
 		s.f(out...)
-		return
 	}
-	s.pending = append(s.pending, out...)
 }
 
 func (s *secretSink) addToken(tok *oauth2.Token) {

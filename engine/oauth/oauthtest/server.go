@@ -1,5 +1,5 @@
 // Package oauthtest is an OAuth-protected MCP server for tests, all in
-// one process on 127.0.0.1: a Go SDK streamable HTTP server behind the
+// one process on 127.0.0.1: a Go SDK streamable HTTP (and SSE) server behind the
 // SDK's bearer-token middleware ([auth.RequireBearerToken]) with its
 // protected-resource metadata, and an authorization server with
 // metadata, dynamic client registration, authorize (with PKCE) and token
@@ -54,7 +54,7 @@ type Server struct {
 	access  map[string]time.Time // token → expiry
 	refresh map[string]bool
 	issued  []string // every secret issued: codes, tokens, client secrets
-	Calls   int      // successful MCP requests
+	calls   int      // requests the MCP server let in
 }
 
 type grant struct {
@@ -76,15 +76,24 @@ func New(opts Options) *Server {
 	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "oauth-protected", Version: "1"}, nil)
 	mcp.AddTool(mcpServer, &mcp.Tool{Name: "whoami", Description: "says the caller is signed in, echoing its credentials"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "signed in with " + req.Extra.Header.Get("Authorization")}}}, nil, nil
+			said := "signed in"
+			if req.Extra != nil && req.Extra.Header != nil { // not over SSE
+				said += " with " + req.Extra.Header.Get("Authorization")
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: said}}}, nil, nil
 		})
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
 	prmURL := s.URL + "/.well-known/oauth-protected-resource/mcp"
 	protected := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: []string{"mcp"}})(handler)
 	mux.Handle("/mcp", protected)
-	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource: s.MCPURL(), AuthorizationServers: []string{s.URL}, ScopesSupported: []string{"mcp"},
-	}))
+	sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
+	mux.Handle("/sse", auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL: s.URL + "/.well-known/oauth-protected-resource/sse", Scopes: []string{"mcp"}})(sse))
+	for _, path := range []string{"/mcp", "/sse"} {
+		mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+			Resource: s.URL + path, AuthorizationServers: []string{s.URL}, ScopesSupported: []string{"mcp"},
+		}))
+	}
 	mux.HandleFunc("/.well-known/oauth-authorization-server", s.metadata)
 	mux.HandleFunc("/register", s.register)
 	mux.HandleFunc("/authorize", s.authorize)
@@ -98,8 +107,11 @@ func (s *Server) Close() {
 	s.Server.Close()
 }
 
-// MCPURL is the protected MCP endpoint.
+// MCPURL is the protected streamable HTTP endpoint.
 func (s *Server) MCPURL() string { return s.URL + "/mcp" }
+
+// SSEURL is the protected legacy HTTP+SSE endpoint.
+func (s *Server) SSEURL() string { return s.URL + "/sse" }
 
 // Issued is every secret the servers handed out or were given: codes,
 // PKCE verifiers, access and refresh tokens, client secrets.
@@ -107,6 +119,13 @@ func (s *Server) Issued() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.issued)
+}
+
+// LetIn is how many requests the MCP server let in with a token.
+func (s *Server) LetIn() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
 }
 
 // RevokeAccess makes every access token issued so far invalid, as an
@@ -130,7 +149,7 @@ func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth
 	if !ok || s.opts.RefuseAll {
 		return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 	}
-	s.Calls++
+	s.calls++
 	return &auth.TokenInfo{Scopes: []string{"mcp"}, Expiration: exp}, nil
 }
 

@@ -1,0 +1,102 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/oauth"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// OAuthChoice is the connection panel's "Sign in with OAuth" row: when
+// Use is checked, connecting to an HTTP or SSE server signs in first (the
+// system browser opens the authorization page, the redirect comes back
+// to a 127.0.0.1 port); Remember keeps the tokens in the OS keyring.
+// Tokens live in the [oauth.Client] of each server URL, in memory for as
+// long as the app runs; nothing of them goes to the preferences.
+type OAuthChoice struct {
+	Use      *widget.Check
+	Remember *widget.Check
+	clients  map[string]*oauth.Client // by URL and Remember
+	content  fyne.CanvasObject
+}
+
+func newOAuthChoice() *OAuthChoice {
+	o := &OAuthChoice{clients: map[string]*oauth.Client{}}
+	o.Use = widget.NewCheck("Sign in with OAuth (in the browser)", nil)
+	o.Remember = widget.NewCheck("Remember the token (OS keyring)", nil)
+	o.content = container.NewHBox(o.Use, o.Remember)
+	return o
+}
+
+// apply gives t the OAuth client of its URL when Use is checked.
+func (o *OAuthChoice) apply(t *engine.Target) error {
+	if !o.Use.Checked {
+		return nil
+	}
+	for k := range t.Headers {
+		if k == "Authorization" || k == "authorization" {
+			return errors.New("an Authorization header and OAuth sign-in: choose one (remove the header or uncheck OAuth)")
+		}
+	}
+	key := t.URL
+	if o.Remember.Checked {
+		key += "\x00remember"
+	}
+	c, ok := o.clients[key]
+	if !ok {
+		c = oauth.New(oauth.Config{ServerURL: t.URL, Remember: o.Remember.Checked})
+		o.clients[key] = c
+	}
+	t.HTTPAuth = c
+	return nil
+}
+
+// set checks Use for a target that came with an OAuth client (from
+// inspector gui --oauth), and keeps that client, with its settings.
+func (o *OAuthChoice) set(t engine.Target) {
+	c, ok := t.HTTPAuth.(*oauth.Client)
+	o.Use.SetChecked(ok)
+	if ok {
+		o.clients[c.ServerURL()] = c
+		o.Remember.SetChecked(false)
+	}
+}
+
+// openInBrowser opens an address in the system browser; tests replace it.
+var openInBrowser = func(address string) error {
+	u, err := url.Parse(address)
+	if err != nil {
+		return err
+	}
+	app := fyne.CurrentApp()
+	if app == nil {
+		return errors.New("no app to open a browser with")
+	}
+	return app.OpenURL(u)
+}
+
+// signIn signs in to t's server when t carries an OAuth client, telling
+// the person through log; every secret of the sign-in is registered on
+// rec first.
+func signIn(ctx context.Context, t engine.Target, rec *recorder.Recording, log func(string)) error {
+	c, ok := t.HTTPAuth.(*oauth.Client)
+	if !ok {
+		return nil
+	}
+	c.Tell(log, openInBrowser)
+	return c.SignIn(ctx, rec.AddSecrets)
+}
+
+// oauthNotice shows a notice of the sign-in in the log view.
+func (b *Bridge) oauthNotice(msg string) {
+	if f := b.OnLog; f != nil {
+		b.hook(func() { f(recorder.Event{Kind: recorder.EventOther, Text: "OAuth: " + msg}) })
+	}
+}

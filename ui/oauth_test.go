@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/oauth/oauthtest"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// TestOAuthSignInFromThePanel: with "Sign in with OAuth" checked, Connect
+// opens the authorization page in the browser (played by the test),
+// catches the redirect, and connects with the token; the log view shows
+// where to sign in; the preferences file, the journal and the saved
+// recording hold none of the sign-in's secrets; a second Connect reuses
+// the token without the browser.
+func TestOAuthSignInFromThePanel(t *testing.T) {
+	test.NewTempApp(t)
+	srv := oauthtest.New(oauthtest.Options{})
+	defer srv.Close()
+	var opened int
+	was := openInBrowser
+	openInBrowser = func(address string) error {
+		opened++
+		go oauthtest.Browse(context.Background(), address)
+		return nil
+	}
+	defer func() { openInBrowser = was }()
+
+	dir := t.TempDir()
+	settings := OpenSettings(filepath.Join(dir, "settings.json"), nil)
+	p := NewConnectionPanel(engine.Target{}, settings)
+	p.SetTarget(engine.Target{Transport: engine.TransportHTTP, URL: srv.MCPURL()})
+	if p.rows["oauth"].Hidden {
+		t.Fatal("the OAuth row is hidden for an HTTP server")
+	}
+	test.Tap(p.OAuth.Use)
+
+	var mu sync.Mutex
+	var logged []string
+	b := NewBridge(engine.DefaultAnswerPolicy())
+	b.JournalDir = filepath.Join(dir, "journal")
+	b.OnLog = func(e recorder.Event) {
+		mu.Lock()
+		logged = append(logged, e.Text)
+		mu.Unlock()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for round := 1; round <= 2; round++ {
+		target, err := p.Target()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := b.Connect(ctx, target)
+		if err != nil {
+			t.Fatalf("connect %d: %v", round, err)
+		}
+		if res, err := s.Run(ctx, engine.Workload{Tool: "whoami"}, nil); err != nil || res.OK != 1 {
+			t.Fatalf("whoami: %+v %v", res, err)
+		}
+		p.SetConnected(target, &engine.ServerInfo{Name: "oauth-protected"}, nil)
+		if err := recorder.SaveFile(filepath.Join(dir, "run.json"), s.Recording().Snapshot()); err != nil {
+			t.Fatal(err)
+		}
+		b.Disconnect()
+	}
+	if opened != 1 {
+		t.Errorf("the browser was opened %d times for two connections, want once", opened)
+	}
+	mu.Lock()
+	log := strings.Join(logged, "\n")
+	mu.Unlock()
+	if !strings.Contains(log, "OAuth: Open this address in a browser to sign in to "+srv.MCPURL()) {
+		t.Errorf("the log view does not say where to sign in:\n%s", log)
+	}
+	issued := srv.Issued()
+	if len(issued) < 5 {
+		t.Fatalf("issued only %q", issued)
+	}
+	files := 0
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		data, _ := os.ReadFile(path)
+		for _, v := range issued {
+			if strings.Contains(string(data), v) {
+				t.Errorf("%s holds the secret %q", path, v)
+			}
+		}
+		return nil
+	})
+	if files < 4 { // settings, two journals, the recording
+		t.Errorf("%d files checked, want the settings, the journals and the recording", files)
+	}
+	if s := settings.String(recentKey); !strings.Contains(s, srv.MCPURL()) {
+		t.Errorf("the recent connections do not list the server: %s", s)
+	}
+}
