@@ -402,3 +402,34 @@ func TestRemember(t *testing.T) {
 	}
 	callWhoami(t, srv, c, sec, 1)
 }
+
+// TestRememberWithTheOSKeyring asks this machine's own keyring: where it
+// works, the token is filed under the server's URL (and removed after);
+// where it does not (no Secret Service, as on a headless Linux box), the
+// person is told, and the token works from memory.
+func TestRememberWithTheOSKeyring(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{})
+	defer srv.Close()
+	var n notes
+	start := time.Now()
+	c, sec, _, err := signIn(t, srv, oauth.Config{Keyring: oauth.OSKeyring{}, Remember: true, Notify: n.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("asking the keyring took %v", took)
+	}
+	switch {
+	case strings.Contains(n.String(), "saved in the OS keyring"):
+		defer c.Forget()
+		if _, err := (oauth.OSKeyring{}).Get(oauth.KeyringService, srv.MCPURL()); err != nil {
+			t.Errorf("said saved, but the keyring has no entry: %v", err)
+		}
+	case strings.Contains(n.String(), "the OS keyring is not available (") &&
+		strings.Contains(n.String(), "): the token is kept in memory for this run only"):
+		t.Logf("this machine has no keyring: %s", n.String())
+	default:
+		t.Errorf("the notices say nothing of the keyring: %q", n.String())
+	}
+	callWhoami(t, srv, c, sec, 1)
+}
