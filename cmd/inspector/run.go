@@ -417,7 +417,7 @@ func connectFailure(t engine.Target, err error) string {
 		hint = "; check that the server is running and listening at that URL (and that --url/--sse match its transport)"
 		for _, refused := range []string{"Unauthorized", "Forbidden", "401", "403"} {
 			if strings.Contains(why, refused) {
-				hint = "; the server refused the request: check its credentials, as in --header 'Authorization: Bearer TOKEN'"
+				hint = "; the server refused the request: check its credentials, as in --header 'Authorization: Bearer TOKEN', or sign in with --oauth"
 				break
 			}
 		}
