@@ -45,10 +45,7 @@ func (o *OAuthChoice) apply(t *engine.Target) error {
 			return errors.New("an Authorization header and OAuth sign-in: choose one (remove the header or uncheck OAuth)")
 		}
 	}
-	key := t.URL
-	if o.Remember.Checked {
-		key += "\x00remember"
-	}
+	key := o.key(t.URL)
 	c, ok := o.clients[key]
 	if !ok {
 		c = oauth.New(oauth.Config{ServerURL: t.URL, Remember: o.Remember.Checked})
@@ -58,14 +55,22 @@ func (o *OAuthChoice) apply(t *engine.Target) error {
 	return nil
 }
 
+// key is the clients' key for a server URL, with the Remember choice.
+func (o *OAuthChoice) key(serverURL string) string {
+	if o.Remember.Checked {
+		return serverURL + "\x00remember"
+	}
+	return serverURL
+}
+
 // set checks Use for a target that came with an OAuth client (from
 // inspector gui --oauth), and keeps that client, with its settings.
 func (o *OAuthChoice) set(t engine.Target) {
 	c, ok := t.HTTPAuth.(*oauth.Client)
 	o.Use.SetChecked(ok)
 	if ok {
-		o.clients[c.ServerURL()] = c
-		o.Remember.SetChecked(false)
+		o.Remember.SetChecked(c.Remembers())
+		o.clients[o.key(c.ServerURL())] = c
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/oauth"
 	"github.com/fanout-inspector/inspector/engine/oauth/oauthtest"
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -104,5 +105,33 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 	}
 	if s := settings.String(recentKey); !strings.Contains(s, srv.MCPURL()) {
 		t.Errorf("the recent connections do not list the server: %s", s)
+	}
+}
+
+// TestOAuthChoiceFromFlags: a target that comes with an OAuth client
+// (inspector gui --url … --oauth --oauth-remember) checks both boxes, and
+// connecting uses that very client, with its settings.
+func TestOAuthChoiceFromFlags(t *testing.T) {
+	test.NewTempApp(t)
+	c := oauth.New(oauth.Config{ServerURL: "http://127.0.0.1:9/mcp", ClientID: "from-the-flags", Remember: true})
+	p := NewConnectionPanel(engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:9/mcp", HTTPAuth: c}, nil)
+	if !p.OAuth.Use.Checked || !p.OAuth.Remember.Checked {
+		t.Fatalf("boxes: use %v remember %v, want both checked", p.OAuth.Use.Checked, p.OAuth.Remember.Checked)
+	}
+	got, err := p.Target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.HTTPAuth != c {
+		t.Error("connecting would not use the client the flags made")
+	}
+	test.Tap(p.OAuth.Use)
+	if got, _ := p.Target(); got.HTTPAuth != nil {
+		t.Error("unchecked, the target still signs in")
+	}
+	p.Headers.SetText("Authorization: Bearer abcd")
+	test.Tap(p.OAuth.Use)
+	if _, err := p.Target(); err == nil || !strings.Contains(err.Error(), "choose one") {
+		t.Errorf("an Authorization header with OAuth: %v", err)
 	}
 }

@@ -121,6 +121,9 @@ func (c *Client) Tell(notify func(string), openBrowser func(string) error) {
 // ServerURL is the server the client signs in to.
 func (c *Client) ServerURL() string { return c.cfg.ServerURL }
 
+// Remembers says whether the client keeps its tokens in the OS keyring.
+func (c *Client) Remembers() bool { return c.cfg.Remember }
+
 func (c *Client) notify(format string, a ...any) {
 	c.mu.Lock()
 	f := c.cfg.Notify
