@@ -5,8 +5,8 @@
 // authorization code flow with PKCE).
 //
 // A [Client] is made once per server with [New] and set as the target's
-// [engine.Target.HTTPAuth]. [Client.SignIn] runs before connecting: it asks
-// the server whether it wants a token, and if so discovers the
+// engine.Target.HTTPAuth. [Client.SignIn] runs before connecting: it asks
+// the server whether it wants a token (posting a ping), and if so discovers the
 // authorization server, registers the inspector there when it can (or uses
 // the client id it was given), sends the person to the authorization page
 // ([Config.Notify] prints the address, [Config.OpenBrowser] opens it),
@@ -340,16 +340,18 @@ func (c *Client) refresh(ctx context.Context) error {
 }
 
 // probe asks the server, with the token held if any, whether it lets the
-// inspector in: a GET that opens no session, closed before any body is
-// read. The caller closes the body.
+// inspector in: it POSTs a JSON-RPC ping, as every message of a session
+// is posted, which opens no session; the answer is not read unless it is
+// a refusal. The caller closes the body.
 func (c *Client) probe(ctx context.Context) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.HTTPTimeout)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.cfg.ServerURL, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.ServerURL, strings.NewReader(`{"jsonrpc":"2.0","id":"oauth-probe","method":"ping"}`))
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("OAuth: %q is not a server address: %v", c.cfg.ServerURL, err)
 	}
-	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
 	c.mu.Lock()
 	if c.token != nil && c.token.AccessToken != "" {
 		c.token.SetAuthHeader(req)

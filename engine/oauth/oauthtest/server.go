@@ -32,6 +32,9 @@ type Options struct {
 	NoRegistration bool
 	// Clients are client ids registered beforehand (public clients).
 	Clients []string
+	// Confidential are client ids registered beforehand with a secret,
+	// by id: a client that sends none is refused at the token endpoint.
+	Confidential map[string]string
 	// Deny makes the authorization page decline (access_denied).
 	Deny bool
 	// HangToken makes the token endpoint never answer.
@@ -66,6 +69,9 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, closing: make(chan struct{}), clients: map[string]string{}, codes: map[string]grant{}, access: map[string]time.Time{}, refresh: map[string]bool{}}
 	for _, id := range opts.Clients {
 		s.clients[id] = ""
+	}
+	for id, secret := range opts.Confidential {
+		s.clients[id] = secret
 	}
 	if s.opts.TokenLifetime == 0 {
 		s.opts.TokenLifetime = time.Hour
