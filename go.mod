@@ -11,7 +11,9 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/montanaflynn/stats v0.14.0
 	github.com/wcharczuk/go-chart/v2 v2.1.2
+	github.com/zalando/go-keyring v0.2.8
 	go.opentelemetry.io/proto/otlp v1.11.1
+	golang.org/x/oauth2 v0.36.0
 	google.golang.org/protobuf v1.36.12
 )
 
@@ -51,10 +53,8 @@ require (
 	github.com/stretchr/testify v1.11.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	github.com/yuin/goldmark v1.7.8 // indirect
-	github.com/zalando/go-keyring v0.2.8 // indirect
 	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
-	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
