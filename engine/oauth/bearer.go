@@ -45,7 +45,7 @@ func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Body != nil && r.Body != http.NoBody && r.GetBody == nil {
 		return nil, fmt.Errorf("OAuth: the server refused the access token (%s) and the request cannot be sent again: sign in again", resp.Status)
 	}
-	if err := b.c.refresh(r.Context()); err != nil {
+	if err := b.c.refresh(r.Context(), tok.AccessToken); err != nil {
 		return nil, fmt.Errorf("OAuth: the server refused the access token (%s) and renewing it failed: %w", resp.Status, err)
 	}
 	if tok, err = b.c.Token(); err != nil {

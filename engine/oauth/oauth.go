@@ -79,13 +79,15 @@ type Config struct {
 // Client holds one server's OAuth state: the client registration and the
 // tokens, in memory. It is safe for concurrent use.
 type Client struct {
-	cfg    Config
-	http   *http.Client // to the authorization server, registering secrets
-	sink   *secretSink
-	mu     sync.Mutex
-	oauth  *oauth2.Config // set once signed in
-	token  *oauth2.Token
-	signed bool
+	cfg  Config
+	http *http.Client // to the authorization server, registering secrets
+	sink *secretSink
+	mu   sync.Mutex
+	// renewing is held while the token is renewed.
+	renewing sync.Mutex
+	oauth    *oauth2.Config // set once signed in
+	token    *oauth2.Token
+	signed   bool
 	// loaded says the token came from the keyring; the notices below are
 	// given once each.
 	loaded                 bool
@@ -153,7 +155,7 @@ func (c *Client) SignIn(ctx context.Context, secrets func(...string)) error {
 	}
 	if c.refreshable() {
 		resp.Body.Close()
-		if err := c.refresh(ctx); err == nil {
+		if err := c.refresh(ctx, ""); err == nil {
 			if resp, err = c.probe(ctx); err != nil {
 				return err
 			}
@@ -299,7 +301,7 @@ func (c *Client) Token() (*oauth2.Token, error) {
 	if !tok.Valid() && tok.RefreshToken != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.HTTPTimeout)
 		defer cancel()
-		if err := c.refresh(ctx); err != nil {
+		if err := c.refresh(ctx, tok.AccessToken); err != nil {
 			return nil, err
 		}
 		c.mu.Lock()
@@ -315,11 +317,20 @@ func (c *Client) refreshable() bool {
 	return c.oauth != nil && c.token != nil && c.token.RefreshToken != ""
 }
 
-// refresh trades the refresh token for a new access token.
-func (c *Client) refresh(ctx context.Context) error {
+// refresh trades the refresh token for a new access token. stale, when
+// not empty, is the access token found wanting: if the client holds
+// another one already (renewed meanwhile for a request refused at the
+// same time), that one is kept. Renewals are made one at a time, as an
+// authorization server that rotates refresh tokens takes each only once.
+func (c *Client) refresh(ctx context.Context, stale string) error {
+	c.renewing.Lock()
+	defer c.renewing.Unlock()
 	c.mu.Lock()
 	cfg, old := c.oauth, c.token
 	c.mu.Unlock()
+	if stale != "" && old != nil && old.AccessToken != stale {
+		return nil
+	}
 	if cfg == nil || old == nil || old.RefreshToken == "" {
 		return errors.New("OAuth: no refresh token to renew the access token with: sign in again")
 	}

@@ -244,6 +244,36 @@ func TestRefreshOn401(t *testing.T) {
 	}
 }
 
+// TestConcurrentRefreshOnce: many requests refused at once renew the
+// token once between them; the authorization server rotates refresh
+// tokens, so a second renewal with the same refresh token would fail.
+func TestConcurrentRefreshOnce(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{})
+	defer srv.Close()
+	c, sec, _, err := signIn(t, srv, oauth.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rec := recorder.New(recorder.Meta{Title: "oauth"})
+	sec.to(rec)
+	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportHTTP, URL: srv.MCPURL(), HTTPAuth: c}, engine.DefaultAnswerPolicy(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	before := len(srv.Issued())
+	srv.RevokeAccess()
+	res, err := s.Run(ctx, engine.Workload{Tool: "whoami", Calls: 16, Concurrency: 16}, nil)
+	if err != nil || res.OK != 16 {
+		t.Fatalf("16 calls at once after the revocation: %+v %v", res, err)
+	}
+	if n := len(srv.Issued()) - before; n != 2 {
+		t.Errorf("%d secrets issued after the revocation, want 2 (one renewal)", n)
+	}
+}
+
 // TestSignInFailures: each way signing in goes wrong ends in an error
 // that says what happened and what to do, within its time bound.
 func TestSignInFailures(t *testing.T) {
