@@ -110,7 +110,7 @@ func (c *Client) fetchCode(k *catcher) auth.AuthorizationCodeFetcher {
 		case <-t.C:
 			return nil, &waitError{wait: c.cfg.Wait, preregistered: c.cfg.ClientID != ""}
 		case <-ctx.Done():
-			return nil, fmt.Errorf("OAuth: sign-in stopped before the browser came back: %w", ctx.Err())
+			return nil, &stoppedError{ctx.Err()}
 		}
 	}
 }
@@ -143,3 +143,13 @@ func (e *deniedError) Error() string {
 	}
 	return msg + ": sign-in failed at the authorization server"
 }
+
+// stoppedError is a sign-in given up while waiting for the browser (an
+// interrupt, Disconnect in the app).
+type stoppedError struct{ cause error }
+
+func (e *stoppedError) Error() string {
+	return "OAuth: sign-in stopped before the browser came back: " + e.cause.Error()
+}
+
+func (e *stoppedError) Unwrap() error { return e.cause }

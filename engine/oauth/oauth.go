@@ -249,10 +249,11 @@ func (c *Client) authorize(ctx context.Context, resp *http.Response) error {
 func (c *Client) explain(err error) error {
 	var waited *waitError
 	var denied *deniedError
+	var stopped *stoppedError
 	var rerr *oauth2.RetrieveError
 	var uerr *url.Error
 	switch {
-	case errors.As(err, &waited), errors.As(err, &denied):
+	case errors.As(err, &waited), errors.As(err, &denied), errors.As(err, &stopped):
 		return err
 	case strings.Contains(err.Error(), "no configured client registration methods"):
 		return fmt.Errorf("OAuth: the authorization server of %s offers no dynamic client registration: "+

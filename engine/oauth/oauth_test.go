@@ -348,6 +348,27 @@ func TestNoTokenNeeded(t *testing.T) {
 	}
 }
 
+// TestSignInStopped: giving the sign-in up while the browser is out
+// (an interrupt, Disconnect in the app) ends it at once, saying so.
+func TestSignInStopped(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{})
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := oauth.New(oauth.Config{ServerURL: srv.MCPURL(), Keyring: &memKeyring{},
+		OpenBrowser: func(string) error { time.AfterFunc(50*time.Millisecond, cancel); return nil }})
+	start := time.Now()
+	err := c.SignIn(ctx, nil)
+	if err == nil || err.Error() != "OAuth: sign-in stopped before the browser came back: context canceled" {
+		t.Errorf("error %v", err)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Error("the error does not say the context was canceled")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("stopping took %v", took)
+	}
+}
+
 // memKeyring stands for an OS keyring.
 type memKeyring struct {
 	mu      sync.Mutex
