@@ -149,7 +149,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 	p.Headers = widget.NewMultiLineEntry()
 	p.Headers.SetMinRowsVisible(2)
 	p.Headers.PlaceHolder = "Name: value, one a line\nAuthorization: Bearer …"
-	p.OAuth = newOAuthChoice()
+	p.OAuth = newOAuthChoice(func() string { return strings.TrimSpace(p.URL.Text) }, p.showProblem)
 	p.Env = widget.NewMultiLineEntry()
 	p.Env.SetMinRowsVisible(2)
 	p.Env.PlaceHolder = "KEY=value, one a line"

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 
 	"fyne.io/fyne/v2"
@@ -20,20 +21,59 @@ import (
 // to a 127.0.0.1 port); Remember keeps the tokens in the OS keyring.
 // Tokens live in the [oauth.Client] of each server URL, in memory for as
 // long as the app runs; nothing of them goes to the preferences.
+// SignOut drops the tokens of the server in the URL field, from memory
+// and from the keyring: the next Connect signs in again.
 type OAuthChoice struct {
 	Use      *widget.Check
 	Remember *widget.Check
+	SignOut  *widget.Button
 	clients  map[string]*oauth.Client // by URL and Remember
 	content  fyne.CanvasObject
 }
 
-func newOAuthChoice() *OAuthChoice {
+// newOAuthChoice makes the row; serverURL reads the panel's URL field,
+// problem shows an error on the panel.
+func newOAuthChoice(serverURL func() string, problem func(error)) *OAuthChoice {
 	o := &OAuthChoice{clients: map[string]*oauth.Client{}}
 	o.Use = widget.NewCheck("Sign in with OAuth (in the browser)", nil)
 	o.Remember = widget.NewCheck("Remember the token (OS keyring)", nil)
-	o.content = container.NewHBox(o.Use, o.Remember)
+	o.SignOut = widget.NewButton("Sign out", func() { problem(o.signOut(serverURL())) })
+	o.content = container.NewHBox(o.Use, o.Remember, o.SignOut)
 	return o
 }
+
+// signOut forgets the tokens held for serverURL, with or without
+// Remember, and the remembered one.
+func (o *OAuthChoice) signOut(serverURL string) error {
+	var errs []error
+	for _, key := range []string{serverURL, serverURL + "\x00remember"} {
+		if c, ok := o.clients[key]; ok {
+			errs = append(errs, c.Forget())
+			delete(o.clients, key)
+		}
+	}
+	// A token remembered by an earlier start, which no client holds yet.
+	errs = append(errs, oauth.New(oauth.Config{ServerURL: serverURL, Keyring: oauthKeyring}).Forget())
+	for _, err := range errs {
+		if err != nil {
+			return fmt.Errorf("signed out of %s in memory, but the OS keyring could not be reached to remove a remembered token: %v", serverURL, err)
+		}
+	}
+	return nil
+}
+
+// showProblem shows err under the panel's buttons, or hides it for nil.
+func (p *ConnectionPanel) showProblem(err error) {
+	if err == nil {
+		p.problem.Hide()
+		return
+	}
+	p.problem.SetText(err.Error())
+	p.problem.Show()
+}
+
+// oauthKeyring is where remembered tokens are kept; tests replace it.
+var oauthKeyring oauth.Keyring = oauth.OSKeyring{}
 
 // apply gives t the OAuth client of its URL when Use is checked.
 func (o *OAuthChoice) apply(t *engine.Target) error {
@@ -48,7 +88,7 @@ func (o *OAuthChoice) apply(t *engine.Target) error {
 	key := o.key(t.URL)
 	c, ok := o.clients[key]
 	if !ok {
-		c = oauth.New(oauth.Config{ServerURL: t.URL, Remember: o.Remember.Checked})
+		c = oauth.New(oauth.Config{ServerURL: t.URL, Remember: o.Remember.Checked, Keyring: oauthKeyring})
 		o.clients[key] = c
 	}
 	t.HTTPAuth = c

@@ -35,6 +35,10 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 	}
 	defer func() { openInBrowser = was }()
 
+	keyringWas := oauthKeyring
+	oauthKeyring = &memKeyring{}
+	defer func() { oauthKeyring = keyringWas }()
+
 	dir := t.TempDir()
 	settings := OpenSettings(filepath.Join(dir, "settings.json"), nil)
 	p := NewConnectionPanel(engine.Target{}, settings)
@@ -75,6 +79,22 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 	}
 	if opened != 1 {
 		t.Errorf("the browser was opened %d times for two connections, want once", opened)
+	}
+	// Sign out: the next Connect asks the browser again.
+	test.Tap(p.OAuth.SignOut)
+	if !p.problem.Hidden {
+		t.Errorf("signing out shows a problem: %s", p.problem.Text)
+	}
+	target, err := p.Target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Connect(ctx, target); err != nil {
+		t.Fatalf("connect after signing out: %v", err)
+	}
+	b.Disconnect()
+	if opened != 2 {
+		t.Errorf("after Sign out the browser was opened %d times in all, want 2", opened)
 	}
 	mu.Lock()
 	log := strings.Join(logged, "\n")
@@ -134,4 +154,39 @@ func TestOAuthChoiceFromFlags(t *testing.T) {
 	if _, err := p.Target(); err == nil || !strings.Contains(err.Error(), "choose one") {
 		t.Errorf("an Authorization header with OAuth: %v", err)
 	}
+}
+
+// memKeyring stands for the OS keyring.
+type memKeyring struct {
+	mu      sync.Mutex
+	entries map[string]string
+}
+
+func (k *memKeyring) Get(service, user string) (string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if v, ok := k.entries[service+"/"+user]; ok {
+		return v, nil
+	}
+	return "", oauth.ErrNotRemembered
+}
+
+func (k *memKeyring) Set(service, user, secret string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.entries == nil {
+		k.entries = map[string]string{}
+	}
+	k.entries[service+"/"+user] = secret
+	return nil
+}
+
+func (k *memKeyring) Delete(service, user string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, ok := k.entries[service+"/"+user]; !ok {
+		return oauth.ErrNotRemembered
+	}
+	delete(k.entries, service+"/"+user)
+	return nil
 }

@@ -12,7 +12,12 @@ import (
 // in the OS keyring, one entry per server URL.
 const KeyringService = "fanout-inspector-oauth"
 
-// Keyring is where remembered tokens are kept.
+// ErrNotRemembered is what a [Keyring] returns for an entry it does not
+// hold (the OS keyring's own "not found").
+var ErrNotRemembered = keyring.ErrNotFound
+
+// Keyring is where remembered tokens are kept. Get and Delete return
+// [ErrNotRemembered] for an entry they do not hold.
 type Keyring interface {
 	Get(service, user string) (string, error)
 	Set(service, user, secret string) error

@@ -384,7 +384,7 @@ func (k *memKeyring) Get(service, user string) (string, error) {
 	}
 	v, ok := k.entries[service+"\x00"+user]
 	if !ok {
-		return "", oauth.KeyringNotFound
+		return "", oauth.ErrNotRemembered
 	}
 	return v, nil
 }
