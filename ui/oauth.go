@@ -35,10 +35,11 @@ type OAuthChoice struct {
 // problem shows an error on the panel.
 func newOAuthChoice(serverURL func() string, problem func(error)) *OAuthChoice {
 	o := &OAuthChoice{clients: map[string]*oauth.Client{}}
-	o.Use = widget.NewCheck("Sign in with OAuth (in the browser)", nil)
-	o.Remember = widget.NewCheck("Remember the token (OS keyring)", nil)
+	o.Use = widget.NewCheck("Sign in (browser)", nil)
+	o.Remember = widget.NewCheck("Remember", nil)
 	o.SignOut = widget.NewButton("Sign out", func() { problem(o.signOut(serverURL())) })
-	o.content = container.NewHBox(o.Use, o.Remember, o.SignOut)
+	// Narrow: the Server panel is a side panel.
+	o.content = container.NewVBox(o.Use, o.Remember, container.NewHBox(o.SignOut))
 	return o
 }
 

@@ -190,3 +190,16 @@ func (k *memKeyring) Delete(service, user string) error {
 	delete(k.entries, service+"/"+user)
 	return nil
 }
+
+// TestOAuthRowKeepsThePanelNarrow: the Server panel is a side panel; the
+// OAuth row must not make it wider than the rows it already has.
+func TestOAuthRowKeepsThePanelNarrow(t *testing.T) {
+	test.NewTempApp(t)
+	p := NewConnectionPanel(engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:9/mcp"}, nil)
+	with := p.content.MinSize().Width
+	p.rows["oauth"].Hide()
+	without := p.content.MinSize().Width
+	if with > without {
+		t.Errorf("the OAuth row widens the panel from %.0f to %.0f", without, with)
+	}
+}
