@@ -255,6 +255,8 @@ func (c *Client) explain(err error) error {
 	switch {
 	case errors.As(err, &waited), errors.As(err, &denied), errors.As(err, &stopped):
 		return err
+	case err.Error() == "state mismatch":
+		return errors.New("OAuth: the browser came back from another sign-in (its state does not match this one's): sign in again, from the address printed last")
 	case strings.Contains(err.Error(), "no configured client registration methods"):
 		return fmt.Errorf("OAuth: the authorization server of %s offers no dynamic client registration: "+
 			"register the inspector there and give its client id with --oauth-client-id", c.cfg.ServerURL)
