@@ -3,6 +3,8 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -345,6 +347,38 @@ func TestNoTokenNeeded(t *testing.T) {
 	defer cancel()
 	if err := c.SignIn(ctx, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRedirectFromAnotherSignIn: a redirect whose state is not this
+// sign-in's (a stale tab, a forged link) is refused, saying so.
+func TestRedirectFromAnotherSignIn(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{})
+	defer srv.Close()
+	forger := func(address string) error {
+		go func() {
+			noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := noFollow.Get(address)
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			back, err := url.Parse(resp.Header.Get("Location"))
+			if err != nil {
+				return
+			}
+			q := back.Query()
+			q.Set("state", "not-this-one")
+			back.RawQuery = q.Encode()
+			if resp, err := http.Get(back.String()); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+	_, _, _, err := signIn(t, srv, oauth.Config{OpenBrowser: forger, Wait: 10 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "the browser came back from another sign-in") {
+		t.Errorf("error %v", err)
 	}
 }
 
