@@ -105,11 +105,13 @@ func (o *OAuthChoice) key(serverURL string) string {
 }
 
 // set checks Use for a target that came with an OAuth client (from
-// inspector gui --oauth), and keeps that client, with its settings.
+// inspector gui --oauth, or a recent connection made with one), and
+// keeps that client, with its settings. A target without one leaves the
+// boxes as they are.
 func (o *OAuthChoice) set(t engine.Target) {
 	c, ok := t.HTTPAuth.(*oauth.Client)
-	o.Use.SetChecked(ok)
 	if ok {
+		o.Use.SetChecked(true)
 		o.Remember.SetChecked(c.Remembers())
 		o.clients[o.key(c.ServerURL())] = c
 	}
