@@ -5,15 +5,15 @@
 // authorization code flow with PKCE).
 //
 // A [Client] is made once per server with [New] and set as the target's
-// engine.Target.HTTPAuth. [Client.SignIn] runs before connecting: it asks
-// the server whether it wants a token (posting a ping), and if so discovers the
-// authorization server, registers the inspector there when it can (or uses
-// the client id it was given), sends the person to the authorization page
+// engine.Target.HTTPAuth. [Client.SignIn] runs before connecting: it
+// asks the server whether it wants a token (posting a ping), and if so
+// discovers the authorization server, registers the inspector there when
+// it can (or uses the client id it was given), sends the person to the authorization page
 // ([Config.Notify] prints the address, [Config.OpenBrowser] opens it),
 // catches the redirect on a 127.0.0.1 port, exchanges the code with its
 // PKCE verifier, and checks that the server takes the token. The session's
-// HTTP requests then carry the token; a 401 on the way refreshes it once
-// when a refresh token was given.
+// HTTP requests then carry the token; a 401 on the way renews it with the
+// refresh token, once for all the requests refused at the same time.
 //
 // Every token, code, client secret and verifier is handed to the secrets
 // sink given to SignIn (a recording's AddSecrets) before anything else sees
@@ -178,6 +178,7 @@ func (c *Client) SignIn(ctx context.Context, secrets func(...string)) error {
 		return err
 	}
 	if refused(resp) {
+		defer resp.Body.Close()
 		return fmt.Errorf("OAuth: the server at %s refused the token the authorization server just issued (%s%s): "+
 			"it does not accept tokens from that authorization server or for this resource; check the server's OAuth settings",
 			c.cfg.ServerURL, resp.Status, serverSays(resp))
