@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -252,6 +253,16 @@ type Target struct {
 	// what a client config's placeholders were filled with
 	// (engine/clientconfig). Never saved with the target.
 	SecretValues []string `json:"-"`
+	// HTTPAuth, when set, signs every request to an http or sse server
+	// (OAuth: see package engine/oauth). It holds credentials: never
+	// saved with the target.
+	HTTPAuth HTTPAuth `json:"-"`
+}
+
+// HTTPAuth adds credentials to the HTTP requests of a session, below the
+// wire tap: Wrap returns the RoundTripper the session sends through.
+type HTTPAuth interface {
+	Wrap(base http.RoundTripper) http.RoundTripper
 }
 
 // String describes the target for titles, messages and recordings:

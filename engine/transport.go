@@ -85,7 +85,11 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		}
 		s.wire = newWire()
 		limit := t.Limits.maxMessageSize()
-		hc := &http.Client{Transport: &tapRoundTripper{base: http.DefaultTransport, headers: t.Headers, obs: s, limit: limit,
+		base := http.DefaultTransport
+		if t.HTTPAuth != nil {
+			base = t.HTTPAuth.Wrap(base)
+		}
+		hc := &http.Client{Transport: &tapRoundTripper{base: base, headers: t.Headers, obs: s, limit: limit,
 			connecting: s.connecting}}
 		// The tap enforces the message limit as it reads; the SDK's own
 		// event limit, a little higher, only backs it up.

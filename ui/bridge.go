@@ -142,7 +142,11 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 			})
 		}
 	}
-	s, err := engine.Connect(ctx, t, cb, rec)
+	err := signIn(ctx, t, rec, b.oauthNotice)
+	var s *engine.Session
+	if err == nil {
+		s, err = engine.Connect(ctx, t, cb, rec)
+	}
 	if err != nil {
 		if journal != nil {
 			journal.Close()

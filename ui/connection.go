@@ -115,6 +115,8 @@ type ConnectionPanel struct {
 	// (read-only, selectable); CopyURL puts it on the clipboard.
 	ProxyURL *widget.Entry
 	CopyURL  *widget.Button
+	// OAuth signs in to an HTTP or SSE server before connecting.
+	OAuth    *OAuthChoice
 	proxying bool
 	// Servers lists the servers of the client configs found; picking one
 	// fills the panel (serverlist.go).
@@ -152,6 +154,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 	p.Headers = widget.NewMultiLineEntry()
 	p.Headers.SetMinRowsVisible(2)
 	p.Headers.PlaceHolder = "Name: value, one a line\nAuthorization: Bearer …"
+	p.OAuth = newOAuthChoice(func() string { return strings.TrimSpace(p.URL.Text) }, p.showProblem)
 	p.Env = widget.NewMultiLineEntry()
 	p.Env.SetMinRowsVisible(2)
 	p.Env.PlaceHolder = "KEY=value, one a line"
@@ -236,6 +239,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 		row("env", "Environment", p.Env),
 		row("url", "URL", p.URL),
 		row("headers", "Headers", p.Headers),
+		row("oauth", "OAuth", p.OAuth.content),
 		row("listen", "Listen on", p.Listen),
 		row("upstream", "Upstream URL", p.Upstream),
 		row("protocol", "Protocol", p.Protocol),
@@ -277,6 +281,7 @@ func (p *ConnectionPanel) SetTarget(t engine.Target) {
 	slices.Sort(hs)
 	p.Headers.SetText(strings.Join(hs, "\n"))
 	p.Env.SetText(strings.Join(t.Env, "\n"))
+	p.OAuth.set(t)
 	proto := t.Protocol
 	if proto == "" {
 		proto = engine.DefaultProtocol
@@ -368,6 +373,9 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 				t.Headers = map[string]string{}
 			}
 			t.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		if err := p.OAuth.apply(&t); err != nil {
+			return t, err
 		}
 	case transportProxyHTTP:
 		return engine.Target{}, fmt.Errorf("the Proxy (HTTP) choice does not connect: press Start proxy")
@@ -510,6 +518,7 @@ func (p *ConnectionPanel) showRows() {
 		"env":      kind == engine.TransportStdio,
 		"url":      kind == engine.TransportHTTP || kind == engine.TransportSSE,
 		"headers":  kind == engine.TransportHTTP || kind == engine.TransportSSE,
+		"oauth":    kind == engine.TransportHTTP || kind == engine.TransportSSE,
 	}
 	p.ConnectBtn.SetText("Connect")
 	p.Disconnect.SetText("Disconnect")

@@ -70,6 +70,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 	cfg := addConfigFlags(fs) // --server, --config, --input: a server of a client's config (serverflags.go)
 	fs.Var(&headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
 	setEndpoint := endpointFlags(fs) // endpoint.go
+	oauthFlags := addOAuthFlags(fs)
 
 	return func() (engine.Target, engine.AnswerPolicy, error) {
 		var t engine.Target
@@ -147,6 +148,9 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 				t.Headers = map[string]string{}
 			}
 			t.Headers[k] = strings.TrimSpace(v)
+		}
+		if err := oauthFlags.apply(&t); err != nil {
+			return t, def, err
 		}
 		if *maxStderr < 1 {
 			return t, def, fmt.Errorf("--max-stderr-lines %d: want 1 or more", *maxStderr)

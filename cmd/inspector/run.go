@@ -221,6 +221,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	r := &runner{cmd: "run", ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
 
+	if err := signInOAuth(ctx, target, rec, stderr); err != nil {
+		return r.fail(err.Error())
+	}
 	group, err := engine.ConnectGroup(ctx, target, cb, rec, o.sessions)
 	if errors.Is(err, engine.ErrConnectInterrupted) {
 		return r.fail(fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, target))
@@ -349,7 +352,7 @@ func connectFailure(t engine.Target, err error) string {
 		hint = "; check that the server is running and listening at that URL (and that --url/--sse match its transport)"
 		for _, refused := range []string{"Unauthorized", "Forbidden", "401", "403"} {
 			if strings.Contains(why, refused) {
-				hint = "; the server refused the request: check its credentials, as in --header 'Authorization: Bearer TOKEN'"
+				hint = "; the server refused the request: check its credentials, as in --header 'Authorization: Bearer TOKEN', or sign in with --oauth"
 				break
 			}
 		}

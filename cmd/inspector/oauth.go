@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/oauth"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// oauthFlags are the flags that sign in to an OAuth-protected server.
+type oauthFlags struct {
+	fs           *flag.FlagSet
+	enabled      *bool
+	clientID     *string
+	scopes       *string
+	remember     *bool
+	wait         *time.Duration
+	redirectPort *int
+}
+
+// addOAuthFlags defines --oauth and its companions on fs.
+func addOAuthFlags(fs *flag.FlagSet) *oauthFlags {
+	return &oauthFlags{
+		fs:           fs,
+		enabled:      fs.Bool("oauth", false, "sign in with OAuth if the --url or --sse server asks for it: the authorization address is printed (and opened in a browser when there is a display), the redirect is caught on a 127.0.0.1 port"),
+		clientID:     fs.String("oauth-client-id", "", "with --oauth, the client `ID` registered with the authorization server (default: register dynamically)"),
+		scopes:       fs.String("oauth-scopes", "", "with --oauth, the `SCOPES` to ask for, space or comma separated (default: those the server names)"),
+		remember:     fs.Bool("oauth-remember", false, "with --oauth, keep the tokens in the OS keyring for later runs (default: in memory for this run only)"),
+		wait:         fs.Duration("oauth-wait", oauth.DefaultWait, "with --oauth, how long to wait for the sign-in in the browser"),
+		redirectPort: fs.Int("oauth-redirect-port", 0, "with --oauth, the 127.0.0.1 `PORT` the browser is sent back to (default: any free port; a pre-registered client may need its registered one)"),
+	}
+}
+
+// apply gives t an OAuth client when --oauth is set.
+func (f *oauthFlags) apply(t *engine.Target) error {
+	if !*f.enabled {
+		for _, name := range []string{"oauth-client-id", "oauth-scopes", "oauth-remember", "oauth-wait", "oauth-redirect-port"} {
+			if flagWasSet(f.fs, name) {
+				return fmt.Errorf("--%s is a setting of --oauth: add --oauth", name)
+			}
+		}
+		return nil
+	}
+	if t.Transport != engine.TransportHTTP && t.Transport != engine.TransportSSE {
+		return errors.New("--oauth: OAuth is for a --url or --sse server")
+	}
+	for k := range t.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return errors.New("--oauth and --header 'Authorization: …': choose one, a token you already have or signing in")
+		}
+	}
+	if *f.wait <= 0 {
+		return fmt.Errorf("--oauth-wait %v: want a positive duration, as in 5m", *f.wait)
+	}
+	if *f.redirectPort < 0 || *f.redirectPort > 65535 {
+		return fmt.Errorf("--oauth-redirect-port %d: want a port from 1 to 65535, or 0 for any free one", *f.redirectPort)
+	}
+	t.HTTPAuth = oauth.New(oauth.Config{
+		ServerURL:    t.URL,
+		ClientID:     strings.TrimSpace(*f.clientID),
+		Scopes:       strings.FieldsFunc(*f.scopes, func(r rune) bool { return r == ',' || r == ' ' }),
+		RedirectPort: *f.redirectPort,
+		Remember:     *f.remember,
+		Wait:         *f.wait,
+	})
+	return nil
+}
+
+// signInOAuth signs in to the target's server when --oauth asked for it,
+// telling the person on stderr what to do; every secret of the sign-in is
+// registered on rec first.
+func signInOAuth(ctx context.Context, t engine.Target, rec *recorder.Recording, stderr io.Writer) error {
+	c, ok := t.HTTPAuth.(*oauth.Client)
+	if !ok {
+		return nil
+	}
+	var mu sync.Mutex
+	c.Tell(func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "inspector: %s\n", s)
+	}, openBrowser)
+	return c.SignIn(ctx, rec.AddSecrets)
+}
+
+// openBrowser opens url in the system browser when there is a display to
+// show it on; without one it does nothing (the address is printed).
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return nil
+		}
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}
