@@ -86,6 +86,7 @@ type runOptions struct {
 	json        bool
 	asserts     repeatedFlag
 	outputs     runOutputs
+	push        *otlpPushFlag // --otlp-endpoint (otlp.go)
 }
 
 // addOutputFlags adds the flags of what a recording is written to, other
@@ -106,6 +107,7 @@ func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
 	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
 	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
+	o.push = addOTLPPushFlag(fs)
 }
 
 // runOutputs are the export files of a run, the same as report writes.
@@ -216,6 +218,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := checkOutputs(o.files()); err != nil {
 		return usageErr("%v", err)
 	}
+	if err := o.push.check(); err != nil {
+		return usageErr("%v", err)
+	}
 
 	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
 	rec.AddSecrets(target.Secrets()...) // before the journal writes anything
@@ -232,6 +237,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	r := &runner{cmd: "run", ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
+	o.push.start(rec)
 
 	group, err := engine.ConnectGroup(ctx, target, cb, rec, o.sessions)
 	if errors.Is(err, engine.ErrConnectInterrupted) {
@@ -274,13 +280,14 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// ended (Done closed, Err set), so there is nothing to wait for here.
 	lost := group.Err()
 	group.Close()
+	o.push.close(stderr, "run")
 
 	snap := rec.Snapshot()
 	sum := recorder.Summarize(snap)
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(sum)
+		_ = enc.Encode(o.push.summary(sum))
 	} else {
 		writeSummaryText(stdout, snap, sum, res)
 	}
@@ -451,6 +458,7 @@ func (r *runner) fail(why string) int {
 // save closes the journal and writes --record and the exports.
 func (r *runner) save() int {
 	code := exitOK
+	r.o.push.close(r.stderr, r.cmd)
 	if r.journal != nil {
 		if err := r.journal.Close(); err != nil {
 			fmt.Fprintf(r.stderr, "inspector %s: --journal %s: %v\n", r.cmd, r.journal.Path(), err)

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/recorder/otlppush"
+)
+
+// otlpPushFlag is --otlp-endpoint: the live OTLP push of run, proxy and
+// gui (package recorder/otlppush).
+type otlpPushFlag struct {
+	endpoint string
+	push     *otlppush.Push
+	stats    *otlppush.Stats
+}
+
+// addOTLPPushFlag registers --otlp-endpoint on fs.
+func addOTLPPushFlag(fs *flag.FlagSet) *otlpPushFlag {
+	o := &otlpPushFlag{}
+	fs.StringVar(&o.endpoint, "otlp-endpoint", "", "push spans and metrics, as the run happens, to the OpenTelemetry collector (Jaeger, Tempo…) at base `URL` over OTLP/HTTP, as in http://127.0.0.1:4318; "+
+		"also on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (off turns it off)")
+	return o
+}
+
+// enabled reports whether the push is asked for, by the flag or by the
+// standard environment.
+func (o *otlpPushFlag) enabled() bool {
+	if o == nil || o.endpoint == "off" {
+		return false
+	}
+	return o.endpoint != "" || os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// check says what is wrong with the push's configuration (a bad URL,
+// an unsupported protocol), before anything is recorded.
+func (o *otlpPushFlag) check() error {
+	if !o.enabled() {
+		return nil
+	}
+	if err := otlppush.Check(o.endpoint); err != nil {
+		return fmt.Errorf("--otlp-endpoint: %w", err)
+	}
+	return nil
+}
+
+// start begins pushing rec, when asked for; call check first.
+func (o *otlpPushFlag) start(rec *recorder.Recording) {
+	if !o.enabled() {
+		return
+	}
+	p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint})
+	if err != nil { // check passed: the environment changed meanwhile
+		return
+	}
+	o.push = p
+}
+
+// close flushes the push (within its bounded flush time) and says on
+// stderr what was not delivered. Later calls do nothing.
+func (o *otlpPushFlag) close(stderr io.Writer, cmd string) {
+	if o == nil || o.push == nil || o.stats != nil {
+		return
+	}
+	st := o.push.Close(context.Background())
+	o.stats = &st
+	if w := st.Warning(); w != "" {
+		fmt.Fprintf(stderr, "inspector %s: warning: %s\n", cmd, w)
+	}
+}
+
+// summary is what the JSON summary prints: sum, with an "otlp" object
+// when the push was on.
+func (o *otlpPushFlag) summary(sum recorder.Summary) any {
+	if o == nil || o.stats == nil {
+		return sum
+	}
+	return struct {
+		recorder.Summary
+		OTLP *otlppush.Stats `json:"otlp"`
+	}{sum, o.stats}
+}
