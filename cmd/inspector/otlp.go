@@ -17,6 +17,7 @@ type otlpPushFlag struct {
 	endpoint string
 	push     *otlppush.Push
 	stats    *otlppush.Stats
+	warned   bool
 }
 
 // addOTLPPushFlag registers --otlp-endpoint on fs.
@@ -60,15 +61,26 @@ func (o *otlpPushFlag) start(rec *recorder.Recording) {
 	o.push = p
 }
 
-// close flushes the push (within its bounded flush time) and says on
-// stderr what was not delivered. Later calls do nothing.
-func (o *otlpPushFlag) close(stderr io.Writer, cmd string) {
+// flush ends the push: it sends what is left, within the push's bounded
+// flush time, and keeps the stats for the summary. Later calls do
+// nothing.
+func (o *otlpPushFlag) flush() {
 	if o == nil || o.push == nil || o.stats != nil {
 		return
 	}
 	st := o.push.Close(context.Background())
 	o.stats = &st
-	if w := st.Warning(); w != "" {
+}
+
+// finish flushes the push and says on stderr, once, what was not
+// delivered.
+func (o *otlpPushFlag) finish(stderr io.Writer, cmd string) {
+	o.flush()
+	if o == nil || o.stats == nil || o.warned {
+		return
+	}
+	o.warned = true
+	if w := o.stats.Warning(); w != "" {
 		fmt.Fprintf(stderr, "inspector %s: warning: %s\n", cmd, w)
 	}
 }

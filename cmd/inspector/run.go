@@ -280,7 +280,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// ended (Done closed, Err set), so there is nothing to wait for here.
 	lost := group.Err()
 	group.Close()
-	o.push.close(stderr, "run")
+	o.push.flush() // its counts go in the summary; save() warns of what was dropped
 
 	snap := rec.Snapshot()
 	sum := recorder.Summarize(snap)
@@ -458,7 +458,7 @@ func (r *runner) fail(why string) int {
 // save closes the journal and writes --record and the exports.
 func (r *runner) save() int {
 	code := exitOK
-	r.o.push.close(r.stderr, r.cmd)
+	r.o.push.finish(r.stderr, r.cmd)
 	if r.journal != nil {
 		if err := r.journal.Close(); err != nil {
 			fmt.Fprintf(r.stderr, "inspector %s: --journal %s: %v\n", r.cmd, r.journal.Path(), err)

@@ -23,6 +23,7 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 	"github.com/fanout-inspector/inspector/recorder/otlppush"
+	"github.com/fanout-inspector/inspector/recorder/otlppush/otlptest"
 )
 
 // fanoutRecording plays a fan-out into rec as the engine would: initialize,
@@ -130,7 +131,7 @@ func sortedFlat(spans []*tracepb.Span) []string {
 // what `--otlp FILE` writes: the same IDs, parent links, names, times,
 // attributes, events and status.
 func TestPushMatchesFileExport(t *testing.T) {
-	c := newCollector(t)
+	c := otlptest.NewCollector(t)
 	rec := recorder.New(recorder.Meta{Title: "fanout on demo", Inspector: "test"})
 	p := startPush(t, rec, c.URL, otlppush.Options{})
 	call := fanoutRecording(rec, 5)
@@ -139,7 +140,7 @@ func TestPushMatchesFileExport(t *testing.T) {
 		t.Fatalf("stats %+v, warning %q: want 7 spans, all pushed", st, st.Warning())
 	}
 
-	got, _, res := c.received()
+	got, _, res := c.Received()
 	var file bytes.Buffer
 	if err := export.WriteOTLP(&file, rec.Snapshot()); err != nil {
 		t.Fatal(err)
@@ -190,14 +191,14 @@ func TestPushMatchesFileExport(t *testing.T) {
 // TestPushMetric: the collector gets mcp.client.operation.duration, a
 // histogram in seconds with a data point per method (and tool).
 func TestPushMetric(t *testing.T) {
-	c := newCollector(t)
+	c := otlptest.NewCollector(t)
 	rec := recorder.New(recorder.Meta{})
 	p := startPush(t, rec, c.URL+"/", otlppush.Options{}) // a trailing slash is fine
 	call := fanoutRecording(rec, 3)
 	if st := p.Close(context.Background()); st.MetricExportsFailed != 0 {
 		t.Fatalf("stats %+v", st)
 	}
-	_, metrics, _ := c.received()
+	_, metrics, _ := c.Received()
 	var found bool
 	for _, m := range metrics {
 		if m.Name != "mcp.client.operation.duration" {
@@ -237,7 +238,7 @@ func TestPushMetric(t *testing.T) {
 // span of the call's trace (the server's own span) hangs under it; one
 // naming another trace keeps its recorded parent.
 func TestPushRemoteParent(t *testing.T) {
-	c := newCollector(t)
+	c := otlptest.NewCollector(t)
 	rec := recorder.New(recorder.Meta{})
 	p := startPush(t, rec, c.URL, otlppush.Options{})
 	ids := recorder.TraceIDsOf(rec.Snapshot().Meta)
@@ -258,7 +259,7 @@ func TestPushRemoteParent(t *testing.T) {
 		rec.End(id, rec.Now(), recorder.Outcome{Status: recorder.StatusOK})
 	}
 	p.Close(context.Background())
-	got, _, _ := c.received()
+	got, _, _ := c.Received()
 	parents := map[string]string{}
 	for _, s := range got {
 		parents[hex.EncodeToString(s.SpanId)] = hex.EncodeToString(s.ParentSpanId)

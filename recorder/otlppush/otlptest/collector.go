@@ -1,4 +1,7 @@
-package otlppush_test
+// Package otlptest is a local OTLP/HTTP receiver for tests: an httptest
+// server that decodes what OpenTelemetry exporters send to /v1/traces and
+// /v1/metrics, as a collector would, and keeps it for the test to read.
+package otlptest
 
 import (
 	"io"
@@ -14,21 +17,19 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// collector is a local OTLP/HTTP receiver: an httptest server that
-// decodes the protobuf requests the SDK's exporters send to /v1/traces
-// and /v1/metrics, as a collector would.
-type collector struct {
+// Collector is a local OTLP/HTTP receiver on a loopback port; its URL is
+// the base URL to push to.
+type Collector struct {
 	*httptest.Server
 	mu      sync.Mutex
 	spans   []*tracepb.Span
 	res     map[string]string // resource attributes of the last traces request
 	metrics []*metricpb.Metric
-	headers http.Header // of the last request
-	posts   int
 }
 
-func newCollector(t *testing.T) *collector {
-	c := &collector{}
+// NewCollector starts a Collector, closed when the test ends.
+func NewCollector(t testing.TB) *Collector {
+	c := &Collector{}
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 		if err != nil || r.Header.Get("Content-Type") != "application/x-protobuf" {
@@ -37,8 +38,6 @@ func newCollector(t *testing.T) *collector {
 		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.headers = r.Header.Clone()
-		c.posts++
 		switch r.URL.Path {
 		case "/v1/traces":
 			var req coltracepb.ExportTraceServiceRequest
@@ -80,8 +79,9 @@ func newCollector(t *testing.T) *collector {
 	return c
 }
 
-// received returns copies of what the collector got.
-func (c *collector) received() ([]*tracepb.Span, []*metricpb.Metric, map[string]string) {
+// Received returns what the collector got so far: the spans, the
+// metrics, and the resource attributes of the last traces request.
+func (c *Collector) Received() ([]*tracepb.Span, []*metricpb.Metric, map[string]string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]*tracepb.Span(nil), c.spans...), append([]*metricpb.Metric(nil), c.metrics...), c.res
