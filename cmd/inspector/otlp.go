@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/otlppush"
@@ -82,6 +83,28 @@ func (o *otlpPushFlag) finish(stderr io.Writer, cmd string) {
 	o.warned = true
 	if w := o.stats.Warning(); w != "" {
 		fmt.Fprintf(stderr, "inspector %s: warning: %s\n", cmd, w)
+	}
+}
+
+// observer is the GUI's [ui.Options.OnRecording]: a push of each
+// connection's recording, its warning on stderr once the connection
+// closes; nil when the push is off.
+func (o *otlpPushFlag) observer(stderr io.Writer) func(*recorder.Recording) func() {
+	if !o.enabled() {
+		return nil
+	}
+	return func(rec *recorder.Recording) func() {
+		// the app gives a closing connection 3 s when it quits
+		p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, FlushTimeout: 2 * time.Second})
+		if err != nil {
+			fmt.Fprintf(stderr, "inspector gui: --otlp-endpoint: %v\n", err)
+			return nil
+		}
+		return func() {
+			if w := p.Close(context.Background()).Warning(); w != "" {
+				fmt.Fprintf(stderr, "inspector gui: warning: %s\n", w)
+			}
+		}
 	}
 }
 

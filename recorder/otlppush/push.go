@@ -169,7 +169,11 @@ func Start(rec *recorder.Recording, o Options) (*Push, error) {
 		done:     make(chan struct{}),
 	}
 	p.scrub = secretScrubber(o.Endpoint)
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(p.noteError))
+	quietSDK.Do(func() {
+		// The SDK would log each failed export on stderr, in the middle
+		// of the run's output; the exporters' wrappers note them instead.
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
+	})
 	rec.Observe(p)
 	go p.work()
 	return p, nil
@@ -182,6 +186,8 @@ func Check(endpoint string) error {
 	_, err := checkConfig(endpoint)
 	return err
 }
+
+var quietSDK sync.Once
 
 // checkConfig validates the endpoint and the protocol, and returns the
 // endpoint to name in messages.
