@@ -40,7 +40,12 @@ type worker struct {
 func (w *worker) handle(it item) {
 	if it.span == nil {
 		e := it.event
-		if e.Span != 0 && len(w.events[e.Span]) < maxEventsPerSpan && w.nEvents < maxHeldEvents {
+		// An event that came after its span ended (a late notification)
+		// was queued after the span itself, which has been pushed: it is
+		// not held, so that such events cannot pile up.
+		s := w.p.rec.Span(e.Span)
+		late := s != nil && !s.Open() && e.At > s.Answered
+		if s != nil && !late && len(w.events[e.Span]) < maxEventsPerSpan && w.nEvents < maxHeldEvents {
 			w.events[e.Span] = append(w.events[e.Span], e)
 			w.nEvents++
 		}
