@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
@@ -164,3 +165,34 @@ func TestRunOTLPBadEndpoint(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestProxyOTLPPush: `inspector proxy --otlp-endpoint URL` pushes what it
+// recorded between a client (here inspector run) and a server: the call
+// with the server's requests under it.
+func TestProxyOTLPPush(t *testing.T) {
+	c := otlptest.NewCollector(t)
+	proxyCmd := fmt.Sprintf("%s proxy --stdio '%s demo-server' --otlp-endpoint %s", inspectorBin, inspectorBin, c.URL)
+	r := inspector(t, "run", "--stdio", proxyCmd, "--tool", "fanout", "--args", `{"n":3}`)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr: %s", r.code, r.stderr)
+	}
+	spans, _, res := c.Received()
+	var call string
+	for _, s := range spans {
+		if s.Name == "tools/call fanout" {
+			call = hex.EncodeToString(s.SpanId)
+		}
+	}
+	kids := 0
+	for _, s := range spans {
+		if s.Name == "sampling/createMessage" && hex.EncodeToString(s.ParentSpanId) == call {
+			kids++
+		}
+	}
+	if call == "" || kids != 3 {
+		t.Errorf("the collector got %d spans, call %q with %d sampling children: want the call and its 3 requests", len(spans), call, kids)
+	}
+	if !strings.HasPrefix(res["fanout.title"], "proxy: ") {
+		t.Errorf("resource %v: want the proxy's recording", res)
+	}
+}
