@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // jaegerEnv names the Jaeger all-in-one binary the live push is tested
@@ -20,7 +22,7 @@ import (
 const jaegerEnv = "FANOUT_JAEGER"
 
 // jaegerConfig runs Jaeger with in-memory storage on the loopback ports
-// the test chose: OTLP/HTTP in, the query API out. Metrics are accepted
+// the test chose: OTLP/HTTP and OTLP/gRPC in, the query API out. Metrics are accepted
 // (and thrown away: Jaeger stores traces only) so that the push's metric
 // exports succeed.
 const jaegerConfig = `service:
@@ -57,6 +59,8 @@ receivers:
     protocols:
       http:
         endpoint: 127.0.0.1:%d
+      grpc:
+        endpoint: 127.0.0.1:%d
 processors:
   batch:
     timeout: 100ms
@@ -88,13 +92,18 @@ func freePorts(t *testing.T, n int) []int {
 	return ports
 }
 
+// jaegerURLs are where a started Jaeger listens.
+type jaegerURLs struct {
+	otlpHTTP, otlpGRPC, query string
+}
+
 // startJaeger runs the Jaeger binary and waits until its query API
-// answers; it returns the OTLP base URL and the query API's URL.
-func startJaeger(t *testing.T, bin string) (otlp, query string) {
+// and its receivers answer.
+func startJaeger(t *testing.T, bin string) jaegerURLs {
 	t.Helper()
-	ports := freePorts(t, 3)
+	ports := freePorts(t, 4)
 	cfg := filepath.Join(t.TempDir(), "jaeger.yaml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, ports[0], ports[1], ports[2]), 0o600); err != nil {
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, ports[0], ports[1], ports[2], ports[3]), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -112,8 +121,11 @@ func startJaeger(t *testing.T, bin string) (otlp, query string) {
 		cancel()
 		<-exited
 	})
-	query = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
-	otlp = fmt.Sprintf("http://127.0.0.1:%d", ports[2])
+	u := jaegerURLs{
+		query:    fmt.Sprintf("http://127.0.0.1:%d", ports[0]),
+		otlpHTTP: fmt.Sprintf("http://127.0.0.1:%d", ports[2]),
+		otlpGRPC: fmt.Sprintf("http://127.0.0.1:%d", ports[3]),
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
@@ -121,12 +133,11 @@ func startJaeger(t *testing.T, bin string) (otlp, query string) {
 			t.Fatalf("Jaeger exited at start: %v\n%s", err, logs.String())
 		default:
 		}
-		if resp, err := jaegerHTTP.Get(query + "/api/services"); err == nil {
+		if resp, err := jaegerHTTP.Get(u.query + "/api/services"); err == nil {
 			resp.Body.Close()
-			if c, err := net.DialTimeout("tcp", otlp[len("http://"):], time.Second); err == nil {
-				c.Close()
-				t.Logf("Jaeger ready in %v (query %s, OTLP %s)", time.Since(started).Round(time.Millisecond), query, otlp)
-				return otlp, query
+			if listening(u.otlpHTTP) && listening(u.otlpGRPC) {
+				t.Logf("Jaeger ready in %v (query %s, OTLP/HTTP %s, OTLP/gRPC %s)", time.Since(started).Round(time.Millisecond), u.query, u.otlpHTTP, u.otlpGRPC)
+				return u
 			}
 		}
 		if time.Now().After(deadline) {
@@ -158,9 +169,20 @@ type jaegerTrace struct {
 	} `json:"processes"`
 }
 
-// TestOTLPPushJaeger: a fan-out run pushed to a real Jaeger comes back
-// from Jaeger's query API as one trace, the tool call with its 5
-// sampling requests under it, with the IDs the recording derives.
+// listening reports whether something accepts connections at url's host.
+func listening(url string) bool {
+	c, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// TestOTLPPushJaeger: a fan-out run pushed to a real Jaeger, over
+// OTLP/HTTP and over OTLP/gRPC, comes back from Jaeger's query API as one
+// trace, the tool call with its 5 sampling requests under it, with the
+// IDs the recording derives.
 func TestOTLPPushJaeger(t *testing.T) {
 	bin := os.Getenv(jaegerEnv)
 	if bin == "" {
@@ -169,32 +191,50 @@ func TestOTLPPushJaeger(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("%s=%s: %v (scripts/jaeger.sh builds it)", jaegerEnv, bin, err)
 	}
-	otlp, query := startJaeger(t, bin)
-
-	rec := filepath.Join(t.TempDir(), "run.json")
-	r := inspector(t, "run", "--tool", "fanout", "--args", `{"n":5}`, "--latency", "100ms", "--otlp-endpoint", otlp, "--json", "--record", rec)
-	if r.code != 0 || strings.Contains(r.stderr, "warning") {
-		t.Fatalf("exit %d, stderr: %s", r.code, r.stderr)
+	j := startJaeger(t, bin)
+	for _, tc := range []struct{ protocol, endpoint string }{
+		{"http/protobuf", j.otlpHTTP},
+		{"grpc", j.otlpGRPC},
+	} {
+		t.Run(tc.protocol, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "run.json")
+			r := inspector(t, "run", "--tool", "fanout", "--args", `{"n":5}`, "--latency", "100ms",
+				"--otlp-endpoint", tc.endpoint, "--otlp-protocol", tc.protocol, "--json", "--record", rec)
+			if r.code != 0 || strings.Contains(r.stderr, "warning") {
+				t.Fatalf("exit %d, stderr: %s", r.code, r.stderr)
+			}
+			if o := otlpOf(t, r).OTLP; o.Dropped != 0 || o.Metrics != 0 || o.Pushed != o.Spans {
+				t.Fatalf("otlp %+v: want every span and metric accepted by Jaeger", *o)
+			}
+			checkJaegerTrace(t, j.query, rec)
+		})
 	}
-	sum := otlpOf(t, r)
-	if o := sum.OTLP; o.Dropped != 0 || o.Metrics != 0 || o.Pushed != o.Spans {
-		t.Fatalf("otlp %+v: want every span and metric accepted by Jaeger", *o)
-	}
+}
 
-	// Jaeger's batch processor stores what it got within ~100 ms: poll.
-	var tr jaegerTrace
+// checkJaegerTrace reads the trace of the recording's tool call from
+// Jaeger's query API (polling: Jaeger's batch processor stores what it
+// got within ~100 ms) and checks its spans and parent links.
+func checkJaegerTrace(t *testing.T, query, rec string) {
+	t.Helper()
+	snap, err := recorder.LoadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	traceID := ""
+	for _, s := range snap.Spans {
+		if s.Kind == recorder.KindTool {
+			traceID = recorder.TraceIDsOf(snap.Meta).TraceHex(s.ID)
+		}
+	}
+	var tr jaegerTrace
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		traceID = jaegerFanoutTrace(t, query, rec)
-		if traceID != "" {
-			tr = jaegerGet(t, query, traceID)
-			if len(tr.Spans) >= 6 {
-				break
-			}
+		var ok bool
+		if tr, ok = jaegerGet(query, traceID); ok && len(tr.Spans) >= 6 {
+			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("Jaeger has no trace with the tool call and its 5 requests after 20 s (trace %q, %d spans)", traceID, len(tr.Spans))
+			t.Fatalf("Jaeger has no trace %q with the tool call and its 5 requests after 20 s (%d spans)", traceID, len(tr.Spans))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -202,8 +242,10 @@ func TestOTLPPushJaeger(t *testing.T) {
 		t.Errorf("trace %s has %d spans, want 6 (the tool call and 5 sampling requests)", traceID, len(tr.Spans))
 	}
 	parentOf, traceOf := map[string]string{}, map[string]string{}
+	names := map[string]int{}
 	for _, s := range tr.Spans {
 		traceOf[s.SpanID] = s.TraceID
+		names[s.OperationName]++
 		for _, ref := range s.References {
 			if ref.RefType == "CHILD_OF" {
 				parentOf[s.SpanID] = ref.SpanID
@@ -211,10 +253,6 @@ func TestOTLPPushJaeger(t *testing.T) {
 		}
 	}
 	checkFanoutTree(t, rec, 5, parentOf, traceOf)
-	names := map[string]int{}
-	for _, s := range tr.Spans {
-		names[s.OperationName]++
-	}
 	if names["tools/call fanout"] != 1 || names["sampling/createMessage"] != 5 {
 		t.Errorf("operations %v: want 1 tools/call fanout and 5 sampling/createMessage", names)
 	}
@@ -225,46 +263,19 @@ func TestOTLPPushJaeger(t *testing.T) {
 	}
 }
 
-// jaegerFanoutTrace finds the trace of the recording's tool call among
-// those Jaeger lists for the service, or "".
-func jaegerFanoutTrace(t *testing.T, query, rec string) string {
-	t.Helper()
-	resp, err := jaegerHTTP.Get(query + "/api/traces?service=fanout-inspector&limit=50&lookback=1h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var list struct {
-		Data []jaegerTrace `json:"data"`
-	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err := json.Unmarshal(body, &list); err != nil {
-		return "" // the service is not known yet
-	}
-	for _, tr := range list.Data {
-		for _, s := range tr.Spans {
-			if s.OperationName == "tools/call fanout" {
-				return tr.TraceID
-			}
-		}
-	}
-	return ""
-}
-
-// jaegerGet fetches one trace by ID.
-func jaegerGet(t *testing.T, query, id string) jaegerTrace {
-	t.Helper()
+// jaegerGet fetches one trace by ID; false while Jaeger does not have it.
+func jaegerGet(query, id string) (jaegerTrace, bool) {
 	resp, err := jaegerHTTP.Get(query + "/api/traces/" + id)
 	if err != nil {
-		t.Fatal(err)
+		return jaegerTrace{}, false
 	}
 	defer resp.Body.Close()
 	var one struct {
 		Data []jaegerTrace `json:"data"`
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err := json.Unmarshal(body, &one); err != nil || len(one.Data) != 1 {
-		t.Fatalf("GET /api/traces/%s: %v: %.300s", id, err, body)
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &one) != nil || len(one.Data) != 1 {
+		return jaegerTrace{}, false
 	}
-	return one.Data[0]
+	return one.Data[0], true
 }

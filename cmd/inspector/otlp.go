@@ -16,6 +16,7 @@ import (
 // gui (package recorder/otlppush).
 type otlpPushFlag struct {
 	endpoint string
+	protocol string
 	push     *otlppush.Push
 	stats    *otlppush.Stats
 	warned   bool
@@ -26,6 +27,7 @@ func addOTLPPushFlag(fs *flag.FlagSet) *otlpPushFlag {
 	o := &otlpPushFlag{}
 	fs.StringVar(&o.endpoint, "otlp-endpoint", "", "push spans and metrics, as the run happens, to the OpenTelemetry collector (Jaeger, Tempo…) at base `URL` over OTLP/HTTP, as in http://127.0.0.1:4318; "+
 		"also on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (off turns it off)")
+	fs.StringVar(&o.protocol, "otlp-protocol", "", "the push's `PROTOCOL`: http/protobuf (the collector's port 4318) or grpc (4317); default: OTEL_EXPORTER_OTLP_PROTOCOL, or else http/protobuf")
 	return o
 }
 
@@ -44,7 +46,7 @@ func (o *otlpPushFlag) check() error {
 	if !o.enabled() {
 		return nil
 	}
-	if err := otlppush.Check(o.endpoint); err != nil {
+	if err := otlppush.Check(o.endpoint, o.protocol); err != nil {
 		return fmt.Errorf("--otlp-endpoint: %w", err)
 	}
 	return nil
@@ -55,7 +57,7 @@ func (o *otlpPushFlag) start(rec *recorder.Recording) {
 	if !o.enabled() {
 		return
 	}
-	p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint})
+	p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol})
 	if err != nil { // check passed: the environment changed meanwhile
 		return
 	}
@@ -95,7 +97,7 @@ func (o *otlpPushFlag) observer(stderr io.Writer) func(*recorder.Recording) func
 	}
 	return func(rec *recorder.Recording) func() {
 		// the app gives a closing connection 3 s when it quits
-		p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, FlushTimeout: 2 * time.Second})
+		p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol, FlushTimeout: 2 * time.Second})
 		if err != nil {
 			fmt.Fprintf(stderr, "inspector gui: --otlp-endpoint: %v\n", err)
 			return nil

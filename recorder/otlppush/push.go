@@ -35,8 +35,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -52,9 +50,14 @@ import (
 // OTEL_EXPORTER_OTLP_* environment variables name.
 type Options struct {
 	// Endpoint is the collector's base URL, read as
-	// OTEL_EXPORTER_OTLP_ENDPOINT is: the signal paths /v1/traces and
-	// /v1/metrics are appended to it. Empty: the environment's.
+	// OTEL_EXPORTER_OTLP_ENDPOINT is: over HTTP the signal paths
+	// /v1/traces and /v1/metrics are appended to it. Empty: the
+	// environment's.
 	Endpoint string
+	// Protocol is "http/protobuf" or "grpc"; empty: the environment's
+	// (OTEL_EXPORTER_OTLP_PROTOCOL and its per-signal forms), or else
+	// http/protobuf.
+	Protocol string
 	// FlushTimeout bounds how long [Push.Close] waits for the last
 	// batches; 0 means [DefaultFlushTimeout].
 	FlushTimeout time.Duration
@@ -156,7 +159,7 @@ func Start(rec *recorder.Recording, o Options) (*Push, error) {
 	if o.QueueSize <= 0 {
 		o.QueueSize = DefaultQueueSize
 	}
-	endpoint, err := checkConfig(o.Endpoint)
+	endpoint, err := checkConfig(o.Endpoint, o.Protocol)
 	if err != nil {
 		return nil, err
 	}
@@ -179,24 +182,45 @@ func Start(rec *recorder.Recording, o Options) (*Push, error) {
 	return p, nil
 }
 
-// Check says what is wrong with a push to endpoint (as in
-// [Options.Endpoint]) in this environment, or returns nil: a URL that is
-// not a collector's base URL, a protocol other than http/protobuf.
-func Check(endpoint string) error {
-	_, err := checkConfig(endpoint)
+// Check says what is wrong with a push to endpoint over protocol (as in
+// [Options]) in this environment, or returns nil: a URL that is not a
+// collector's base URL, a protocol other than http/protobuf and grpc.
+func Check(endpoint, protocol string) error {
+	_, err := checkConfig(endpoint, protocol)
 	return err
+}
+
+// Protocols the push speaks.
+const (
+	ProtocolHTTP = "http/protobuf"
+	ProtocolGRPC = "grpc"
+)
+
+// protocolOf is the protocol of signal ("TRACES", "METRICS"): the
+// option, or the environment's, or http/protobuf.
+func protocolOf(option, signal string) string {
+	for _, p := range []string{option, os.Getenv("OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL"), os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")} {
+		if p != "" {
+			return p
+		}
+	}
+	return ProtocolHTTP
 }
 
 var quietSDK sync.Once
 
 // checkConfig validates the endpoint and the protocol, and returns the
 // endpoint to name in messages.
-func checkConfig(endpoint string) (string, error) {
-	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		if p := os.Getenv(v); p != "" && p != "http/protobuf" {
-			return "", fmt.Errorf("%s=%s: only http/protobuf is supported (the collector's OTLP/HTTP port, usually 4318)", v, p)
+func checkConfig(endpoint, protocol string) (string, error) {
+	if protocol != "" && protocol != ProtocolHTTP && protocol != ProtocolGRPC {
+		return "", fmt.Errorf("protocol %q: want http/protobuf (the collector's port 4318) or grpc (4317)", protocol)
+	}
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p := os.Getenv(v); protocol == "" && p != "" && p != ProtocolHTTP && p != ProtocolGRPC {
+			return "", fmt.Errorf("%s=%s: want http/protobuf or grpc (http/json is not supported)", v, p)
 		}
 	}
+	grpc := protocolOf(protocol, "TRACES") == ProtocolGRPC
 	shown := endpoint
 	if endpoint == "" {
 		shown = os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -204,7 +228,10 @@ func checkConfig(endpoint string) (string, error) {
 			shown = os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 		}
 		if shown == "" {
-			shown = "http://localhost:4318" // the SDK's default
+			shown = "http://localhost:4318" // the SDK's defaults
+			if grpc {
+				shown = "https://localhost:4317"
+			}
 		}
 	} else {
 		u, err := url.Parse(endpoint)
@@ -311,16 +338,8 @@ func (p *Push) build() {
 		}
 	}
 
-	retry := otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 250 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: 3 * time.Second}
-	topts := []otlptracehttp.Option{otlptracehttp.WithRetry(retry)}
-	mopts := []otlpmetrichttp.Option{otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig(retry))}
-	if p.opts.Endpoint != "" {
-		base := strings.TrimRight(p.opts.Endpoint, "/")
-		topts = append(topts, otlptracehttp.WithEndpointURL(base+"/v1/traces"))
-		mopts = append(mopts, otlpmetrichttp.WithEndpointURL(base+"/v1/metrics"))
-	}
 	ctx := context.Background()
-	texp, err := otlptracehttp.New(ctx, topts...)
+	texp, mexp, err := p.exporters(ctx)
 	if err != nil {
 		p.noteError(err)
 		return
@@ -336,11 +355,6 @@ func (p *Push) build() {
 	scope := "github.com/fanout-inspector/inspector/recorder"
 	p.tracer = p.tp.Tracer(scope, trace.WithInstrumentationVersion(m.Inspector))
 
-	mexp, err := otlpmetrichttp.New(ctx, mopts...)
-	if err != nil {
-		p.noteError(err)
-		return
-	}
 	p.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
 		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(&countingMetricExporter{Exporter: mexp, p: p})))
 	p.hist, err = p.mp.Meter(scope, metric.WithInstrumentationVersion(m.Inspector)).Float64Histogram(

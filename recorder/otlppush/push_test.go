@@ -17,6 +17,7 @@ import (
 	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -131,16 +132,37 @@ func sortedFlat(spans []*tracepb.Span) []string {
 // what `--otlp FILE` writes: the same IDs, parent links, names, times,
 // attributes, events and status.
 func TestPushMatchesFileExport(t *testing.T) {
-	c := otlptest.NewCollector(t)
-	rec := recorder.New(recorder.Meta{Title: "fanout on demo", Inspector: "test"})
-	p := startPush(t, rec, c.URL, otlppush.Options{})
-	call := fanoutRecording(rec, 5)
-	st := p.Close(context.Background())
-	if st.Spans != 7 || st.Pushed != 7 || st.Dropped != 0 || st.Warning() != "" {
-		t.Fatalf("stats %+v, warning %q: want 7 spans, all pushed", st, st.Warning())
+	for _, protocol := range []string{otlppush.ProtocolHTTP, otlppush.ProtocolGRPC} {
+		t.Run(protocol, func(t *testing.T) {
+			var url string
+			var received func() ([]*tracepb.Span, []*metricpb.Metric, map[string]string)
+			if protocol == otlppush.ProtocolGRPC {
+				c := otlptest.NewGRPCCollector(t)
+				url, received = c.URL, c.Received
+			} else {
+				c := otlptest.NewCollector(t)
+				url, received = c.URL, c.Received
+			}
+			rec := recorder.New(recorder.Meta{Title: "fanout on demo", Inspector: "test"})
+			p := startPush(t, rec, url, otlppush.Options{Protocol: protocol})
+			call := fanoutRecording(rec, 5)
+			st := p.Close(context.Background())
+			if st.Spans != 7 || st.Pushed != 7 || st.Dropped != 0 || st.Warning() != "" {
+				t.Fatalf("stats %+v, warning %q: want 7 spans, all pushed", st, st.Warning())
+			}
+			got, metrics, res := received()
+			checkMatchesFileExport(t, rec, call, got, res)
+			if len(metrics) == 0 {
+				t.Errorf("no metrics reached the collector")
+			}
+		})
 	}
+}
 
-	got, _, res := c.Received()
+// checkMatchesFileExport compares what the collector got with the OTLP
+// file export of rec, span for span, and checks the fan-out's tree.
+func checkMatchesFileExport(t *testing.T, rec *recorder.Recording, call recorder.SpanID, got []*tracepb.Span, res map[string]string) {
+	t.Helper()
 	var file bytes.Buffer
 	if err := export.WriteOTLP(&file, rec.Snapshot()); err != nil {
 		t.Fatal(err)
@@ -371,16 +393,19 @@ func TestHeadersSentNotLeaked(t *testing.T) {
 
 // TestCheck: bad endpoints and protocols are refused with what to do.
 func TestCheck(t *testing.T) {
-	for _, tc := range []struct{ endpoint, env, want string }{
-		{"127.0.0.1:4318", "", "want http://HOST:PORT"},
-		{"ftp://x:1", "", "want http://HOST:PORT"},
-		{"http://127.0.0.1:4318?x=1", "", "no query"},
-		{"http://127.0.0.1:4317", "grpc", "only http/protobuf"},
-		{"http://127.0.0.1:4318", "", ""},
+	for _, tc := range []struct{ endpoint, protocol, env, want string }{
+		{"127.0.0.1:4318", "", "", "want http://HOST:PORT"},
+		{"ftp://x:1", "", "", "want http://HOST:PORT"},
+		{"http://127.0.0.1:4318?x=1", "", "", "no query"},
+		{"http://127.0.0.1:4318", "", "http/json", "http/json is not supported"},
+		{"http://127.0.0.1:4318", "thrift", "", `protocol "thrift": want http/protobuf`},
+		{"http://127.0.0.1:4317", "", "grpc", ""},
+		{"http://127.0.0.1:4317", "grpc", "http/json", ""}, // the option wins
+		{"http://127.0.0.1:4318", "", "", ""},
 	} {
-		t.Run(tc.endpoint+tc.env, func(t *testing.T) {
+		t.Run(tc.endpoint+tc.protocol+tc.env, func(t *testing.T) {
 			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", tc.env)
-			err := otlppush.Check(tc.endpoint)
+			err := otlppush.Check(tc.endpoint, tc.protocol)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("Check: %v, want nil", err)
