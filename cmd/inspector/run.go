@@ -36,7 +36,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
                 [--tool NAME [--args JSON|@FILE] [--calls N | --duration D] [--concurrency C] [--call-timeout D]] [--list-tools]
                 [--sessions M] [--rate R --duration D [--max-in-flight K]] [--stages 'D:TARGET,...']
                 [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--otlp-metrics F] [--csv F] [--series-csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
-                [--otlp-endpoint URL] [--json] [--assert EXPR]...
+                [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--json] [--assert EXPR]...
 
 SPEC is 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms.
 Without --tool the demo server's fanout tool is called with {} (5 sampling

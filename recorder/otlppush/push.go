@@ -242,10 +242,7 @@ func checkConfig(endpoint, protocol string) (string, error) {
 			return "", fmt.Errorf("%q: a collector's base URL has no query or fragment", endpoint)
 		}
 	}
-	if u, err := url.Parse(shown); err == nil {
-		shown = u.Redacted()
-	}
-	return shown, nil
+	return recorder.RedactURL(shown), nil
 }
 
 // secretScrubber removes the endpoint's password and the OTLP header
@@ -270,7 +267,7 @@ func secretScrubber(endpoint string) func(string) string {
 	}
 	return func(s string) string {
 		for _, sec := range secrets {
-			s = strings.ReplaceAll(s, sec, "[REDACTED]")
+			s = strings.ReplaceAll(s, sec, recorder.Redacted)
 		}
 		return s
 	}

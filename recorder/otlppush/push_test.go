@@ -415,3 +415,22 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestEndpointPasswordNotLeaked: a password in the endpoint URL is in
+// neither the stats nor the warning.
+func TestEndpointPasswordNotLeaked(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	rec := recorder.New(recorder.Meta{})
+	p := startPush(t, rec, "http://user:pw-s3cr3t-42@"+addr, otlppush.Options{})
+	fanoutRecording(rec, 1)
+	st := p.Close(context.Background())
+	if st.Dropped != 3 || strings.Contains(st.Warning(), "pw-s3cr3t") || strings.Contains(st.Endpoint, "pw-s3cr3t") ||
+		!strings.Contains(st.Endpoint, recorder.Redacted) {
+		t.Errorf("stats %+v, warning %q: want 3 dropped and the password redacted", st, st.Warning())
+	}
+}
