@@ -196,3 +196,31 @@ func TestProxyOTLPPush(t *testing.T) {
 		t.Errorf("resource %v: want the proxy's recording", res)
 	}
 }
+
+// TestRunOTLPFromEnvironment: OTEL_EXPORTER_OTLP_ENDPOINT alone turns the
+// push on, as for any OpenTelemetry program; --otlp-endpoint off turns it
+// off again.
+func TestRunOTLPFromEnvironment(t *testing.T) {
+	c := otlptest.NewCollector(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", c.URL)
+	r := inspector(t, "run", "--tool", "fanout", "--args", `{"n":2}`, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr: %s", r.code, r.stderr)
+	}
+	if o := otlpOf(t, r).OTLP; o.Pushed == 0 || o.Dropped != 0 || o.Endpoint != c.URL {
+		t.Errorf("otlp %+v: want the run pushed to %s", *o, c.URL)
+	}
+	spans, _, _ := c.Received()
+	pushed := len(spans)
+	if pushed == 0 {
+		t.Fatal("the collector got nothing")
+	}
+
+	r = inspector(t, "run", "--tool", "fanout", "--args", `{"n":2}`, "--json", "--otlp-endpoint", "off")
+	if r.code != 0 || strings.Contains(r.stdout, `"otlp"`) {
+		t.Errorf("exit %d, stdout %s: want no push with --otlp-endpoint off", r.code, r.stdout)
+	}
+	if spans, _, _ := c.Received(); len(spans) != pushed {
+		t.Errorf("the collector got %d more spans with --otlp-endpoint off", len(spans)-pushed)
+	}
+}
