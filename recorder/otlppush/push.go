@@ -345,8 +345,10 @@ func (p *Push) build() {
 		sdktrace.WithResource(res),
 		sdktrace.WithIDGenerator(idGenerator{}),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		// blocking: when the SDK's queue is full the worker waits, and
-		// the observer's own bounded queue drops (and counts) instead
+		// blocking: when the SDK's queue is full the worker waits (a
+		// burst is carried, not dropped) and the observer's own bounded
+		// queue drops and counts instead; the SDK's shutdown drains its
+		// queue, so a worker waiting on a stuck collector is let go
 		sdktrace.WithSpanProcessor(sdktrace.NewBatchSpanProcessor(&countingExporter{SpanExporter: texp, p: p}, sdktrace.WithBlocking())),
 	)
 	scope := "github.com/fanout-inspector/inspector/recorder"
