@@ -135,7 +135,9 @@ type Push struct {
 	done  chan struct{}
 	once  sync.Once
 
-	// built by the worker when the recording's metadata is known
+	// built by the worker when the recording's metadata is known; provMu
+	// guards tp and mp, which Close reads
+	provMu sync.Mutex
 	tp     *sdktrace.TracerProvider
 	mp     *sdkmetric.MeterProvider
 	tracer trace.Tracer
@@ -236,7 +238,7 @@ func checkConfig(endpoint, protocol string) (string, error) {
 	} else {
 		u, err := url.Parse(endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return "", fmt.Errorf("%q is not a collector URL: want http://HOST:PORT or https://HOST:PORT (the OTLP/HTTP receiver, usually port 4318)", endpoint)
+			return "", fmt.Errorf("%q is not a collector URL: want http://HOST:PORT or https://HOST:PORT (the collector's OTLP port: 4318 for HTTP, 4317 for gRPC)", endpoint)
 		}
 		if u.RawQuery != "" || u.Fragment != "" {
 			return "", fmt.Errorf("%q: a collector's base URL has no query or fragment", endpoint)
@@ -300,12 +302,12 @@ func (p *Push) noteError(err error) {
 	if err == nil {
 		return
 	}
-	msg, _, _ := strings.Cut(err.Error(), "\n")
+	msg, _, _ := strings.Cut(p.scrub(err.Error()), "\n") // scrubbed before it is cut
 	if len(msg) > 300 {
-		msg = msg[:300] + "…"
+		msg = strings.ToValidUTF8(msg[:300], "") + "…"
 	}
 	p.errMu.Lock()
-	p.lastErr = p.scrub(msg)
+	p.lastErr = msg
 	p.errMu.Unlock()
 }
 
@@ -341,7 +343,7 @@ func (p *Push) build() {
 		p.noteError(err)
 		return
 	}
-	p.tp = sdktrace.NewTracerProvider(
+	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
 		sdktrace.WithIDGenerator(idGenerator{}),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
@@ -352,11 +354,14 @@ func (p *Push) build() {
 		sdktrace.WithSpanProcessor(sdktrace.NewBatchSpanProcessor(&countingExporter{SpanExporter: texp, p: p}, sdktrace.WithBlocking())),
 	)
 	scope := "github.com/fanout-inspector/inspector/recorder"
-	p.tracer = p.tp.Tracer(scope, trace.WithInstrumentationVersion(m.Inspector))
+	p.tracer = tp.Tracer(scope, trace.WithInstrumentationVersion(m.Inspector))
 
-	p.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
 		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(&countingMetricExporter{Exporter: mexp, p: p})))
-	p.hist, err = p.mp.Meter(scope, metric.WithInstrumentationVersion(m.Inspector)).Float64Histogram(
+	p.provMu.Lock()
+	p.tp, p.mp = tp, mp
+	p.provMu.Unlock()
+	p.hist, err = mp.Meter(scope, metric.WithInstrumentationVersion(m.Inspector)).Float64Histogram(
 		"mcp.client.operation.duration",
 		metric.WithUnit("s"),
 		metric.WithDescription("The duration of the MCP requests the client sent, from sending to the answer."),
@@ -402,14 +407,17 @@ func (p *Push) Close(ctx context.Context) Stats {
 		case <-p.done:
 		case <-ctx.Done():
 		}
+		p.provMu.Lock()
+		tp, mp := p.tp, p.mp
+		p.provMu.Unlock()
 		var wg sync.WaitGroup
-		if p.tp != nil {
+		if tp != nil {
 			wg.Add(1)
-			go func() { defer wg.Done(); p.noteError(p.tp.Shutdown(ctx)) }()
+			go func() { defer wg.Done(); p.noteError(tp.Shutdown(ctx)) }()
 		}
-		if p.mp != nil {
+		if mp != nil {
 			wg.Add(1)
-			go func() { defer wg.Done(); p.noteError(p.mp.Shutdown(ctx)) }()
+			go func() { defer wg.Done(); p.noteError(mp.Shutdown(ctx)) }()
 		}
 		wg.Wait()
 	})
