@@ -16,6 +16,7 @@ const (
 	maxEventsPerSpan = 128  // the SDK keeps 128 events a span by default
 	maxHeldRounds    = 8192 // rounds waiting for their call to end
 	maxHeldEvents    = 1 << 16
+	maxPending       = 256 // spans held before the providers are built
 )
 
 // worker turns the observer's queue into SDK spans. It runs on one
@@ -23,7 +24,6 @@ const (
 type worker struct {
 	p       *Push
 	built   bool
-	sawInit bool
 	pending []*recorder.Span // spans that ended before the providers were built
 
 	events  map[recorder.SpanID][]recorder.Event // events of spans not pushed yet
@@ -35,8 +35,10 @@ type worker struct {
 // handle takes one item off the queue.
 //
 // The providers are built once the recording says what it is connected
-// to (its resource names the server): after the initialize request,
-// when the "connected" event comes, or at the first other span.
+// to — its resource names the server, its spans the protocol version —
+// that is once the metadata has a protocol version (set when the
+// session is up, after initialize or server/discover), or when spans
+// pile up without one, or at Close.
 func (w *worker) handle(it item) {
 	if it.span == nil {
 		e := it.event
@@ -49,21 +51,26 @@ func (w *worker) handle(it item) {
 			w.events[e.Span] = append(w.events[e.Span], e)
 			w.nEvents++
 		}
-		if e.Kind == recorder.EventConnection && w.sawInit && !w.built {
+		if e.Kind == recorder.EventConnection && !w.built && w.ready() {
 			w.build()
 		}
 		return
 	}
-	s := it.span
 	if !w.built {
-		if s.Method == "initialize" && !w.sawInit {
-			w.sawInit = true
-			w.pending = append(w.pending, s)
-			return
+		w.pending = append(w.pending, it.span)
+		if w.ready() {
+			w.build()
 		}
-		w.build()
+		return
 	}
-	w.process(s)
+	w.process(it.span)
+}
+
+// ready reports whether the providers can be built: the metadata names
+// the protocol, or too many spans wait. It takes a snapshot, which is
+// cheap this early (a handshake's few spans).
+func (w *worker) ready() bool {
+	return len(w.pending) >= maxPending || w.p.rec.Snapshot().Meta.Protocol != ""
 }
 
 func (w *worker) build() {
