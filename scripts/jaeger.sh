@@ -3,7 +3,7 @@
 # against, and print its path. Jaeger v1.76.0's go.mod has replace directives, so
 # `go install pkg@version` is refused; instead a scratch module under the cache pins it as a
 # tool and `go build` makes the binary. The binary is cached: a second call prints the path at
-# once. The first build takes about 10-15 minutes on 2 cores.
+# once. The first build took 21 minutes on a busy 2-core machine (about 11 on a quiet one).
 #
 #   scripts/jaeger.sh            build if missing, print the binary's path
 #   JAEGER_CACHE=DIR scripts/jaeger.sh   use DIR instead of ~/.cache/fanout-inspector/jaeger
