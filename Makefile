@@ -7,7 +7,7 @@ export LANG ?= en_US.UTF-8
 GO ?= go
 ARGS ?=
 
-.PHONY: run test test-short bench build package screenshot smoke setup clean
+.PHONY: run test test-short test-jaeger bench build package screenshot smoke setup clean
 
 setup:
 	scripts/setup.sh
@@ -21,6 +21,12 @@ build: setup
 test: setup
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 40m ./...
+
+# test-jaeger pushes a run live to a real Jaeger (docs/otlp.md). scripts/jaeger.sh builds
+# Jaeger from the Go module proxy the first time (minutes; cached in ~/.cache after that).
+test-jaeger: setup
+	FANOUT_JAEGER="$$(scripts/jaeger.sh)" && export FANOUT_JAEGER && \
+		$(GO) test -count=1 -timeout 10m -run 'TestOTLPPushJaeger' -v ./cmd/inspector/
 
 # test-short skips the slow end-to-end and interop tests.
 test-short:

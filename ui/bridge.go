@@ -39,6 +39,10 @@ type Bridge struct {
 	JournalDir string
 	// Inspector is the version written into recordings.
 	Inspector string
+	// OnRecording, when set, is handed each live recording as its
+	// connection is made (the OTLP push observes it); the function it
+	// returns is called once that connection is closed.
+	OnRecording func(*recorder.Recording) (done func())
 
 	mu     sync.Mutex
 	target engine.Target
@@ -48,6 +52,7 @@ type Bridge struct {
 	// it lasts.
 	extra   []*engine.Session
 	journal *recorder.Journal
+	recDone func()             // from OnRecording, for the current connection
 	cancel  context.CancelFunc // of the running workload
 	abandon context.CancelFunc // of a connection being made
 	gen     int                // counts connections, to ignore stale endings
@@ -124,6 +129,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	b.mu.Unlock()
 
 	rec := recorder.New(recorder.Meta{Target: t.String(), Inspector: b.Inspector})
+	recDone := b.observe(rec)
 	var journal *recorder.Journal
 	if b.JournalDir != "" {
 		// A journal that cannot be opened is no reason not to connect;
@@ -151,6 +157,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		if journal != nil {
 			journal.Close()
 		}
+		recDone()
 		if b.replaced(gen) {
 			return nil, ErrAbandoned
 		}
@@ -172,9 +179,10 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		if journal != nil {
 			journal.Close()
 		}
+		recDone()
 		return nil, ErrAbandoned
 	}
-	b.sess, b.journal, b.target, b.abandon = s, journal, t, nil
+	b.sess, b.journal, b.target, b.abandon, b.recDone = s, journal, t, nil, recDone
 	b.mu.Unlock()
 	b.onSession(s, nil)
 	go b.watch(s, gen)
@@ -213,8 +221,8 @@ func (b *Bridge) watch(s *engine.Session, gen int) {
 // requests end as aborted). It does nothing when not connected.
 func (b *Bridge) Disconnect() error {
 	b.mu.Lock()
-	s, j, cancel, abandon := b.sess, b.journal, b.cancel, b.abandon
-	b.sess, b.journal, b.abandon = nil, nil, nil
+	s, j, cancel, abandon, recDone := b.sess, b.journal, b.cancel, b.abandon, b.recDone
+	b.sess, b.journal, b.abandon, b.recDone = nil, nil, nil, nil
 	b.gen++
 	b.mu.Unlock()
 	if cancel != nil {
@@ -231,6 +239,9 @@ func (b *Bridge) Disconnect() error {
 		if jerr := j.Close(); err == nil {
 			err = jerr
 		}
+	}
+	if recDone != nil {
+		recDone()
 	}
 	b.onSession(nil, nil)
 	return err
@@ -417,4 +428,15 @@ func (b *Bridge) Stop() {
 	if cancel != nil {
 		cancel()
 	}
+}
+
+// observe hands rec to OnRecording and returns what to call when its
+// connection ends (a no-op without OnRecording).
+func (b *Bridge) observe(rec *recorder.Recording) (done func()) {
+	if b.OnRecording != nil {
+		if done = b.OnRecording(rec); done != nil {
+			return done
+		}
+	}
+	return func() {}
 }

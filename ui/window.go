@@ -50,6 +50,10 @@ type Options struct {
 	Icon fyne.Resource
 	// Version is the inspector's version, written into recordings.
 	Version string
+	// OnRecording is handed each live recording as its connection is
+	// made; the function it returns is called when the connection
+	// closes ([Bridge.OnRecording]).
+	OnRecording func(*recorder.Recording) func()
 	// JournalDir is where live runs are journaled; nil means
 	// [recorder.DefaultJournalDir], "" turns journaling off.
 	JournalDir *string
@@ -110,6 +114,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.Errors = NewErrorReporter(w)
 	m.Bridge = NewBridge(opts.Callbacks)
 	m.Bridge.Inspector = opts.Version
+	m.Bridge.OnRecording = opts.OnRecording
 	if opts.JournalDir != nil {
 		m.Bridge.JournalDir = *opts.JournalDir
 	}

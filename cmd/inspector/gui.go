@@ -23,6 +23,7 @@ import (
 	"fyne.io/fyne/v2/app"
 	"github.com/fanout-inspector/inspector/assets"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/ui"
 )
 
@@ -67,6 +68,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		again       = fs.String("autorun-again", "", "after the --autorun run, run the workload once more on the same connection with dispatch `MODE` (serial, concurrent, inline)")
 		statsReport = fs.Bool("stats-report", false, "print the run the statistics describe and its figures when the app quits")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the app to `FILE` (read it with go tool pprof), to see where a frame's time goes")
+		push        = addOTLPPushFlag(fs)
 	)
 	var lo runOptions
 	addLoadFlags(fs, &lo, "preset the Workload panel: ")
@@ -134,6 +136,9 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if *autorun && w.Tool == "" {
 		return usageErr("--autorun: name the tool to run with --tool (only the demo server has a default)")
 	}
+	if err := push.check(); err != nil {
+		return usageErr("%v", err)
+	}
 	if *open != "" && *follow != "" {
 		return usageErr("--open and --follow both show a file: give one")
 	}
@@ -164,7 +169,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer(stderr)})
 	}, stderr)
 }
 
@@ -209,6 +214,7 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 		Follow:       extras.follow,
 		Icon:         assets.Icon,
 		Version:      version,
+		OnRecording:  extras.onRecording,
 	})
 	m.Start()
 
@@ -248,6 +254,8 @@ type guiExtras struct {
 	statsReport bool   // --stats-report
 	follow      string // --follow
 	sessions    int    // --sessions
+
+	onRecording func(*recorder.Recording) func() // --otlp-endpoint
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"

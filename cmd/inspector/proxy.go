@@ -157,6 +157,9 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err := checkOutputs(o.files()); err != nil {
 		return usageErr("%v", err)
 	}
+	if err := o.push.check(); err != nil {
+		return usageErr("%v", err)
+	}
 
 	limits := engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}
 	var (
@@ -181,6 +184,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	rec.AddSecrets(secrets...) // before the journal writes anything
 	r := &runner{cmd: "proxy", ctx: ctx, o: o, chart: chart, rec: rec, stdout: stderr, stderr: stderr}
+	o.push.start(rec)
 	if o.journal != "" {
 		path := o.journal
 		if path == "auto" {
@@ -212,7 +216,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if o.json {
 		enc := json.NewEncoder(stderr)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(sum)
+		_ = enc.Encode(o.push.summary(sum))
 	} else {
 		writeSummaryText(stderr, snap, sum, engine.RunResult{})
 	}

@@ -36,7 +36,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
                 [--tool NAME [--args JSON|@FILE] [--calls N | --duration D] [--concurrency C] [--call-timeout D]] [--list-tools]
                 [--sessions M] [--rate R --duration D [--max-in-flight K]] [--stages 'D:TARGET,...']
                 [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--otlp-metrics F] [--csv F] [--series-csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
-                [--json] [--assert EXPR]...
+                [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--json] [--assert EXPR]...
 
 SPEC is 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms.
 Without --tool the demo server's fanout tool is called with {} (5 sampling
@@ -86,6 +86,7 @@ type runOptions struct {
 	json        bool
 	asserts     repeatedFlag
 	outputs     runOutputs
+	push        *otlpPushFlag // --otlp-endpoint (otlp.go)
 }
 
 // addOutputFlags adds the flags of what a recording is written to, other
@@ -106,6 +107,7 @@ func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
 	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
 	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
+	o.push = addOTLPPushFlag(fs)
 }
 
 // runOutputs are the export files of a run, the same as report writes.
@@ -204,6 +206,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := checkOutputs(o.files()); err != nil {
 		return usageErr("%v", err)
 	}
+	if err := o.push.check(); err != nil {
+		return usageErr("%v", err)
+	}
 
 	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
 	rec.AddSecrets(target.Secrets()...) // before the journal writes anything
@@ -220,6 +225,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	r := &runner{cmd: "run", ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
+	o.push.start(rec)
 
 	if err := signInOAuth(ctx, target, rec, stderr); err != nil {
 		return r.fail(err.Error())
@@ -272,13 +278,14 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// ended (Done closed, Err set), so there is nothing to wait for here.
 	lost := group.Err()
 	group.Close()
+	o.push.flush() // its counts go in the summary; save() warns of what was dropped
 
 	snap := rec.Snapshot()
 	sum := recorder.Summarize(snap)
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(sum)
+		_ = enc.Encode(o.push.summary(sum))
 	} else {
 		writeSummaryText(stdout, snap, sum, res)
 	}
@@ -389,6 +396,7 @@ func (r *runner) fail(why string) int {
 // save closes the journal and writes --record and the exports.
 func (r *runner) save() int {
 	code := exitOK
+	r.o.push.finish(r.stderr, r.cmd)
 	if r.journal != nil {
 		if err := r.journal.Close(); err != nil {
 			fmt.Fprintf(r.stderr, "inspector %s: --journal %s: %v\n", r.cmd, r.journal.Path(), err)
