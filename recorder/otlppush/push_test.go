@@ -291,11 +291,22 @@ func TestPushRemoteParent(t *testing.T) {
 	p.Close(context.Background())
 	got, _, _ := c.Received()
 	parents := map[string]string{}
+	links := map[string][]string{}
 	for _, s := range got {
 		parents[hex.EncodeToString(s.SpanId)] = hex.EncodeToString(s.ParentSpanId)
+		for _, l := range s.Links {
+			links[hex.EncodeToString(s.SpanId)] = append(links[hex.EncodeToString(s.SpanId)], hex.EncodeToString(l.SpanId))
+		}
 	}
 	if g := parents[ids.SpanHex(ours)]; g != serverSpan {
 		t.Errorf("request with our trace's traceparent: parent %q, want the server's span %s", g, serverSpan)
+	}
+	// As the file export does: the call it was recorded under is linked.
+	if g := links[ids.SpanHex(ours)]; len(g) != 1 || g[0] != ids.SpanHex(call) {
+		t.Errorf("request with our trace's traceparent: links %v, want the call %s", g, ids.SpanHex(call))
+	}
+	if g := links[ids.SpanHex(theirs)]; len(g) != 0 {
+		t.Errorf("request with a foreign traceparent: links %v, want none", g)
 	}
 	if g := parents[ids.SpanHex(theirs)]; g != ids.SpanHex(call) {
 		t.Errorf("request with a foreign traceparent: parent %q, want the call %s", g, ids.SpanHex(call))

@@ -2,9 +2,7 @@ package otlppush
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -44,6 +42,9 @@ type lineage struct {
 	trace  trace.TraceID
 	parent trace.SpanID // zero for a root
 	remote bool         // the parent is the server's span, named by _meta.traceparent
+	// ours is the recorded parent when the server's span took its place:
+	// the file export links it, and so does the push.
+	ours trace.SpanID
 }
 
 // lineageOf finds the trace of s (that of the root its parents lead to)
@@ -69,36 +70,24 @@ func (p *Push) lineageOf(s *recorder.Span) lineage {
 	}
 	if s.Direction == recorder.Incoming {
 		if tid, sid, ok := traceparentOf(s.Params); ok && tid == l.trace {
+			if l.parent != sid {
+				l.ours = l.parent
+			}
 			l.parent, l.remote = sid, true
 		}
 	}
 	return l
 }
 
-// traceparentOf reads a W3C traceparent ("00-TRACE-SPAN-FLAGS") from
-// params' _meta, as SEP-414 carries it.
+// traceparentOf reads the W3C traceparent a server put in params' _meta
+// (SEP-414), with the parser the file export uses.
 func traceparentOf(params json.RawMessage) (trace.TraceID, trace.SpanID, bool) {
-	if len(params) == 0 || !strings.Contains(string(params), "traceparent") {
+	tc, ok := recorder.TraceContextOf(params)
+	if !ok {
 		return trace.TraceID{}, trace.SpanID{}, false
 	}
-	var p struct {
-		Meta struct {
-			Traceparent string `json:"traceparent"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return trace.TraceID{}, trace.SpanID{}, false
-	}
-	parts := strings.Split(p.Meta.Traceparent, "-")
-	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 {
-		return trace.TraceID{}, trace.SpanID{}, false
-	}
-	var tid trace.TraceID
-	var sid trace.SpanID
-	if _, err := hex.Decode(tid[:], []byte(parts[1])); err != nil || !tid.IsValid() {
-		return trace.TraceID{}, trace.SpanID{}, false
-	}
-	if _, err := hex.Decode(sid[:], []byte(parts[2])); err != nil || !sid.IsValid() {
+	tid, sid, err := recorder.ParseTraceparent(tc.Traceparent)
+	if err != nil {
 		return trace.TraceID{}, trace.SpanID{}, false
 	}
 	return tid, sid, true
@@ -211,8 +200,13 @@ func (p *Push) pushSpan(s *recorder.Span, next *recorder.Span, call callInfo, ev
 		attrs = append(attrs, attribute.String("error.type", status))
 	}
 
-	_, span := p.tracer.Start(ctx, name, trace.WithSpanKind(kind), trace.WithTimestamp(at(s.Received)),
-		trace.WithAttributes(attrs...))
+	opts := []trace.SpanStartOption{trace.WithSpanKind(kind), trace.WithTimestamp(at(s.Received)), trace.WithAttributes(attrs...)}
+	if l.ours.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: l.trace, SpanID: l.ours, TraceFlags: trace.FlagsSampled,
+		})}))
+	}
+	_, span := p.tracer.Start(ctx, name, opts...)
 	if s.Stalled > 0 {
 		when := s.Received
 		if s.Direction == recorder.Outgoing {
