@@ -171,32 +171,35 @@ func (l *load) rampedLoop() {
 	close(done)
 }
 
-// openLoop starts calls on the schedule whatever their answers do, each
-// on a goroutine of its own, and drops an arrival while MaxInFlight
-// calls are outstanding.
+// openLoop starts calls on the schedule whatever their answers do, and
+// drops an arrival while MaxInFlight calls are outstanding. Each call is
+// made by a sender goroutine: an idle one from the run's earlier calls
+// when there is one, so that a start pays neither a goroutine's creation
+// nor the growth of its stack, else a new one.
 func (l *load) openLoop() {
 	sched := newSchedule(l.w.Rate, l.w.Duration, l.w.Stages)
 	var (
 		wg          sync.WaitGroup
 		outstanding atomic.Int64
+		idle        = make(chan arrival) // idle senders wait here
 	)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	sender := func(a arrival) {
+		defer wg.Done()
+		for ok := true; ok; a, ok = <-idle {
+			l.call(a.s, a.at)
+			outstanding.Add(-1)
+		}
+	}
+	clock := newArrivalClock()
+	defer clock.stop()
 	for i := 0; l.going(); i++ {
 		off, ok := sched.at(i)
 		if !ok {
 			break
 		}
 		at := l.start.Add(off)
-		if d := time.Until(at); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-l.ctx.Done():
-			}
-			if !l.going() {
-				break
-			}
+		if !clock.until(l.ctx, at) || !l.going() {
+			break
 		}
 		s := l.next()
 		if k := int64(l.w.MaxInFlight); k > 0 && outstanding.Load() >= k {
@@ -204,14 +207,21 @@ func (l *load) openLoop() {
 			continue
 		}
 		outstanding.Add(1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			l.call(s, at)
-			outstanding.Add(-1)
-		}()
+		select {
+		case idle <- arrival{s, at}:
+		default:
+			wg.Add(1)
+			go sender(arrival{s, at})
+		}
 	}
+	close(idle)
 	wg.Wait()
+}
+
+// arrival is an open-loop call to make: on s, meant to start at at.
+type arrival struct {
+	s  *Session
+	at time.Time
 }
 
 // drop records an arrival at its intended start that was not sent.
