@@ -136,11 +136,13 @@ func BenchmarkLoadEcho(b *testing.B) {
 	}
 	defer s.Close()
 	b.ReportAllocs()
+	cpu := processCPU()
 	res, err := s.Run(ctx, Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: b.N, Concurrency: 50}, nil)
 	if err != nil || res.OK != b.N {
 		b.Fatalf("run %+v: %v", res, err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/call")
 }
 
 // BenchmarkLoadEchoBare is BenchmarkLoadEcho with a bare SDK client.
@@ -148,6 +150,7 @@ func BenchmarkLoadEchoBare(b *testing.B) {
 	ctx := context.Background()
 	cs := bareClient(b)
 	b.ReportAllocs()
+	cpu := processCPU()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range 50 {
@@ -162,4 +165,5 @@ func BenchmarkLoadEchoBare(b *testing.B) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/call")
 }
