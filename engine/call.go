@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -125,7 +126,7 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		if tok := tokenString(meta["progressToken"]); tok != "" {
 			c.token = tok
 		} else {
-			c.token = fmt.Sprintf("fi-%s-%d", s.name, s.calls.seq.Add(1))
+			c.token = "fi-" + s.name + "-" + strconv.FormatInt(s.calls.seq.Add(1), 10)
 			meta["progressToken"] = c.token
 		}
 		p.Meta = meta
