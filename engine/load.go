@@ -57,6 +57,7 @@ func runLoad(ctx context.Context, sessions []*Session, w Workload, progress func
 		default:
 		}
 	}
+	defer holdGCRoom()()
 	l.start = time.Now()
 	switch {
 	case w.open():
