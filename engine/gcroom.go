@@ -15,9 +15,12 @@ import (
 // collected some 180 times a second: each cycle's marking took CPU from
 // the callers and delayed the calls it caught, by milliseconds at the
 // 99th percentile. A reserve of 32 MB makes that about 12 a second. It
-// holds no pointers (nothing to mark) and is never written, so the
-// operating system gives it no memory; once the recording alone keeps
-// that much live, the reserve is let go, as it no longer changes much.
+// holds no pointers (nothing to mark) and is never written: made from
+// memory fresh from the operating system, as in a process's first run,
+// it takes none; made from memory the heap freed earlier (a later run of
+// the same process), the runtime zeroes it, and it takes 32 MB for the
+// run. Once the recording alone keeps that much live, the reserve is let
+// go, as it no longer changes much.
 const gcRoomBytes = 32 << 20
 
 // gcRoom is a load run's reserve (see [gcRoomBytes]), shared by the runs
