@@ -8,7 +8,8 @@ import (
 )
 
 // TestGCRoomHeldForRuns: the reserve that spaces out garbage collections
-// is held while any run goes on, and let go when the last one ends.
+// is held while any load run goes on, and let go when the last one ends;
+// a single call makes none.
 func TestGCRoomHeldForRuns(t *testing.T) {
 	if gcReserved() {
 		t.Fatal("the reserve is held before any run")
@@ -43,5 +44,17 @@ func TestGCRoomHeldForRuns(t *testing.T) {
 	}
 	if gcReserved() {
 		t.Error("the reserve is still held after the run")
+	}
+
+	// One call is not a load: it makes no reserve.
+	go func() {
+		_, err := s.Run(context.Background(), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":300,"steps":1}`)}, nil)
+		done <- err
+	}()
+	if waitFor(200*time.Millisecond, gcReserved) {
+		t.Error("the reserve was held for a single call")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
