@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"flag"
 	"runtime"
-	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -125,43 +125,45 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 }
 
-// openLoopFor is how long BenchmarkOpenLoop runs its open loop.
-var openLoopFor = flag.Duration("openloop.duration", 10*time.Second, "how long BenchmarkOpenLoop runs")
-
-// BenchmarkOpenLoop runs an open loop of 1,000 echo calls per second
-// against the in-process demo server, once per iteration, and reports how
-// well the schedule was kept: the achieved rate (calls finished per
-// second of the run, as the summary's throughput_per_s), and the p99 and
-// max of the start-time error (a call's send on the wire minus its
-// intended start). Run it once:
-//
-//	go test -run '^$' -bench OpenLoop -benchtime 1x ./engine [-openloop.duration 30s]
-func BenchmarkOpenLoop(b *testing.B) {
-	const rate = 1000
-	for range b.N {
-		rec := recorder.New(recorder.Meta{})
-		s, err := Connect(context.Background(), Target{}, DefaultAnswerPolicy(), rec)
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := s.Run(context.Background(), Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Rate: rate, Duration: *openLoopFor}, nil)
-		s.Close()
-		if err != nil || res.Failed > 0 {
-			b.Fatalf("run %+v: %v", res, err)
-		}
-		snap := rec.Snapshot()
-		sum := recorder.Summarize(snap)
-		var errs []float64
-		for _, sp := range snap.Spans {
-			if sp.Kind == recorder.KindTool && sp.Intended > 0 {
-				errs = append(errs, float64(sp.Received-sp.Intended)/float64(time.Millisecond))
-			}
-		}
-		slices.Sort(errs)
-		b.ReportMetric(sum.ToolCalls.ThroughputPerS, "calls/s")
-		b.ReportMetric(float64(res.OK), "calls")
-		b.ReportMetric(errs[len(errs)*99/100], "start-err-p99-ms")
-		b.ReportMetric(errs[len(errs)-1], "start-err-max-ms")
-		b.ReportMetric(float64(sum.LateStarts), "late-starts")
+// BenchmarkLoadEcho is the closed loop of BenchmarkLoadGenerator (in
+// engine/interop) alone, for profiling: echo calls, 50 in flight, each
+// a recorded span.
+func BenchmarkLoadEcho(b *testing.B) {
+	ctx := context.Background()
+	s, err := Connect(ctx, Target{}, DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
+	if err != nil {
+		b.Fatal(err)
 	}
+	defer s.Close()
+	b.ReportAllocs()
+	cpu := processCPU()
+	res, err := s.Run(ctx, Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: b.N, Concurrency: 50}, nil)
+	if err != nil || res.OK != b.N {
+		b.Fatalf("run %+v: %v", res, err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/call")
+}
+
+// BenchmarkLoadEchoBare is BenchmarkLoadEcho with a bare SDK client.
+func BenchmarkLoadEchoBare(b *testing.B) {
+	ctx := context.Background()
+	cs := bareClient(b)
+	b.ReportAllocs()
+	cpu := processCPU()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/call")
 }

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,7 +136,7 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		if tok := tokenString(meta["progressToken"]); tok != "" {
 			c.token = tok
 		} else {
-			c.token = fmt.Sprintf("fi-%s-%d", s.name, s.calls.seq.Add(1))
+			c.token = "fi-" + s.name + "-" + strconv.FormatInt(s.calls.seq.Add(1), 10)
 			meta["progressToken"] = c.token
 		}
 		p.Meta = meta
@@ -224,7 +226,12 @@ func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 // the server wrote them.
 func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 	key := idKey(resp.ID)
-	a := readAnswer(resp)
+	var a wireAnswer
+	if c.roundSpans || mayAskInput(resp) {
+		// Only a round span, or a round asking for input, needs the
+		// answer read: the call's own span gets the SDK's result.
+		a = readAnswer(resp)
+	}
 	c.mu.Lock()
 	c.answered = now
 	var span recorder.SpanID
@@ -244,6 +251,14 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 		sp.InputRequests = len(a.keys)
 	})
 	c.rec.End(span, now, a.Outcome)
+}
+
+// mayAskInput reports whether resp may be an input_required result,
+// whose input requests' keys a round must keep: false only when its
+// result cannot say "input_required" (a JSON string spelling it with
+// \u escapes is caught too).
+func mayAskInput(resp *jsonrpc.Response) bool {
+	return resp.Error == nil && (bytes.Contains(resp.Result, []byte("input_required")) || bytes.Contains(resp.Result, []byte(`\u`)))
 }
 
 // roundSpan returns the round span of the call's wire request with the

@@ -57,6 +57,9 @@ func runLoad(ctx context.Context, sessions []*Session, w Workload, progress func
 		default:
 		}
 	}
+	if w.Calls > 1 || w.length() > 0 || w.open() { // a load, not one call
+		defer holdGCRoom()()
+	}
 	l.start = time.Now()
 	switch {
 	case w.open():
@@ -171,48 +174,85 @@ func (l *load) rampedLoop() {
 	close(done)
 }
 
-// openLoop starts calls on the schedule whatever their answers do, each
-// on a goroutine of its own, and drops an arrival while MaxInFlight
-// calls are outstanding.
+// openLoop starts calls on the schedule whatever their answers do, and
+// drops an arrival while MaxInFlight calls are outstanding.
+//
+// Shortly before each arrival (wakeEarly) the loop hands it to a sender
+// goroutine, an idle one from the run's earlier calls when there is one
+// (so that a start pays neither a goroutine's creation nor the growth of
+// its stack), else a new one. The sender sleeps out the rest precisely
+// and makes the call at once: no other goroutine has to be woken between
+// the arrival and the call's write.
 func (l *load) openLoop() {
 	sched := newSchedule(l.w.Rate, l.w.Duration, l.w.Stages)
 	var (
-		wg          sync.WaitGroup
-		outstanding atomic.Int64
+		wg   sync.WaitGroup
+		idle = make(chan arrival) // idle senders wait here
+		o    outstanding
 	)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	sender := func(a arrival) {
+		defer wg.Done()
+		for ok := true; ok; a, ok = <-idle {
+			sleepUntil(a.at)
+			if !l.going() {
+				continue
+			}
+			if n, sent := o.take(l.w.MaxInFlight); !sent {
+				l.drop(a.s, a.at, n)
+				continue
+			}
+			l.call(a.s, a.at)
+			o.done()
+		}
+	}
+	clock := newArrivalClock()
+	defer clock.stop()
 	for i := 0; l.going(); i++ {
 		off, ok := sched.at(i)
 		if !ok {
 			break
 		}
-		at := l.start.Add(off)
-		if d := time.Until(at); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-l.ctx.Done():
-			}
-			if !l.going() {
-				break
-			}
+		a := arrival{at: l.start.Add(off)}
+		if !clock.wakeBefore(l.ctx, a.at) || !l.going() {
+			break
 		}
-		s := l.next()
-		if k := int64(l.w.MaxInFlight); k > 0 && outstanding.Load() >= k {
-			l.drop(s, at, k)
-			continue
+		a.s = l.next()
+		select {
+		case idle <- a:
+		default:
+			wg.Add(1)
+			go sender(a)
 		}
-		outstanding.Add(1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			l.call(s, at)
-			outstanding.Add(-1)
-		}()
 	}
+	close(idle)
 	wg.Wait()
 }
+
+// arrival is an open-loop call to make: on s, meant to start at at.
+type arrival struct {
+	s  *Session
+	at time.Time
+}
+
+// outstanding counts an open loop's calls sent and not yet answered.
+type outstanding struct{ n atomic.Int64 }
+
+// take counts one more call unless limit (0: no bound) are outstanding;
+// false and how many are when it does not.
+func (o *outstanding) take(limit int) (int64, bool) {
+	for {
+		n := o.n.Load()
+		if limit > 0 && n >= int64(limit) {
+			return n, false
+		}
+		if o.n.CompareAndSwap(n, n+1) {
+			return n + 1, true
+		}
+	}
+}
+
+// done counts a call answered.
+func (o *outstanding) done() { o.n.Add(-1) }
 
 // drop records an arrival at its intended start that was not sent.
 func (l *load) drop(s *Session, at time.Time, outstanding int64) {

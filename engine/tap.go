@@ -133,7 +133,8 @@ type tapConn struct {
 	start sync.Once
 
 	mu       sync.Mutex
-	wake     chan struct{} // closed (and replaced) when anything below changes
+	wake     chan struct{} // closed (and replaced) when anything below changes, if watched
+	watched  bool          // someone waits on wake
 	queue    []heldMessage
 	bytes    int64      // the size of the messages in queue
 	readErr  error      // reading the inner connection failed, after the queued messages
@@ -150,9 +151,20 @@ type heldMessage struct {
 }
 
 // changedLocked wakes whoever waits for the queue or the hold to change.
+// With nobody waiting, as while messages stream in faster than the SDK
+// takes them, there is no one to wake and no new channel to make.
 func (c *tapConn) changedLocked() {
+	if !c.watched {
+		return
+	}
 	close(c.wake)
-	c.wake = make(chan struct{})
+	c.wake, c.watched = make(chan struct{}), false
+}
+
+// watchLocked returns the channel closed at the next change.
+func (c *tapConn) watchLocked() <-chan struct{} {
+	c.watched = true
+	return c.wake
 }
 
 // Read returns the next message the SDK should process: messages the
@@ -200,7 +212,7 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			return nil, err
 		}
-		wake := c.wake
+		wake := c.watchLocked()
 		c.mu.Unlock()
 		select {
 		case <-wake:
@@ -255,7 +267,7 @@ func (c *tapConn) room(ctx context.Context) bool {
 			c.mu.Unlock()
 			return true
 		}
-		wake := c.wake
+		wake := c.watchLocked()
 		c.mu.Unlock()
 		select {
 		case <-wake:

@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// TestGCRoomHeldForRuns: the reserve that spaces out garbage collections
+// is held while any load run goes on, and let go when the last one ends;
+// a single call makes none.
+func TestGCRoomHeldForRuns(t *testing.T) {
+	if gcReserved() {
+		t.Fatal("the reserve is held before any run")
+	}
+	first, second := holdGCRoom(), holdGCRoom()
+	first()
+	first() // a second release of the same hold changes nothing
+	if !gcReserved() {
+		t.Fatal("the reserve was let go while a run still holds it")
+	}
+	second()
+	if gcReserved() {
+		t.Fatal("the reserve is still held after the last run ended")
+	}
+
+	s := connectDemo(t, DefaultAnswerPolicy())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background(), Workload{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Rate: 20, Duration: time.Second}, nil)
+		done <- err
+	}()
+	if !waitFor(5*time.Second, gcReserved) {
+		t.Error("the reserve was not held during a run")
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end within a minute")
+	}
+	if gcReserved() {
+		t.Error("the reserve is still held after the run")
+	}
+
+	// One call is not a load: it makes no reserve.
+	go func() {
+		_, err := s.Run(context.Background(), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":300,"steps":1}`)}, nil)
+		done <- err
+	}()
+	if waitFor(200*time.Millisecond, gcReserved) {
+		t.Error("the reserve was held for a single call")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
