@@ -160,7 +160,7 @@ func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 		return
 	}
 	sp := recorder.NewSpan(c.session, recorder.Outgoing, "tools/call")
-	sp.Kind, sp.Name, sp.Parent, sp.Round, sp.RequestID = recorder.KindRound, c.name, c.span, r.n, key
+	sp.Kind, sp.Name, sp.Parent, sp.Round, sp.RequestID = recorder.KindRound, c.name, c.span, int32(r.n), key
 	sp.Received, sp.Queued, sp.Serving = now, now, now
 	sp.Params = recorder.CapPayload(params)
 	id := c.rec.Begin(sp)
@@ -192,7 +192,7 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 	}
 	c.rec.Update(span, func(sp *recorder.Span) {
 		sp.Outcome = a.outcome
-		sp.InputRequests = len(a.keys)
+		sp.InputRequests = int32(len(a.keys))
 	})
 	c.rec.End(span, now, a.Outcome)
 }

@@ -190,7 +190,7 @@ func errorKindOf(s *Span) (string, int64) {
 	case s.Status == StatusError:
 		return "error", 0
 	}
-	return string(s.Status), 0
+	return s.Status.String(), 0
 }
 
 // errorKinds lists counts by kind and code, most frequent first (ties by

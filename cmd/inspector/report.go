@@ -369,7 +369,7 @@ func reportSlowest(w io.Writer, snap *recorder.Snapshot, n int) {
 		if s.Name != "" {
 			method += " " + s.Name
 		}
-		status := string(s.Status)
+		status := s.Status.String()
 		if s.Error != "" {
 			status += ": " + s.Error
 		}
