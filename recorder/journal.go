@@ -116,7 +116,7 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 func (r *Recording) observeFrom(o Observer) *Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.observer = append(r.observer, o)
+	r.addObserverLocked(o)
 	return r.snapshotLocked()
 }
 

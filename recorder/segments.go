@@ -154,6 +154,12 @@ func (s *Snapshot) Segment(run Run) *Snapshot {
 		r.End = seg.Now
 	}
 	seg.Runs = []Run{r}
+	if s.Sampled != nil && len(s.RunList()) == 1 {
+		// The totals count the one run there is.
+		sm := *s.Sampled
+		sm.Kept = len(seg.Spans)
+		seg.Sampled = &sm
+	}
 	return seg
 }
 
