@@ -76,6 +76,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		statsReport = fs.Bool("stats-report", false, "print the run the statistics describe and its figures when the app quits")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the app to `FILE` (read it with go tool pprof), to see where a frame's time goes")
 	)
+	maxSpans := addMaxSpansFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, guiUsage)
 		fs.PrintDefaults()
@@ -95,6 +96,10 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		return usageErr("unexpected argument %q: every option is a flag (to open a recording, use --open FILE)", fs.Arg(0))
 	}
 	target, cb, err := conn()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	spanCap, err := maxSpans()
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -178,7 +183,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, maxSpans: spanCap})
 	}, stderr)
 }
 
@@ -223,6 +228,7 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 		Icon:         assets.Icon,
 		Version:      version,
 	})
+	m.Bridge.MaxSpans = extras.maxSpans
 	m.Start()
 
 	var fps *fpsMeter
@@ -260,6 +266,7 @@ type guiExtras struct {
 	again       string // --autorun-again
 	statsReport bool   // --stats-report
 	follow      string // --follow
+	maxSpans    int    // --max-spans
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"
