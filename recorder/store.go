@@ -303,6 +303,14 @@ func (r *Recording) Span(id SpanID) *Span {
 	return p
 }
 
+// isOpen reports whether span id is in the store and open.
+func (r *Recording) isOpen(id SpanID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, p := r.find(id)
+	return p != nil && p.Open()
+}
+
 // AddEvent records an instant event.
 func (r *Recording) AddEvent(e Event) {
 	sc := r.scrub.Load()
