@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,8 @@ func TestRunMaxSpans(t *testing.T) {
 	}
 
 	r = inspector(t, "report", rec)
-	if r.code != exitOK || !strings.Contains(r.stdout, s.Sampled.Note+" (--max-spans)") {
+	if r.code != exitOK || !strings.Contains(r.stdout, s.Sampled.Note+" (--max-spans)") ||
+		!strings.Contains(r.stdout, fmt.Sprintf("%d requests (a sample of %d)", s.Sampled.Kept, s.Sampled.Spans)) {
 		t.Errorf("report (exit %d) does not say what was sampled:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := inspector(t, "run", "--max-spans", "-1"); r.code != exitUsage || !strings.Contains(r.stderr, "--max-spans -1: want 0") {
