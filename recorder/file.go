@@ -78,7 +78,7 @@ func Save(w io.Writer, snap *Snapshot) error {
 	meta := snap.Meta
 	now := snap.Now
 	version := recordingVersionWhole
-	if snap.Sampled != nil {
+	if snap.Sampled != nil && snap.Sampled.Totals != nil {
 		version = RecordingVersion
 	}
 	head, err := json.Marshal(fileHeader{Format: RecordingFormat, Version: version, Meta: &meta, Now: &now})
@@ -120,7 +120,7 @@ func Save(w io.Writer, snap *Snapshot) error {
 		}
 	}
 	bw.WriteString("\n]")
-	if snap.Sampled != nil {
+	if snap.Sampled != nil && snap.Sampled.Totals != nil {
 		sm := *snap.Sampled
 		sm.Kept = len(snap.Spans)
 		b, err := json.Marshal(sm)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -281,5 +282,27 @@ func TestSnapshotWhileUpdating(t *testing.T) {
 		if capped && (snap.Sampled == nil || len(snap.Spans) > 100) {
 			t.Errorf("capped at 50: kept %d spans, sampled %v", len(snap.Spans), snap.Sampled != nil)
 		}
+	}
+}
+
+// TestSampledSegments: the one run of a sampled recording is summarized
+// from the totals; one run of several, which the totals do not split,
+// from its spans kept, and its summary says so.
+func TestSampledSegments(t *testing.T) {
+	rec := New(Meta{})
+	rec.SetMaxSpans(100)
+	n := rec.BeginRun("echo", "concurrent")
+	loadRun(1000, rec)
+	rec.EndRun(n)
+	snap := rec.Snapshot()
+	if sum := Summarize(snap.Segment(snap.Runs[0])); sum.ToolCalls.Total != 1000 || sum.Sampled == nil || sum.Sampled.Spans == 0 {
+		t.Errorf("the only run: %d calls, sampled %+v; want 1000 counted from the totals", sum.ToolCalls.Total, sum.Sampled)
+	}
+	rec.EndRun(rec.BeginRun("echo", "serial"))
+	snap = rec.Snapshot()
+	sum := Summarize(snap.Segment(snap.Runs[0]))
+	if sum.Sampled == nil || !strings.HasSuffix(sum.Sampled.Note, "spans: statistics of the run from the spans kept") ||
+		sum.ToolCalls.Total >= 1000 {
+		t.Errorf("one run of two: %d calls, sampled %+v; want the spans kept, and a note that says so", sum.ToolCalls.Total, sum.Sampled)
 	}
 }

@@ -85,6 +85,8 @@ type Summary struct {
 
 // SampledSpans says how many spans a sampled recording had and kept.
 type SampledSpans struct {
+	// Spans is 0 for one run of several of a sampled recording, whose
+	// figures come from the spans kept.
 	Spans int `json:"spans"`
 	Kept  int `json:"kept"`
 	// Note says it in words: "kept 100,000 of 1,000,000 spans;

@@ -150,6 +150,10 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		}
 	}
 
+	if snap.Sampled != nil { // a sample without totals: say so
+		sum.Sampled = &SampledSpans{Kept: len(snap.Spans),
+			Note: fmt.Sprintf("a sample of %s spans: statistics of the run from the spans kept", thousands(len(snap.Spans)))}
+	}
 	callStats(snap, &sum)
 	loadFigures(snap, &sum)
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
