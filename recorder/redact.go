@@ -334,6 +334,12 @@ func (r *Recording) AddSecrets(secrets ...string) {
 		sc.span(p, nil)
 		r.spans[i] = p
 	}
+	for id, s := range r.pending { // open spans past a sample's cap
+		p := new(Span)
+		*p = *s
+		sc.span(p, nil)
+		r.pending[id] = p
+	}
 	// Events are shared with earlier snapshots: copy before changing.
 	events := make([]Event, len(r.events), cap(r.events))
 	copy(events, r.events)

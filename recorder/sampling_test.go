@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -304,5 +305,27 @@ func TestSampledSegments(t *testing.T) {
 	if sum.Sampled == nil || !strings.HasSuffix(sum.Sampled.Note, "spans: statistics of the run from the spans kept") ||
 		sum.ToolCalls.Total >= 1000 {
 		t.Errorf("one run of two: %d calls, sampled %+v; want the spans kept, and a note that says so", sum.ToolCalls.Total, sum.Sampled)
+	}
+}
+
+// TestSampledSecrets: a secret registered while spans past a sample's cap
+// are open is scrubbed from them too.
+func TestSampledSecrets(t *testing.T) {
+	rec := New(Meta{})
+	rec.SetMaxSpans(10)
+	for range 30 {
+		s := NewSpan("s", Outgoing, "tools/call")
+		s.Received = 0
+		rec.End(rec.Begin(s), 1, Outcome{Status: StatusOK})
+	}
+	s := NewSpan("s", Outgoing, "tools/call")
+	s.Received, s.Params = 2, json.RawMessage(`{"token":"hunter2-secret-value"}`)
+	id := rec.Begin(s)
+	if rec.Snapshot().Sampled == nil {
+		t.Fatal("the recording is not sampled yet")
+	}
+	rec.AddSecrets("hunter2-secret-value")
+	if p := rec.Span(id); p == nil || strings.Contains(string(p.Params), "hunter2") {
+		t.Errorf("the open span past the cap still holds the secret: %s", p.Params)
 	}
 }

@@ -227,13 +227,14 @@ func (r *Recording) Update(id SpanID, f func(*Span)) {
 		p = new(Span)
 		*p = *old
 	}
+	sc := r.scrub.Load()
 	var before Span
-	if r.sampler != nil {
+	if r.sampler != nil || sc != nil {
 		before = *old
 	}
 	f(p)
-	if sc := r.scrub.Load(); sc != nil {
-		sc.span(p, nil)
+	if sc != nil {
+		sc.span(p, &before) // only what changed: a payload is scrubbed once
 	}
 	p.ID = id
 	if !wasOpen {
