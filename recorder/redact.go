@@ -328,11 +328,11 @@ func (r *Recording) AddSecrets(secrets ...string) {
 	sc := newScrubber(all)
 	r.scrub.Store(sc)
 	sc.meta(&r.meta)
-	for i, s := range r.spans {
+	for i := range r.kept() {
 		p := new(Span)
-		*p = *s
+		*p = *r.keptAt(i)
 		sc.span(p, nil)
-		r.spans[i] = p
+		r.setKept(i, p)
 	}
 	for id, s := range r.pending { // open spans past a sample's cap
 		p := new(Span)

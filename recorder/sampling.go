@@ -51,7 +51,7 @@ func (s *Sampling) Note() string {
 func (r *Recording) SetMaxSpans(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if n <= 0 || len(r.spans) > 0 || r.nextID > 0 {
+	if n <= 0 || r.nextID > 0 {
 		return
 	}
 	r.sampler = &sampler{max: max(n, 2), limit: max(n, 2), every: 1, totals: NewTotals()}
@@ -105,7 +105,7 @@ func (s *sampler) changed(before, p *Span) { s.write().changed(before, p) }
 func (s *sampler) finish(r *Recording, p *Span) {
 	s.write().finish(p)
 	if r.pending == nil {
-		if len(r.spans) >= s.limit {
+		if r.kept() >= s.limit {
 			s.thin(r)
 		}
 		return
@@ -143,6 +143,12 @@ func (s *sampler) finish(r *Recording, p *Span) {
 // then on new spans wait in r.pending until they end.
 func (s *sampler) thin(r *Recording) {
 	s.every *= 2
+	fromSlab := r.slab != nil
+	if fromSlab { // the first thinning: from here on spans are kept by pointer
+		r.spans = make([]*Span, r.slab.n)
+		r.slab.pointers(r.spans)
+		r.slab = nil
+	}
 	if r.pending == nil {
 		r.pending = map[SpanID]*Span{}
 		s.wanted = map[SpanID]bool{}
@@ -165,6 +171,12 @@ func (s *sampler) thin(r *Recording) {
 	}
 	out := r.spans[:0]
 	for i, p := range r.spans {
+		if stays[i] && fromSlab {
+			// a copy: the slabs go, once no snapshot holds them
+			c := new(Span)
+			*c = *p
+			p = c
+		}
 		if stays[i] {
 			out = append(out, p)
 		} else {

@@ -329,3 +329,52 @@ func TestSampledSecrets(t *testing.T) {
 		t.Errorf("the open span past the cap still holds the secret: %s", p.Params)
 	}
 }
+
+// TestChangeAfterEnd: a span changed after it ended (an answer that could
+// not be written) shows the change in later snapshots and lookups, while
+// a snapshot taken before keeps the value it had: in a recording that
+// keeps every span and in one past its cap.
+func TestChangeAfterEnd(t *testing.T) {
+	for _, capped := range []bool{false, true} {
+		rec := New(Meta{})
+		if capped {
+			rec.SetMaxSpans(4)
+		}
+		var ids []SpanID
+		for i := range 20 {
+			s := NewSpan("s", Incoming, "ping")
+			s.Received = time.Duration(i)
+			id := rec.Begin(s)
+			rec.End(id, time.Duration(i+1), Outcome{Status: StatusOK})
+			ids = append(ids, id)
+		}
+		before := rec.Snapshot()
+		changed := 0
+		for _, id := range ids {
+			if rec.Span(id) == nil {
+				continue // dropped from the sample
+			}
+			rec.Update(id, func(s *Span) { s.Status, s.Error = StatusAborted, "write failed" })
+			changed++
+			if got := rec.Span(id); got.Status != StatusAborted {
+				t.Errorf("capped %v: span %d is %s after the change", capped, id, got.Status)
+			}
+		}
+		for _, s := range before.Spans {
+			if s.Status != StatusOK {
+				t.Errorf("capped %v: span %d changed inside an earlier snapshot", capped, s.ID)
+			}
+		}
+		after := rec.Snapshot()
+		for _, s := range after.Spans {
+			if s.Status != StatusAborted {
+				t.Errorf("capped %v: span %d is %s in a later snapshot", capped, s.ID, s.Status)
+			}
+		}
+		// The totals follow the change of every span kept; a span the
+		// sample dropped can no longer change.
+		if sum := Summarize(after); sum.ServerRequests.Aborted != changed || sum.ServerRequests.OK != 20-changed {
+			t.Errorf("capped %v: %d aborted, %d ok; want %d and %d", capped, sum.ServerRequests.Aborted, sum.ServerRequests.OK, changed, 20-changed)
+		}
+	}
+}

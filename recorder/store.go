@@ -67,9 +67,11 @@ type Recording struct {
 
 	mu   sync.Mutex
 	meta Meta
-	// spans are the spans kept, in ID order. Up to the first span
-	// dropped, spans[i].ID == i+1 (direct counts those spans); past it
-	// IDs have gaps and open spans wait in pending until they end.
+	// slab holds the spans while every one is kept; from the first span
+	// dropped, spans holds those kept, in ID order. spans[i].ID == i+1
+	// for i < direct (every span in slab); past it IDs have gaps, and
+	// open spans wait in pending until they end.
+	slab    *spanSlabs
 	spans   []*Span
 	direct  int
 	nextID  SpanID
@@ -92,7 +94,7 @@ func New(meta Meta) *Recording {
 	if meta.Created.IsZero() {
 		meta.Created = now.Round(0)
 	}
-	return &Recording{start: now, meta: meta}
+	return &Recording{start: now, meta: meta, slab: &spanSlabs{}}
 }
 
 // Start returns the instant the recording started (with its monotonic
@@ -134,26 +136,27 @@ func (r *Recording) SetMeta(f func(*Meta)) {
 // phases left at zero that the direction does not use are set to [Unset]
 // by the caller's choice: Begin keeps them as given.
 func (r *Recording) Begin(s Span) SpanID {
-	p := new(Span)
-	*p = s
 	sc := r.scrub.Load()
 	if sc != nil {
-		sc.span(p, nil)
+		sc.span(&s, nil)
 	}
 	r.mu.Lock()
 	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
-		now.span(p, nil)
+		now.span(&s, nil)
 	}
 	r.nextID++
-	p.ID = r.nextID
-	if r.sampler != nil {
-		r.sampler.begin(p)
-	}
+	s.ID = r.nextID
+	var p *Span
 	if r.pending != nil {
+		p = new(Span)
+		*p = s
 		r.pending[p.ID] = p
 	} else {
-		r.spans = append(r.spans, p)
+		p = r.slab.add(&s)
 		r.direct++
+	}
+	if r.sampler != nil {
+		r.sampler.begin(p)
 	}
 	if !p.Open() { // begun ended
 		r.finishLocked(p)
@@ -198,12 +201,12 @@ func (r *Recording) find(id SpanID) (int, *Span) {
 		return -1, nil
 	}
 	if i := int(id) - 1; i < r.direct {
-		return i, r.spans[i]
+		return i, r.keptAt(i)
 	}
 	if p := r.pending[id]; p != nil {
 		return -1, p
 	}
-	tail := r.spans[r.direct:]
+	tail := r.spans[min(r.direct, len(r.spans)):]
 	if j, ok := slices.BinarySearchFunc(tail, id, func(s *Span, id SpanID) int { return cmp.Compare(s.ID, id) }); ok {
 		return r.direct + j, tail[j]
 	}
@@ -239,7 +242,7 @@ func (r *Recording) Update(id SpanID, f func(*Span)) {
 	p.ID = id
 	if !wasOpen {
 		if i >= 0 {
-			r.spans[i] = p
+			r.setKept(i, p)
 		}
 		if r.sampler != nil {
 			r.sampler.changed(&before, p)
@@ -271,7 +274,7 @@ func (r *Recording) Update(id SpanID, f func(*Span)) {
 // moves the oldest-open mark, and a sampled store folds p into its
 // totals and keeps or drops it.
 func (r *Recording) finishLocked(p *Span) {
-	for r.firstOpen < len(r.spans) && !r.spans[r.firstOpen].Open() {
+	for r.firstOpen < r.kept() && !r.keptAt(r.firstOpen).Open() {
 		r.firstOpen++
 	}
 	if r.sampler != nil {
@@ -373,8 +376,8 @@ func (r *Recording) End(id SpanID, at time.Duration, o Outcome) bool {
 func (r *Recording) AbortOpen(at time.Duration, reason string) int {
 	r.mu.Lock()
 	var open []SpanID
-	for _, s := range r.spans[r.firstOpen:] {
-		if s.Open() {
+	for i := r.firstOpen; i < r.kept(); i++ {
+		if s := r.keptAt(i); s.Open() {
 			open = append(open, s.ID)
 		}
 	}
@@ -412,9 +415,19 @@ func (r *Recording) Snapshot() *Snapshot {
 
 // snapshotLocked is [Recording.Snapshot] for a caller holding r.mu.
 func (r *Recording) snapshotLocked() *Snapshot {
-	spans := make([]*Span, len(r.spans), len(r.spans)+len(r.pending))
-	copy(spans, r.spans)
-	var open []Span
+	spans := make([]*Span, r.kept(), r.kept()+len(r.pending))
+	if r.slab != nil {
+		r.slab.pointers(spans)
+	} else {
+		copy(spans, r.spans)
+	}
+	n := 0
+	for _, s := range spans[r.firstOpen:] {
+		if s.Open() {
+			n++
+		}
+	}
+	open := make([]Span, 0, n) // one allocation for the copies of the open spans
 	for i, s := range spans[r.firstOpen:] {
 		if s.Open() {
 			open = append(open, *s)
