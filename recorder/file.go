@@ -158,6 +158,9 @@ type lineEncoder struct {
 	w   io.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
+	// span and line are scratch space for inFormatOrder.
+	span spanJSON
+	line journalLineJSON
 }
 
 func newLineEncoder(w io.Writer) *lineEncoder {
@@ -169,7 +172,7 @@ func newLineEncoder(w io.Writer) *lineEncoder {
 
 func (e *lineEncoder) encode(v any) error {
 	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
+	if err := e.enc.Encode(e.inFormatOrder(v)); err != nil {
 		return err
 	}
 	_, err := e.w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))

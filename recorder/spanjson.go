@@ -58,14 +58,7 @@ type spanEncoder struct {
 // MarshalJSON writes the span with its fields in the order of the
 // recording format.
 func (s Span) MarshalJSON() ([]byte, error) {
-	j := spanJSON{
-		ID: s.ID, Parent: s.Parent, Session: s.Session, Direction: s.Direction, Method: s.Method, Kind: s.Kind,
-		RequestID: s.RequestID, Name: s.Name, Round: s.Round, InputKey: s.InputKey, Outcome: s.Outcome,
-		InputRequests: s.InputRequests, Stalled: s.Stalled, Duplicate: s.Duplicate, Unlinked: s.Unlinked,
-		Intended: s.Intended, Received: s.Received, Queued: s.Queued, Serving: s.Serving, Answered: s.Answered,
-		Status: s.Status, Error: s.Error, ErrorCode: s.ErrorCode, InputTokens: s.InputTokens,
-		OutputTokens: s.OutputTokens, Params: s.Params, Result: s.Result,
-	}
+	j := s.formatOrder()
 	e := spanEncoders.Get().(*spanEncoder)
 	defer spanEncoders.Put(e)
 	e.buf.Reset()
@@ -73,4 +66,45 @@ func (s Span) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))), nil
+}
+
+// formatOrder returns s with its fields in the format's order.
+func (s *Span) formatOrder() spanJSON {
+	return spanJSON{
+		ID: s.ID, Parent: s.Parent, Session: s.Session, Direction: s.Direction, Method: s.Method, Kind: s.Kind,
+		RequestID: s.RequestID, Name: s.Name, Round: s.Round, InputKey: s.InputKey, Outcome: s.Outcome,
+		InputRequests: s.InputRequests, Stalled: s.Stalled, Duplicate: s.Duplicate, Unlinked: s.Unlinked,
+		Intended: s.Intended, Received: s.Received, Queued: s.Queued, Serving: s.Serving, Answered: s.Answered,
+		Status: s.Status, Error: s.Error, ErrorCode: s.ErrorCode, InputTokens: s.InputTokens,
+		OutputTokens: s.OutputTokens, Params: s.Params, Result: s.Result,
+	}
+}
+
+// journalLineJSON is a [journalLine] with its span in format order.
+type journalLineJSON struct {
+	Span  *spanJSON      `json:"span,omitempty"`
+	Event *Event         `json:"event,omitempty"`
+	Meta  *Meta          `json:"meta,omitempty"`
+	End   *time.Duration `json:"end,omitempty"`
+}
+
+// inFormatOrder returns what to encode for v: a span, or a journal line
+// with one, as its format-order twin, which encodes once, where
+// [Span.MarshalJSON] would be encoded and then checked again by the
+// encoder that called it (twice the time of a save).
+// It reuses e's scratch values, so that a save allocates nothing a span.
+func (e *lineEncoder) inFormatOrder(v any) any {
+	switch x := v.(type) {
+	case *Span:
+		e.span = x.formatOrder()
+		return &e.span
+	case journalLine:
+		if x.Span == nil {
+			return x
+		}
+		e.span = x.Span.formatOrder()
+		e.line = journalLineJSON{Span: &e.span, Event: x.Event, Meta: x.Meta, End: x.End}
+		return &e.line
+	}
+	return v
 }
