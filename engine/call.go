@@ -174,7 +174,7 @@ func (c *call) prepareRound(now time.Duration) recorder.SpanID {
 	n := len(c.rounds) + 1
 	c.mu.Unlock()
 	sp := recorder.NewSpan(c.session, recorder.Outgoing, "tools/call")
-	sp.Kind, sp.Name, sp.Parent, sp.Round = recorder.KindRound, c.name, c.span, n
+	sp.Kind, sp.Name, sp.Parent, sp.Round = recorder.KindRound, c.name, c.span, int32(n)
 	sp.Received, sp.Queued, sp.Serving = now, now, now
 	id := c.rec.Begin(sp)
 	c.mu.Lock()
@@ -205,13 +205,13 @@ func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 	if r.span != 0 {
 		c.rec.Update(r.span, func(sp *recorder.Span) {
 			sp.Received, sp.Queued, sp.Serving = now, now, now
-			sp.Round, sp.RequestID = r.n, key
+			sp.Round, sp.RequestID = int32(r.n), key
 			sp.Params = recorder.CapPayload(params)
 		})
 		return
 	}
 	sp := recorder.NewSpan(c.session, recorder.Outgoing, "tools/call")
-	sp.Kind, sp.Name, sp.Parent, sp.Round, sp.RequestID = recorder.KindRound, c.name, c.span, r.n, key
+	sp.Kind, sp.Name, sp.Parent, sp.Round, sp.RequestID = recorder.KindRound, c.name, c.span, int32(r.n), key
 	sp.Received, sp.Queued, sp.Serving = now, now, now
 	sp.Params = recorder.CapPayload(params)
 	id := c.rec.Begin(sp)
@@ -248,7 +248,7 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 	}
 	c.rec.Update(span, func(sp *recorder.Span) {
 		sp.Outcome = a.outcome
-		sp.InputRequests = len(a.keys)
+		sp.InputRequests = int32(len(a.keys))
 	})
 	c.rec.End(span, now, a.Outcome)
 }

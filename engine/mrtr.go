@@ -193,8 +193,8 @@ func inputMethod(ir mcp.InputRequest) string {
 // off the wire.
 type wireAnswer struct {
 	recorder.Outcome
-	outcome string   // recorder.OutcomeInputRequired, OutcomeResult or OutcomeError
-	keys    []string // input_required: its input requests' keys, in the server's order
+	outcome recorder.RoundOutcome // OutcomeInputRequired, OutcomeResult or OutcomeError
+	keys    []string              // input_required: its input requests' keys, in the server's order
 }
 
 // readAnswer reads a response to a tools/call round.

@@ -76,7 +76,7 @@ func (s *Session) requestFor(ctx context.Context, method string, params mcp.Para
 		// Asked for inside a tool call's result (multi round-trip): the
 		// round that asked is the parent, numbered by the round's loop
 		// in the order the server listed its input requests.
-		sp.Parent, sp.Round, sp.InputKey, sp.Received = in.parent, in.round, in.key, in.received
+		sp.Parent, sp.Round, sp.InputKey, sp.Received = in.parent, int32(in.round), in.key, in.received
 		return s.beginRequest(sp, false, in.seq, in.index)
 	}
 	if c, ok := ctx.Value(callKey{}).(*call); ok {

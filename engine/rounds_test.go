@@ -14,7 +14,7 @@ import (
 func roundOf(t *testing.T, snap *recorder.Snapshot, call *recorder.Span, n int) *recorder.Span {
 	t.Helper()
 	for _, s := range snap.Spans {
-		if s.Kind == recorder.KindRound && s.Parent == call.ID && s.Round == n {
+		if s.Kind == recorder.KindRound && s.Parent == call.ID && int(s.Round) == n {
 			return s
 		}
 	}
@@ -64,7 +64,7 @@ func TestRoundSpans(t *testing.T) {
 		if i == 2 {
 			outcome, inputs = recorder.OutcomeResult, 0
 		}
-		if r.Round != i+1 || r.Parent != call.ID || r.Outcome != outcome || r.InputRequests != inputs || r.Status != recorder.StatusOK || r.Name != "fanout" {
+		if int(r.Round) != i+1 || r.Parent != call.ID || r.Outcome != outcome || int(r.InputRequests) != inputs || r.Status != recorder.StatusOK || r.Name != "fanout" {
 			t.Errorf("round span %d: round %d parent %d outcome %q inputs %d status %q name %q; want round %d of call %d, %q, %d inputs, ok, fanout",
 				r.ID, r.Round, r.Parent, r.Outcome, r.InputRequests, r.Status, r.Name, i+1, call.ID, outcome, inputs)
 		}
@@ -122,7 +122,7 @@ func TestInputRequestsServedInListedOrder(t *testing.T) {
 			for round := 1; round <= 2; round++ {
 				var inRound []*recorder.Span
 				for _, sp := range spans {
-					if sp.Round == round {
+					if int(sp.Round) == round {
 						inRound = append(inRound, sp)
 					}
 				}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // BenchmarkAppend is the recorder's cost per span as the engine pays it:
@@ -20,6 +21,21 @@ func BenchmarkAppend(b *testing.B) {
 		rec.Update(id, func(s *Span) { s.Queued = 2 })
 		rec.Update(id, func(s *Span) { s.Serving = 3 })
 		rec.Update(id, func(s *Span) { s.Answered = 4; s.Status = StatusOK })
+	}
+}
+
+// BenchmarkAppendCapped is BenchmarkAppend on a recording capped at
+// [DefaultMaxSpans] spans, as `inspector run` makes: past the cap the
+// spans are sampled and every one is folded into the totals.
+func BenchmarkAppendCapped(b *testing.B) {
+	rec := New(Meta{})
+	rec.SetMaxSpans(DefaultMaxSpans)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		s := NewSpan("s", Outgoing, "tools/call")
+		s.Received, s.Queued, s.Serving = time.Duration(i)*time.Microsecond, time.Duration(i)*time.Microsecond, time.Duration(i)*time.Microsecond
+		id := rec.Begin(s)
+		rec.End(id, time.Duration(i+500)*time.Microsecond, Outcome{Status: StatusOK})
 	}
 }
 

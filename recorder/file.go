@@ -25,8 +25,15 @@ const (
 	// multi-round-trip shape of a tool call (round spans, their outcome
 	// and input requests, an input request's key) and the time a message
 	// was withheld from the client (stalled); version 1 files, which have
-	// none of these, still load.
-	RecordingVersion = 2
+	// none of these, still load. Version 3 is a sampled recording
+	// (--max-spans): it carries "sampling", the totals of every span,
+	// which an older reader would ignore and so show the figures of the
+	// sample alone; recordings that kept every span are still written as
+	// version 2.
+	RecordingVersion = 3
+	// recordingVersionWhole is the version written for a recording that
+	// kept every span.
+	recordingVersionWhole = 2
 	// JournalFormat is the "format" of a journal's header line.
 	JournalFormat = "fanout-inspector-journal"
 	// JournalVersion is the version of the journal format: 2 for the same
@@ -52,6 +59,8 @@ type recordingFile struct {
 	Runs   []Run   `json:"runs,omitempty"`
 	Spans  []*Span `json:"spans"`
 	Events []Event `json:"events"`
+	// Sampling is set in a recording that kept a sample of its spans.
+	Sampling *Sampling `json:"sampling,omitempty"`
 }
 
 // Save writes snap as a recording: one JSON object
@@ -68,7 +77,11 @@ func Save(w io.Writer, snap *Snapshot) error {
 	enc := newLineEncoder(bw)
 	meta := snap.Meta
 	now := snap.Now
-	head, err := json.Marshal(fileHeader{Format: RecordingFormat, Version: RecordingVersion, Meta: &meta, Now: &now})
+	version := recordingVersionWhole
+	if snap.Sampled != nil && snap.Sampled.Totals != nil {
+		version = RecordingVersion
+	}
+	head, err := json.Marshal(fileHeader{Format: RecordingFormat, Version: version, Meta: &meta, Now: &now})
 	if err != nil {
 		return fmt.Errorf("save recording: %w", err)
 	}
@@ -107,6 +120,16 @@ func Save(w io.Writer, snap *Snapshot) error {
 		}
 	}
 	bw.WriteString("\n]")
+	if snap.Sampled != nil && snap.Sampled.Totals != nil {
+		sm := *snap.Sampled
+		sm.Kept = len(snap.Spans)
+		b, err := json.Marshal(sm)
+		if err != nil {
+			return fmt.Errorf("save recording: sampling: %w", err)
+		}
+		bw.WriteString(",\n\"sampling\":")
+		bw.Write(b)
+	}
 	// The series is derived from the spans, for tools that read the file
 	// without recomputing it; Load ignores it.
 	if series := Series(snap); len(series) > 0 {
@@ -135,6 +158,9 @@ type lineEncoder struct {
 	w   io.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
+	// span and line are scratch space for inFormatOrder.
+	span spanJSON
+	line journalLineJSON
 }
 
 func newLineEncoder(w io.Writer) *lineEncoder {
@@ -146,7 +172,7 @@ func newLineEncoder(w io.Writer) *lineEncoder {
 
 func (e *lineEncoder) encode(v any) error {
 	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
+	if err := e.enc.Encode(e.inFormatOrder(v)); err != nil {
 		return err
 	}
 	_, err := e.w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
@@ -276,6 +302,13 @@ func loadRecording(data []byte) (*Snapshot, error) {
 		return nil, errors.New(`not a complete recording: the "spans" field is missing (the file was not written by Fanout Inspector, or was edited)`)
 	}
 	snap := &Snapshot{Meta: *f.Meta, Spans: f.Spans, Events: f.Events, Runs: f.Runs, Version: 1}
+	if f.Sampling != nil {
+		if f.Sampling.Totals == nil {
+			return nil, errors.New(`the sampled recording has no "totals" in its "sampling": the file was edited or is damaged`)
+		}
+		f.Sampling.Kept = len(f.Spans)
+		snap.Sampled = f.Sampling
+	}
 	if err := checkSpans(snap.Spans); err != nil {
 		return nil, err
 	}

@@ -155,12 +155,12 @@ func loadSnapshot(n int, seed uint64) *Snapshot {
 func roundsSnapshot() *Snapshot {
 	call := &Span{ID: 1, Session: "s1", Direction: Outgoing, Method: "tools/call", Kind: KindTool, RequestID: "2", Name: "fanout",
 		Received: msd(0), Queued: msd(0), Serving: msd(0), Answered: msd(1230), Status: StatusOK}
-	round := func(id SpanID, n int, reqID string, sent, answered float64, outcome string, inputs int) *Span {
+	round := func(id SpanID, n int32, reqID string, sent, answered float64, outcome RoundOutcome, inputs int32) *Span {
 		return &Span{ID: id, Parent: 1, Session: "s1", Direction: Outgoing, Method: "tools/call", Kind: KindRound, RequestID: reqID,
 			Name: "fanout", Round: n, Outcome: outcome, InputRequests: inputs,
 			Received: msd(sent), Queued: msd(sent), Serving: msd(sent), Answered: msd(answered), Status: StatusOK}
 	}
-	input := func(id, parent SpanID, n int, key string, recv, serving, answered float64) *Span {
+	input := func(id, parent SpanID, n int32, key string, recv, serving, answered float64) *Span {
 		return &Span{ID: id, Parent: parent, Session: "s1", Direction: Incoming, Method: "sampling/createMessage", Kind: KindSampling,
 			Round: n, InputKey: key, Received: msd(recv), Queued: msd(recv), Serving: msd(serving), Answered: msd(answered), Status: StatusOK}
 	}

@@ -1,6 +1,8 @@
 package recorder
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -85,10 +87,10 @@ type MethodTimes struct {
 // duration ([CallDuration]), and per method the client's requests' call
 // times and the server's requests' queue and serve times.
 type Latencies struct {
-	Calls *Histogram
+	Calls *Histogram `json:"calls"`
 	// ByMethod holds, per JSON-RPC method, "call", "queue" and "serve"
 	// histograms (only those the method has).
-	ByMethod map[string]map[string]*Histogram
+	ByMethod map[string]map[string]*Histogram `json:"by_method"`
 }
 
 // NewLatencies returns empty [Latencies].
@@ -190,7 +192,7 @@ func errorKindOf(s *Span) (string, int64) {
 	case s.Status == StatusError:
 		return "error", 0
 	}
-	return string(s.Status), 0
+	return s.Status.String(), 0
 }
 
 // errorKinds lists counts by kind and code, most frequent first (ties by
@@ -218,4 +220,51 @@ func errorKinds(counts map[ErrorKind]int) []ErrorKind {
 		return 0
 	})
 	return out
+}
+
+// clone returns a copy of h.
+func (h *Histogram) clone() *Histogram {
+	return &Histogram{h: hdrhistogram.Import(h.h.Export()), max: h.max}
+}
+
+// legacy is [Histogram.Percentiles] in the shape of the summary's older
+// distributions (p50, p90, p99, max).
+func (h *Histogram) legacy() Percentiles {
+	p := h.Percentiles()
+	return Percentiles{P50: p.P50, P90: p.P90, P99: p.P99, Max: p.Max}
+}
+
+// histogramJSON is a [Histogram] in a recording: the exact max and each
+// non-empty bucket as [lowest value in µs, count].
+type histogramJSON struct {
+	MaxUS  int64      `json:"max_us"`
+	Counts [][2]int64 `json:"counts"`
+}
+
+// MarshalJSON writes the histogram's non-empty buckets.
+func (h *Histogram) MarshalJSON() ([]byte, error) {
+	j := histogramJSON{MaxUS: h.max, Counts: [][2]int64{}}
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 {
+			j.Counts = append(j.Counts, [2]int64{b.From, b.Count})
+		}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (h *Histogram) UnmarshalJSON(b []byte) error {
+	var j histogramJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*h = *NewHistogram()
+	for _, c := range j.Counts {
+		if c[0] < 0 || c[0] > histHighestUS || c[1] < 0 {
+			return fmt.Errorf("histogram bucket %d µs × %d: outside 0 .. 1 hour, or a negative count", c[0], c[1])
+		}
+		_ = h.h.RecordValues(c[0], c[1])
+	}
+	h.max = min(max(j.MaxUS, 0), histHighestUS)
+	return nil
 }

@@ -42,10 +42,7 @@ type Journal struct {
 	pending []journalLine
 	// open holds the latest version of each open span that changed since
 	// the last flush: written once per flush however often it changed.
-	open map[SpanID]*Span
-	// ended holds the spans that have ended, so that a late notice of an
-	// earlier, open version (two goroutines racing) is ignored.
-	ended  map[SpanID]bool
+	open   map[SpanID]*Span
 	closed bool
 	err    error
 	meta   []byte // the last metadata written, to notice changes
@@ -78,7 +75,7 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	j := &Journal{
-		path: path, rec: rec, file: f, open: map[SpanID]*Span{}, ended: map[SpanID]bool{},
+		path: path, rec: rec, file: f, open: map[SpanID]*Span{},
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	snap := rec.observeFrom(j)
@@ -98,7 +95,6 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 		if s.Open() {
 			j.open[s.ID] = s
 		} else {
-			j.ended[s.ID] = true
 			j.pending = append(j.pending, journalLine{Span: s})
 		}
 	}
@@ -116,7 +112,7 @@ func OpenJournal(path string, rec *Recording) (*Journal, error) {
 func (r *Recording) observeFrom(o Observer) *Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.observer = append(r.observer, o)
+	r.addObserverLocked(o)
 	return r.snapshotLocked()
 }
 
@@ -128,7 +124,6 @@ func (j *Journal) SpanFinished(s *Span) {
 	j.mu.Lock()
 	if !j.closed {
 		delete(j.open, s.ID)
-		j.ended[s.ID] = true
 		j.pending = append(j.pending, journalLine{Span: s})
 	}
 	j.mu.Unlock()
@@ -145,7 +140,11 @@ func (j *Journal) SpanChanged(s *Span) {
 	case j.closed:
 	case !s.Open():
 		j.pending = append(j.pending, journalLine{Span: s})
-	case !j.ended[s.ID]:
+	case j.rec.isOpen(s.ID):
+		// A notice of an open span that arrives after the span ended
+		// (observers are called outside the recording's lock) is stale.
+		// Asking the recording, under j.mu, rather than remembering every
+		// span that ended keeps a long run's journal small.
 		if cur, ok := j.open[s.ID]; !ok || phasesReached(s) >= phasesReached(cur) {
 			j.open[s.ID] = s
 		}

@@ -42,7 +42,7 @@ func summarizeProxy(snap *Snapshot) Summary {
 			wire.Spans = append(wire.Spans, s)
 			continue
 		}
-		f := Fulfilment{Round: s.Round, Requests: s.InputRequests}
+		f := Fulfilment{Round: int(s.Round), Requests: int(s.InputRequests)}
 		if p := snap.SpanByID(s.Parent); p != nil {
 			f.Call = p.Parent
 		}

@@ -45,11 +45,11 @@ func fulfilmentSnap(sizes, took []int) *Snapshot {
 	at := 0
 	for i, n := range sizes {
 		r := NewSpan("proxy", Outgoing, "tools/call")
-		r.Kind, r.Parent, r.Round, r.Outcome, r.InputRequests = KindRound, c.ID, i+1, OutcomeInputRequired, n
+		r.Kind, r.Parent, r.Round, r.Outcome, r.InputRequests = KindRound, c.ID, int32(i+1), OutcomeInputRequired, int32(n)
 		r.Received, r.Queued, r.Serving, r.Answered, r.Status = d(at), d(at), d(at), d(at+2), StatusOK
 		round := add(r)
 		f := NewSpan("proxy", Incoming, "sampling/createMessage")
-		f.Parent, f.Round, f.InputRequests = round.ID, i+1, n
+		f.Parent, f.Round, f.InputRequests = round.ID, int32(i+1), int32(n)
 		f.Received, f.Queued, f.Serving, f.Answered, f.Status = d(at+2), d(at+2), d(at+2+took[i]), d(at+2+took[i]), StatusOK
 		add(f)
 		at += 2 + took[i]

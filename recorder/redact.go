@@ -328,11 +328,17 @@ func (r *Recording) AddSecrets(secrets ...string) {
 	sc := newScrubber(all)
 	r.scrub.Store(sc)
 	sc.meta(&r.meta)
-	for i, s := range r.spans {
+	for i := range r.kept() {
+		p := new(Span)
+		*p = *r.keptAt(i)
+		sc.span(p, nil)
+		r.setKept(i, p)
+	}
+	for id, s := range r.pending { // open spans past a sample's cap
 		p := new(Span)
 		*p = *s
 		sc.span(p, nil)
-		r.spans[i] = p
+		r.pending[id] = p
 	}
 	// Events are shared with earlier snapshots: copy before changing.
 	events := make([]Event, len(r.events), cap(r.events))

@@ -8,7 +8,7 @@ import "time"
 func NextRounds(snap *Snapshot) map[SpanID]*Span {
 	type key struct {
 		call  SpanID
-		round int
+		round int32
 	}
 	byRound := map[key]*Span{}
 	for _, s := range snap.Spans {

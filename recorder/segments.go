@@ -154,6 +154,16 @@ func (s *Snapshot) Segment(run Run) *Snapshot {
 		r.End = seg.Now
 	}
 	seg.Runs = []Run{r}
+	if s.Sampled != nil {
+		sm := *s.Sampled
+		sm.Kept = len(seg.Spans)
+		if len(s.RunList()) > 1 {
+			// The totals count every run together: this run's figures
+			// can only come from its spans kept.
+			sm.Totals = nil
+		}
+		seg.Sampled = &sm
+	}
 	return seg
 }
 

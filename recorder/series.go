@@ -35,6 +35,9 @@ func Series(snap *Snapshot) []SecondStat {
 	if snap == nil {
 		return nil
 	}
+	if sm := snap.Sampled; sm != nil && sm.Totals != nil {
+		return sm.Totals.series(snap.Now)
+	}
 	end := snap.Now
 	for _, s := range snap.Spans {
 		if s.Received != Unset {

@@ -38,46 +38,55 @@ import (
 // "no span" (for example a span without a parent).
 type SpanID int64
 
-// Direction says which side sent a request.
-type Direction string
+// Direction says which side sent a request. It is one byte in memory
+// and its name in JSON and text ([Direction.String]).
+type Direction uint8
 
 // The two directions of a request.
 const (
 	// Incoming is a request the server sent to the client (sampling,
 	// elicitation, roots, ping): the inspector serves it.
-	Incoming Direction = "incoming"
+	Incoming Direction = iota + 1
 	// Outgoing is a request the client sent to the server (tools/call,
 	// tools/list, initialize…).
-	Outgoing Direction = "outgoing"
+	Outgoing
 )
 
-// Kind groups methods for colouring and counting.
-type Kind string
+// Kind groups methods for colouring and counting. It is one byte in
+// memory and its name in JSON and text ([Kind.String]); kinds compare
+// in the order of their names.
+type Kind uint8
 
-// The kinds of request the inspector tells apart.
+// The kinds of request the inspector tells apart, in the order of their
+// names. The zero Kind, named "", is a span whose kind was not set.
 const (
-	KindSampling    Kind = "sampling"
-	KindElicitation Kind = "elicitation"
-	KindRoots       Kind = "roots"
-	KindPing        Kind = "ping"
-	KindTool        Kind = "tool"
+	KindElicitation Kind = iota + 1
+	KindOther
+	KindPing
+	KindRoots
 	// KindRound is one wire round of a multi-round-trip tool call
 	// (protocol 2026-07-28): a tools/call request with its own JSON-RPC
 	// id, child of the logical call's [KindTool] span.
-	KindRound Kind = "round"
-	KindOther Kind = "other"
+	KindRound
+	KindSampling
+	KindTool
 )
+
+// RoundOutcome is what the server answered a [KindRound] span. It is one
+// byte in memory and its name in JSON and text; the zero value, named
+// "", is a span that is not a round or has no answer yet.
+type RoundOutcome uint8
 
 // The outcomes of a [KindRound] span: what the server answered that
 // round.
 const (
+	// OutcomeError: the server answered the round with a JSON-RPC error.
+	OutcomeError RoundOutcome = iota + 1
 	// OutcomeInputRequired: the server asked for input
 	// (resultType "input_required"); Span.InputRequests says how many.
-	OutcomeInputRequired = "input_required"
+	OutcomeInputRequired
 	// OutcomeResult: the server gave the call's final result.
-	OutcomeResult = "result"
-	// OutcomeError: the server answered the round with a JSON-RPC error.
-	OutcomeError = "error"
+	OutcomeResult
 )
 
 // KindOf returns the kind of a JSON-RPC method name.
@@ -98,17 +107,18 @@ func KindOf(method string) Kind {
 }
 
 // Status is how a span ended. The zero value, [StatusOpen], is a span still
-// in flight.
-type Status string
+// in flight. It is one byte in memory and its name in JSON and text
+// ([Status.String]); statuses compare in the order of their names.
+type Status uint8
 
-// The statuses of a span.
+// The statuses of a span, in the order of their names.
 const (
-	StatusOpen      Status = ""
-	StatusOK        Status = "ok"
-	StatusError     Status = "error"
-	StatusCancelled Status = "cancelled" // the peer sent notifications/cancelled
-	StatusTimeout   Status = "timeout"   // the per-request or per-call timeout passed
-	StatusAborted   Status = "aborted"   // the connection was lost first
+	StatusOpen      Status = iota // named ""
+	StatusAborted                 // the connection was lost first
+	StatusCancelled               // the peer sent notifications/cancelled
+	StatusError
+	StatusOK
+	StatusTimeout // the per-request or per-call timeout passed
 )
 
 // Span is one JSON-RPC request and its answer.
@@ -117,30 +127,34 @@ const (
 // request Received <= Queued <= Serving <= Answered; for an outgoing one
 // Received is when it was sent and Queued and Serving equal it. A phase not
 // reached yet has the value [Unset].
+//
+// The fields are laid out by size so that a span takes 256 bytes; JSON
+// carries them in the order of the format ([Span.MarshalJSON]).
 type Span struct {
-	ID        SpanID    `json:"id"`
-	Parent    SpanID    `json:"parent,omitempty"`
-	Session   string    `json:"session"`
-	Direction Direction `json:"direction"`
-	Method    string    `json:"method"`
-	Kind      Kind      `json:"kind"`
+	ID     SpanID `json:"id"`
+	Parent SpanID `json:"parent,omitempty"`
+
+	Session string `json:"session"`
+	Method  string `json:"method"`
 	// RequestID is the JSON-RPC id as it appeared on the wire.
 	RequestID string `json:"request_id,omitempty"`
 	// Name is the tool name of a tools/call.
 	Name string `json:"name,omitempty"`
-	// Round is the multi-round-trip round (1, 2, …) of a request fulfilled
-	// as an input request of a tool call; 0 for requests sent on the wire.
-	Round int `json:"round,omitempty"`
 	// InputKey is the key under which the server asked for an input
 	// request in an input_required result ("r1-0", "ask_name" …); empty
 	// for requests sent on the wire.
 	InputKey string `json:"input_key,omitempty"`
-	// Outcome is what the server answered a [KindRound] span:
-	// [OutcomeInputRequired], [OutcomeResult] or [OutcomeError].
-	Outcome string `json:"outcome,omitempty"`
-	// InputRequests is how many input requests a [KindRound] span's
-	// input_required result carried.
-	InputRequests int `json:"input_requests,omitempty"`
+	// Unlinked says why an incoming request has no Parent although it
+	// may have been caused by a tool call: several calls were in flight
+	// and nothing in the request (a progress token in its _meta, the
+	// HTTP response stream it arrived on) named one of them. Empty when
+	// the request is linked, or when no call was in flight to link it to.
+	Unlinked string `json:"unlinked,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// ErrorCode is the JSON-RPC error code the answer carried, when it
+	// was a JSON-RPC error; 0 otherwise.
+	ErrorCode int64 `json:"error_code,omitempty"`
+
 	// Stalled is how long a message read off the wire was withheld from
 	// the client before it saw it (dispatch "inline", a client whose
 	// receive loop awaits each request): for an incoming request the
@@ -148,16 +162,6 @@ type Span struct {
 	// one, from Answered (the response read off the wire) until the
 	// client saw the response. Zero when nothing was withheld.
 	Stalled time.Duration `json:"stalled,omitempty"`
-	// Duplicate marks a server request that reused the JSON-RPC id of a
-	// request still pending on the same session: it is recorded on its
-	// own, but a well-behaved server never sends one.
-	Duplicate bool `json:"duplicate,omitempty"`
-	// Unlinked says why an incoming request has no Parent although it
-	// may have been caused by a tool call: several calls were in flight
-	// and nothing in the request (a progress token in its _meta, the
-	// HTTP response stream it arrived on) named one of them. Empty when
-	// the request is linked, or when no call was in flight to link it to.
-	Unlinked string `json:"unlinked,omitempty"`
 	// Intended is when an open-loop load test meant to send this tool
 	// call (an offset like Received): arrivals follow a fixed schedule,
 	// and a call sent late is still timed from its intended start, so
@@ -171,22 +175,34 @@ type Span struct {
 	Serving  time.Duration `json:"serving"`
 	Answered time.Duration `json:"answered"`
 
-	Status Status `json:"status"`
-	Error  string `json:"error,omitempty"`
-	// ErrorCode is the JSON-RPC error code the answer carried, when it
-	// was a JSON-RPC error; 0 otherwise.
-	ErrorCode int64 `json:"error_code,omitempty"`
+	// Params and Result are the request's params and the answer's result,
+	// capped at [MaxPayload] bytes (a capped payload is replaced by a JSON
+	// string that says so).
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+
+	// Round is the multi-round-trip round (1, 2, …) of a request fulfilled
+	// as an input request of a tool call; 0 for requests sent on the wire.
+	Round int32 `json:"round,omitempty"`
+	// InputRequests is how many input requests a [KindRound] span's
+	// input_required result carried.
+	InputRequests int32 `json:"input_requests,omitempty"`
 	// InputTokens and OutputTokens are the token counts a model endpoint
 	// reported for a sampling request it answered (sampling mode
 	// "endpoint"); 0 when no model was asked.
 	InputTokens  int32 `json:"input_tokens,omitempty"`
 	OutputTokens int32 `json:"output_tokens,omitempty"`
 
-	// Params and Result are the request's params and the answer's result,
-	// capped at [MaxPayload] bytes (a capped payload is replaced by a JSON
-	// string that says so).
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
+	Direction Direction `json:"direction"`
+	Kind      Kind      `json:"kind"`
+	Status    Status    `json:"status"`
+	// Outcome is what the server answered a [KindRound] span:
+	// [OutcomeInputRequired], [OutcomeResult] or [OutcomeError].
+	Outcome RoundOutcome `json:"outcome,omitempty"`
+	// Duplicate marks a server request that reused the JSON-RPC id of a
+	// request still pending on the same session: it is recorded on its
+	// own, but a well-behaved server never sends one.
+	Duplicate bool `json:"duplicate,omitempty"`
 }
 
 // Unset marks a phase that has not been reached.

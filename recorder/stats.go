@@ -78,6 +78,20 @@ type Summary struct {
 	// times: call_ms for the client's requests, queue_ms and serve_ms
 	// for the server's.
 	ByMethodMS map[string]MethodTimes `json:"by_method_ms"`
+	// Sampled is set when the recording kept only a sample of its spans
+	// (--max-spans): every figure above still counts all of them.
+	Sampled *SampledSpans `json:"sampled,omitempty"`
+}
+
+// SampledSpans says how many spans a sampled recording had and kept.
+type SampledSpans struct {
+	// Spans is 0 for one run of several of a sampled recording, whose
+	// figures come from the spans kept.
+	Spans int `json:"spans"`
+	Kept  int `json:"kept"`
+	// Note says it in words: "kept 100,000 of 1,000,000 spans;
+	// statistics are exact".
+	Note string `json:"note"`
 }
 
 // CallCounts counts the tool calls of a run.

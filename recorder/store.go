@@ -1,7 +1,9 @@
 package recorder
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,18 +53,37 @@ type Observer interface {
 // spans and events to it; readers call [Recording.Snapshot], which never
 // waits for the engine for longer than a slice copy.
 //
-// A *Span handed out by a snapshot is immutable: an update replaces the
-// pointer in the store, never the value behind it.
+// A *Span handed out by a snapshot, [Recording.Span] or an observer is
+// immutable. The store changes an open span in place, under its lock, and
+// hands out copies of open spans only (as many as are in flight); an
+// ended span is shared, and a change after it ended replaces it with a
+// changed copy.
+//
+// With [Recording.SetMaxSpans], the store keeps every span up to a cap
+// and past it a sample of the ended ones, while its [Totals] keep the
+// statistics of every span exact (see sampling.go).
 type Recording struct {
 	start time.Time
 
-	mu       sync.Mutex
-	meta     Meta
-	spans    []*Span
-	events   []Event
-	runs     []Run
-	version  uint64
-	observer []Observer
+	mu   sync.Mutex
+	meta Meta
+	// slab holds the spans while every one is kept; from the first span
+	// dropped, spans holds those kept, in ID order. spans[i].ID == i+1
+	// for i < direct (every span in slab); past it IDs have gaps, and
+	// open spans wait in pending until they end.
+	slab    *spanSlabs
+	spans   []*Span
+	direct  int
+	nextID  SpanID
+	pending map[SpanID]*Span
+	// firstOpen is the index in spans before which no span is open.
+	firstOpen int
+	events    []Event
+	runs      []Run
+	version   uint64
+	observer  []Observer
+	changes   bool // an observer wants every change (a ChangeObserver)
+	sampler   *sampler
 	// scrub, when set by AddSecrets, removes secrets from what is stored.
 	scrub atomic.Pointer[scrubber]
 }
@@ -73,7 +94,7 @@ func New(meta Meta) *Recording {
 	if meta.Created.IsZero() {
 		meta.Created = now.Round(0)
 	}
-	return &Recording{start: now, meta: meta}
+	return &Recording{start: now, meta: meta, slab: &spanSlabs{}}
 }
 
 // Start returns the instant the recording started (with its monotonic
@@ -89,8 +110,15 @@ func (r *Recording) Now() time.Duration { return time.Since(r.start) }
 // Observe registers o to be told of finished spans and new events.
 func (r *Recording) Observe(o Observer) {
 	r.mu.Lock()
-	r.observer = append(r.observer, o)
+	r.addObserverLocked(o)
 	r.mu.Unlock()
+}
+
+func (r *Recording) addObserverLocked(o Observer) {
+	r.observer = append(r.observer, o)
+	if _, ok := o.(ChangeObserver); ok {
+		r.changes = true
+	}
 }
 
 // SetMeta changes the recording's metadata through f.
@@ -108,27 +136,57 @@ func (r *Recording) SetMeta(f func(*Meta)) {
 // phases left at zero that the direction does not use are set to [Unset]
 // by the caller's choice: Begin keeps them as given.
 func (r *Recording) Begin(s Span) SpanID {
-	p := new(Span)
-	*p = s
 	sc := r.scrub.Load()
 	if sc != nil {
-		sc.span(p, nil)
+		sc.span(&s, nil)
 	}
 	r.mu.Lock()
 	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
-		now.span(p, nil)
+		now.span(&s, nil)
 	}
-	p.ID = SpanID(len(r.spans) + 1)
-	r.spans = append(r.spans, p)
+	r.nextID++
+	s.ID = r.nextID
+	var p *Span
+	if r.pending != nil {
+		p = new(Span)
+		*p = s
+		r.pending[p.ID] = p
+	} else {
+		p = r.slab.add(&s)
+		r.direct++
+	}
+	if r.sampler != nil {
+		r.sampler.begin(p)
+	}
+	if !p.Open() { // begun ended
+		r.finishLocked(p)
+	}
 	r.version++
-	obs := r.observer
+	obs, changed := r.observer, r.changedLocked(p)
 	r.mu.Unlock()
-	notifyChanged(obs, p)
+	notifyChanged(obs, changed)
 	return p.ID
+}
+
+// changedLocked returns what to tell ChangeObservers of span p: nil when
+// none listens, p itself once it ended, a copy while it is open (the
+// store goes on changing it in place).
+func (r *Recording) changedLocked(p *Span) *Span {
+	if !r.changes {
+		return nil
+	}
+	if !p.Open() {
+		return p
+	}
+	c := *p
+	return &c
 }
 
 // notifyChanged tells the observers that want to know of every change.
 func notifyChanged(obs []Observer, s *Span) {
+	if s == nil {
+		return
+	}
 	for _, o := range obs {
 		if c, ok := o.(ChangeObserver); ok {
 			c.SpanChanged(s)
@@ -136,35 +194,91 @@ func notifyChanged(obs []Observer, s *Span) {
 	}
 }
 
-// Update changes span id through f, which works on a private copy. If the
-// update takes the span from open to ended, observers are told. Unknown
-// IDs are ignored.
+// find returns where span id is: its index in r.spans (or -1) and the
+// span, or nil when the store has no such span (never had, or dropped it).
+func (r *Recording) find(id SpanID) (int, *Span) {
+	if id <= 0 {
+		return -1, nil
+	}
+	if i := int(id) - 1; i < r.direct {
+		return i, r.keptAt(i)
+	}
+	if p := r.pending[id]; p != nil {
+		return -1, p
+	}
+	tail := r.spans[min(r.direct, len(r.spans)):]
+	if j, ok := slices.BinarySearchFunc(tail, id, func(s *Span, id SpanID) int { return cmp.Compare(s.ID, id) }); ok {
+		return r.direct + j, tail[j]
+	}
+	return -1, nil
+}
+
+// Update changes span id through f. If the update takes the span from
+// open to ended, observers are told. Unknown IDs, and spans a sampled
+// recording dropped, are ignored.
 func (r *Recording) Update(id SpanID, f func(*Span)) {
 	r.mu.Lock()
-	i := int(id) - 1
-	if i < 0 || i >= len(r.spans) {
+	i, old := r.find(id)
+	if old == nil {
 		r.mu.Unlock()
 		return
 	}
-	old := r.spans[i]
-	p := new(Span)
-	*p = *old
-	f(p)
-	if sc := r.scrub.Load(); sc != nil {
-		sc.span(p, old)
+	wasOpen := old.Open()
+	p := old
+	if !wasOpen {
+		// Ended spans are shared with snapshots: change a copy.
+		p = new(Span)
+		*p = *old
 	}
-	p.ID = old.ID
-	r.spans[i] = p
+	sc := r.scrub.Load()
+	var before Span
+	if r.sampler != nil || sc != nil {
+		before = *old
+	}
+	f(p)
+	if sc != nil {
+		sc.span(p, &before) // only what changed: a payload is scrubbed once
+	}
+	p.ID = id
+	if !wasOpen {
+		if i >= 0 {
+			r.setKept(i, p)
+		}
+		if r.sampler != nil {
+			r.sampler.changed(&before, p)
+		}
+	} else if r.sampler != nil {
+		r.sampler.update(&before, p)
+	}
+	finished := wasOpen && !p.Open()
+	if finished {
+		r.finishLocked(p)
+	}
 	r.version++
-	finished := old.Open() && !p.Open()
 	obs := r.observer
+	var changed *Span
+	if !finished {
+		changed = r.changedLocked(p)
+	}
 	r.mu.Unlock()
 	if finished {
 		for _, o := range obs {
 			o.SpanFinished(p)
 		}
 	} else {
-		notifyChanged(obs, p)
+		notifyChanged(obs, changed)
+	}
+}
+
+// finishLocked is told, under the lock, that span p has just ended: it
+// moves the oldest-open mark, and a sampled store folds p into its
+// totals and keeps or drops it.
+func (r *Recording) finishLocked(p *Span) {
+	for r.firstOpen < r.kept() && !r.keptAt(r.firstOpen).Open() {
+		r.firstOpen++
+	}
+	if r.sampler != nil {
+		r.sampler.finish(r, p)
 	}
 }
 
@@ -180,15 +294,25 @@ type ChangeObserver interface {
 	SpanChanged(s *Span)
 }
 
-// Span returns the current value of span id, or nil.
+// Span returns the current value of span id (a copy while it is open),
+// or nil.
 func (r *Recording) Span(id SpanID) *Span {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	i := int(id) - 1
-	if i < 0 || i >= len(r.spans) {
-		return nil
+	_, p := r.find(id)
+	if p != nil && p.Open() {
+		c := *p
+		return &c
 	}
-	return r.spans[i]
+	return p
+}
+
+// isOpen reports whether span id is in the store and open.
+func (r *Recording) isOpen(id SpanID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, p := r.find(id)
+	return p != nil && p.Open()
 }
 
 // AddEvent records an instant event.
@@ -252,12 +376,16 @@ func (r *Recording) End(id SpanID, at time.Duration, o Outcome) bool {
 func (r *Recording) AbortOpen(at time.Duration, reason string) int {
 	r.mu.Lock()
 	var open []SpanID
-	for _, s := range r.spans {
-		if s.Open() {
+	for i := r.firstOpen; i < r.kept(); i++ {
+		if s := r.keptAt(i); s.Open() {
 			open = append(open, s.ID)
 		}
 	}
+	for id := range r.pending {
+		open = append(open, id)
+	}
 	r.mu.Unlock()
+	slices.Sort(open)
 	n := 0
 	for _, id := range open {
 		if r.End(id, at, Outcome{Status: StatusAborted, Error: reason}) {
@@ -276,8 +404,9 @@ func (r *Recording) Version() uint64 {
 }
 
 // Snapshot returns a consistent view of the recording as it is now. It
-// copies the slice of span pointers (8 bytes a span) and shares everything
-// else, so it is cheap enough to call for every frame of a live view.
+// copies the slice of span pointers (8 bytes a span) and the spans still
+// open, and shares everything else, so it is cheap enough to call for
+// every frame of a live view.
 func (r *Recording) Snapshot() *Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -286,9 +415,40 @@ func (r *Recording) Snapshot() *Snapshot {
 
 // snapshotLocked is [Recording.Snapshot] for a caller holding r.mu.
 func (r *Recording) snapshotLocked() *Snapshot {
-	spans := make([]*Span, len(r.spans))
-	copy(spans, r.spans)
-	return &Snapshot{
+	spans := make([]*Span, r.kept(), r.kept()+len(r.pending))
+	if r.slab != nil {
+		r.slab.pointers(spans)
+	} else {
+		copy(spans, r.spans)
+	}
+	n := 0
+	for _, s := range spans[r.firstOpen:] {
+		if s.Open() {
+			n++
+		}
+	}
+	open := make([]Span, 0, n) // one allocation for the copies of the open spans
+	for i, s := range spans[r.firstOpen:] {
+		if s.Open() {
+			open = append(open, *s)
+			spans[r.firstOpen+i] = &open[len(open)-1]
+		}
+	}
+	if len(r.pending) > 0 {
+		waiting := make([]Span, 0, len(r.pending))
+		for _, s := range r.pending {
+			waiting = append(waiting, *s)
+		}
+		slices.SortFunc(waiting, func(a, b Span) int { return cmp.Compare(a.ID, b.ID) })
+		n := len(spans)
+		for i := range waiting {
+			spans = append(spans, &waiting[i])
+		}
+		if n > 0 && len(waiting) > 0 && spans[n-1].ID > waiting[0].ID {
+			slices.SortStableFunc(spans, func(a, b *Span) int { return cmp.Compare(a.ID, b.ID) })
+		}
+	}
+	snap := &Snapshot{
 		Meta:    r.meta,
 		Spans:   spans,
 		Events:  r.events[:len(r.events):len(r.events)],
@@ -296,6 +456,10 @@ func (r *Recording) snapshotLocked() *Snapshot {
 		Version: r.version,
 		Now:     time.Since(r.start),
 	}
+	if r.sampler != nil {
+		snap.Sampled = r.sampler.sampling(len(spans))
+	}
+	return snap
 }
 
 // Snapshot is a consistent, read-only view of a recording: taken from a
@@ -313,6 +477,11 @@ type Snapshot struct {
 	// Now is the offset at which the snapshot was taken; for a loaded
 	// recording, the end of the last span or event.
 	Now time.Duration
+	// Sampled is set when the recording kept only some of its spans
+	// ([Recording.SetMaxSpans]): it says how many, and carries the
+	// [Totals] of every span, from which [Summarize] and [Series] give
+	// exact figures. Nil when every span is in Spans.
+	Sampled *Sampling
 }
 
 // SpanByID returns the span with id, or nil (a nil snapshot, id 0, a span

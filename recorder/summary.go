@@ -42,6 +42,11 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		sum.Verdict, sum.VerdictText = VerdictNoFanout, "no fan-out: the recording is empty"
 		return sum
 	}
+	if sm := snap.Sampled; sm != nil && sm.Totals != nil {
+		sum = sm.Totals.summary(snap)
+		sum.Sampled = &SampledSpans{Spans: sm.Spans, Kept: sm.Kept, Note: sm.Note()}
+		return sum
+	}
 	var handoff, queue, serve, stalled []float64
 	errs := map[string]int{}
 	kinds := map[ErrorKind]int{}
@@ -147,6 +152,10 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 		}
 	}
 
+	if snap.Sampled != nil { // a sample without totals: say so
+		sum.Sampled = &SampledSpans{Kept: len(snap.Spans),
+			Note: fmt.Sprintf("a sample of %s spans: statistics of the run from the spans kept", thousands(len(snap.Spans)))}
+	}
 	callStats(snap, &sum)
 	loadFigures(snap, &sum)
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)

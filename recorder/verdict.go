@@ -225,6 +225,10 @@ func findBurst(snap *Snapshot, steps []gateStep, peakWire int) burst {
 // medianServe is the median time the counted requests were served (open
 // ones so far), and whether any was.
 func medianServe(snap *Snapshot) (time.Duration, bool) {
+	if sm := snap.Sampled; sm != nil && sm.Totals != nil && sm.Totals.Serve.Count() > 0 {
+		// The sample's serve times need not be the run's: ask the totals.
+		return time.Duration(sm.Totals.Serve.Percentiles().P50 * float64(time.Millisecond)), true
+	}
 	var serve []time.Duration
 	for _, s := range snap.Spans {
 		if s.Direction != Incoming || s.Status == StatusAborted || s.Serving == Unset {

@@ -37,6 +37,10 @@ type Bridge struct {
 	// JournalDir is where live recordings are journaled; "" turns
 	// journaling off. NewBridge sets it to [recorder.DefaultJournalDir].
 	JournalDir string
+	// MaxSpans caps the spans a connection's recording keeps
+	// ([recorder.Recording.SetMaxSpans]); NewBridge sets it to
+	// [recorder.DefaultMaxSpans], 0 keeps every span.
+	MaxSpans int
 	// Inspector is the version written into recordings.
 	Inspector string
 	// OnRecording, when set, is handed each live recording as its
@@ -95,7 +99,7 @@ func (b *Bridge) onSession(s *engine.Session, err error) {
 
 // NewBridge returns a disconnected bridge with the given callbacks.
 func NewBridge(cb engine.AnswerPolicy) *Bridge {
-	return &Bridge{cb: cb, JournalDir: recorder.DefaultJournalDir()}
+	return &Bridge{cb: cb, JournalDir: recorder.DefaultJournalDir(), MaxSpans: recorder.DefaultMaxSpans}
 }
 
 // ErrNotConnected is returned by [Bridge.Run] without a connection.
@@ -129,6 +133,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	b.mu.Unlock()
 
 	rec := recorder.New(recorder.Meta{Target: t.String(), Inspector: b.Inspector})
+	rec.SetMaxSpans(b.MaxSpans)
 	recDone := b.observe(rec)
 	var journal *recorder.Journal
 	if b.JournalDir != "" {

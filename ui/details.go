@@ -356,14 +356,14 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) [][2]string {
 			rows = append(rows, [2]string{k, v})
 		}
 	}
-	status := string(s.Status)
+	status := s.Status.String()
 	if s.Open() {
 		status = "in flight"
 	}
 	row("method", s.Method)
 	row("tool", s.Name)
 	row("direction", directionText(s))
-	row("kind", string(s.Kind))
+	row("kind", s.Kind.String())
 	row("status", status)
 	row("error", s.Error)
 	row("session", s.Session)

@@ -29,7 +29,7 @@ func (t *TimelineView) legend() []fyne.CanvasObject {
 	t.kindToggles = map[recorder.Kind]*widget.Button{}
 	t.kindSwatches = map[recorder.Kind]*canvas.Rectangle{}
 	for _, k := range timeline.LegendKinds {
-		sw, _, look := item(timeline.KindColor(k), string(k))
+		sw, _, look := item(timeline.KindColor(k), k.String())
 		t.kindSwatches[k] = sw
 		b := widget.NewButton("", func() {
 			hide := !t.gantt.KindHidden(k)

@@ -124,7 +124,7 @@ func TestManualAnswers(t *testing.T) {
 		var got []string
 		for _, s := range m.Bridge.Session().Recording().Snapshot().Spans {
 			if s.Kind == recorder.KindSampling && s.Status != recorder.StatusOK {
-				got = append(got, string(s.Status)+": "+s.Error)
+				got = append(got, s.Status.String()+": "+s.Error)
 			}
 		}
 		slices.Sort(got)

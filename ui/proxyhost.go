@@ -41,6 +41,7 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 	}
 	target := recorder.RedactURL(upstream)
 	rec := recorder.New(recorder.Meta{Title: "proxy: " + target, Target: target, Inspector: m.opts.Version})
+	rec.SetMaxSpans(m.Bridge.MaxSpans)
 	p, err := proxy.NewHTTP(upstream, rec, m.opts.Target.Limits, nil) // registers the URL's credentials
 	if err != nil {
 		return err

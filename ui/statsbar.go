@@ -38,7 +38,7 @@ type StatsBar struct {
 const provisionalPrefix = "So far (the run is still going): "
 
 // maxStatsParts is how many figures the stats line shows at most.
-const maxStatsParts = 7
+const maxStatsParts = 8
 
 // NewStatsBar returns a stats bar for an empty run.
 func NewStatsBar() *StatsBar {
@@ -169,8 +169,19 @@ func (s *StatsBar) Provisional() bool { return s.provisional }
 // statsLine is the figures of sum on one line.
 func statsLine(sum recorder.Summary) string { return strings.Join(statsParts(sum), "   ") }
 
-// statsParts is the figures of sum, one a string.
+// statsParts is the figures of sum, one a string, and last, for a
+// recording that kept a sample of its spans, what it kept ("kept 100,000
+// of 1,000,000 spans; statistics are exact").
 func statsParts(sum recorder.Summary) []string {
+	parts := figureParts(sum)
+	if sum.Sampled != nil {
+		parts = append(parts[:min(len(parts), maxStatsParts-1)], sum.Sampled.Note)
+	}
+	return parts
+}
+
+// figureParts is the figures of sum, one a string.
+func figureParts(sum recorder.Summary) []string {
 	ms := func(v float64) string { return formatDuration(time.Duration(v * float64(time.Millisecond))) }
 	if sum.ServerRequests.Total == 0 && sum.ToolCalls.Total >= 2 {
 		// A load test: the server sent nothing, so the figures of its

@@ -42,6 +42,10 @@ func TestStatsBar(t *testing.T) {
 			ToolCalls: recorder.CallCounts{Total: 1}, Verdict: recorder.VerdictSerialized, VerdictText: "serialized: your client served 5 requests one at a time"},
 			[]string{"peak in flight 1 (estimated)", "pending at the client 5", "work p50 451 ms · p99 451 ms (estimated)", "\nserialized: your client"},
 			widget.DangerImportance},
+		{"sampled", recorder.Summary{PeakInFlight: 1, PeakPending: 5, ElapsedMS: 2510, ServerRequests: recorder.RequestCounts{Total: 5},
+			ToolCalls: recorder.CallCounts{Total: 1}, Verdict: recorder.VerdictConcurrent,
+			Sampled: &recorder.SampledSpans{Spans: 1_000_000, Kept: 100_000, Note: "kept 100,000 of 1,000,000 spans; statistics are exact"}},
+			[]string{"1 tool calls (0 failed)   kept 100,000 of 1,000,000 spans; statistics are exact"}, widget.SuccessImportance},
 		{"nothing yet", recorder.Summary{}, []string{"peak in flight 0", "\nno requests yet"}, widget.MediumImportance},
 	}
 	for _, tt := range tests {
@@ -52,6 +56,15 @@ func TestStatsBar(t *testing.T) {
 				if !strings.Contains(s.Text(), w) {
 					t.Errorf("stats bar does not show %q:\n%s", w, s.Text())
 				}
+			}
+			shown := ""
+			for _, l := range s.numberParts {
+				if l.Visible() {
+					shown += l.Text + "\n"
+				}
+			}
+			if tt.sum.Sampled != nil && !strings.HasSuffix(shown, tt.sum.Sampled.Note+"\n") {
+				t.Errorf("the last figure shown is not what was sampled:\n%s", shown)
 			}
 			if s.verdict.Importance != tt.importance {
 				t.Errorf("verdict importance = %v, want %v", s.verdict.Importance, tt.importance)

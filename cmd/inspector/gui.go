@@ -72,6 +72,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	)
 	var lo runOptions
 	addLoadFlags(fs, &lo, "preset the Workload panel: ")
+	maxSpans := addMaxSpansFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, guiUsage)
 		fs.PrintDefaults()
@@ -91,6 +92,10 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		return usageErr("unexpected argument %q: every option is a flag (to open a recording, use --open FILE)", fs.Arg(0))
 	}
 	target, cb, err := conn()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	spanCap, err := maxSpans()
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -169,7 +174,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer(stderr)})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer(stderr), maxSpans: spanCap})
 	}, stderr)
 }
 
@@ -216,6 +221,7 @@ func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, 
 		Version:      version,
 		OnRecording:  extras.onRecording,
 	})
+	m.Bridge.MaxSpans = extras.maxSpans
 	m.Start()
 
 	var fps *fpsMeter
@@ -256,6 +262,7 @@ type guiExtras struct {
 	sessions    int    // --sessions
 
 	onRecording func(*recorder.Recording) func() // --otlp-endpoint
+	maxSpans    int    // --max-spans
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"

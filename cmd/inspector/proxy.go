@@ -90,6 +90,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.Var(&maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
 	fs.StringVar(&o.journal, "journal", "auto", "append the recording to `FILE` as it happens; auto picks a file in "+recorder.DefaultJournalDir()+"; off writes none")
 	addOutputFlags(fs, &o)
+	maxSpans := addMaxSpansFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, proxyUsage, recorder.DefaultJournalDir())
 		fs.PrintDefaults()
@@ -181,6 +182,11 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer addr.Close()
 	} else {
 		rec = recorder.New(recorder.Meta{Title: "proxy: " + words[0], Target: *stdio, Inspector: version})
+	}
+	if n, err := maxSpans(); err != nil {
+		return usageErr("%v", err)
+	} else {
+		rec.SetMaxSpans(n)
 	}
 	rec.AddSecrets(secrets...) // before the journal writes anything
 	r := &runner{cmd: "proxy", ctx: ctx, o: o, chart: chart, rec: rec, stdout: stderr, stderr: stderr}

@@ -291,8 +291,12 @@ func reportSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summar
 	if title == "" {
 		title = "(untitled)"
 	}
-	fmt.Fprintf(tw, "recording\t%s, %s, %d requests, %d events\n", title,
-		snap.Meta.Created.UTC().Format("2006-01-02 15:04:05 MST"), len(snap.Spans), len(snap.Events))
+	requests := fmt.Sprintf("%d requests", len(snap.Spans))
+	if sm := snap.Sampled; sm != nil {
+		requests = fmt.Sprintf("%d requests (a sample of %d)", len(snap.Spans), sm.Spans)
+	}
+	fmt.Fprintf(tw, "recording\t%s, %s, %s, %d events\n", title,
+		snap.Meta.Created.UTC().Format("2006-01-02 15:04:05 MST"), requests, len(snap.Events))
 	if server := serverLine(snap.Meta); server != "" {
 		fmt.Fprintf(tw, "server\t%s\n", server)
 	}
@@ -369,7 +373,7 @@ func reportSlowest(w io.Writer, snap *recorder.Snapshot, n int) {
 		if s.Name != "" {
 			method += " " + s.Name
 		}
-		status := string(s.Status)
+		status := s.Status.String()
 		if s.Error != "" {
 			status += ": " + s.Error
 		}

@@ -146,6 +146,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
 	fs.StringVar(&o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir())
 	addOutputFlags(fs, &o)
+	maxSpans := addMaxSpansFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
@@ -211,6 +212,12 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
+	if n, err := maxSpans(); err != nil {
+		fmt.Fprintf(stderr, "inspector run: %v\n", err)
+		return exitUsage
+	} else {
+		rec.SetMaxSpans(n)
+	}
 	rec.AddSecrets(target.Secrets()...) // before the journal writes anything
 	var journal *recorder.Journal
 	if o.journal != "" {

@@ -98,6 +98,9 @@ func writeFigures(tw *tabwriter.Writer, sum recorder.Summary) {
 		verdict = sum.Verdict
 	}
 	fmt.Fprintf(tw, "verdict\t%s\n", verdict)
+	if sum.Sampled != nil {
+		fmt.Fprintf(tw, "spans\t%s (--max-spans)\n", sum.Sampled.Note)
+	}
 }
 
 // oneLine puts a multi-line message on one table row.

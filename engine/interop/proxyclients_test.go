@@ -217,7 +217,7 @@ func measure(t *testing.T, snap *recorder.Snapshot) measured {
 			m.isError, m.server, m.serverRaw = res.IsError, res.StructuredContent, string(s.Result)
 		case s.Direction == recorder.Incoming && s.InputRequests > 0:
 			m.fulfil = append(m.fulfil, s.Answered-s.Received)
-			m.inputs = append(m.inputs, s.InputRequests)
+			m.inputs = append(m.inputs, int(s.InputRequests))
 		case s.Direction == recorder.Incoming && (s.Kind == recorder.KindSampling || s.Kind == recorder.KindElicitation):
 			edges = append(edges, edge{s.Received, 1}, edge{s.Answered, -1})
 			if first < 0 || s.Received < first {

@@ -244,7 +244,7 @@ func TestTypeScriptV2ServerRounds(t *testing.T) {
 					rounds = append(rounds, *s)
 				}
 			}
-			slices.SortFunc(rounds, func(a, b recorder.Span) int { return a.Round - b.Round })
+			slices.SortFunc(rounds, func(a, b recorder.Span) int { return int(a.Round - b.Round) })
 			if len(rounds) != v2Rounds+1 {
 				t.Fatalf("%d round spans, want %d (%d input_required results and the final result)", len(rounds), v2Rounds+1, v2Rounds)
 			}
@@ -254,7 +254,7 @@ func TestTypeScriptV2ServerRounds(t *testing.T) {
 				if i == v2Rounds {
 					wantOutcome, wantInputs = recorder.OutcomeResult, 0
 				}
-				if r.Round != i+1 || r.Parent != call.ID || r.Outcome != wantOutcome || r.InputRequests != wantInputs ||
+				if int(r.Round) != i+1 || r.Parent != call.ID || r.Outcome != wantOutcome || int(r.InputRequests) != wantInputs ||
 					r.Direction != recorder.Outgoing || r.Method != "tools/call" || r.Name != "fanout" {
 					t.Errorf("round span %d: round %d, parent %d, outcome %q, %d input requests, %s %s %q; want round %d, parent %d (the call), outcome %q, %d input requests, outgoing tools/call \"fanout\"",
 						i+1, r.Round, r.Parent, r.Outcome, r.InputRequests, r.Direction, r.Method, r.Name, i+1, call.ID, wantOutcome, wantInputs)

@@ -272,7 +272,7 @@ func (b *Book) toolCall(sp recorder.Span, md meta, at time.Duration) *pending {
 			c.fulfil = 0
 		}
 		c.rounds++
-		sp.Kind, sp.Parent, sp.Round = recorder.KindRound, c.span, c.rounds
+		sp.Kind, sp.Parent, sp.Round = recorder.KindRound, c.span, int32(c.rounds)
 		c.round = b.rec.Begin(sp)
 		return &pending{span: c.round, method: sp.Method, call: c}
 	}
@@ -396,7 +396,7 @@ func (b *Book) callAnswered(p *pending, sh shape, o recorder.Outcome, at time.Du
 		}
 		n := len(sh.InputRequests)
 		b.rec.Update(c.round, func(s *recorder.Span) {
-			s.Outcome, s.InputRequests = recorder.OutcomeInputRequired, n
+			s.Outcome, s.InputRequests = recorder.OutcomeInputRequired, int32(n)
 		})
 		b.rec.End(c.round, at, o)
 		b.fulfilment(c, sh, at)
@@ -437,7 +437,7 @@ func (b *Book) fulfilment(c *call, sh shape, at time.Duration) {
 	}
 	sp := recorder.NewSpan(Session, recorder.Incoming, method)
 	sp.Kind = recorder.KindOf(method)
-	sp.Parent, sp.Round, sp.InputRequests = c.round, c.rounds, len(sh.InputRequests)
+	sp.Parent, sp.Round, sp.InputRequests = c.round, int32(c.rounds), int32(len(sh.InputRequests))
 	sp.InputKey = strings.Join(slices.Sorted(maps.Keys(sh.InputRequests)), ",")
 	sp.Received, sp.Queued = at, at
 	c.fulfil = b.rec.Begin(sp)

@@ -362,10 +362,10 @@ func WriteChromeTrace(w io.Writer, snap *recorder.Snapshot) error {
 			return traceEvent{Name: "pending", Ph: 'C', Ts: t.at, Pid: tracePidConcurrency, Args: args.done()}
 		}
 		sp := snap.Spans[t.idx]
-		ev := traceEvent{Cat: string(sp.Kind), Ts: t.at, Pid: int(pids[t.idx]), Tid: int(tids[t.idx]), ID: sp.ID}
+		ev := traceEvent{Cat: sp.Kind.String(), Ts: t.at, Pid: int(pids[t.idx]), Tid: int(tids[t.idx]), ID: sp.ID}
 		if o := owner[t.idx]; o != 0 {
 			call := snap.Spans[o-1]
-			ev.Cat, ev.ID = string(call.Kind), call.ID
+			ev.Cat, ev.ID = call.Kind.String(), call.ID
 		}
 		switch t.what {
 		case whatQueuedBegin, whatQueuedEnd:
@@ -406,11 +406,11 @@ func WriteChromeTrace(w io.Writer, snap *recorder.Snapshot) error {
 		default:
 			return ev
 		}
-		status := string(sp.Status)
+		status := sp.Status.String()
 		if sp.Open() {
 			status = "open"
 		}
-		args.str("direction", string(sp.Direction))
+		args.str("direction", sp.Direction.String())
 		if sp.Parent != 0 {
 			args.num("parent", int64(sp.Parent))
 		}
@@ -430,8 +430,8 @@ func WriteChromeTrace(w io.Writer, snap *recorder.Snapshot) error {
 		if sp.InputKey != "" {
 			args.str("input_key", sp.InputKey)
 		}
-		if sp.Outcome != "" {
-			args.str("outcome", sp.Outcome)
+		if sp.Outcome != 0 {
+			args.str("outcome", sp.Outcome.String())
 		}
 		if sp.InputRequests != 0 {
 			args.num("input_requests", int64(sp.InputRequests))

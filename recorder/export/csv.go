@@ -49,7 +49,7 @@ func WriteCSV(w io.Writer, snap *recorder.Snapshot) error {
 		next = recorder.NextRounds(snap)
 	}
 	for _, s := range spans {
-		status := string(s.Status)
+		status := s.Status.String()
 		if s.Open() {
 			status = "open"
 		}
@@ -62,11 +62,11 @@ func WriteCSV(w io.Writer, snap *recorder.Snapshot) error {
 			queue, serve, total = csvMS(s.QueueTime()), csvMS(s.ServeTime()), csvMS(s.Total())
 		}
 		row = append(row[:0],
-			strconv.FormatInt(int64(s.ID), 10), parent, s.Session, string(s.Direction),
-			s.Method, string(s.Kind), status,
+			strconv.FormatInt(int64(s.ID), 10), parent, s.Session, s.Direction.String(),
+			s.Method, s.Kind.String(), status,
 			csvPhase(s.Received), csvPhase(s.Queued), csvPhase(s.Serving), csvPhase(s.Answered),
 			queue, serve, total, s.Error,
-			s.RequestID, csvID(callOf(byID, s)), csvInt(s.Round), s.InputKey, s.Outcome, csvStalled(s.Stalled), csvFulfilment(s, next[s.ID]),
+			s.RequestID, csvID(callOf(byID, s)), csvInt(int(s.Round)), s.InputKey, s.Outcome.String(), csvStalled(s.Stalled), csvFulfilment(s, next[s.ID]),
 			csvInt(int(s.InputTokens)), csvInt(int(s.OutputTokens)))
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write csv: %w", err)

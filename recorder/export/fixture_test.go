@@ -158,12 +158,12 @@ func loadSnapshot(n int, seed uint64) *recorder.Snapshot {
 func roundsSnapshot() *recorder.Snapshot {
 	call := &recorder.Span{ID: 1, Session: "s1", Direction: recorder.Outgoing, Method: "tools/call", Kind: recorder.KindTool, RequestID: "2", Name: "fanout",
 		Received: msd(0), Queued: msd(0), Serving: msd(0), Answered: msd(1230), Status: recorder.StatusOK}
-	round := func(id recorder.SpanID, n int, reqID string, sent, answered float64, outcome string, inputs int) *recorder.Span {
+	round := func(id recorder.SpanID, n int32, reqID string, sent, answered float64, outcome recorder.RoundOutcome, inputs int32) *recorder.Span {
 		return &recorder.Span{ID: id, Parent: 1, Session: "s1", Direction: recorder.Outgoing, Method: "tools/call", Kind: recorder.KindRound, RequestID: reqID,
 			Name: "fanout", Round: n, Outcome: outcome, InputRequests: inputs,
 			Received: msd(sent), Queued: msd(sent), Serving: msd(sent), Answered: msd(answered), Status: recorder.StatusOK}
 	}
-	input := func(id, parent recorder.SpanID, n int, key string, recv, serving, answered float64) *recorder.Span {
+	input := func(id, parent recorder.SpanID, n int32, key string, recv, serving, answered float64) *recorder.Span {
 		return &recorder.Span{ID: id, Parent: parent, Session: "s1", Direction: recorder.Incoming, Method: "sampling/createMessage", Kind: recorder.KindSampling,
 			Round: n, InputKey: key, Received: msd(recv), Queued: msd(recv), Serving: msd(serving), Answered: msd(answered), Status: recorder.StatusOK}
 	}

@@ -107,7 +107,7 @@ func ganttChart(snap *recorder.Snapshot, width, height int, sc chartScale) chart
 	var keys []legendEntry
 	for _, k := range palette.Kinds {
 		if seen[k] {
-			keys = append(keys, legendEntry{string(k), kindColor(k)})
+			keys = append(keys, legendEntry{k.String(), kindColor(k)})
 		}
 	}
 	if stalled {

@@ -88,7 +88,7 @@ func roundCalls(s *recorder.Snapshot, n int) ([]reportCall, int) {
 	var calls []reportCall
 	for _, sp := range s.Spans {
 		if rs, ok := byCall[sp.ID]; ok && sp.Kind == recorder.KindTool {
-			slices.SortStableFunc(rs, func(a, b reportRound) int { return a.Span.Round - b.Span.Round })
+			slices.SortStableFunc(rs, func(a, b reportRound) int { return int(a.Span.Round - b.Span.Round) })
 			calls = append(calls, reportCall{Call: sp, Rounds: rs})
 		}
 	}
@@ -217,7 +217,7 @@ type legendItem struct{ Class, Label string }
 func reportLegend() []legendItem {
 	var items []legendItem
 	for _, k := range palette.Kinds {
-		items = append(items, legendItem{"kind-" + string(k), string(k)})
+		items = append(items, legendItem{"kind-" + k.String(), k.String()})
 	}
 	return append(items,
 		legendItem{"stalled", "stalled (read, not yet seen by the client)"},
@@ -233,7 +233,7 @@ func paletteCSS() template.CSS {
 	}
 	entries := []entry{}
 	for _, k := range palette.Kinds {
-		entries = append(entries, entry{"kind-" + string(k), palette.Kind(k)})
+		entries = append(entries, entry{"kind-" + k.String(), palette.Kind(k)})
 	}
 	entries = append(entries, entry{"stalled", palette.Stalled}, entry{"failed", palette.Failed},
 		entry{"fulfil", palette.Fulfil}, entry{"in-flight", palette.InFlight}, entry{"pending", palette.Pending})

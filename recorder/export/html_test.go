@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -31,6 +32,10 @@ func TestHTMLReport(t *testing.T) {
 			"verdict: serialized → ",
 			"Throughput and latency over time", "Throughput: tool calls per second",
 		}, 10},
+		{"sampled", []*recorder.Snapshot{sampledSnapshot()}, []string{
+			"of 300 spans; statistics are exact: the timeline shows the spans kept, the figures count every span.",
+			"Tool calls (ok / failed)</td><td>300 (300 / 0)</td>",
+		}, 5},
 		{"load test", []*recorder.Snapshot{rampSnapshot()}, []string{
 			"<h2>Throughput and latency over time</h2>", "Throughput: tool calls per second, peak 50 started, 49 finished",
 			"Latency over time: tool calls finished each second",
@@ -127,4 +132,19 @@ func TestHTMLReportRounds(t *testing.T) {
 	if strings.Contains(buf.String(), "Rounds of multi-round-trip calls") {
 		t.Error("a recording without rounds shows a rounds section")
 	}
+}
+
+// sampledSnapshot is a load test of 300 calls recorded with a cap of 50
+// spans.
+func sampledSnapshot() *recorder.Snapshot {
+	rec := recorder.New(recorder.Meta{Title: "sampled"})
+	rec.SetMaxSpans(50)
+	for i := range 300 {
+		s := recorder.NewSpan("s1", recorder.Outgoing, "tools/call")
+		at := time.Duration(i) * time.Millisecond
+		s.Name, s.Received, s.Queued, s.Serving = "echo", at, at, at
+		id := rec.Begin(s)
+		rec.End(id, at+5*time.Millisecond, recorder.Outcome{Status: recorder.StatusOK})
+	}
+	return rec.Snapshot()
 }

@@ -202,7 +202,7 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		if s.Direction == recorder.Outgoing {
 			kind = otlpKindClient
 		}
-		status := string(s.Status)
+		status := s.Status.String()
 		if s.Open() {
 			status = "open"
 		}
@@ -228,8 +228,8 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 			attr = append(attr, otlpString("gen_ai.tool.name", s.Name))
 		}
 		attr = append(attr,
-			otlpString("fanout.direction", string(s.Direction)),
-			otlpString("fanout.kind", string(s.Kind)),
+			otlpString("fanout.direction", s.Direction.String()),
+			otlpString("fanout.kind", s.Kind.String()),
 			otlpString("fanout.status", status),
 			otlpInt("fanout.span_id", int64(s.ID)))
 		if s.Round > 0 {
@@ -238,8 +238,8 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		if s.InputKey != "" {
 			attr = append(attr, otlpString("fanout.input_key", s.InputKey))
 		}
-		if s.Outcome != "" {
-			attr = append(attr, otlpString("fanout.outcome", s.Outcome))
+		if s.Outcome != 0 {
+			attr = append(attr, otlpString("fanout.outcome", s.Outcome.String()))
 		}
 		if s.InputRequests > 0 {
 			attr = append(attr, otlpInt("fanout.input_requests", int64(s.InputRequests)))

@@ -55,7 +55,7 @@ func WriteOTLPMetrics(w io.Writer, snap *recorder.Snapshot) error {
 			k.tool = s.Name
 		}
 		if s.Status != recorder.StatusOK {
-			k.errType = string(s.Status)
+			k.errType = s.Status.String()
 			if s.ErrorCode != 0 {
 				k.errType = strconv.FormatInt(s.ErrorCode, 10)
 			}

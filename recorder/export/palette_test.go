@@ -113,10 +113,10 @@ func TestHTMLUsesThePalette(t *testing.T) {
 		return "fill:rgba(" + strconv.Itoa(int(c.R)) + "," + strconv.Itoa(int(c.G)) + "," + strconv.Itoa(int(c.B)) + ",1.0)"
 	}
 	for _, k := range palette.Kinds {
-		if want := "--kind-" + string(k) + ": " + palette.Hex(palette.Kind(k)) + ";"; !strings.Contains(page, want) {
+		if want := "--kind-" + k.String() + ": " + palette.Hex(palette.Kind(k)) + ";"; !strings.Contains(page, want) {
 			t.Errorf("report's styles lack %q", want)
 		}
-		if want := `<span class="sw kind-` + string(k) + `">`; !strings.Contains(page, want) {
+		if want := `<span class="sw kind-` + k.String() + `">`; !strings.Contains(page, want) {
 			t.Errorf("report's legend lacks %q", want)
 		}
 	}

@@ -137,7 +137,7 @@ func (p *Push) pushSpan(s *recorder.Span, next *recorder.Span, call callInfo, ev
 	if s.Direction == recorder.Outgoing {
 		kind = trace.SpanKindClient
 	}
-	status := string(s.Status)
+	status := s.Status.String()
 	if s.Open() {
 		status = "open"
 	}
@@ -164,8 +164,8 @@ func (p *Push) pushSpan(s *recorder.Span, next *recorder.Span, call callInfo, ev
 		attrs = append(attrs, attribute.String("gen_ai.tool.name", s.Name))
 	}
 	attrs = append(attrs,
-		attribute.String("fanout.direction", string(s.Direction)),
-		attribute.String("fanout.kind", string(s.Kind)),
+		attribute.String("fanout.direction", s.Direction.String()),
+		attribute.String("fanout.kind", s.Kind.String()),
 		attribute.String("fanout.status", status),
 		attribute.Int64("fanout.span_id", int64(s.ID)))
 	if s.Round > 0 {
@@ -174,8 +174,8 @@ func (p *Push) pushSpan(s *recorder.Span, next *recorder.Span, call callInfo, ev
 	if s.InputKey != "" {
 		attrs = append(attrs, attribute.String("fanout.input_key", s.InputKey))
 	}
-	if s.Outcome != "" {
-		attrs = append(attrs, attribute.String("fanout.outcome", s.Outcome))
+	if s.Outcome != 0 {
+		attrs = append(attrs, attribute.String("fanout.outcome", s.Outcome.String()))
 	}
 	if s.InputRequests > 0 {
 		attrs = append(attrs, attribute.Int64("fanout.input_requests", int64(s.InputRequests)))

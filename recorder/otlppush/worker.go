@@ -105,14 +105,14 @@ func (w *worker) process(s *recorder.Span) {
 // emitRounds pushes the rounds of one call, noting the fulfilments
 // between them in call.
 func (w *worker) emitRounds(rs []*recorder.Span, call *callInfo) {
-	slices.SortFunc(rs, func(a, b *recorder.Span) int { return a.Round - b.Round })
+	slices.SortFunc(rs, func(a, b *recorder.Span) int { return int(a.Round - b.Round) })
 	for i, r := range rs {
 		var next *recorder.Span
 		if i+1 < len(rs) && rs[i+1].Round == r.Round+1 {
 			next = rs[i+1]
 		}
 		if f, ok := recorder.FulfilmentTime(r, next); ok {
-			call.fulfilments = append(call.fulfilments, fulfilment{at: r.Answered, round: r.Round, took: f})
+			call.fulfilments = append(call.fulfilments, fulfilment{at: r.Answered, round: int(r.Round), took: f})
 		}
 		w.emit(r, next, callInfo{})
 	}
@@ -141,7 +141,7 @@ func (w *worker) emit(s *recorder.Span, next *recorder.Span, call callInfo) {
 		attrs = append(attrs, attribute.String("gen_ai.tool.name", s.Name))
 	}
 	if s.Status != recorder.StatusOK {
-		errType := string(s.Status)
+		errType := s.Status.String()
 		if s.ErrorCode != 0 {
 			errType = strconv.FormatInt(s.ErrorCode, 10)
 		}

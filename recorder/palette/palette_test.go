@@ -12,7 +12,7 @@ func TestPalette(t *testing.T) {
 	if got := Hex(Kind(recorder.KindTool)); got != "#64748b" {
 		t.Errorf("tool is %s, want the app's slate #64748b", got)
 	}
-	if Kind("no such kind") != Kind(recorder.KindOther) {
+	if Kind(recorder.Kind(200)) != Kind(recorder.KindOther) {
 		t.Error("an unknown kind does not get the colour of other requests")
 	}
 	// Every kind in the legend has a colour of its own.

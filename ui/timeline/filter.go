@@ -44,7 +44,7 @@ func (f spanFilter) active() bool { return len(f.words) > 0 }
 func (f spanFilter) match(s *recorder.Span) bool {
 	for _, w := range f.words {
 		method := strings.ToLower(s.Method + " " + s.Name)
-		status := string(s.Status)
+		status := s.Status.String()
 		id := strings.ToLower(s.RequestID)
 		span := fmt.Sprintf("#%d", s.ID)
 		var ok bool

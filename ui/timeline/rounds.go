@@ -19,7 +19,7 @@ import (
 // round After's input_required answer to the next round being sent, or to
 // now while the client is still fulfilling.
 type fulfilment struct {
-	After    int // the round whose input was being fulfilled
+	After    int32 // the round whose input was being fulfilled
 	From, To time.Duration
 	Open     bool // no next round yet: To is now
 }
@@ -53,7 +53,7 @@ func (l *ganttLayout) roundsUnder(snap *recorder.Snapshot, call int32) []*record
 }
 
 func sortRounds(rounds []*recorder.Span) {
-	slices.SortStableFunc(rounds, func(a, b *recorder.Span) int { return a.Round - b.Round })
+	slices.SortStableFunc(rounds, func(a, b *recorder.Span) int { return int(a.Round - b.Round) })
 }
 
 // fulfilments returns the client's fulfilment times between the rounds of
@@ -79,7 +79,7 @@ func fulfilments(rounds []*recorder.Span, now time.Duration, callOpen bool) []fu
 func outcomeText(s *recorder.Span) string {
 	switch s.Outcome {
 	case recorder.OutcomeInputRequired:
-		return fmt.Sprintf("input_required with %s", plural(s.InputRequests, "request"))
+		return fmt.Sprintf("input_required with %s", plural(int(s.InputRequests), "request"))
 	case recorder.OutcomeResult:
 		return "the result"
 	case recorder.OutcomeError:
@@ -105,7 +105,7 @@ func rowLabel(s *recorder.Span) string {
 	case s.Kind == recorder.KindRound:
 		switch s.Outcome {
 		case recorder.OutcomeInputRequired:
-			return fmt.Sprintf("round %d: %s", s.Round, plural(s.InputRequests, "input"))
+			return fmt.Sprintf("round %d: %s", s.Round, plural(int(s.InputRequests), "input"))
 		case recorder.OutcomeResult:
 			return fmt.Sprintf("round %d: result", s.Round)
 		case recorder.OutcomeError:

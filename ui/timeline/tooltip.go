@@ -58,7 +58,7 @@ func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
 
 // spanSummary describes a span in a few lines, for the tooltip.
 func spanSummary(snap *recorder.Snapshot, s *recorder.Span) []string {
-	status := string(s.Status)
+	status := s.Status.String()
 	if s.Open() {
 		status = "in flight"
 	}

@@ -126,7 +126,7 @@ func Rounds() *recorder.Snapshot {
 	}
 	add := func(s recorder.Span) {
 		s.ID = recorder.SpanID(len(snap.Spans) + 1)
-		if s.Kind == "" {
+		if s.Kind == 0 {
 			s.Kind = recorder.KindOf(s.Method)
 		}
 		if s.Status == recorder.StatusOpen {
