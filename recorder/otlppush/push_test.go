@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -388,10 +389,14 @@ func TestSlowCollectorNeverBlocks(t *testing.T) {
 // collector, and never the warning, even when the collector echoes them.
 func TestHeadersSentNotLeaked(t *testing.T) {
 	const token = "Bearer s3cr3t-otlp-token"
+	var mu sync.Mutex // the trace and metric exporters call at once
 	var got string
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.Header.Get("Authorization")
-		http.Error(w, "refused "+got, http.StatusForbidden)
+		auth := r.Header.Get("Authorization")
+		mu.Lock()
+		got = auth
+		mu.Unlock()
+		http.Error(w, "refused "+auth, http.StatusForbidden)
 	}))
 	defer echo.Close()
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20s3cr3t-otlp-token")
@@ -399,6 +404,8 @@ func TestHeadersSentNotLeaked(t *testing.T) {
 	p := startPush(t, rec, echo.URL, otlppush.Options{})
 	fanoutRecording(rec, 1)
 	st := p.Close(context.Background())
+	mu.Lock()
+	defer mu.Unlock()
 	if got != token {
 		t.Errorf("the collector got Authorization %q, want %q", got, token)
 	}
