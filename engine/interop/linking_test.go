@@ -22,17 +22,7 @@ func TestTypeScriptServerLinking(t *testing.T) {
 		t.Skip("starts node processes")
 	}
 	needTSServer(t)
-	for _, tc := range []struct {
-		name   string
-		target func(t *testing.T) engine.Target
-	}{
-		{"http", func(t *testing.T) engine.Target {
-			return engine.Target{Transport: engine.TransportHTTP, URL: startTSHTTP(t)}
-		}},
-		{"stdio", func(*testing.T) engine.Target {
-			return engine.Target{Transport: engine.TransportStdio, Command: tsStdioCommand()}
-		}},
-	} {
+	for _, tc := range tsTargets() {
 		t.Run(tc.name, func(t *testing.T) {
 			cb := engine.DefaultAnswerPolicy()
 			cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 150 * time.Millisecond}

@@ -25,17 +25,7 @@ func TestTypeScriptTraceContext(t *testing.T) {
 		t.Skip("starts node processes")
 	}
 	needTSServer(t)
-	targets := []struct {
-		name   string
-		target func(t *testing.T) engine.Target
-	}{
-		{"stdio", func(*testing.T) engine.Target {
-			return engine.Target{Transport: engine.TransportStdio, Command: tsStdioCommand()}
-		}},
-		{"http", func(t *testing.T) engine.Target {
-			return engine.Target{Transport: engine.TransportHTTP, URL: startTSHTTP(t)}
-		}},
-	}
+	targets := tsTargets()
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
 			target := tg.target(t)

@@ -11,6 +11,26 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
+// tsTarget is one way of reaching a TypeScript SDK server: its name and
+// how to start it for a test.
+type tsTarget struct {
+	name   string
+	target func(t *testing.T) engine.Target
+}
+
+// tsTargets are the two ways of reaching the TypeScript SDK (v1) test
+// server: a node process over stdio, and one serving streamable HTTP.
+func tsTargets() []tsTarget {
+	return []tsTarget{
+		{"stdio", func(*testing.T) engine.Target {
+			return engine.Target{Transport: engine.TransportStdio, Command: tsStdioCommand()}
+		}},
+		{"http", func(t *testing.T) engine.Target {
+			return engine.Target{Transport: engine.TransportHTTP, URL: startTSHTTP(t)}
+		}},
+	}
+}
+
 // TestTypeScriptServer runs the TypeScript SDK's fan-out server against the
 // engine over stdio and streamable HTTP, for sampling and elicitation:
 // under concurrent dispatch all n requests are served at once, under
@@ -21,17 +41,7 @@ func TestTypeScriptServer(t *testing.T) {
 		t.Skip("starts node processes")
 	}
 	needTSServer(t)
-	targets := []struct {
-		name   string
-		target func(t *testing.T) engine.Target
-	}{
-		{"stdio", func(*testing.T) engine.Target {
-			return engine.Target{Transport: engine.TransportStdio, Command: tsStdioCommand()}
-		}},
-		{"http", func(t *testing.T) engine.Target {
-			return engine.Target{Transport: engine.TransportHTTP, URL: startTSHTTP(t)}
-		}},
-	}
+	targets := tsTargets()
 	const n, latency = 4, 200 * time.Millisecond
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {

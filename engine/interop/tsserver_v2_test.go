@@ -27,14 +27,8 @@ const (
 
 // v2Targets are the two ways of reaching the TypeScript SDK v2 server, both
 // offering the newest protocol (2026-07-28, multi round-trip).
-func v2Targets() []struct {
-	name   string
-	target func(t *testing.T) engine.Target
-} {
-	return []struct {
-		name   string
-		target func(t *testing.T) engine.Target
-	}{
+func v2Targets() []tsTarget {
+	return []tsTarget{
 		{"stdio", func(*testing.T) engine.Target {
 			return engine.Target{Transport: engine.TransportStdio, Command: tsV2StdioCommand(), Protocol: "latest"}
 		}},
