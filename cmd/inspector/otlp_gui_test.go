@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -61,18 +60,7 @@ func TestGUIOTLPPush(t *testing.T) {
 		t.Errorf("the app warned:\n%s", out)
 	}
 	spans, _, _ := c.Received()
-	var call string
-	for _, s := range spans {
-		if s.Name == "tools/call fanout" {
-			call = hex.EncodeToString(s.SpanId)
-		}
-	}
-	kids := 0
-	for _, s := range spans {
-		if s.Name == "sampling/createMessage" && hex.EncodeToString(s.ParentSpanId) == call {
-			kids++
-		}
-	}
+	call, kids := fanoutCall(spans)
 	if call == "" || kids != 5 {
 		t.Errorf("the collector got %d spans; the fanout call %q with %d sampling requests under it, want 5\napp output:\n%s", len(spans), call, kids, out)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/otlppush/otlptest"
 )
@@ -177,18 +179,7 @@ func TestProxyOTLPPush(t *testing.T) {
 		t.Fatalf("exit %d, stderr: %s", r.code, r.stderr)
 	}
 	spans, _, res := c.Received()
-	var call string
-	for _, s := range spans {
-		if s.Name == "tools/call fanout" {
-			call = hex.EncodeToString(s.SpanId)
-		}
-	}
-	kids := 0
-	for _, s := range spans {
-		if s.Name == "sampling/createMessage" && hex.EncodeToString(s.ParentSpanId) == call {
-			kids++
-		}
-	}
+	call, kids := fanoutCall(spans)
 	if call == "" || kids != 3 {
 		t.Errorf("the collector got %d spans, call %q with %d sampling children: want the call and its 3 requests", len(spans), call, kids)
 	}
@@ -223,4 +214,20 @@ func TestRunOTLPFromEnvironment(t *testing.T) {
 	if spans, _, _ := c.Received(); len(spans) != pushed {
 		t.Errorf("the collector got %d more spans with --otlp-endpoint off", len(spans)-pushed)
 	}
+}
+
+// fanoutCall finds the fanout tool call among spans a collector received
+// and counts the sampling requests pushed as its children.
+func fanoutCall(spans []*tracepb.Span) (call string, kids int) {
+	for _, s := range spans {
+		if s.Name == "tools/call fanout" {
+			call = hex.EncodeToString(s.SpanId)
+		}
+	}
+	for _, s := range spans {
+		if s.Name == "sampling/createMessage" && hex.EncodeToString(s.ParentSpanId) == call {
+			kids++
+		}
+	}
+	return call, kids
 }
