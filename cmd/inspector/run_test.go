@@ -62,9 +62,26 @@ type result struct {
 // inspector runs the binary with args and returns its exit code and output.
 func inspector(t *testing.T, args ...string) result {
 	t.Helper()
+	return inspectorIn(t, "", nil, args...)
+}
+
+// inspectorEnv is [inspector] with extra environment variables.
+func inspectorEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	return inspectorIn(t, "", env, args...)
+}
+
+// inspectorIn runs the binary in dir (the test's own folder when "") with
+// env added, within a minute, and fails the test if it panicked.
+func inspectorIn(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, inspectorBin, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

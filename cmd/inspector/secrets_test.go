@@ -11,13 +11,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,28 +100,6 @@ func leakServerHTTP(t *testing.T, about string) (srv *httptest.Server, seen func
 		defer mu.Unlock()
 		return append([]string(nil), uris...)
 	}
-}
-
-// inspectorEnv is [inspector] with extra environment variables.
-func inspectorEnv(t *testing.T, env []string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, inspectorBin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("inspector %q: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("inspector %q did not finish within a minute\nstderr: %s", args, r.stderr)
-	}
-	return r
 }
 
 // secretForms are the ways a secret can be written: as it is, escaped in

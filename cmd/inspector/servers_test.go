@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -33,29 +31,6 @@ func serversTree(t *testing.T) (env []string, project string) {
 	}
 	home := filepath.Join(root, "home")
 	return []string{"HOME=" + home, "XDG_CONFIG_HOME=", "APPDATA="}, project
-}
-
-// inspectorIn runs the binary in dir with env added.
-func inspectorIn(t *testing.T, dir string, env []string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, inspectorBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("inspector %q: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("inspector %q did not finish within a minute\nstderr: %s", args, r.stderr)
-	}
-	return r
 }
 
 // TestServersCommand: inspector servers lists every file found in
