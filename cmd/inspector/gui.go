@@ -172,6 +172,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
+	catchSignalsEarly()
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
 			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer(stderr), maxSpans: spanCap})
@@ -300,9 +301,13 @@ var quitSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 // call thread") and into a terminated GLFW (a panic). Call it once Fyne
 // installed its handler (see waitForGoroutine): were both installed,
 // Fyne's could still win and stop the loop first.
+// A signal caught since catchSignalsEarly is handled at once.
 func quitOnSignal(quit func()) {
 	signal.Reset(quitSignals...) // drops Fyne's handler
-	c := make(chan os.Signal, 2)
+	c := earlySignals
+	if c == nil {
+		c = make(chan os.Signal, 2)
+	}
 	signal.Notify(c, quitSignals...)
 	go func() {
 		<-c
@@ -311,6 +316,21 @@ func quitOnSignal(quit func()) {
 		fmt.Fprintf(os.Stderr, "inspector gui: %v again: exiting without waiting for the connection to close\n", s)
 		os.Exit(exitInterrupted)
 	}()
+}
+
+// earlySignals holds SIGINT and SIGTERM from catchSignalsEarly until
+// quitOnSignal takes over.
+var earlySignals chan os.Signal
+
+// catchSignalsEarly catches SIGINT and SIGTERM from before the window is
+// up, so that one sent while the app starts is kept for quitOnSignal to
+// act on once the app runs: without it such a signal was lost when the
+// process had started with it ignored (a shell script's background job
+// does), and the app ran on, or it killed the app midway, journal
+// unclosed.
+func catchSignalsEarly() {
+	earlySignals = make(chan os.Signal, 2)
+	signal.Notify(earlySignals, quitSignals...)
 }
 
 // fyneSignalHandler is the function of Fyne's GLFW driver that waits for

@@ -4,10 +4,14 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -92,5 +96,26 @@ func TestGUIWithoutDisplay(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "no display") || !strings.Contains(stderr.String(), "inspector run") {
 		t.Errorf("stderr %q should say there is no display and point to 'inspector run'", stderr.String())
+	}
+}
+
+// TestSignalBeforeTheWindowIsKept: a SIGINT that arrives while the app is
+// still starting (before quitOnSignal takes the signals over from Fyne)
+// is kept and quits the app once it runs, instead of being lost (a
+// process started ignoring SIGINT, as a script's background job is) or
+// killing it midway.
+func TestSignalBeforeTheWindowIsKept(t *testing.T) {
+	catchSignalsEarly()
+	defer func() { signal.Reset(quitSignals...); earlySignals = nil }()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the signal arrives before the app runs
+	quit := make(chan struct{})
+	quitOnSignal(func() { close(quit) })
+	select {
+	case <-quit:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a SIGINT sent while the app started did not quit it once it ran")
 	}
 }
