@@ -41,11 +41,14 @@ func (s *Session) traceparent(id recorder.SpanID) string {
 func (s *Session) traceRoot(id recorder.SpanID) recorder.SpanID {
 	root := id
 	for hops := 0; hops < 64; hops++ {
-		sp := s.rec.Span(root)
-		if sp == nil || sp.Parent == 0 || sp.Parent == root || s.rec.Span(sp.Parent) == nil {
+		parent, ok := s.rec.ParentOf(root)
+		if !ok || parent == 0 || parent == root {
 			break
 		}
-		root = sp.Parent
+		if _, ok := s.rec.ParentOf(parent); !ok {
+			break
+		}
+		root = parent
 	}
 	return root
 }

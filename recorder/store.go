@@ -307,6 +307,19 @@ func (r *Recording) Span(id SpanID) *Span {
 	return p
 }
 
+// ParentOf returns the parent of span id (0 for none) and whether span
+// id is in the store, without the copy [Recording.Span] makes of an open
+// span: walking up to a span's root is done for every request sent.
+func (r *Recording) ParentOf(id SpanID) (parent SpanID, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, p := r.find(id)
+	if p == nil {
+		return 0, false
+	}
+	return p.Parent, true
+}
+
 // isOpen reports whether span id is in the store and open.
 func (r *Recording) isOpen(id SpanID) bool {
 	r.mu.Lock()

@@ -25,3 +25,20 @@ func TestTraceIDsAreStableAndDistinct(t *testing.T) {
 		t.Fatal("two recordings share a trace ID")
 	}
 }
+
+func TestParentOf(t *testing.T) {
+	rec := New(Meta{})
+	call := rec.Begin(NewSpan("s1", Outgoing, "tools/call"))
+	req := NewSpan("s1", Incoming, "sampling/createMessage")
+	req.Parent = call
+	child := rec.Begin(req)
+	if p, ok := rec.ParentOf(child); !ok || p != call {
+		t.Errorf("ParentOf(open child) = %d, %v; want %d, true", p, ok, call)
+	}
+	if p, ok := rec.ParentOf(call); !ok || p != 0 {
+		t.Errorf("ParentOf(root) = %d, %v; want 0, true", p, ok)
+	}
+	if _, ok := rec.ParentOf(99); ok {
+		t.Error("ParentOf(a span not in the store) says it is there")
+	}
+}

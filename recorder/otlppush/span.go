@@ -54,18 +54,17 @@ type lineage struct {
 func (p *Push) lineageOf(s *recorder.Span) lineage {
 	root := s.ID
 	for hops := 0; hops < 64; hops++ { // a cyclic parent stops the walk
-		cur := p.rec.Span(root)
-		if cur == nil {
+		parent, ok := p.rec.ParentOf(root)
+		if !ok || parent == 0 || parent == root {
 			break
 		}
-		parent := p.rec.Span(cur.Parent)
-		if parent == nil || parent.ID == cur.ID {
+		if _, ok := p.rec.ParentOf(parent); !ok {
 			break
 		}
-		root = parent.ID
+		root = parent
 	}
 	l := lineage{trace: p.ids.Trace(root)}
-	if s.Parent != 0 && s.Parent != s.ID && p.rec.Span(s.Parent) != nil {
+	if _, ok := p.rec.ParentOf(s.Parent); s.Parent != 0 && s.Parent != s.ID && ok {
 		l.parent = p.ids.Span(s.Parent)
 	}
 	if s.Direction == recorder.Incoming {
