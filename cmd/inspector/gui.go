@@ -263,7 +263,7 @@ type guiExtras struct {
 	sessions    int    // --sessions
 
 	onRecording func(*recorder.Recording) func() // --otlp-endpoint
-	maxSpans    int    // --max-spans
+	maxSpans    int                              // --max-spans
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"
