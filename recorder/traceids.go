@@ -53,3 +53,21 @@ func (t TraceIDs) SpanHex(id SpanID) string { s := t.Span(id); return hex.Encode
 func (t TraceIDs) Traceparent(root, id SpanID) string {
 	return "00-" + t.TraceHex(root) + "-" + t.SpanHex(id) + "-01"
 }
+
+// ResourceAttributes are the OpenTelemetry resource attributes of the
+// recording described by m, as key and value, in order: service.name,
+// then service.version, fanout.title, fanout.target and fanout.server
+// when known. The OTLP trace and metric exports and the live push all
+// describe the run with them.
+func ResourceAttributes(m Meta) [][2]string {
+	attrs := [][2]string{{"service.name", "fanout-inspector"}}
+	for _, kv := range [][2]string{
+		{"service.version", m.Inspector}, {"fanout.title", m.Title},
+		{"fanout.target", m.Target}, {"fanout.server", m.Server},
+	} {
+		if kv[1] != "" {
+			attrs = append(attrs, kv)
+		}
+	}
+	return attrs
+}

@@ -29,6 +29,16 @@ type otlpAttr struct {
 	d    float64
 }
 
+// otlpResource is the recording's resource, as every OTLP export gives it
+// ([recorder.ResourceAttributes]).
+func otlpResource(m recorder.Meta) []otlpAttr {
+	var attrs []otlpAttr
+	for _, kv := range recorder.ResourceAttributes(m) {
+		attrs = append(attrs, otlpString(kv[0], kv[1]))
+	}
+	return attrs
+}
+
 func otlpString(k, v string) otlpAttr         { return otlpAttr{key: k, kind: 's', s: v} }
 func otlpInt(k string, v int64) otlpAttr      { return otlpAttr{key: k, kind: 'i', i: v} }
 func otlpDouble(k string, v float64) otlpAttr { return otlpAttr{key: k, kind: 'd', d: v} }
@@ -147,19 +157,7 @@ func WriteOTLP(w io.Writer, snap *recorder.Snapshot) error {
 		return append(b, '"')
 	}
 
-	resource := []otlpAttr{otlpString("service.name", "fanout-inspector")}
-	if snap.Meta.Inspector != "" {
-		resource = append(resource, otlpString("service.version", snap.Meta.Inspector))
-	}
-	if snap.Meta.Title != "" {
-		resource = append(resource, otlpString("fanout.title", snap.Meta.Title))
-	}
-	if snap.Meta.Target != "" {
-		resource = append(resource, otlpString("fanout.target", snap.Meta.Target))
-	}
-	if snap.Meta.Server != "" {
-		resource = append(resource, otlpString("fanout.server", snap.Meta.Server))
-	}
+	resource := otlpResource(snap.Meta)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	b := []byte(`{"resourceSpans":[{"resource":{"attributes":`)
 	b = appendOTLPAttrs(b, resource)

@@ -80,16 +80,7 @@ func WriteOTLPMetrics(w io.Writer, snap *recorder.Snapshot) error {
 		return strings.Compare(a.method+"\x00"+a.tool+"\x00"+a.errType, b.method+"\x00"+b.tool+"\x00"+b.errType)
 	})
 
-	resource := []otlpAttr{otlpString("service.name", "fanout-inspector")}
-	if snap.Meta.Inspector != "" {
-		resource = append(resource, otlpString("service.version", snap.Meta.Inspector))
-	}
-	if snap.Meta.Title != "" {
-		resource = append(resource, otlpString("fanout.title", snap.Meta.Title))
-	}
-	if snap.Meta.Target != "" {
-		resource = append(resource, otlpString("fanout.target", snap.Meta.Target))
-	}
+	resource := otlpResource(snap.Meta)
 	nanos := func(b []byte, d time.Duration) []byte {
 		b = append(b, '"')
 		b = strconv.AppendUint(b, otlpNanos(snap.Meta.Created, d), 10)

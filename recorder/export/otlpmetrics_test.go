@@ -11,6 +11,7 @@ import (
 func TestOTLPMetrics(t *testing.T) {
 	snap := rampSnapshot()
 	snap.Spans[9].ErrorCode = -32603 // one failure a JSON-RPC error, the others tool errors
+	snap.Meta.Server = "fanout-demo 1.0"
 	var buf bytes.Buffer
 	if err := WriteOTLPMetrics(&buf, snap); err != nil {
 		t.Fatal(err)
@@ -19,6 +20,14 @@ func TestOTLPMetrics(t *testing.T) {
 	var req metrics.ExportMetricsServiceRequest
 	if err := protojson.Unmarshal(buf.Bytes(), &req); err != nil {
 		t.Fatalf("not OTLP/JSON metrics: %v\n%s", err, buf.String())
+	}
+	// The same resource as the trace export's and the live push's.
+	res := map[string]string{}
+	for _, a := range req.GetResourceMetrics()[0].GetResource().GetAttributes() {
+		res[a.GetKey()] = a.GetValue().GetStringValue()
+	}
+	if res["service.name"] != "fanout-inspector" || res["fanout.server"] != "fanout-demo 1.0" {
+		t.Errorf("resource %v: want service.name and the server's name", res)
 	}
 	ms := req.GetResourceMetrics()[0].GetScopeMetrics()[0].GetMetrics()
 	if len(ms) != 1 || ms[0].GetName() != "mcp.client.operation.duration" || ms[0].GetUnit() != "s" {

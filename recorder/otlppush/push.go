@@ -316,18 +316,9 @@ func (p *Push) noteError(err error) {
 func (p *Push) build() {
 	p.metaV = p.rec.Snapshot().Meta
 	m := p.metaV
-	attrs := []attribute.KeyValue{attribute.String("service.name", "fanout-inspector")}
-	if m.Inspector != "" {
-		attrs = append(attrs, attribute.String("service.version", m.Inspector))
-	}
-	if m.Title != "" {
-		attrs = append(attrs, attribute.String("fanout.title", m.Title))
-	}
-	if m.Target != "" {
-		attrs = append(attrs, attribute.String("fanout.target", m.Target))
-	}
-	if m.Server != "" {
-		attrs = append(attrs, attribute.String("fanout.server", m.Server))
+	var attrs []attribute.KeyValue
+	for _, kv := range recorder.ResourceAttributes(m) {
+		attrs = append(attrs, attribute.String(kv[0], kv[1]))
 	}
 	res := resource.NewSchemaless(attrs...)
 	// OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, when set, win
