@@ -40,6 +40,14 @@ type realClient struct {
 	tool string
 }
 
+// The protocol eras and the fanout arguments the real-client tables use.
+const (
+	old      = "2025-11-25"
+	mrtr     = "2026-07-28"
+	sampling = `{"n":5}`
+	elicit   = `{"n":5,"kind":"elicitation"}`
+)
+
 func (c realClient) toolName() string {
 	if c.tool == "" {
 		return "fanout"
@@ -268,12 +276,6 @@ func TestRealClientsThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const (
-		old      = "2025-11-25"
-		mrtr     = "2026-07-28"
-		sampling = `{"n":5}`
-		elicit   = `{"n":5,"kind":"elicitation"}`
-	)
 	cases := []realClient{
 		{"ts-sdk", old, sampling, "demo", nodeClient("ts-sdk"), ""},
 		{"ts-sdk", old, sampling, "ts", nodeClient("ts-sdk"), ""},
@@ -470,12 +472,6 @@ func TestRealClientsOverHTTP(t *testing.T) {
 	needNodePackages(t, clientsDir, filepath.Join("@modelcontextprotocol", "inspector"))
 	srv := httptest.NewServer(demo.NewHTTPHandler())
 	defer srv.Close()
-	const (
-		old      = "2025-11-25"
-		mrtr     = "2026-07-28"
-		sampling = `{"n":5}`
-		elicit   = `{"n":5,"kind":"elicitation"}`
-	)
 	cases := []realClient{
 		{"ts-sdk", old, sampling, "demo", nodeClient("ts-sdk"), ""},
 		{"ts-sdk-v2", old, sampling, "demo", nodeClient("ts-sdk-v2"), ""},
