@@ -147,14 +147,17 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		}
 	}
 	c.span = s.rec.Begin(sp)
+	// A round's span is a child of the call's, so both are in one trace:
+	// its root is found, and its ID hashed, once a request.
+	trace := s.traceIDs.Trace(s.traceRoot(c.span))
 	if c.token != "" {
-		c.trace = s.traceIDs.Trace(s.traceRoot(c.span))
+		c.trace = trace
 	}
 	onWire := c.span
 	if c.roundSpans {
 		onWire = c.prepareRound(now)
 	}
-	if p, ok := withTraceparent(method, params, s.traceparent(onWire)); ok {
+	if p, ok := withTraceparent(method, params, recorder.FormatTraceparent(trace, s.traceIDs.Span(onWire))); ok {
 		params = p
 	}
 	if params != req.GetParams() {

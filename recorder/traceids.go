@@ -51,7 +51,13 @@ func (t TraceIDs) SpanHex(id SpanID) string { s := t.Span(id); return hex.Encode
 // Traceparent returns the W3C traceparent header value ("00-TRACE-SPAN-01")
 // of span id in the trace rooted at root.
 func (t TraceIDs) Traceparent(root, id SpanID) string {
-	return "00-" + t.TraceHex(root) + "-" + t.SpanHex(id) + "-01"
+	return FormatTraceparent(t.Trace(root), t.Span(id))
+}
+
+// FormatTraceparent writes a W3C traceparent ("00-TRACE-SPAN-01"), for a
+// caller that has the trace ID already.
+func FormatTraceparent(trace [16]byte, span [8]byte) string {
+	return "00-" + hex.EncodeToString(trace[:]) + "-" + hex.EncodeToString(span[:]) + "-01"
 }
 
 // ResourceAttributes are the OpenTelemetry resource attributes of the
