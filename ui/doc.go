@@ -13,8 +13,8 @@
 //     notifications as ticks, with zoom, pan, follow-live, hover tooltips,
 //     selection by mouse or keyboard, and kinds hidden from the legend;
 //   - a [timeline.ConcurrencyChart] under it on the same time axis: requests in
-//     flight and pending over time, drawn with go-chart from steps
-//     downsampled to one value per pixel column;
+//     flight and pending over time, filled pixel by pixel into one reused
+//     image from steps downsampled to one value per pixel column;
 //   - a [StatsBar]: peaks, elapsed time, percentiles and the verdict in
 //     words (serialized, concurrent, bounded…);
 //   - a [Details] pane: the selected request's phases, ids, params and

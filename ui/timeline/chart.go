@@ -272,9 +272,9 @@ func (c *ConcurrencyChart) CreateRenderer() fyne.WidgetRenderer {
 // yMax is the top of the chart's value axis: the peak plus headroom.
 func (c *ConcurrencyChart) yMax() float64 { return float64(max(c.peak, 1)) * 1.15 }
 
-// draw is the raster's generator: it renders the downsampled series with
-// go-chart into an image, re-rendering only when the size, the visible
-// range or the data changed.
+// draw is the raster's generator: it fills the downsampled series into
+// one reused image, pixel by pixel, redrawing only when the size, the
+// visible range or the data changed.
 func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	sc := float64(1)
 	if sz := c.Size(); sz.Width > 0 {
