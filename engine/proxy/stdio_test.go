@@ -33,6 +33,10 @@ func TestMain(m *testing.M) {
 	case "script":
 		script()
 		return
+	case "proxy":
+		proxyRole()
+	case "dup":
+		dupStdioRole()
 	}
 	os.Exit(m.Run())
 }
