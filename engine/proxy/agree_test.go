@@ -298,27 +298,24 @@ func throughProxy(t *testing.T, a agreement, transport string) (client, proxied 
 
 // requestLines describes the server requests that crossed the wire and
 // the tool calls, one line each, in a form both recordings share: a
-// request's call is named by the call's place in the order the calls
-// were sent.
+// call is named by the JSON-RPC id of its (first) request.
 func requestLines(snap *recorder.Snapshot) []string {
-	calls := map[recorder.SpanID]int{}
-	n := 0
+	calls := map[recorder.SpanID]string{0: "none"}
 	for _, s := range snap.Spans {
 		if s.Direction == recorder.Outgoing && s.Kind == recorder.KindTool {
-			n++
-			calls[s.ID] = n
+			calls[s.ID] = s.RequestID
 		}
 	}
 	var out []string
 	for _, s := range snap.Spans {
 		switch {
 		case s.Direction == recorder.Outgoing && s.Kind == recorder.KindTool:
-			out = append(out, fmt.Sprintf("call %d %s: %s", calls[s.ID], s.Name, s.Status))
+			out = append(out, fmt.Sprintf("call %s %s: %s", calls[s.ID], s.Name, s.Status))
 		case s.Direction == recorder.Outgoing && s.Kind == recorder.KindRound:
 			parent := snap.SpanByID(s.Parent)
-			out = append(out, fmt.Sprintf("call %d round %d: %s %s", calls[parent.ID], s.Round, s.Outcome, s.Status))
+			out = append(out, fmt.Sprintf("call %s round %d: %s %s", calls[parent.ID], s.Round, s.Outcome, s.Status))
 		case s.Direction == recorder.Incoming && s.RequestID != "":
-			out = append(out, fmt.Sprintf("%s id %s duplicate=%v under call %d (unlinked %q): %s",
+			out = append(out, fmt.Sprintf("%s id %s duplicate=%v under call %s (unlinked %q): %s",
 				s.Method, s.RequestID, s.Duplicate, calls[rootCall(snap, s)], s.Unlinked, s.Status))
 		}
 	}

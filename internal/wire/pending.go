@@ -13,9 +13,15 @@ import (
 // lately, so that a second answer to one id is told from an answer to an
 // id never sent. It is not safe for concurrent use: its owner locks.
 type Pending[T any] struct {
-	open     map[string]*slot[T]
-	answered [recentAnswers]string // a ring of the ids answered last
-	next     int
+	open   map[string]*slot[T]
+	recent [recentAnswers]ended // a ring of the ids that ended last
+	next   int
+}
+
+// ended is an id that was answered, or given up on (dropped).
+type ended struct {
+	key     string
+	dropped bool
 }
 
 type slot[T any] struct {
@@ -66,6 +72,9 @@ const (
 	RefusesDuplicate
 	// AnswersAgain: a second answer to an id answered lately.
 	AnswersAgain
+	// AnswersDropped: a late answer to a request given up on ([Pending.Drop]):
+	// its span ended already, and the answer is not news.
+	AnswersDropped
 	// AnswersNothing: no request with that id is pending or was lately.
 	AnswersNothing
 )
@@ -77,8 +86,11 @@ func (p *Pending[T]) Answer(key string, refusal bool) (T, Pairing) {
 	var zero T
 	s := p.open[key]
 	if s == nil {
-		for _, k := range p.answered {
-			if k == key && key != "" {
+		for _, e := range p.recent {
+			if e.key == key && key != "" {
+				if e.dropped {
+					return zero, AnswersDropped
+				}
 				return zero, AnswersAgain
 			}
 		}
@@ -89,9 +101,23 @@ func (p *Pending[T]) Answer(key string, refusal bool) (T, Pairing) {
 		return zero, RefusesDuplicate
 	}
 	delete(p.open, key)
-	p.answered[p.next] = key
-	p.next = (p.next + 1) % recentAnswers
+	p.remember(ended{key: key})
 	return s.v, Answers
+}
+
+func (p *Pending[T]) remember(e ended) {
+	p.recent[p.next] = e
+	p.next = (p.next + 1) % recentAnswers
+}
+
+// Drop forgets the request pending with id key: it was given up on
+// (cancelled, timed out), and an answer that still comes is late, not a
+// protocol error.
+func (p *Pending[T]) Drop(key string) {
+	if _, ok := p.open[key]; ok {
+		delete(p.open, key)
+		p.remember(ended{key: key, dropped: true})
+	}
 }
 
 // Take forgets the request pending with id key, without an answer (it
@@ -109,7 +135,7 @@ func (p *Pending[T]) Take(key string) (T, bool) {
 // Clear forgets everything (the connection is gone).
 func (p *Pending[T]) Clear() {
 	clear(p.open)
-	p.answered = [recentAnswers]string{}
+	p.recent = [recentAnswers]ended{}
 }
 
 // IsRefusal reports whether a JSON-RPC error code is the one a duplicate

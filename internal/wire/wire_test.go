@@ -85,3 +85,28 @@ func TestReadShape(t *testing.T) {
 		t.Errorf("error shape %+v", e)
 	}
 }
+
+func TestToken(t *testing.T) {
+	tests := []struct{ params, want string }{
+		{`{"_meta":{"progressToken":"abc"}}`, "abc"},
+		{`{"_meta":{"progressToken":12}}`, "12"},
+		{`{"progressToken":"top","progress":1}`, "top"},
+		{`{"x":1}`, ""},
+		{`{"_meta":{"progressToken":`, ""},
+	}
+	for _, tt := range tests {
+		if got := Token(json.RawMessage(tt.params)); got != tt.want {
+			t.Errorf("Token(%s) = %q, want %q", tt.params, got, tt.want)
+		}
+	}
+}
+
+// TestReadShapeKeepsOrder: the keys of inputRequests come out in the
+// order the server wrote them, escaped or not.
+func TestReadShapeKeepsOrder(t *testing.T) {
+	raw := json.RawMessage(`{"resultType":"input\u005frequired","requestState":"x","inputRequests":{"zeta":{"method":"roots/list"},"alpha":{"method":"elicitation/create","params":{"message":"{\"k\":1}"}},"mid":{}}}`)
+	shape := ReadShape(raw)
+	if !shape.InputRequired() || strings.Join(shape.Keys, ",") != "zeta,alpha,mid" {
+		t.Errorf("shape %+v, want input_required with keys zeta, alpha, mid", shape)
+	}
+}
