@@ -30,6 +30,10 @@ import (
 // (or why not), which are duplicates, how each ended, the protocol
 // events, and the verdict kind.
 
+// The roles of the test binary (see TestMain) are named so that no tool
+// name holds them: the client registers its server's environment values
+// as secrets, and would redact them in its recording.
+
 // proxyRole is the test binary as `inspector proxy --stdio`: it proxies
 // its stdin and stdout to the test binary in the role PROXY_TEST_SERVE
 // and saves its recording to PROXY_TEST_RECORD when the client goes.
@@ -169,6 +173,145 @@ func dupHTTP(t *testing.T) string {
 	return srv.URL + "/mcp"
 }
 
+// traceScript is a scripted server whose tool, called twice at once,
+// sends one sampling request per call carrying the call's traceparent
+// in its _meta and no progress token: only the trace tells which call
+// it is for. It waits for both calls before sending, so that both are
+// in flight, then answers each call once its request is answered.
+type traceScript struct {
+	mu      sync.Mutex
+	calls   []json.RawMessage // the traceparents of the calls so far
+	both    chan struct{}     // closed when both calls came
+	answers map[string]chan struct{}
+}
+
+func newTraceScript() *traceScript {
+	return &traceScript{both: make(chan struct{}), answers: map[string]chan struct{}{}}
+}
+
+// call notes a tools/call with id and params and returns the sampling
+// request to send for it, once both calls came, and a channel closed
+// when that request is answered.
+func (ts *traceScript) call(id, params json.RawMessage) (request string, answered chan struct{}) {
+	var p struct {
+		Meta struct {
+			Traceparent json.RawMessage `json:"traceparent"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	reqID := fmt.Sprintf(`"t-%s"`, strings.Trim(string(id), `"`))
+	ts.mu.Lock()
+	ts.calls = append(ts.calls, p.Meta.Traceparent)
+	if len(ts.calls) == 2 {
+		close(ts.both)
+	}
+	answered = make(chan struct{})
+	ts.answers[reqID] = answered
+	ts.mu.Unlock()
+	<-ts.both
+	return `{"jsonrpc":"2.0","id":` + reqID + `,"method":"sampling/createMessage","params":{"_meta":{"traceparent":` + string(p.Meta.Traceparent) +
+		`},"messages":[{"role":"user","content":{"type":"text","text":"traced"}}],"maxTokens":10}}`, answered
+}
+
+// handle answers one message from the client; call runs a tool call.
+func (ts *traceScript) handle(raw []byte, call func(id, params json.RawMessage)) (answer string) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	switch m.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(m.Params, &p)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"trace","version":"1"}}}`,
+			m.ID, p.ProtocolVersion)
+	case "tools/list":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"traced","inputSchema":{"type":"object"}}]}}`, m.ID)
+	case "tools/call":
+		call(m.ID, m.Params)
+	case "":
+		ts.mu.Lock()
+		if ch := ts.answers[string(m.ID)]; ch != nil && m.Result != nil {
+			close(ch)
+			delete(ts.answers, string(m.ID))
+		}
+		ts.mu.Unlock()
+	}
+	return ""
+}
+
+// traceStdioRole is the test binary as the trace script over stdio.
+func traceStdioRole() {
+	var mu sync.Mutex
+	send := func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		os.Stdout.WriteString(msg + "\n")
+	}
+	ts := newTraceScript()
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if a := ts.handle(sc.Bytes(), func(id, params json.RawMessage) {
+			go func() {
+				req, answered := ts.call(id, params)
+				send(req)
+				<-answered
+				send(callDone(id))
+			}()
+		}); a != "" {
+			send(a)
+		}
+	}
+	os.Exit(0)
+}
+
+// traceHTTP serves the trace script over streamable HTTP: each call's
+// request and answer go on its POST's event stream.
+func traceHTTP(t *testing.T) string {
+	ts := newTraceScript()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Mcp-Session-Id", "trace-1")
+		streamed := false
+		a := ts.handle(body, func(id, params json.RawMessage) {
+			streamed = true
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			req, answered := ts.call(id, params)
+			fmt.Fprintf(w, "data: %s\n\n", req)
+			w.(http.Flusher).Flush()
+			select {
+			case <-answered:
+				fmt.Fprintf(w, "data: %s\n\n", callDone(id))
+			case <-r.Context().Done():
+			}
+		})
+		switch {
+		case streamed:
+		case a != "":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, a)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
 // agreement is one scripted server and what the client does with it.
 type agreement struct {
 	name     string
@@ -199,8 +342,10 @@ func agreements() []agreement {
 			work: engine.Workload{Tool: "fanout", Args: fanout, Calls: 4, Concurrency: 2}, latency: 100 * time.Millisecond},
 		{name: "rounds", server: "demo", http: demoHTTP, protocol: "2026-07-28",
 			work: engine.Workload{Tool: "probe", Args: json.RawMessage(`{"n":3,"kind":"sampling"}`)}, latency: 100 * time.Millisecond, verdict: recorder.VerdictConcurrent},
-		{name: "duplicate-ids", server: "dup", http: dupHTTP, protocol: "2025-11-25",
+		{name: "duplicate-ids", server: "dup-server", http: dupHTTP, protocol: "2025-11-25",
 			work: engine.Workload{Tool: "dup"}, latency: 50 * time.Millisecond, verdict: recorder.VerdictNoFanout},
+		{name: "traceparent", server: "trace-server", http: traceHTTP, protocol: "2025-11-25",
+			work: engine.Workload{Tool: "traced", Calls: 2, Concurrency: 2}, latency: 50 * time.Millisecond},
 		{name: "load", server: "demo", http: demoHTTP, protocol: "2025-11-25",
 			work: engine.Workload{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`), Calls: 6, Concurrency: 3}, verdict: recorder.VerdictLoad},
 	}
