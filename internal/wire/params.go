@@ -29,7 +29,7 @@ type Params struct {
 // leaves empty: the wire model never fails on a peer's params.
 func ReadParams(raw json.RawMessage) Params {
 	var out Params
-	if len(raw) == 0 || raw[0] != '{' {
+	if len(raw) == 0 || raw[0] != '{' || !mayHoldParams(raw) {
 		return out
 	}
 	var p struct {
@@ -84,4 +84,18 @@ func TokenString(tok any) string {
 		return v.String()
 	}
 	return ""
+}
+
+// paramKeys are the keys ReadParams reads; params holding none of them
+// (most server requests without a _meta) are not decoded at all.
+var paramKeys = [][]byte{[]byte(`"progressToken"`), []byte(`"traceparent"`), []byte(`"name"`),
+	[]byte(`"requestState"`), []byte(`protocolVersion"`)}
+
+func mayHoldParams(raw []byte) bool {
+	for _, k := range paramKeys {
+		if bytes.Contains(raw, k) {
+			return true
+		}
+	}
+	return false
 }
