@@ -13,7 +13,7 @@ import (
 // lately, so that a second answer to one id is told from an answer to an
 // id never sent. It is not safe for concurrent use: its owner locks.
 type Pending[T any] struct {
-	open   map[string]*slot[T]
+	open   map[string]slot[T]
 	recent [recentAnswers]ended // a ring of the ids that ended last
 	next   int
 }
@@ -33,15 +33,12 @@ type slot[T any] struct {
 const recentAnswers = 256
 
 // NewPending returns an empty table.
-func NewPending[T any]() *Pending[T] { return &Pending[T]{open: map[string]*slot[T]{}} }
+func NewPending[T any]() *Pending[T] { return &Pending[T]{open: map[string]slot[T]{}} }
 
 // Get returns the request pending with id key.
 func (p *Pending[T]) Get(key string) (T, bool) {
-	if s := p.open[key]; s != nil {
-		return s.v, true
-	}
-	var zero T
-	return zero, false
+	s, ok := p.open[key]
+	return s.v, ok
 }
 
 // Len is how many requests are pending.
@@ -51,11 +48,12 @@ func (p *Pending[T]) Len() int { return len(p.open) }
 // pending already, the new one is a duplicate: Open keeps the first,
 // counts the duplicate and returns the first and true.
 func (p *Pending[T]) Open(key string, v T) (first T, dup bool) {
-	if s := p.open[key]; s != nil {
+	if s, ok := p.open[key]; ok {
 		s.dups++
+		p.open[key] = s
 		return s.v, true
 	}
-	p.open[key] = &slot[T]{v: v}
+	p.open[key] = slot[T]{v: v}
 	var zero T
 	return zero, false
 }
@@ -84,8 +82,8 @@ const (
 // duplicate is refused.
 func (p *Pending[T]) Answer(key string, refusal bool) (T, Pairing) {
 	var zero T
-	s := p.open[key]
-	if s == nil {
+	s, ok := p.open[key]
+	if !ok {
 		for _, e := range p.recent {
 			if e.key == key && key != "" {
 				if e.dropped {
@@ -98,6 +96,7 @@ func (p *Pending[T]) Answer(key string, refusal bool) (T, Pairing) {
 	}
 	if refusal && s.dups > 0 {
 		s.dups--
+		p.open[key] = s
 		return zero, RefusesDuplicate
 	}
 	delete(p.open, key)
@@ -123,13 +122,9 @@ func (p *Pending[T]) Drop(key string) {
 // Take forgets the request pending with id key, without an answer (it
 // was abandoned or cancelled), and returns it.
 func (p *Pending[T]) Take(key string) (T, bool) {
-	s := p.open[key]
-	if s == nil {
-		var zero T
-		return zero, false
-	}
+	s, ok := p.open[key]
 	delete(p.open, key)
-	return s.v, true
+	return s.v, ok
 }
 
 // Clear forgets everything (the connection is gone).
