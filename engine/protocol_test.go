@@ -305,6 +305,22 @@ func serveHostile() {
 	}
 }
 
+// TestResponseToUnknownID checks that an answer from the server to an id
+// the client never sent is recorded as a protocol event, in the words the
+// proxy uses (package internal/wire), and the session goes on.
+func TestResponseToUnknownID(t *testing.T) {
+	s, rs := connectRaw(t, DefaultAnswerPolicy())
+	rs.send(`{"jsonrpc":"2.0","id":424242,"result":{}}`)
+	rs.send(samplingLine(`8`, "still there?"))
+	if got := rs.answers(1, 10*time.Second); len(got) != 1 || string(got[0]["id"]) != "8" || got[0]["result"] == nil {
+		t.Fatalf("after an answer to an unknown id, the request got %s, want its answer", got)
+	}
+	evs := protocolEvents(s.Recording().Snapshot())
+	if len(evs) != 1 || evs[0].Text != "the server answered id 424242, which no pending request has" {
+		t.Fatalf("protocol events %+v, want one saying id 424242 matches no pending request", evs)
+	}
+}
+
 // TestHostileStdioServer runs the hostile server as a subprocess: the
 // session survives it and records everything it sent.
 func TestHostileStdioServer(t *testing.T) {
