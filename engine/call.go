@@ -1,18 +1,15 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,11 +26,12 @@ type call struct {
 	rec     *recorder.Recording
 	span    recorder.SpanID
 	session string
-	token   string // tools/call: its progress token
 	name    string // tools/call: the tool's name
-	// trace is the trace ID its traceparent carries (tools/call), which
-	// a server that propagates trace context sends back.
-	trace [16]byte
+	// linked is the call as the wire model links server requests to it
+	// (tools/call): its span, its progress token, and the trace ID its
+	// traceparent carries, which a server that propagates trace context
+	// sends back.
+	linked wire.Call
 	// roundSpans: each wire request of the call gets a [recorder.KindRound]
 	// span of its own (a tools/call on a multi-round-trip session).
 	roundSpans bool
@@ -42,7 +40,7 @@ type call struct {
 	rounds   []*round      // its wire requests, in the order they were written
 	answered time.Duration // when its last answer was read off the wire (Unset: not yet)
 
-	ids []jsonrpc.ID // its ids on the wire, one per round (kept by the session's wire)
+	ids []string // its id keys on the wire, one per round (kept by the session's wire)
 	// next is the span of its next round, begun before it is written
 	// (see prepareRound), 0 when none is waiting to be written.
 	next recorder.SpanID
@@ -71,7 +69,7 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		c, req := s.newCall(ctx, method, req)
 		if method == "tools/call" {
-			s.calls.add(c)
+			s.calls.Add(&c.linked)
 		}
 		// Close must not wait for calls in flight: end them with it.
 		ctx, stopLife := context.WithCancelCause(ctx)
@@ -86,7 +84,7 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.wire.forget(c)
 		}
 		if method == "tools/call" {
-			s.calls.remove(c)
+			s.calls.Remove(&c.linked)
 		}
 		status, errText := s.outcome(ctx, res, err)
 		stopLife(nil)
@@ -133,11 +131,11 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		for k, v := range p.Meta {
 			meta[k] = v
 		}
-		if tok := tokenString(meta["progressToken"]); tok != "" {
-			c.token = tok
+		if tok := wire.TokenString(meta["progressToken"]); tok != "" {
+			c.linked.Token = tok
 		} else {
-			c.token = "fi-" + s.name + "-" + strconv.FormatInt(s.calls.seq.Add(1), 10)
-			meta["progressToken"] = c.token
+			c.linked.Token = "fi-" + s.name + "-" + strconv.FormatInt(s.callSeq.Add(1), 10)
+			meta["progressToken"] = c.linked.Token
 		}
 		p.Meta = meta
 		params = &p
@@ -147,11 +145,12 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		}
 	}
 	c.span = s.rec.Begin(sp)
+	c.linked.Span = c.span
 	// A round's span is a child of the call's, so both are in one trace:
 	// its root is found, and its ID hashed, once a request.
 	trace := s.traceIDs.Trace(s.traceRoot(c.span))
-	if c.token != "" {
-		c.trace = trace
+	if c.linked.Token != "" {
+		c.linked.Trace, c.linked.HasTrace = trace, true
 	}
 	onWire := c.span
 	if c.roundSpans {
@@ -228,9 +227,9 @@ func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 // and, for input_required, the keys of the input requests in the order
 // the server wrote them.
 func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
-	key := idKey(resp.ID)
-	var a wireAnswer
-	if c.roundSpans || mayAskInput(resp) {
+	key := wire.KeyOf(resp.ID)
+	var a wire.Answer
+	if c.roundSpans || resp.Error == nil && wire.MayAskInput(resp.Result) {
 		// Only a round span, or a round asking for input, needs the
 		// answer read: the call's own span gets the SDK's result.
 		a = readAnswer(resp)
@@ -240,7 +239,7 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 	var span recorder.SpanID
 	for _, r := range c.rounds {
 		if r.id == key {
-			r.answered, r.keys = now, a.keys
+			r.answered, r.keys = now, a.Shape.Keys
 			span = r.span
 		}
 	}
@@ -250,18 +249,10 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 		return
 	}
 	c.rec.Update(span, func(sp *recorder.Span) {
-		sp.Outcome = a.outcome
-		sp.InputRequests = int32(len(a.keys))
+		sp.Outcome = a.Round
+		sp.InputRequests = int32(len(a.Shape.Keys))
 	})
 	c.rec.End(span, now, a.Outcome)
-}
-
-// mayAskInput reports whether resp may be an input_required result,
-// whose input requests' keys a round must keep: false only when its
-// result cannot say "input_required" (a JSON string spelling it with
-// \u escapes is caught too).
-func mayAskInput(resp *jsonrpc.Response) bool {
-	return resp.Error == nil && (bytes.Contains(resp.Result, []byte("input_required")) || bytes.Contains(resp.Result, []byte(`\u`)))
 }
 
 // roundSpan returns the round span of the call's wire request with the
@@ -319,12 +310,8 @@ func (c *call) end(end time.Duration, o recorder.Outcome) {
 // multi-round-trip requests (2026-07-28 and later), where a tool call's
 // wire requests are recorded as rounds.
 func (s *Session) multiRoundTrip() bool {
-	return s.info.Protocol >= multiRoundTripProtocol
+	return wire.RoundsEra(s.info.Protocol)
 }
-
-// multiRoundTripProtocol is the first protocol version with
-// multi-round-trip requests (SEP-2322).
-const multiRoundTripProtocol = "2026-07-28"
 
 // outcome classifies the end of a client request.
 func (s *Session) outcome(ctx context.Context, res mcp.Result, err error) (recorder.Status, string) {
@@ -362,114 +349,12 @@ func toolErrorText(r *mcp.CallToolResult) string {
 			parts = append(parts, t.Text)
 		}
 	}
-	if len(parts) == 0 {
-		return "the tool reported an error (isError) without text"
-	}
-	return strings.Join(parts, "\n")
+	return wire.ToolErrorText(parts)
 }
 
 // parentOf returns the tool call a context belongs to, if any.
 func parentOf(ctx context.Context) recorder.SpanID {
 	if c, ok := ctx.Value(callKey{}).(*call); ok {
-		return c.span
-	}
-	return 0
-}
-
-// callRegistry is the tool calls in flight, by progress token, so that
-// the server's requests and progress can be tied to the call they were
-// made for.
-type callRegistry struct {
-	mu     sync.Mutex
-	calls  map[*call]struct{}
-	tokens map[string]*call
-	traces map[[16]byte][]*call // by the trace ID of their traceparent
-
-	seq atomic.Int64 // the last progress token number handed out
-}
-
-func newCallRegistry() callRegistry {
-	return callRegistry{calls: make(map[*call]struct{}), tokens: make(map[string]*call), traces: make(map[[16]byte][]*call)}
-}
-
-func (r *callRegistry) add(c *call) {
-	r.mu.Lock()
-	r.calls[c] = struct{}{}
-	r.tokens[c.token] = c
-	r.traces[c.trace] = append(r.traces[c.trace], c)
-	r.mu.Unlock()
-}
-
-func (r *callRegistry) remove(c *call) {
-	r.mu.Lock()
-	delete(r.calls, c)
-	delete(r.tokens, c.token)
-	if rest := slices.DeleteFunc(r.traces[c.trace], func(o *call) bool { return o == c }); len(rest) > 0 {
-		r.traces[c.trace] = rest
-	} else {
-		delete(r.traces, c.trace)
-	}
-	r.mu.Unlock()
-}
-
-// link returns the tool call a server request belongs to, or, when it
-// cannot tell, 0 and why not (see the "Parents" section of the package
-// doc): the call whose progress token the request echoes in its _meta;
-// else the one call whose trace the traceparent in its _meta names
-// (trace, when the request carried a valid one: a server that propagates
-// trace context); else the call whose HTTP response stream it arrived on (onStream, the
-// span of the client request whose POST that stream answers, 0 for none);
-// else the only tool call in flight. With several in flight and nothing
-// to tell them apart any choice would be a guess, so the request stays
-// unlinked and the reason says so; with none in flight there is nothing
-// to link to and no reason is given, unless the request named a call by
-// a token that matches none. standalone says the request arrived on the
-// session's standalone HTTP event stream, which no call owns.
-func (r *callRegistry) link(token string, trace [16]byte, hasTrace bool, onStream recorder.SpanID, standalone bool) (recorder.SpanID, string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if token != "" {
-		if c, ok := r.tokens[token]; ok {
-			return c.span, ""
-		}
-	}
-	if cs := r.traces[trace]; hasTrace && len(cs) == 1 {
-		return cs[0].span, ""
-	}
-	if onStream != 0 {
-		return onStream, ""
-	}
-	n := len(r.calls)
-	if n == 1 {
-		for c := range r.calls {
-			return c.span, ""
-		}
-	}
-	var why string
-	switch {
-	case n == 0 && token == "":
-		return 0, ""
-	case n == 0:
-		return 0, fmt.Sprintf("its progress token %q names no tool call in flight (none was)", token)
-	case token == "":
-		why = fmt.Sprintf("%d tool calls were in flight and the request carried no progress token", n)
-	default:
-		why = fmt.Sprintf("%d tool calls were in flight and the request's progress token %q names none of them", n, token)
-	}
-	if standalone {
-		why += "; it arrived on the session's standalone event stream, which belongs to no call"
-	}
-	return 0, why
-}
-
-// byToken returns the tool call whose progress token is tok, if any.
-func (r *callRegistry) byToken(tok string) recorder.SpanID {
-	if tok == "" {
-		return 0
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if c, ok := r.tokens[tok]; ok {
 		return c.span
 	}
 	return 0

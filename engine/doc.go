@@ -34,7 +34,10 @@
 //     session: like the SDK's LoggingTransport it only reports what it
 //     read and wrote, as it happened, to a wireObserver, which the session
 //     implements. wire.go keeps the session's books of what is pending
-//     on the wire.
+//     on the wire; package internal/wire, which the proxy feeds too,
+//     decides how a server request is linked to its call, how an answer
+//     pairs with a request (a duplicate's refusal, a second answer, an
+//     unknown id), how a round's answer reads, and the words for each.
 //   - session.go (connecting), policy.go (the [AnswerPolicy] in force),
 //     hooks.go (the user's callbacks), life.go (how a session ends).
 //

@@ -8,6 +8,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -31,6 +33,13 @@ type tapRoundTripper struct {
 	// connecting, when set, returns a context that ends when connecting
 	// is given up, while the session is connecting, and nil once it is up.
 	connecting func() context.Context
+
+	mu sync.Mutex
+	// postURL and postHeader are those of the last POST that carried a
+	// message: where the tap posts an answer of its own (see
+	// [tapRoundTripper.answer]); postURL is "" until then.
+	postURL    string
+	postHeader http.Header
 }
 
 func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -50,6 +59,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			body.Close()
 			if msg, err := jsonrpc.DecodeMessage(data); err == nil {
 				sent = msg
+				h.remember(r)
 				h.obs.writing(r.Context(), msg)
 			}
 		}
@@ -68,8 +78,8 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "text/event-stream":
-		body := &sseTapBody{obs: h.obs, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
-		body.from = streamSource(r, sent, body)
+		body := &sseTapBody{tap: h, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
+		body.from = h.streamSource(r, sent, body)
 		resp.Body = body
 	case "application/json":
 		data, rerr := readLimited(resp.Body, h.limit, resp.ContentLength)
@@ -80,7 +90,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 			return nil, tooLarge
 		}
 		if msg, derr := jsonrpc.DecodeMessage(data); rerr == nil && derr == nil {
-			msg = handOn(h.obs.messageRead(msg, streamSource(r, sent, nil)))
+			msg = h.handOn(h.obs.messageRead(msg, h.streamSource(r, sent, nil)))
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 				if enc, err := jsonrpc.EncodeMessage(req); err == nil {
 					data = enc
@@ -100,8 +110,13 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 // tool call makes on that call's stream); an event stream the client
 // opened with a GET belongs to no request, unless it resumes (with
 // Last-Event-ID) a stream whose owner it cannot tell.
-func streamSource(r *http.Request, sent jsonrpc.Message, stream any) wireSource {
-	from := wireSource{stream: stream}
+//
+// The tap can answer a message itself (a duplicate request) once it has
+// seen a POST to copy (see [tapRoundTripper.answer]).
+func (h *tapRoundTripper) streamSource(r *http.Request, sent jsonrpc.Message, stream any) wireSource {
+	h.mu.Lock()
+	from := wireSource{stream: stream, canAnswer: h.postURL != ""}
+	h.mu.Unlock()
 	if req, ok := sent.(*jsonrpc.Request); ok && req.IsCall() {
 		from.replyTo = req.ID
 	}
@@ -159,7 +174,7 @@ func (e *httpStatusError) Error() string { return "HTTP " + e.status }
 // longer than limit ends the stream with a [MessageTooLargeError] and
 // the session with it.
 type sseTapBody struct {
-	obs   wireObserver
+	tap   *tapRoundTripper
 	rc    io.ReadCloser
 	r     *bufio.Reader
 	limit int64
@@ -177,12 +192,12 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 		}
 		line, err := b.readLine()
 		if len(line) > 0 {
-			b.out = sseLine(b.obs, line, b.from)
+			b.out = b.tap.sseLine(line, b.from)
 		}
 		if err != nil {
 			b.err = err
 			if e, ok := err.(*MessageTooLargeError); ok {
-				b.obs.readFailed(e)
+				b.tap.obs.readFailed(e)
 			}
 		}
 	}
@@ -216,7 +231,7 @@ func (b *sseTapBody) readLine() ([]byte, error) {
 
 // sseLine taps one line of an event stream and returns it, rewritten if
 // it carried a server request. from says which event stream it came on.
-func sseLine(obs wireObserver, line []byte, from wireSource) []byte {
+func (h *tapRoundTripper) sseLine(line []byte, from wireSource) []byte {
 	if !bytes.HasPrefix(line, []byte("data:")) {
 		return line
 	}
@@ -227,14 +242,17 @@ func sseLine(obs wireObserver, line []byte, from wireSource) []byte {
 	}
 	msg, err := jsonrpc.DecodeMessage(payload)
 	if err != nil {
-		if obs.unreadable(err, payload) {
+		if h.obs.unreadable(err, payload) {
 			// The SDK would end the session on it: pass on an event
 			// without data, which the SDK skips.
 			return nil
 		}
 		return line
 	}
-	msg = handOn(obs.messageRead(msg, from))
+	msg = h.handOn(h.obs.messageRead(msg, from))
+	if msg == nil {
+		return nil // skipped: an event without data, which the SDK skips
+	}
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
 		return line
@@ -251,10 +269,55 @@ func sseLine(obs wireObserver, line []byte, from wireSource) []byte {
 
 // handOn returns the message v delivers, which the SDK is handed at once:
 // over HTTP nothing is held back (dispatch inline is refused there, see
-// [ErrInlineOverHTTP]).
-func handOn(v readVerdict) jsonrpc.Message {
+// [ErrInlineOverHTTP]). An answer of the tap's own is posted aside.
+func (h *tapRoundTripper) handOn(v readVerdict) jsonrpc.Message {
+	if v.answer != nil {
+		go h.answer(v.answer)
+	}
 	if v.seen != nil {
 		v.seen(false)
 	}
 	return v.deliver
+}
+
+// remember keeps where r, a POST carrying a message, went and with which
+// headers (the session's id, the protocol version, credentials), for
+// [tapRoundTripper.answer].
+func (h *tapRoundTripper) remember(r *http.Request) {
+	h.mu.Lock()
+	if h.postURL == "" || h.postURL != r.URL.String() || r.Header.Get("Mcp-Session-Id") != h.postHeader.Get("Mcp-Session-Id") {
+		h.postURL, h.postHeader = r.URL.String(), r.Header.Clone()
+	}
+	h.mu.Unlock()
+}
+
+// answerTimeout bounds posting an answer of the tap's own.
+const answerTimeout = 30 * time.Second
+
+// answer posts resp, an answer the tap writes itself (the refusal of a
+// duplicate request, which never reaches the SDK), as the client's last
+// POST was made, below the tap: the observer does not see it, as it does
+// not see the answers the stdio tap writes. A failure to post it shows
+// on the next request of the session, if the server is gone.
+func (h *tapRoundTripper) answer(resp *jsonrpc.Response) {
+	h.mu.Lock()
+	url, header := h.postURL, h.postHeader
+	h.mu.Unlock()
+	body, err := jsonrpc.EncodeMessage(resp)
+	if err != nil || url == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	req.Header = header.Clone()
+	res, err := h.base.RoundTrip(req)
+	if err != nil {
+		return
+	}
+	io.Copy(io.Discard, io.LimitReader(res.Body, 1<<16)) //nolint:errcheck // only drained
+	res.Body.Close()
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -125,7 +126,7 @@ func TestConcurrentCallsLinkedOnDemo(t *testing.T) {
 			if res := run(t, s, concurrentFanout()); res.OK != 6 {
 				t.Fatalf("run: %+v", res)
 			}
-			linkedRun(t, s.Recording().Snapshot(), func(sp *recorder.Span) string { return progressToken(sp.Params) })
+			linkedRun(t, s.Recording().Snapshot(), func(sp *recorder.Span) string { return wire.Token(sp.Params) })
 		})
 	}
 }

@@ -1,16 +1,14 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -189,114 +187,16 @@ func inputMethod(ir mcp.InputRequest) string {
 	return fmt.Sprintf("%T", ir)
 }
 
-// wireAnswer is what the server answered one round of a call, as read
-// off the wire.
-type wireAnswer struct {
-	recorder.Outcome
-	outcome recorder.RoundOutcome // OutcomeInputRequired, OutcomeResult or OutcomeError
-	keys    []string              // input_required: its input requests' keys, in the server's order
-}
-
-// readAnswer reads a response to a tools/call round.
-func readAnswer(resp *jsonrpc.Response) wireAnswer {
+// readAnswer reads a response to a tools/call round (see [wire.ReadAnswer]).
+func readAnswer(resp *jsonrpc.Response) wire.Answer {
 	if resp.Error != nil {
-		o := recorder.Outcome{Status: recorder.StatusError, Error: resp.Error.Error()}
+		var code int64
 		if rpc := (*jsonrpc.Error)(nil); errors.As(resp.Error, &rpc) {
-			o.Code = rpc.Code
+			code = rpc.Code
 		}
-		return wireAnswer{outcome: recorder.OutcomeError, Outcome: o}
+		return wire.ReadAnswer(nil, code, resp.Error.Error(), true)
 	}
-	a := wireAnswer{outcome: recorder.OutcomeResult,
-		Outcome: recorder.Outcome{Status: recorder.StatusOK, Result: recorder.CapPayload(resp.Result)}}
-	shape := readResultShape(resp.Result)
-	switch {
-	case shape.resultType == "input_required":
-		a.outcome, a.keys = recorder.OutcomeInputRequired, shape.keys
-	case shape.isError:
-		a.Status, a.Error = recorder.StatusError, shape.errorText()
-	}
-	return a
-}
-
-// resultShape is what a round's result says about the call's progress.
-type resultShape struct {
-	resultType string
-	keys       []string // of inputRequests, in the order written
-	isError    bool
-	texts      []string // the text content blocks
-}
-
-// readResultShape walks a tools/call result's JSON. The SDK decodes
-// inputRequests into a Go map, which forgets the order its keys were
-// written in; reading the tokens keeps it. A result it cannot read gives
-// what it read so far.
-func readResultShape(raw json.RawMessage) resultShape {
-	var shape resultShape
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return shape
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return shape
-		}
-		var value json.RawMessage
-		if dec.Decode(&value) != nil {
-			return shape
-		}
-		switch t {
-		case "resultType":
-			_ = json.Unmarshal(value, &shape.resultType)
-		case "isError":
-			_ = json.Unmarshal(value, &shape.isError)
-		case "inputRequests":
-			shape.keys = objectKeys(value)
-		case "content":
-			var blocks []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			}
-			if json.Unmarshal(value, &blocks) == nil {
-				for _, b := range blocks {
-					if b.Type == "text" && b.Text != "" {
-						shape.texts = append(shape.texts, b.Text)
-					}
-				}
-			}
-		}
-	}
-	return shape
-}
-
-// errorText is the text of a result with isError set.
-func (r resultShape) errorText() string {
-	if len(r.texts) == 0 {
-		return "the tool reported an error (isError) without text"
-	}
-	return strings.Join(r.texts, "\n")
-}
-
-// objectKeys returns the keys of a JSON object in the order written.
-func objectKeys(raw json.RawMessage) []string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		k, _ := t.(string)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys
-		}
-		keys = append(keys, k)
-	}
-	return keys
+	return wire.ReadAnswer(resp.Result, 0, "", false)
 }
 
 func (s *Session) fulfilOne(ctx context.Context, ir mcp.InputRequest) (mcp.InputResponse, error) {

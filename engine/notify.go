@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,7 +26,7 @@ func (s *Session) notificationEvent(method string, params json.RawMessage) recor
 		ev.Kind = recorder.EventProgress
 		var p mcp.ProgressNotificationParams
 		if json.Unmarshal(params, &p) == nil {
-			ev.Span = s.calls.byToken(tokenString(p.ProgressToken))
+			ev.Span = s.calls.ByToken(wire.TokenString(p.ProgressToken))
 			ev.Text = progressText(&p)
 		}
 	case method == "notifications/message":
@@ -40,7 +41,7 @@ func (s *Session) notificationEvent(method string, params json.RawMessage) recor
 		if json.Unmarshal(params, &p) == nil {
 			ev.Text = p.Reason
 			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && s.wire != nil {
-				if r := s.wire.pending(idKey(id)); r != nil {
+				if r := s.wire.pending(wire.KeyOf(id)); r != nil {
 					ev.Span = r.span
 				}
 			}

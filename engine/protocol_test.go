@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -304,6 +305,22 @@ func serveHostile() {
 	}
 }
 
+// TestResponseToUnknownID checks that an answer from the server to an id
+// the client never sent is recorded as a protocol event, in the words the
+// proxy uses (package internal/wire), and the session goes on.
+func TestResponseToUnknownID(t *testing.T) {
+	s, rs := connectRaw(t, DefaultAnswerPolicy())
+	rs.send(`{"jsonrpc":"2.0","id":424242,"result":{}}`)
+	rs.send(samplingLine(`8`, "still there?"))
+	if got := rs.answers(1, 10*time.Second); len(got) != 1 || string(got[0]["id"]) != "8" || got[0]["result"] == nil {
+		t.Fatalf("after an answer to an unknown id, the request got %s, want its answer", got)
+	}
+	evs := protocolEvents(s.Recording().Snapshot())
+	if len(evs) != 1 || evs[0].Text != "the server answered id 424242, which no pending request has" {
+		t.Fatalf("protocol events %+v, want one saying id 424242 matches no pending request", evs)
+	}
+}
+
 // TestHostileStdioServer runs the hostile server as a subprocess: the
 // session survives it and records everything it sent.
 func TestHostileStdioServer(t *testing.T) {
@@ -428,8 +445,10 @@ func (rs *rawHTTPServer) answers(n int, d time.Duration) []map[string]json.RawMe
 // TestHostileHTTPServer checks the same misbehaviours over streamable
 // HTTP, where the tap sits in the HTTP client: a response without an id
 // is recorded and skipped, a duplicate id is recorded as its own span
-// (the SDK refuses it), and a request replayed on a new stream after a
-// reconnect is neither served twice nor called a duplicate.
+// and refused by the tap with an Invalid Request error carrying its id,
+// posted as the client posts (as over stdio: the SDK never sees it), and
+// a request replayed on a new stream after a reconnect is neither served
+// twice nor called a duplicate.
 func TestHostileHTTPServer(t *testing.T) {
 	rs, url := serveRawHTTP(t)
 	cb := DefaultAnswerPolicy()
@@ -455,15 +474,20 @@ func TestHostileHTTPServer(t *testing.T) {
 	}
 	rs.push <- samplingLine(`"re"`, "replayed") // the same request again, after the reconnect
 
-	got := rs.answers(2, 10*time.Second)
+	got := rs.answers(3, 10*time.Second)
 	var ids []string
+	refusals := 0
 	for _, a := range got {
-		if a["result"] != nil {
+		switch {
+		case a["result"] != nil:
 			ids = append(ids, string(a["id"]))
+		case string(a["id"]) == `"dup"` && bytes.Contains(a["error"], []byte(`-32600`)):
+			refusals++
 		}
 	}
-	if len(ids) != 2 {
-		t.Fatalf("the server got results for %v, want \"dup\" and \"re\" once each: %s", ids, got)
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{`"dup"`, `"re"`}) || refusals != 1 {
+		t.Fatalf("the server got results for %v and %d refusals, want \"dup\" and \"re\" once each and the duplicate refused with its id: %s", ids, refusals, got)
 	}
 	if more := rs.answers(1, time.Second); len(more) != 0 {
 		t.Errorf("a request was answered again: %s", more)

@@ -3,10 +3,11 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,25 +45,32 @@ func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict 
 			ev := s.notificationEvent(m.Method, m.Params)
 			return readVerdict{deliver: msg, seen: func(withheld bool) { s.notificationSeen(ev, withheld) }}
 		}
-		key := idKey(m.ID)
+		key := wire.KeyOf(m.ID)
 		if first := s.wire.pending(key); first != nil {
+			if from.stream != nil && first.stream != nil && first.stream != from.stream && bytes.Equal(first.params, m.Params) {
+				return readVerdict{} // a replay of the first, which is being served: skipped
+			}
 			if from.canAnswer {
 				return readVerdict{answer: s.refuseDuplicate(m, from, key)}
 			}
-			if from.stream != nil && first.stream != nil && first.stream != from.stream && bytes.Equal(first.params, m.Params) {
-				return readVerdict{deliver: msg} // a replay: the SDK refuses it, the first is being served
-			}
 			// The SDK refuses it with an Invalid Request error of id
 			// null, not tied to the first request.
-			s.duplicate(m, from, duplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
+			s.duplicate(m, from, wire.DuplicateText(key)+"; the client SDK answered it with JSON-RPC error -32600 (id null), it was not served")
 			return readVerdict{deliver: msg}
 		}
 		r := s.receive(m, key, from)
 		return readVerdict{deliver: msg, seen: func(withheld bool) { s.requestSeen(r, withheld) }}
 	case *jsonrpc.Response:
-		if c := s.wire.reply(m.ID); c != nil {
-			c.replied(m, s.rec.Now())
-			return readVerdict{deliver: msg, seen: func(withheld bool) { s.responseSeen(c, idKey(m.ID), withheld) }}
+		key := wire.KeyOf(m.ID)
+		c, pairing := s.wire.reply(key, isRefusal(m))
+		switch pairing {
+		case wire.Answers:
+			if c != nil {
+				c.replied(m, s.rec.Now())
+				return readVerdict{deliver: msg, seen: func(withheld bool) { s.responseSeen(c, key, withheld) }}
+			}
+		case wire.AnswersAgain, wire.AnswersNothing:
+			s.protocolError(wire.AnswerText("server", key, pairing), nil)
 		}
 	}
 	return readVerdict{deliver: msg}
@@ -88,19 +96,18 @@ func (s *Session) receive(req *jsonrpc.Request, key string, from wireSource) *re
 }
 
 // link returns the tool call a server request read off the wire
-// belongs to, or why it cannot tell (see [callRegistry.link]): by the
+// belongs to, or why it cannot tell (see [wire.Calls.Link]): by the
 // progress token in its params' _meta, by the trace its traceparent
 // names, by the HTTP response stream it came on, or as the only call in
 // flight.
 func (s *Session) link(params json.RawMessage, from wireSource) (recorder.SpanID, string) {
 	var onStream recorder.SpanID
 	if from.replyTo.IsValid() {
-		if c := s.wire.caller(from.replyTo); c != nil {
+		if c := s.wire.caller(wire.KeyOf(from.replyTo)); c != nil {
 			onStream = c.span
 		}
 	}
-	trace, hasTrace := serverTrace(params)
-	return s.calls.link(progressToken(params), trace, hasTrace, onStream, from.standalone)
+	return s.calls.Link(wire.ClueOf(wire.ReadParams(params), onStream, from.standalone))
 }
 
 // unreadable records a response without a usable id (id null or
@@ -114,13 +121,9 @@ func (s *Session) unreadable(err error, raw []byte) bool {
 	if !isIDlessResponse(err) {
 		return false
 	}
-	s.protocolError(idlessText, raw)
+	s.protocolError(wire.IdlessText("server"), raw)
 	return true
 }
-
-// idlessText says what the tap did with a response that had no usable id.
-const idlessText = "the server sent a response without a usable id (id null or missing), which matches no request: " +
-	"recorded and skipped, the session goes on. JSON-RPC allows id null only for an error the server could not tie to a request, such as a parse error"
 
 // readFailed notes that reading failed and ends the session at once (see
 // [Session.lose]); a limit met in the HTTP client ends it, or the
@@ -134,22 +137,16 @@ func (s *Session) readFailed(err error) {
 	s.lose()
 }
 
-// duplicateText says what was wrong with a request that reused the id of
-// one still pending.
-func duplicateText(key string) string {
-	return fmt.Sprintf("duplicate request id %s while it is still pending (a request id must not be reused within a session)", key)
-}
-
 // refuseDuplicate records a server request that reuses the id of a
 // request still pending and returns the answer to write for it: an
 // Invalid Request error with the same id (the protocol's answer to a
 // request that is not valid, tied to the id it came with). The first
 // request is served as usual.
 func (s *Session) refuseDuplicate(req *jsonrpc.Request, from wireSource, key string) *jsonrpc.Response {
-	s.duplicate(req, from, duplicateText(key)+"; answered with JSON-RPC error -32600 and not served")
+	s.duplicate(req, from, wire.DuplicateRefused(key))
 	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
 		Code:    jsonrpc.CodeInvalidRequest,
-		Message: "fanout-inspector: " + duplicateText(key),
+		Message: "fanout-inspector: " + wire.DuplicateText(key),
 	}}
 }
 
@@ -158,7 +155,7 @@ func (s *Session) refuseDuplicate(req *jsonrpc.Request, from wireSource, key str
 func (s *Session) duplicate(req *jsonrpc.Request, from wireSource, text string) {
 	now := s.rec.Now()
 	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
-	sp.RequestID = idKey(req.ID)
+	sp.RequestID = wire.KeyOf(req.ID)
 	sp.Duplicate = true
 	sp.Received = now
 	sp.Params = recorder.CapPayload(req.Params)
@@ -241,43 +238,6 @@ func (s *Session) claim(meta *mcp.Meta) *request {
 	return s.wire.pending(key)
 }
 
-// progressToken returns params._meta.progressToken as a string, or "".
-func progressToken(params json.RawMessage) string {
-	if !bytes.Contains(params, []byte(`"progressToken"`)) {
-		return ""
-	}
-	var p struct {
-		Meta struct {
-			ProgressToken any `json:"progressToken"`
-		} `json:"_meta"`
-		ProgressToken any `json:"progressToken"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	tok := p.Meta.ProgressToken
-	if tok == nil {
-		tok = p.ProgressToken // notifications/progress carries it at the top
-	}
-	return tokenString(tok)
-}
-
-func tokenString(tok any) string {
-	switch v := tok.(type) {
-	case string:
-		return v
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case int:
-		return strconv.Itoa(v)
-	case json.Number:
-		return v.String()
-	}
-	return ""
-}
-
 // injectMeta returns params with _meta[wireKey] = key added. Params
 // without a _meta get it spliced in as text; others are decoded and
 // re-encoded.
@@ -321,4 +281,11 @@ func injectMeta(params json.RawMessage, key string) json.RawMessage {
 		return params
 	}
 	return out
+}
+
+// isRefusal reports whether resp is an Invalid Request error, the answer
+// that refuses a request reusing a pending id.
+func isRefusal(resp *jsonrpc.Response) bool {
+	var rpc *jsonrpc.Error
+	return resp.Error != nil && errors.As(resp.Error, &rpc) && wire.IsRefusal(rpc.Code)
 }

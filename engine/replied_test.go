@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -25,7 +26,7 @@ func TestRepliedKeepsInputKeys(t *testing.T) {
 			rec := recorder.New(recorder.Meta{})
 			c := &call{rec: rec, span: rec.Begin(recorder.NewSpan("s1", recorder.Outgoing, "tools/call")), answered: recorder.Unset}
 			id, _ := jsonrpc.MakeID(float64(7))
-			c.sending(idKey(id), nil, 1)
+			c.sending(wire.KeyOf(id), nil, 1)
 			c.replied(&jsonrpc.Response{ID: id, Result: []byte(tc.result)}, 2)
 			_, answered, keys := c.roundAnswered(1)
 			if answered != 2 || !slices.Equal(keys, tc.want) {

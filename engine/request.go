@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,10 +84,10 @@ func (s *Session) requestFor(ctx context.Context, method string, params mcp.Para
 	} else {
 		var tok string
 		if meta != nil {
-			tok = tokenString((*meta)["progressToken"])
+			tok = wire.TokenString((*meta)["progressToken"])
 		}
 		trace, hasTrace := metaTrace(meta)
-		sp.Parent, sp.Unlinked = s.calls.link(tok, trace, hasTrace, 0, false)
+		sp.Parent, sp.Unlinked = s.calls.Link(wire.Clue{Token: tok, Trace: trace, HasTrace: hasTrace})
 	}
 	// No arrival sequence from the wire: it arrives as it enters.
 	return s.newRequest(sp, false)
@@ -148,15 +148,4 @@ func (r *request) stopped(ctx context.Context, timeout time.Duration) error {
 		r.settle(recorder.StatusAborted, fmt.Sprintf("the connection ended first (%v)", cause), nil)
 	}
 	return ctx.Err()
-}
-
-// idKey is a JSON-RPC id as it appears on the wire: 7 or "abc".
-func idKey(id jsonrpc.ID) string {
-	switch v := id.Raw().(type) {
-	case string:
-		return strconv.Quote(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	}
-	return ""
 }

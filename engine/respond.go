@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -15,8 +16,9 @@ func (s *Session) writing(ctx context.Context, msg jsonrpc.Message) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if c, ok := ctx.Value(callKey{}).(*call); ok && m.IsCall() {
-			s.wire.sent(m.ID, c)
-			c.sending(idKey(m.ID), m.Params, s.rec.Now())
+			key := wire.KeyOf(m.ID)
+			s.wire.sent(key, c)
+			c.sending(key, m.Params, s.rec.Now())
 		}
 	case *jsonrpc.Response:
 		if r := s.wire.answer(m); r != nil {

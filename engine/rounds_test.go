@@ -175,17 +175,3 @@ func TestInputRequestFailureRetries(t *testing.T) {
 			call.Status, retry.Outcome, result)
 	}
 }
-
-// TestReadResultShape checks that the keys of inputRequests come out in
-// the order the server wrote them, whatever that order is.
-func TestReadResultShape(t *testing.T) {
-	raw := json.RawMessage(`{"resultType":"input_required","requestState":"x","inputRequests":{"zeta":{"method":"roots/list"},"alpha":{"method":"elicitation/create","params":{"message":"{\"k\":1}"}},"mid":{}}}`)
-	shape := readResultShape(raw)
-	if shape.resultType != "input_required" || !slices.Equal(shape.keys, []string{"zeta", "alpha", "mid"}) {
-		t.Errorf("shape %+v, want input_required with keys zeta, alpha, mid", shape)
-	}
-	final := readResultShape(json.RawMessage(`{"content":[{"type":"text","text":"boom"}],"isError":true}`))
-	if !final.isError || final.errorText() != "boom" || final.keys != nil {
-		t.Errorf("shape %+v, want an error result saying boom", final)
-	}
-}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,15 +47,16 @@ type Session struct {
 
 	client *mcp.Client
 	cs     *mcp.ClientSession
-	wire   *wire // nil when the transport's messages cannot be seen
+	wire   *wireState // nil when the transport's messages cannot be seen
 	cmd    *exec.Cmd
 	stderr *stderrLines
 
-	policy policyBox    // how requests are answered (policy.go)
-	gate   gate         // the dispatch gate (dispatch.go)
-	calls  callRegistry // tool calls in flight (call.go)
-	hooks  hooks        // the user's callbacks and their queue (hooks.go)
-	life   life         // the session's life and how it ended (life.go)
+	policy  policyBox    // how requests are answered (policy.go)
+	gate    gate         // the dispatch gate (dispatch.go)
+	calls   *wire.Calls  // tool calls in flight, for linking (call.go)
+	callSeq atomic.Int64 // the last progress token number handed out
+	hooks   hooks        // the user's callbacks and their queue (hooks.go)
+	life    life         // the session's life and how it ended (life.go)
 
 	traceIDs recorder.TraceIDs // the recording's trace and span IDs (tracecontext.go)
 }
@@ -92,7 +94,7 @@ func connectNamed(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.
 		rec:      rec,
 		target:   t,
 		name:     name,
-		calls:    newCallRegistry(),
+		calls:    wire.NewCalls(),
 		hooks:    hooks{notices: newNoticeQueue(256)},
 		traceIDs: rec.TraceIDs(),
 	}

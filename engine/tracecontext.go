@@ -53,19 +53,9 @@ func (s *Session) traceRoot(id recorder.SpanID) recorder.SpanID {
 	return root
 }
 
-// serverTrace returns the trace ID of the traceparent a server request
-// carries in its _meta (params as read off the wire, or its _meta as
-// decoded), when it is a valid one.
-func serverTrace(params json.RawMessage) (trace [16]byte, ok bool) {
-	tc, found := recorder.TraceContextOf(params)
-	if !found {
-		return trace, false
-	}
-	trace, _, err := recorder.ParseTraceparent(tc.Traceparent)
-	return trace, err == nil
-}
-
-// metaTrace is serverTrace for a _meta the SDK decoded.
+// metaTrace returns the trace ID of the traceparent in a _meta the SDK
+// decoded, when it is a valid one (package internal/wire reads it from
+// params as they come off the wire).
 func metaTrace(meta *mcp.Meta) (trace [16]byte, ok bool) {
 	if meta == nil {
 		return trace, false

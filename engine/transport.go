@@ -83,7 +83,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 				return nil, fmt.Errorf("%s: header name %q is not valid (give names like Authorization)", t.kind(), k)
 			}
 		}
-		s.wire = newWire()
+		s.wire = newWireState()
 		limit := t.Limits.maxMessageSize()
 		base := http.DefaultTransport
 		if t.HTTPAuth != nil {
@@ -104,7 +104,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 	if t.kind() == TransportHTTP || t.kind() == TransportSSE {
 		return inner, nil // tapped below the SDK, in the HTTP client
 	}
-	s.wire = newWire()
+	s.wire = newWireState()
 	s.wire.tapped = &tappedTransport{inner: inner, obs: s, limit: t.Limits.maxMessageSize()}
 	return s.wire.tapped, nil
 }

@@ -5,22 +5,23 @@ import (
 	"io"
 	"sync"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// wire is the session's view of what is pending on a tapped wire: server
+// wireState is the session's view of what is pending on a tapped wire: server
 // requests by id from their read to their answer's write, client
 // requests by id from their write to their answer's read, and how the
 // connection is doing. It only keeps books; the session's observer
 // methods (receive.go, respond.go, call.go) act on them. Its lock is
 // never held while anything else runs.
-type wire struct {
+type wireState struct {
 	tapped *tappedTransport // nil over HTTP, where the tap is in the HTTP client
 
 	mu        sync.Mutex
 	in        map[string]*request
 	answering map[*jsonrpc.Response]*request // answers being written
-	out       map[jsonrpc.ID]*call
+	out       *wire.Pending[*call]           // client requests by id key (the wire model pairs their answers)
 	readErr   error
 	writeErr  bool // a write failed: the connection is going
 	closeErr  error
@@ -29,20 +30,20 @@ type wire struct {
 	protocolEvents int // protocol_error events recorded so far
 }
 
-func newWire() *wire {
-	return &wire{in: make(map[string]*request), answering: make(map[*jsonrpc.Response]*request), out: make(map[jsonrpc.ID]*call)}
+func newWireState() *wireState {
+	return &wireState{in: make(map[string]*request), answering: make(map[*jsonrpc.Response]*request), out: wire.NewPending[*call]()}
 }
 
 // pending returns the server request read with id key and not yet
 // answered, or nil.
-func (w *wire) pending(key string) *request {
+func (w *wireState) pending(key string) *request {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.in[key]
 }
 
 // track notes a server request read off the wire.
-func (w *wire) track(key string, r *request) {
+func (w *wireState) track(key string, r *request) {
 	w.mu.Lock()
 	w.in[key] = r
 	w.mu.Unlock()
@@ -50,8 +51,8 @@ func (w *wire) track(key string, r *request) {
 
 // answer moves the request resp answers from pending to being answered
 // and returns it (nil when no tracked request has that id).
-func (w *wire) answer(resp *jsonrpc.Response) *request {
-	key := idKey(resp.ID)
+func (w *wireState) answer(resp *jsonrpc.Response) *request {
+	key := wire.KeyOf(resp.ID)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.in[key]
@@ -63,7 +64,7 @@ func (w *wire) answer(resp *jsonrpc.Response) *request {
 }
 
 // answered forgets an answer once written, returning its request.
-func (w *wire) answered(resp *jsonrpc.Response) *request {
+func (w *wireState) answered(resp *jsonrpc.Response) *request {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.answering[resp]
@@ -71,60 +72,63 @@ func (w *wire) answered(resp *jsonrpc.Response) *request {
 	return r
 }
 
-// sent notes that the client wrote call c's request with id.
-func (w *wire) sent(id jsonrpc.ID, c *call) {
+// sent notes that the client wrote call c's request with id key.
+func (w *wireState) sent(key string, c *call) {
 	w.mu.Lock()
-	w.out[id] = c
-	c.ids = append(c.ids, id)
+	w.out.Open(key, c)
+	c.ids = append(c.ids, key)
 	w.mu.Unlock()
 }
 
-// reply returns the client call a response answers, forgetting its id.
-func (w *wire) reply(id jsonrpc.ID) *call {
+// reply pairs a response to id key with the client call it answers
+// (see [wire.Pending.Answer]), forgetting its id; the call is nil
+// unless it pairs as [wire.Answers].
+func (w *wireState) reply(key string, refusal bool) (*call, wire.Pairing) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	c := w.out[id]
-	delete(w.out, id)
+	return w.out.Answer(key, refusal)
+}
+
+// caller returns the client call written with id key and not yet
+// answered, or nil.
+func (w *wireState) caller(key string) *call {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, _ := w.out.Get(key)
 	return c
 }
 
-// caller returns the client call written with id and not yet answered,
-// or nil.
-func (w *wire) caller(id jsonrpc.ID) *call {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.out[id]
-}
-
 // forget drops a finished client call's ids, answered or not (a
-// cancelled request's answer may never come).
-func (w *wire) forget(c *call) {
+// cancelled request's answer may never come; if it does, it is late).
+func (w *wireState) forget(c *call) {
 	w.mu.Lock()
-	for _, id := range c.ids {
-		delete(w.out, id)
+	for _, key := range c.ids {
+		if o, ok := w.out.Get(key); ok && o == c {
+			w.out.Drop(key)
+		}
 	}
 	c.ids = nil
 	w.mu.Unlock()
 }
 
 // reset forgets every request still tracked, once the connection is gone.
-func (w *wire) reset() {
+func (w *wireState) reset() {
 	w.mu.Lock()
 	clear(w.in)
 	clear(w.answering)
-	clear(w.out)
+	w.out.Clear()
 	w.mu.Unlock()
 }
 
 // countProtocolEvent counts one more protocol event and returns the count.
-func (w *wire) countProtocolEvent() int {
+func (w *wireState) countProtocolEvent() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.protocolEvents++
 	return w.protocolEvents
 }
 
-func (w *wire) fail(err error) {
+func (w *wireState) fail(err error) {
 	w.mu.Lock()
 	if w.readErr == nil && !w.isClosed {
 		w.readErr = err
@@ -135,7 +139,7 @@ func (w *wire) fail(err error) {
 // writeFailed notes that a write failed, which on a connection the tap
 // wraps means the server can no longer be reached: a call failing that
 // way counts as a lost connection, not a failed call.
-func (w *wire) writeFailed() {
+func (w *wireState) writeFailed() {
 	w.mu.Lock()
 	w.writeErr = true
 	w.mu.Unlock()
@@ -143,17 +147,17 @@ func (w *wire) writeFailed() {
 
 // wrapped reports whether the tap wraps the connection (so it sees read
 // errors), rather than sitting in an HTTP client.
-func (w *wire) wrapped() bool { return w.tapped != nil && w.tapped.connected() }
+func (w *wireState) wrapped() bool { return w.tapped != nil && w.tapped.connected() }
 
 // broken reports whether reading or writing failed or the connection
 // was closed.
-func (w *wire) broken() bool {
+func (w *wireState) broken() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.readErr != nil || w.writeErr || w.isClosed
 }
 
-func (w *wire) markClosed(err error) {
+func (w *wireState) markClosed(err error) {
 	w.mu.Lock()
 	w.isClosed = true
 	if w.closeErr == nil {
@@ -163,7 +167,7 @@ func (w *wire) markClosed(err error) {
 }
 
 // failure is the first read error, if the connection broke while open.
-func (w *wire) failure() error {
+func (w *wireState) failure() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.readErr != nil && !errors.Is(w.readErr, io.EOF) {
@@ -173,7 +177,7 @@ func (w *wire) failure() error {
 }
 
 // closeInner closes the wrapped connection, if there is one.
-func (w *wire) closeInner() {
+func (w *wireState) closeInner() {
 	if w.tapped != nil {
 		w.tapped.closeInner()
 	}

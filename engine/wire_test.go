@@ -49,21 +49,6 @@ func TestInjectMeta(t *testing.T) {
 	})
 }
 
-func TestProgressToken(t *testing.T) {
-	tests := []struct{ params, want string }{
-		{`{"_meta":{"progressToken":"abc"}}`, "abc"},
-		{`{"_meta":{"progressToken":12}}`, "12"},
-		{`{"progressToken":"top","progress":1}`, "top"},
-		{`{"x":1}`, ""},
-		{`{"_meta":{"progressToken":`, ""},
-	}
-	for _, tt := range tests {
-		if got := progressToken(json.RawMessage(tt.params)); got != tt.want {
-			t.Errorf("progressToken(%s) = %q, want %q", tt.params, got, tt.want)
-		}
-	}
-}
-
 // FuzzInjectMeta checks that whatever object params a server sends, the
 // tap's key is added and every field the server sent is kept as it was.
 func FuzzInjectMeta(f *testing.F) {

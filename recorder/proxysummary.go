@@ -74,7 +74,9 @@ func proxyVerdict(est *Snapshot, sum Summary) (string, string) {
 	// The client-mode judge reads gate waits, and an estimate has a wait
 	// before every request's work by construction (the jitter share):
 	// judge a proxy by the estimated peaks instead.
-	if v != VerdictNoFanout && v != VerdictTooFast {
+	// A run of tool calls alone is a load test, as in client mode: with
+	// no server requests there is no client fan-out to judge.
+	if v != VerdictNoFanout && v != VerdictTooFast && v != VerdictLoad {
 		switch {
 		case sum.PeakInFlight <= 1:
 			v = VerdictSerialized

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -35,11 +35,22 @@ func (s Side) String() string {
 // Session is the session name the proxy's spans and events carry.
 const Session = "proxy"
 
+// Stream says which HTTP stream a message the server wrote came on: the
+// response to the client request with id key Request (see [wire.Key]),
+// or, when Standalone, an event stream the client opened with a GET of
+// its own, which belongs to no call. The zero Stream is stdio's one
+// stream, or a response that belongs to nothing the proxy knows.
+type Stream struct {
+	Request    string
+	Standalone bool
+}
+
 // Book turns the messages crossing a proxy into a recording, with the
-// model of the client mode: every request both ways is a span, a
-// notification is an event, a server request made during a tool call is
-// that call's child when something links it, and the rounds of a
-// multi-round-trip call (protocol 2026-07-28) are one logical call.
+// model of the client mode (package internal/wire decides for both):
+// every request both ways is a span, a notification is an event, a
+// server request made during a tool call is that call's child when
+// something links it, and the rounds of a multi-round-trip call
+// (protocol 2026-07-28) are one logical call.
 //
 // The proxy sees the wire only. For a server request, Received is when
 // the proxy read it from the server and Answered when the client's
@@ -54,15 +65,14 @@ const Session = "proxy"
 // and forgets. It is safe for concurrent use (the two directions of a
 // proxy are read on two goroutines).
 type Book struct {
-	rec *recorder.Recording
+	rec   *recorder.Recording
+	calls *wire.Calls // tool calls in flight, for linking
 
 	mu       sync.Mutex
 	protocol string
-	client   map[string]*pending // requests the client sent, by id key
-	server   map[string]*pending // requests the server sent, by id key
-	tokens   map[string]*call    // progress token of a tool call in flight
-	states   map[string]*call    // requestState of a call awaiting its retry
-	calls    map[*call]struct{}  // tool calls in flight
+	client   *wire.Pending[*pending] // requests the client sent
+	server   *wire.Pending[*pending] // requests the server sent
+	states   map[string]*call        // requestState of a call awaiting its retry
 }
 
 // pending is a request waiting for its answer.
@@ -75,9 +85,8 @@ type pending struct {
 
 // call is one logical tool call: one span over all its rounds.
 type call struct {
-	span   recorder.SpanID
+	wire.Call
 	name   string
-	token  string
 	rounds int
 	round  recorder.SpanID // the open round span, or 0 on a one-shot call
 	fulfil recorder.SpanID // the input requests being fulfilled in the client, or 0
@@ -89,9 +98,9 @@ type call struct {
 func NewBook(rec *recorder.Recording) *Book {
 	rec.SetMeta(func(m *recorder.Meta) { m.Mode = recorder.ModeProxy })
 	return &Book{
-		rec:    rec,
-		client: map[string]*pending{}, server: map[string]*pending{},
-		tokens: map[string]*call{}, states: map[string]*call{}, calls: map[*call]struct{}{},
+		rec: rec, calls: wire.NewCalls(),
+		client: wire.NewPending[*pending](), server: wire.NewPending[*pending](),
+		states: map[string]*call{},
 	}
 }
 
@@ -112,11 +121,6 @@ func (b *Book) setProtocolLocked(v string) {
 	b.rec.SetMeta(func(m *recorder.Meta) { m.Protocol = v })
 }
 
-// roundsEra reports whether tool calls are multi-round-trip calls: on
-// protocol 2026-07-28 and later every tools/call is round 1 of a logical
-// call (version strings are dates, so they compare as strings).
-func (b *Book) roundsEra() bool { return b.protocol >= "2026-07-28" }
-
 // message is one JSON-RPC message as the book reads it.
 type message struct {
 	ID     json.RawMessage `json:"id"`
@@ -130,10 +134,9 @@ type message struct {
 }
 
 // Message records raw, one message (or batch) that side wrote, read at
-// offset at. via names, for a message the server sent on the HTTP
-// response stream of a client request, that request's id key (see
-// [IDKey]); "" otherwise.
-func (b *Book) Message(from Side, raw []byte, at time.Duration, via string) {
+// offset at. via says, for a message the server sent over HTTP, which
+// stream it came on.
+func (b *Book) Message(from Side, raw []byte, at time.Duration, via Stream) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return
@@ -152,44 +155,27 @@ func (b *Book) Message(from Side, raw []byte, at time.Duration, via string) {
 	b.one(from, raw, at, via)
 }
 
-func (b *Book) one(from Side, raw []byte, at time.Duration, via string) {
+func (b *Book) one(from Side, raw []byte, at time.Duration, via Stream) {
 	var m message
 	if err := json.Unmarshal(raw, &m); err != nil {
 		b.garbage(from, raw, at, err)
 		return
 	}
-	id := IDKey(m.ID)
+	id := wire.Key(m.ID)
 	switch {
 	case m.Method != "" && id != "":
 		b.request(from, id, &m, at, via)
 	case m.Method != "":
 		b.notification(from, &m, at)
-	case id != "" && (m.Result != nil || m.Error != nil):
+	case m.Result != nil || m.Error != nil:
+		if id == "" {
+			b.protocolEventData(at, wire.IdlessText(from.String())+"; passed on unchanged", raw)
+			return
+		}
 		b.response(from, id, &m, at)
 	default:
-		b.protocolEvent(at, fmt.Sprintf("the %s wrote a JSON message that is neither a request, a notification nor a response with an id (%s); passed on unchanged", from, head(raw)))
+		b.protocolEvent(at, fmt.Sprintf("the %s wrote a JSON message that is neither a request, a notification nor a response (%s); passed on unchanged", from, head(raw)))
 	}
-}
-
-// IDKey is the text of a JSON-RPC id as spans carry it: a string id
-// quoted, a number as written; "" for no id or null.
-func IDKey(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return ""
-		}
-		return strconv.Quote(s)
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) != nil {
-		return ""
-	}
-	return n.String()
 }
 
 func (b *Book) garbage(from Side, raw []byte, at time.Duration, err error) {
@@ -198,6 +184,14 @@ func (b *Book) garbage(from Side, raw []byte, at time.Duration, err error) {
 
 func (b *Book) protocolEvent(at time.Duration, text string) {
 	b.rec.AddEvent(recorder.Event{At: at, Session: Session, Kind: recorder.EventProtocol, Text: text})
+}
+
+func (b *Book) protocolEventData(at time.Duration, text string, raw []byte) {
+	ev := recorder.Event{At: at, Session: Session, Kind: recorder.EventProtocol, Text: text}
+	if json.Valid(raw) {
+		ev.Data = recorder.CapPayload(raw)
+	}
+	b.rec.AddEvent(ev)
 }
 
 // head is the start of a message for an error text.
@@ -209,24 +203,7 @@ func head(raw []byte) string {
 	return strconv.Quote(string(raw))
 }
 
-// meta is what the book reads from a request's params.
-type meta struct {
-	Name         string `json:"name"`
-	RequestState string `json:"requestState"`
-	Meta         struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
-		// Protocol is the version a 2026-07-28 request names itself.
-		Protocol string `json:"io.modelcontextprotocol/protocolVersion"`
-	} `json:"_meta"`
-}
-
-func readMeta(params json.RawMessage) meta {
-	var m meta
-	_ = json.Unmarshal(params, &m)
-	return m
-}
-
-func (b *Book) request(from Side, id string, m *message, at time.Duration, via string) {
+func (b *Book) request(from Side, id string, m *message, at time.Duration, via Stream) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	book, dir := b.client, recorder.Outgoing
@@ -237,33 +214,42 @@ func (b *Book) request(from Side, id string, m *message, at time.Duration, via s
 	sp.RequestID = id
 	sp.Received, sp.Queued = at, at
 	sp.Params = recorder.CapPayload(m.Params)
-	if old, ok := book[id]; ok && !old.done {
-		// The id of a request still pending: recorded on its own, the
-		// peer's answer cannot be told apart.
+	md := wire.ReadParams(m.Params)
+	if dir == recorder.Incoming {
+		sp.Parent, sp.Unlinked = b.link(md, via)
+	}
+	if old, ok := book.Get(id); ok && old.done {
+		book.Take(id) // cancelled: its id is free again
+	}
+	if _, ok := book.Get(id); ok {
+		book.Open(id, nil) // counted as a duplicate; the first stays
+		// The id of a request still pending: recorded on its own, its
+		// refusal (an Invalid Request error with the id) told apart
+		// from the first request's answer by the wire model.
 		sp.Duplicate = true
 		sp.Serving = at
-		b.rec.End(b.rec.Begin(sp), at, recorder.Outcome{Status: recorder.StatusError,
-			Error: fmt.Sprintf("the %s reused id %s of a request still pending", from, id)})
+		b.rec.End(b.rec.Begin(sp), at, recorder.Outcome{Status: recorder.StatusError, Error: wire.DuplicateText(id)})
 		return
 	}
-	md := readMeta(m.Params)
-	if dir == recorder.Outgoing {
-		b.setProtocolLocked(md.Meta.Protocol) // requests name it from 2026-07-28 on
-		sp.Serving = at                       // the server's work starts as it is sent
-		if m.Method == "tools/call" {
-			book[id] = b.toolCall(sp, md, at)
-			return
-		}
-		book[id] = &pending{span: b.rec.Begin(sp), method: m.Method}
-		return
+	var p *pending
+	switch {
+	case dir == recorder.Incoming:
+		p = &pending{span: b.rec.Begin(sp), method: m.Method}
+	case m.Method == "tools/call":
+		b.setProtocolLocked(md.Protocol) // requests name it from 2026-07-28 on
+		sp.Serving = at                  // the server's work starts as it is sent
+		p = b.toolCall(sp, md, at)
+	default:
+		b.setProtocolLocked(md.Protocol)
+		sp.Serving = at
+		p = &pending{span: b.rec.Begin(sp), method: m.Method}
 	}
-	sp.Parent, sp.Unlinked = b.link(md, via)
-	book[id] = &pending{span: b.rec.Begin(sp), method: m.Method}
+	book.Open(id, p)
 }
 
 // toolCall begins a tools/call the client sent: a new logical call, or
 // the next round of one awaiting its retry.
-func (b *Book) toolCall(sp recorder.Span, md meta, at time.Duration) *pending {
+func (b *Book) toolCall(sp recorder.Span, md wire.Params, at time.Duration) *pending {
 	sp.Name = md.Name
 	if c := b.states[md.RequestState]; md.RequestState != "" && c != nil {
 		delete(b.states, md.RequestState)
@@ -272,60 +258,41 @@ func (b *Book) toolCall(sp recorder.Span, md meta, at time.Duration) *pending {
 			c.fulfil = 0
 		}
 		c.rounds++
-		sp.Kind, sp.Parent, sp.Round = recorder.KindRound, c.span, int32(c.rounds)
+		sp.Kind, sp.Parent, sp.Round = recorder.KindRound, c.Span, int32(c.rounds)
 		c.round = b.rec.Begin(sp)
 		return &pending{span: c.round, method: sp.Method, call: c}
 	}
-	c := &call{name: md.Name, token: tokenKey(md.Meta.ProgressToken)}
-	c.span = b.rec.Begin(sp)
-	b.calls[c] = struct{}{}
-	if c.token != "" {
-		b.tokens[c.token] = c
-	}
-	if !b.roundsEra() {
-		return &pending{span: c.span, method: sp.Method, call: c}
+	c := &call{name: md.Name}
+	c.Token, c.Trace, c.HasTrace = md.Token, md.Trace, md.HasTrace
+	c.Span = b.rec.Begin(sp)
+	b.calls.Add(&c.Call)
+	if !wire.RoundsEra(b.protocol) {
+		return &pending{span: c.Span, method: sp.Method, call: c}
 	}
 	c.rounds = 1
 	r := sp
-	r.Kind, r.Parent, r.Round = recorder.KindRound, c.span, 1
+	r.Kind, r.Parent, r.Round = recorder.KindRound, c.Span, 1
 	c.round = b.rec.Begin(r)
 	return &pending{span: c.round, method: sp.Method, call: c}
 }
 
-func tokenKey(raw json.RawMessage) string { return IDKey(raw) }
-
-// link finds the tool call a server request belongs to: by the progress
-// token it carries, by the HTTP response stream it came on, or as the
-// only call in flight. With several in flight and nothing to tell them
-// apart it says why it did not guess.
-func (b *Book) link(md meta, via string) (recorder.SpanID, string) {
-	if c := b.tokens[tokenKey(md.Meta.ProgressToken)]; c != nil {
-		return c.span, ""
-	}
-	if p := b.client[via]; via != "" && p != nil && p.call != nil {
-		return p.call.span, ""
-	}
-	switch len(b.calls) {
-	case 0:
-		return 0, ""
-	case 1:
-		for c := range b.calls {
-			return c.span, ""
+// link finds the tool call a server request belongs to (see
+// [wire.Calls.Link]): the stream it came on is the call's, or the
+// request's, whose POST it answers.
+func (b *Book) link(md wire.Params, via Stream) (recorder.SpanID, string) {
+	var stream recorder.SpanID
+	if p, ok := b.client.Get(via.Request); via.Request != "" && ok && p != nil {
+		stream = p.span
+		if p.call != nil {
+			stream = p.call.Span
 		}
 	}
-	return 0, fmt.Sprintf("%d tool calls were in flight and the request carried no progress token of theirs (and did not come on a call's HTTP response stream)", len(b.calls))
+	return b.calls.Link(wire.ClueOf(md, stream, via.Standalone))
 }
 
-// shape is what a tools/call result says about the call's progress.
-type shape struct {
-	ResultType    string                     `json:"resultType"`
-	IsError       bool                       `json:"isError"`
-	RequestState  string                     `json:"requestState"`
-	InputRequests map[string]json.RawMessage `json:"inputRequests"`
-	Content       []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
+// setup is what an initialize (or server/discover) result says of the
+// server.
+type setup struct {
 	ProtocolVersion string     `json:"protocolVersion"`
 	ServerInfo      serverInfo `json:"serverInfo"`
 	Meta            struct {
@@ -345,24 +312,23 @@ func (b *Book) response(from Side, id string, m *message, at time.Duration) {
 	if from == FromClient {
 		book = b.server
 	}
-	p := book[id]
-	if p == nil {
-		b.protocolEvent(at, fmt.Sprintf("the %s answered id %s, which no pending request of the other side has; passed on unchanged", from, id))
+	p, pairing := book.Answer(id, m.Error != nil && wire.IsRefusal(m.Error.Code))
+	switch {
+	case pairing == wire.RefusesDuplicate:
+		return // the duplicate's span ended as it came
+	case pairing != wire.Answers:
+		b.protocolEvent(at, wire.AnswerText(from.String(), id, pairing)+"; passed on unchanged")
 		return
-	}
-	delete(book, id)
-	if p.done {
+	case p == nil || p.done:
 		return // cancelled: ended already
 	}
 	o := recorder.Outcome{Status: recorder.StatusOK, Result: recorder.CapPayload(m.Result)}
 	if m.Error != nil {
-		o = recorder.Outcome{Status: recorder.StatusError, Error: fmt.Sprintf("%s (code %d)", m.Error.Message, m.Error.Code)}
+		o = recorder.Outcome{Status: recorder.StatusError, Error: m.Error.Message, Code: m.Error.Code}
 	}
-	var sh shape
-	if m.Result != nil {
+	if (p.method == "initialize" || p.method == "server/discover") && m.Result != nil {
+		var sh setup
 		_ = json.Unmarshal(m.Result, &sh)
-	}
-	if p.method == "initialize" || p.method == "server/discover" {
 		if p.method == "initialize" {
 			b.setProtocolLocked(sh.ProtocolVersion)
 		}
@@ -380,21 +346,25 @@ func (b *Book) response(from Side, id string, m *message, at time.Duration) {
 		b.rec.End(p.span, at, o)
 		return
 	}
+	var sh wire.Shape
+	if m.Result != nil && (wire.MayAskInput(m.Result) || bytes.Contains(m.Result, []byte(`"isError"`))) {
+		sh = wire.ReadShape(m.Result)
+	}
 	b.callAnswered(p, sh, o, at)
 }
 
 // callAnswered ends the round (or one-shot call) p with what the server
 // answered, and the logical call when that was its last round.
-func (b *Book) callAnswered(p *pending, sh shape, o recorder.Outcome, at time.Duration) {
+func (b *Book) callAnswered(p *pending, sh wire.Shape, o recorder.Outcome, at time.Duration) {
 	c := p.call
-	if o.Status == recorder.StatusOK && sh.ResultType == "input_required" {
+	if o.Status == recorder.StatusOK && sh.InputRequired() {
 		if c.round == 0 { // a call not known to be multi-round-trip until now
 			c.rounds = 1
-			r := *b.rec.Span(c.span)
-			r.ID, r.Kind, r.Parent, r.Round = 0, recorder.KindRound, c.span, 1
+			r := *b.rec.Span(c.Span)
+			r.ID, r.Kind, r.Parent, r.Round = 0, recorder.KindRound, c.Span, 1
 			c.round = b.rec.Begin(r)
 		}
-		n := len(sh.InputRequests)
+		n := len(sh.Keys)
 		b.rec.Update(c.round, func(s *recorder.Span) {
 			s.Outcome, s.InputRequests = recorder.OutcomeInputRequired, int32(n)
 		})
@@ -403,7 +373,7 @@ func (b *Book) callAnswered(p *pending, sh shape, o recorder.Outcome, at time.Du
 		return
 	}
 	if o.Status == recorder.StatusOK && sh.IsError {
-		o.Status, o.Error = recorder.StatusError, errorText(sh)
+		o.Status, o.Error = recorder.StatusError, sh.ErrorText()
 	}
 	if c.round != 0 {
 		outcome := recorder.OutcomeResult
@@ -413,57 +383,31 @@ func (b *Book) callAnswered(p *pending, sh shape, o recorder.Outcome, at time.Du
 		b.rec.Update(c.round, func(s *recorder.Span) { s.Outcome = outcome })
 		b.rec.End(c.round, at, o)
 	}
-	b.rec.End(c.span, at, o)
+	b.rec.End(c.Span, at, o)
 	b.forget(c)
 }
 
 // fulfilment records the time a round's input requests spend inside the
 // client, from the input_required answer to the retry: they never cross
 // the wire, so it is one span for them all, a child of the round.
-func (b *Book) fulfilment(c *call, sh shape, at time.Duration) {
-	methods := map[string]int{}
-	for _, v := range sh.InputRequests {
-		var r struct {
-			Method string `json:"method"`
-		}
-		_ = json.Unmarshal(v, &r)
-		methods[r.Method]++
-	}
+func (b *Book) fulfilment(c *call, sh wire.Shape, at time.Duration) {
 	method := "input requests"
-	if len(methods) == 1 {
-		for m := range methods {
-			method = m
-		}
+	if len(sh.Methods) > 0 && !slices.ContainsFunc(sh.Methods, func(m string) bool { return m != sh.Methods[0] }) {
+		method = sh.Methods[0]
 	}
 	sp := recorder.NewSpan(Session, recorder.Incoming, method)
 	sp.Kind = recorder.KindOf(method)
-	sp.Parent, sp.Round, sp.InputRequests = c.round, int32(c.rounds), int32(len(sh.InputRequests))
-	sp.InputKey = strings.Join(slices.Sorted(maps.Keys(sh.InputRequests)), ",")
+	sp.Parent, sp.Round, sp.InputRequests = c.round, int32(c.rounds), int32(len(sh.Keys))
+	sp.InputKey = strings.Join(slices.Sorted(slices.Values(sh.Keys)), ",")
 	sp.Received, sp.Queued = at, at
 	c.fulfil = b.rec.Begin(sp)
 	c.state = sh.RequestState
 	b.states[sh.RequestState] = c
 }
 
-func errorText(sh shape) string {
-	var texts []string
-	for _, c := range sh.Content {
-		if c.Type == "text" && c.Text != "" {
-			texts = append(texts, c.Text)
-		}
-	}
-	if len(texts) == 0 {
-		return "the tool reported an error (isError) without text"
-	}
-	return strings.Join(texts, "\n")
-}
-
 // forget drops a finished logical call from the books.
 func (b *Book) forget(c *call) {
-	delete(b.calls, c)
-	if c.token != "" && b.tokens[c.token] == c {
-		delete(b.tokens, c.token)
-	}
+	b.calls.Remove(&c.Call)
 	if c.state != "" && b.states[c.state] == c {
 		delete(b.states, c.state)
 	}
@@ -473,54 +417,61 @@ func (b *Book) notification(from Side, m *message, at time.Duration) {
 	ev := recorder.Event{At: at, Session: Session, Method: m.Method, Kind: recorder.EventOther,
 		Data: recorder.CapPayload(m.Params)}
 	var p struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
-		Progress      float64         `json:"progress"`
-		Total         float64         `json:"total"`
-		Message       string          `json:"message"`
-		RequestID     json.RawMessage `json:"requestId"`
-		Reason        string          `json:"reason"`
-		Level         string          `json:"level"`
-		Data          json.RawMessage `json:"data"`
+		Progress  float64         `json:"progress"`
+		Total     float64         `json:"total"`
+		Message   string          `json:"message"`
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+		Level     string          `json:"level"`
+		Data      json.RawMessage `json:"data"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
-	b.mu.Lock()
 	switch {
 	case m.Method == "notifications/progress":
 		ev.Kind = recorder.EventProgress
-		if c := b.tokens[tokenKey(p.ProgressToken)]; c != nil {
-			ev.Span = c.span
-		}
+		ev.Span = b.calls.ByToken(wire.Token(m.Params))
 		ev.Text = strings.TrimSpace(fmt.Sprintf("%g/%g %s", p.Progress, p.Total, p.Message))
 	case m.Method == "notifications/cancelled":
 		ev.Kind = recorder.EventCancelled
-		book := b.client // the client cancels a request it sent
-		if from == FromServer {
-			book = b.server
-		}
-		id := IDKey(p.RequestID)
+		id := wire.Key(p.RequestID)
 		ev.Text = fmt.Sprintf("the %s cancelled its request %s", from, id)
 		if p.Reason != "" {
 			ev.Text += ": " + p.Reason
 		}
-		if pd := book[id]; pd != nil && !pd.done {
-			ev.Span = pd.span
-			pd.done = true
-			b.rec.End(pd.span, at, recorder.Outcome{Status: recorder.StatusCancelled, Error: ev.Text})
-			if pd.call != nil {
-				if pd.span != pd.call.span {
-					b.rec.End(pd.call.span, at, recorder.Outcome{Status: recorder.StatusCancelled, Error: ev.Text})
-				}
-				b.forget(pd.call)
-			}
-		}
+		ev.Span = b.cancelled(from, id, at, ev.Text)
 	case m.Method == "notifications/message":
 		ev.Kind = recorder.EventLog
 		ev.Text = strings.TrimSpace(p.Level + " " + string(p.Data))
 	case strings.HasSuffix(m.Method, "/list_changed"):
 		ev.Kind = recorder.EventListChanged
 	}
-	b.mu.Unlock()
 	b.rec.AddEvent(ev)
+}
+
+// cancelled ends the request from cancelled (and the tool call it is a
+// round of), if it is still pending, and returns its span. Its late
+// answer, if one comes, is dropped.
+func (b *Book) cancelled(from Side, id string, at time.Duration, why string) recorder.SpanID {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	book := b.client // the client cancels a request it sent
+	if from == FromServer {
+		book = b.server
+	}
+	pd, ok := book.Get(id)
+	if !ok || pd == nil || pd.done {
+		return 0
+	}
+	pd.done = true
+	o := recorder.Outcome{Status: recorder.StatusCancelled, Error: why}
+	b.rec.End(pd.span, at, o)
+	if pd.call != nil {
+		if pd.span != pd.call.Span {
+			b.rec.End(pd.call.Span, at, o)
+		}
+		b.forget(pd.call)
+	}
+	return pd.span
 }
 
 // Close ends what is still pending at offset at with reason (the server
@@ -531,11 +482,10 @@ func (b *Book) Close(at time.Duration, reason string) {
 	b.rec.AbortOpen(at, reason)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	clear(b.client)
-	clear(b.server)
-	clear(b.tokens)
+	b.client.Clear()
+	b.server.Clear()
+	b.calls.Clear()
 	clear(b.states)
-	clear(b.calls)
 }
 
 // Abandon ends the request the client sent with id key id, if it is
@@ -545,19 +495,15 @@ func (b *Book) Close(at time.Duration, reason string) {
 func (b *Book) Abandon(id string, at time.Duration, reason string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	p := b.client[id]
-	if p == nil {
-		return
-	}
-	delete(b.client, id)
-	if p.done {
+	p, ok := b.client.Take(id)
+	if !ok || p == nil || p.done {
 		return
 	}
 	o := recorder.Outcome{Status: recorder.StatusAborted, Error: reason}
 	b.rec.End(p.span, at, o)
 	if p.call != nil {
-		if p.span != p.call.span {
-			b.rec.End(p.call.span, at, o)
+		if p.span != p.call.Span {
+			b.rec.End(p.call.Span, at, o)
 		}
 		b.forget(p.call)
 	}

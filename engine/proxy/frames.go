@@ -87,7 +87,7 @@ func (f *framer) feed(p []byte, at time.Duration) {
 			f.over = int64(len(f.partial) + len(chunk))
 			f.partial = f.partial[:0]
 		case i >= 0 && len(f.partial) == 0:
-			f.book.Message(f.side, chunk, at, "") // whole in this read: no copy
+			f.book.Message(f.side, chunk, at, Stream{}) // whole in this read: no copy
 		default:
 			f.partial = append(f.partial, chunk...)
 		}
@@ -109,7 +109,7 @@ func (f *framer) complete(at time.Duration) {
 		return
 	}
 	if len(f.partial) > 0 {
-		f.book.Message(f.side, f.partial, at, "")
+		f.book.Message(f.side, f.partial, at, Stream{})
 		f.partial = f.partial[:0]
 	}
 }

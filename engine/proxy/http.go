@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -113,10 +114,13 @@ func (p *HTTP) Close(reason string) { p.book.Close(p.rec.Now(), reason) }
 // exchange is what the proxy knows of one client request while its
 // response passes.
 type exchange struct {
-	call   string // the id key of the JSON-RPC request the POST carried, or ""
-	status string // the upstream's HTTP status
-	failed bool   // the status is not a success
-	ctx    context.Context
+	call string // the id key of the JSON-RPC request the POST carried, or ""
+	// standalone: a GET opening an event stream of the client's own
+	// (not resuming one), which belongs to no call.
+	standalone bool
+	status     string // the upstream's HTTP status
+	failed     bool   // the status is not a success
+	ctx        context.Context
 }
 
 // brokeOff says why a response stream ended early: the client went away
@@ -127,6 +131,9 @@ func (ex *exchange) brokeOff(p *HTTP, err error) string {
 	}
 	return "the server's response stream broke off: " + p.rec.Scrub(err.Error())
 }
+
+// stream is the stream the response's messages come on, for the book.
+func (ex *exchange) stream() Stream { return Stream{Request: ex.call, Standalone: ex.standalone} }
 
 type exchangeKey struct{}
 
@@ -155,13 +162,14 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
 		} else {
 			ex.call = requestKey(head)
-			p.book.Message(FromClient, head, at, "")
+			p.book.Message(FromClient, head, at, Stream{})
 			r.Body = io.NopCloser(bytes.NewReader(head))
 		}
 	case http.MethodDelete:
 		p.book.rec.AddEvent(recorder.Event{At: p.rec.Now(), Session: Session, Kind: recorder.EventConnection,
 			Text: "the client ended its session (HTTP DELETE)"})
 	case http.MethodGet:
+		ex.standalone = r.Header.Get("Last-Event-ID") == ""
 		if id := r.Header.Get("Last-Event-ID"); id != "" {
 			p.book.rec.AddEvent(recorder.Event{At: p.rec.Now(), Session: Session, Kind: recorder.EventConnection,
 				Text: "the client resumed an event stream after event " + id})
@@ -180,7 +188,7 @@ func requestKey(body []byte) string {
 	if json.Unmarshal(body, &m) != nil || m.Method == "" {
 		return ""
 	}
-	return IDKey(m.ID)
+	return wire.Key(m.ID)
 }
 
 // rewrite points the outbound request at the upstream.
@@ -340,7 +348,7 @@ func (t *jsonTap) Read(b []byte) (int, error) {
 				t.p.book.Abandon(t.ex.call, at, "its answer was over --max-message-size, not recorded")
 			}
 		default:
-			t.p.book.Message(FromServer, t.buf, at, t.ex.call)
+			t.p.book.Message(FromServer, t.buf, at, t.ex.stream())
 			t.buf = nil
 			if t.ex.call != "" && t.ex.failed {
 				t.p.book.Abandon(t.ex.call, at, "the server answered the POST with HTTP "+t.ex.status)
@@ -439,7 +447,7 @@ func (t *eventTap) dispatch() {
 	case kind == "endpoint":
 		t.event = t.endpoint(t.event, string(msg))
 	case len(data) > 0 && (kind == "" || kind == "message"):
-		t.p.book.Message(FromServer, msg, at, t.ex.call)
+		t.p.book.Message(FromServer, msg, at, t.ex.stream())
 	}
 	t.out = append(t.out[:0], t.event...)
 	t.event = t.event[:0]

@@ -21,7 +21,8 @@ import (
 // PROXY_TEST_ROLE=demo it is `inspector demo-server` over stdio; with
 // PROXY_TEST_ROLE=script it copies its stdin to the file PROXY_TEST_IN,
 // writes the file PROXY_TEST_OUT to stdout in small pieces, a line to
-// stderr, and exits with status 3.
+// stderr, and exits with status 3; with proxy, dup-server and
+// trace-server it plays the parts of the agreement tests (agree_test.go).
 func TestMain(m *testing.M) {
 	switch os.Getenv("PROXY_TEST_ROLE") {
 	case "demo":
@@ -33,6 +34,12 @@ func TestMain(m *testing.M) {
 	case "script":
 		script()
 		return
+	case "proxy":
+		proxyRole()
+	case "dup-server":
+		dupStdioRole()
+	case "trace-server":
+		traceStdioRole()
 	}
 	os.Exit(m.Run())
 }
