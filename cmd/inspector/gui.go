@@ -175,7 +175,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	catchSignalsEarly()
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer(stderr), maxSpans: spanCap})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, 2*time.Second), maxSpans: spanCap})
 	}, stderr)
 }
 

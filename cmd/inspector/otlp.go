@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/otlppush"
 )
@@ -17,9 +19,9 @@ import (
 type otlpPushFlag struct {
 	endpoint string
 	protocol string
-	push     *otlppush.Push
-	stats    *otlppush.Stats
-	warned   bool
+
+	mu    sync.Mutex
+	stats *otlppush.Stats // of the last push closed
 }
 
 // addOTLPPushFlag registers --otlp-endpoint on fs.
@@ -52,59 +54,28 @@ func (o *otlpPushFlag) check() error {
 	return nil
 }
 
-// start begins pushing rec, when asked for; call check first.
-func (o *otlpPushFlag) start(rec *recorder.Recording) {
-	if !o.enabled() {
-		return
-	}
-	p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol})
-	if err != nil { // check passed: the environment changed meanwhile
-		return
-	}
-	o.push = p
-}
-
-// flush ends the push: it sends what is left, within the push's bounded
-// flush time, and keeps the stats for the summary. Later calls do
-// nothing.
-func (o *otlpPushFlag) flush() {
-	if o == nil || o.push == nil || o.stats != nil {
-		return
-	}
-	st := o.push.Close(context.Background())
-	o.stats = &st
-}
-
-// finish flushes the push and says on stderr, once, what was not
-// delivered.
-func (o *otlpPushFlag) finish(stderr io.Writer, cmd string) {
-	o.flush()
-	if o == nil || o.stats == nil || o.warned {
-		return
-	}
-	o.warned = true
-	if w := o.stats.Warning(); w != "" {
-		fmt.Fprintf(stderr, "inspector %s: warning: %s\n", cmd, w)
-	}
-}
-
-// observer is the GUI's [ui.Options.OnRecording]: a push of each
-// connection's recording, its warning on stderr once the connection
-// closes; nil when the push is off.
-func (o *otlpPushFlag) observer(stderr io.Writer) func(*recorder.Recording) func() {
+// observer is the push as a [capture.Observer]: it pushes the recording
+// while the capture lasts; when it closes, what is left is sent (within
+// flushTimeout, 0 for the push's default), the stats kept for the
+// summary, and what was not delivered said on stderr. Nil when the push
+// is off.
+func (o *otlpPushFlag) observer(cmd string, stderr io.Writer, flushTimeout time.Duration) capture.Observer {
 	if !o.enabled() {
 		return nil
 	}
 	return func(rec *recorder.Recording) func() {
-		// the app gives a closing connection 3 s when it quits
-		p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol, FlushTimeout: 2 * time.Second})
-		if err != nil {
-			fmt.Fprintf(stderr, "inspector gui: --otlp-endpoint: %v\n", err)
+		p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol, FlushTimeout: flushTimeout})
+		if err != nil { // check passed: the environment changed meanwhile
+			fmt.Fprintf(stderr, "inspector %s: --otlp-endpoint: %v\n", cmd, err)
 			return nil
 		}
 		return func() {
-			if w := p.Close(context.Background()).Warning(); w != "" {
-				fmt.Fprintf(stderr, "inspector gui: warning: %s\n", w)
+			st := p.Close(context.Background())
+			o.mu.Lock()
+			o.stats = &st
+			o.mu.Unlock()
+			if w := st.Warning(); w != "" {
+				fmt.Fprintf(stderr, "inspector %s: warning: %s\n", cmd, w)
 			}
 		}
 	}
@@ -113,11 +84,17 @@ func (o *otlpPushFlag) observer(stderr io.Writer) func(*recorder.Recording) func
 // summary is what the JSON summary prints: sum, with an "otlp" object
 // when the push was on.
 func (o *otlpPushFlag) summary(sum recorder.Summary) any {
-	if o == nil || o.stats == nil {
+	if o == nil {
+		return sum
+	}
+	o.mu.Lock()
+	st := o.stats
+	o.mu.Unlock()
+	if st == nil {
 		return sum
 	}
 	return struct {
 		recorder.Summary
 		OTLP *otlppush.Stats `json:"otlp"`
-	}{sum, o.stats}
+	}{sum, st}
 }

@@ -8,14 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 )
@@ -131,7 +130,7 @@ func (o runOptions) files() []outputFile {
 
 // runCommand runs `inspector run`.
 func runCommand(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := capture.Signals()
 	defer stop()
 	return runMain(ctx, args, os.Stdout, os.Stderr)
 }
@@ -211,37 +210,28 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 
-	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
-	if n, err := maxSpans(); err != nil {
+	spanCap, err := maxSpans()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	c, err := capture.Start(o.captureOptions("run", recorder.Meta{Title: runTitle(target, o.tool), Inspector: version},
+		spanCap, target.Secrets(), chart, stderr))
+	if err != nil {
 		fmt.Fprintf(stderr, "inspector run: %v\n", err)
-		return exitUsage
-	} else {
-		rec.SetMaxSpans(n)
+		return exitFailure
 	}
-	rec.AddSecrets(target.Secrets()...) // before the journal writes anything
-	var journal *recorder.Journal
-	if o.journal != "" {
-		path := o.journal
-		if path == "auto" {
-			path = ""
-		}
-		journal, err = recorder.OpenJournal(path, rec)
-		if err != nil {
-			fmt.Fprintf(stderr, "inspector run: --journal: %v\n", err)
-			return exitFailure
-		}
-	}
-	r := &runner{cmd: "run", ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
-	o.push.start(rec)
+	rec := c.Recording()
+	r := &runner{cmd: "run", ctx: ctx, o: o, c: c, stderr: stderr}
 
-	if err := signInOAuth(ctx, target, rec, stderr); err != nil {
-		return r.fail(err.Error())
-	}
-	group, err := engine.ConnectGroup(ctx, target, cb, rec, o.sessions)
+	group, err := c.ConnectGroup(ctx, target, cb, o.sessions)
 	if errors.Is(err, engine.ErrConnectInterrupted) {
 		return r.fail(fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, target))
 	}
 	if err != nil {
+		var signIn *capture.SignInError
+		if errors.As(err, &signIn) {
+			return r.fail(err.Error())
+		}
 		return r.fail(connectFailure(target, err))
 	}
 	sess := group.Sessions()[0]
@@ -276,17 +266,29 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	w.Tool, w.Args = o.tool, toolArgs
 	// the run is a named segment of the recording, its dispatch said as
 	// the app says it ("bounded 4")
-	runNo := rec.BeginRun(o.tool, strings.Replace(cb.Dispatch.String(), ":", " ", 1))
+	endSegment := c.Segment(o.tool, strings.Replace(cb.Dispatch.String(), ":", " ", 1))
 	progress, clearProgress := progressLine(stderr, w)
 	res, runErr := group.Run(ctx, w, progress)
 	clearProgress()
-	rec.EndRun(runNo)
+	endSegment()
 	// Run returns a lost connection's error only once the session has
 	// ended (Done closed, Err set), so there is nothing to wait for here.
 	lost := group.Err()
 	group.Close()
-	o.push.flush() // its counts go in the summary; save() warns of what was dropped
 
+	// The files first, then the summary: the push's counts are in it
+	// once the capture closed.
+	var why string
+	switch {
+	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
+		why = "interrupted before the run finished; what was recorded so far is saved (--record, --journal)"
+	case lost != nil:
+		why = fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
+			target, lost, res.OK+res.Failed, res.Total)
+	case runErr != nil:
+		why = fmt.Sprintf("the run on %s did not complete: %v", target, runErr)
+	}
+	saved := r.save()
 	snap := rec.Snapshot()
 	sum := recorder.Summarize(snap)
 	if o.json {
@@ -296,18 +298,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else {
 		writeSummaryText(stdout, snap, sum, res)
 	}
-
-	switch {
-	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
-		return r.fail("interrupted before the run finished; what was recorded so far is saved (--record, --journal)")
-	case lost != nil:
-		return r.fail(fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
-			target, lost, res.OK+res.Failed, res.Total))
-	case runErr != nil:
-		return r.fail(fmt.Sprintf("the run on %s did not complete: %v", target, runErr))
+	if why != "" {
+		return r.fail(why)
 	}
-	if code := r.save(); code != exitOK {
-		return code
+	if saved != exitOK {
+		return saved
 	}
 	failed := checkAssertions(stderr, "run", asserts, sum)
 	if failed > 0 {
@@ -378,21 +373,20 @@ func connectFailure(t engine.Target, err error) string {
 
 // runner ends a run: it saves what was recorded, however the run ended.
 type runner struct {
-	cmd     string          // the subcommand, for messages: "run", "proxy"
-	ctx     context.Context // cancelled by SIGINT or SIGTERM
-	o       runOptions
-	chart   export.Chart
-	rec     *recorder.Recording
-	journal *recorder.Journal
-	stdout  io.Writer
-	stderr  io.Writer
+	cmd    string          // the subcommand, for messages: "run", "proxy"
+	ctx    context.Context // cancelled by SIGINT, SIGTERM or SIGHUP
+	o      runOptions
+	c      *capture.Capture
+	stderr io.Writer
+	saved  bool // by save, which returned code
+	code   int
 }
 
 // fail reports why the run failed, saves what was recorded and returns
 // exitFailure, or exitInterrupted when a signal stopped the run (at any
 // stage: connecting, listing tools, running).
 func (r *runner) fail(why string) int {
-	fmt.Fprintf(r.stderr, "inspector %s: %s\n", r.cmd, r.rec.Scrub(why))
+	fmt.Fprintf(r.stderr, "inspector %s: %s\n", r.cmd, r.c.Scrub(why))
 	r.save()
 	if r.ctx.Err() != nil {
 		return exitInterrupted
@@ -400,68 +394,60 @@ func (r *runner) fail(why string) int {
 	return exitFailure
 }
 
-// save closes the journal and writes --record and the exports.
+// save closes the capture (the journal, --record and the exports) and
+// says what could not be written; a later call says nothing more.
 func (r *runner) save() int {
-	code := exitOK
-	r.o.push.finish(r.stderr, r.cmd)
-	if r.journal != nil {
-		if err := r.journal.Close(); err != nil {
-			fmt.Fprintf(r.stderr, "inspector %s: --journal %s: %v\n", r.cmd, r.journal.Path(), err)
-			code = exitFailure
-		} else if r.o.journal == "auto" {
-			fmt.Fprintf(r.stderr, "inspector %s: journal written to %s\n", r.cmd, r.journal.Path())
-		}
-		r.journal = nil
+	if r.saved {
+		return r.code
 	}
-	snap := r.rec.Snapshot()
-	if r.o.record != "" {
-		if err := recorder.SaveFile(r.o.record, snap); err != nil {
-			fmt.Fprintf(r.stderr, "inspector %s: cannot save the recording: %v\n", r.cmd, err)
-			code = exitFailure
+	r.saved, r.code = true, exitOK
+	err := r.c.Close()
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			fmt.Fprintf(r.stderr, "inspector %s: %v\n", r.cmd, e)
 		}
+		r.code = exitFailure
+	} else if err != nil {
+		fmt.Fprintf(r.stderr, "inspector %s: %v\n", r.cmd, err)
+		r.code = exitFailure
 	}
-	outs := []struct {
-		flag, path string
-		write      func(io.Writer) error
-	}{
-		{"--trace", r.o.outputs.trace, func(w io.Writer) error { return export.WriteChromeTrace(w, snap) }},
-		{"--otlp", r.o.outputs.otlp, func(w io.Writer) error { return export.WriteOTLP(w, snap) }},
-		{"--csv", r.o.outputs.csv, func(w io.Writer) error { return export.WriteCSV(w, snap) }},
-		{"--series-csv", r.o.outputs.seriesCSV, func(w io.Writer) error { return export.WriteSeriesCSV(w, snap) }},
-		{"--otlp-metrics", r.o.outputs.otlpMetrics, func(w io.Writer) error { return export.WriteOTLPMetrics(w, snap) }},
-		{"--png", r.o.outputs.png, func(w io.Writer) error {
-			return export.WriteChartPNG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
-		}},
-		{"--svg", r.o.outputs.svg, func(w io.Writer) error {
-			return export.WriteChartSVG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
-		}},
-		{"--html", r.o.outputs.html, func(w io.Writer) error { return export.WriteHTML(w, snap) }},
+	if path := r.c.JournalPath(); path != "" && r.o.journal == "auto" {
+		fmt.Fprintf(r.stderr, "inspector %s: journal written to %s\n", r.cmd, path)
 	}
-	for _, out := range outs {
-		if out.path == "" {
-			continue
-		}
-		if err := writeFileWith(out.path, out.write); err != nil {
-			fmt.Fprintf(r.stderr, "inspector %s: %s %s: %v\n", r.cmd, out.flag, out.path, err)
-			code = exitFailure
-		}
-	}
-	return code
+	return r.code
 }
 
-// writeFileWith creates path (0600 when new) and fills it with write; a
-// failed write leaves no half-written file behind.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, recorder.PrivateFileMode)
-	if err != nil {
-		return err
+// captureOptions are the capture of a run or a proxy as the flags ask
+// for it: the journal, --record, the exports, the OTLP push, and the
+// OAuth sign-in's notices on stderr.
+func (o runOptions) captureOptions(cmd string, meta recorder.Meta, spanCap int, secrets []string, chart export.Chart, stderr io.Writer) capture.Options {
+	return capture.Options{
+		Meta: meta, MaxSpans: spanCap, Secrets: secrets,
+		Journal:     o.journal,
+		Observers:   []capture.Observer{o.push.observer(cmd, stderr, 0)},
+		Record:      o.record,
+		Exports:     o.outputs.exports(chart),
+		Tell:        func(s string) { fmt.Fprintf(stderr, "inspector: %s\n", s) },
+		OpenBrowser: openBrowser,
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
+}
+
+// exports are the export files the flags name, written when the run ends.
+func (out runOutputs) exports(chart export.Chart) []capture.Export {
+	return []capture.Export{
+		{Flag: "--trace", Path: out.trace, Write: export.WriteChromeTrace},
+		{Flag: "--otlp", Path: out.otlp, Write: export.WriteOTLP},
+		{Flag: "--csv", Path: out.csv, Write: export.WriteCSV},
+		{Flag: "--series-csv", Path: out.seriesCSV, Write: export.WriteSeriesCSV},
+		{Flag: "--otlp-metrics", Path: out.otlpMetrics, Write: export.WriteOTLPMetrics},
+		{Flag: "--png", Path: out.png, Write: func(w io.Writer, snap *recorder.Snapshot) error {
+			return export.WriteChartPNG(w, snap, chart, out.width, out.height)
+		}},
+		{Flag: "--svg", Path: out.svg, Write: func(w io.Writer, snap *recorder.Snapshot) error {
+			return export.WriteChartSVG(w, snap, chart, out.width, out.height)
+		}},
+		{Flag: "--html", Path: out.html, Write: func(w io.Writer, snap *recorder.Snapshot) error { return export.WriteHTML(w, snap) }},
 	}
-	return f.Close()
 }
 
 // readToolArgs reads --args: a JSON object, or @FILE holding one.
