@@ -129,12 +129,9 @@ func Start(o Options) (*Capture, error) {
 		c.http = p
 	}
 	j, err := openJournal(o, rec)
-	if err != nil {
-		err = &JournalError{Err: err}
-	}
 	switch {
 	case err != nil && o.OnJournalError == nil:
-		return nil, err
+		return nil, &JournalError{Err: err}
 	case err != nil:
 		o.OnJournalError(err)
 	default:
