@@ -55,7 +55,7 @@ over M sessions (M servers for --stdio, M HTTP sessions, M demo servers).
 Exit status: 0 ok (failed tool calls are counted, not fatal), 1 the
 connection failed or was lost, or a file could not be read or written,
 2 a bad flag or output path, 3 an --assert did not hold, 130 interrupted
-by SIGINT (Ctrl-C) or SIGTERM (what was recorded is still saved).
+by SIGINT (Ctrl-C), SIGTERM or SIGHUP (what was recorded is still saved).
 
 Examples:
   inspector run --dispatch serial --latency 500ms
