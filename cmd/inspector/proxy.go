@@ -147,8 +147,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	chart, err := export.ParseChart(o.outputs.chart)
-	if err != nil {
+	if o.outputs.Chart, err = export.ParseChart(o.outputs.chart); err != nil {
 		return usageErr("--chart: %v", err)
 	}
 	if o.journal == "off" {
@@ -165,7 +164,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	opts := o.captureOptions("proxy", recorder.Meta{Title: "proxy: " + *stdio, Target: *stdio, Inspector: version}, spanCap, secrets, chart, stderr)
+	opts := o.captureOptions("proxy", recorder.Meta{Title: "proxy: " + *stdio, Target: *stdio, Inspector: version}, spanCap, secrets, stderr)
 	opts.Limits = engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}
 	var addr net.Listener
 	if overHTTP {

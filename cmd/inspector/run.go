@@ -95,26 +95,25 @@ func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.StringVar(&o.record, "record", "", "save the recording to `FILE` (also when the run fails midway); open it with inspector report or the GUI")
 	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object")
 	fs.Var(&o.asserts, "assert", "check `EXPR` = KEY OP NUMBER on the JSON summary, e.g. 'peak_in_flight>=5' (repeatable; exit 3 if one fails)")
-	fs.StringVar(&o.outputs.trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
-	fs.StringVar(&o.outputs.otlp, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
-	fs.StringVar(&o.outputs.otlpMetrics, "otlp-metrics", "", "write OTLP JSON metrics (mcp.client.operation.duration) to `FILE`")
-	fs.StringVar(&o.outputs.csv, "csv", "", "write one CSV row per request to `FILE`")
-	fs.StringVar(&o.outputs.seriesCSV, "series-csv", "", "write one CSV row per second (calls started, finished, failed, in flight, p50/p99) to `FILE`")
-	fs.StringVar(&o.outputs.png, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
-	fs.StringVar(&o.outputs.svg, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
+	fs.StringVar(&o.outputs.Trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
+	fs.StringVar(&o.outputs.OTLP, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
+	fs.StringVar(&o.outputs.OTLPMetrics, "otlp-metrics", "", "write OTLP JSON metrics (mcp.client.operation.duration) to `FILE`")
+	fs.StringVar(&o.outputs.CSV, "csv", "", "write one CSV row per request to `FILE`")
+	fs.StringVar(&o.outputs.SeriesCSV, "series-csv", "", "write one CSV row per second (calls started, finished, failed, in flight, p50/p99) to `FILE`")
+	fs.StringVar(&o.outputs.PNG, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
+	fs.StringVar(&o.outputs.SVG, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
 	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt, latency, throughput or latency-time")
-	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
-	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
-	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
+	fs.IntVar(&o.outputs.Width, "width", 1200, "the chart's width in pixels")
+	fs.IntVar(&o.outputs.Height, "height", 600, "the chart's height in pixels")
+	fs.StringVar(&o.outputs.HTML, "html", "", "write a self-contained HTML report to `FILE`")
 	o.push = addOTLPPushFlag(fs)
 }
 
-// runOutputs are the export files of a run, the same as report writes.
+// runOutputs are the export files of a run, the same as report writes;
+// chart is --chart, parsed into Outputs.Chart once the flags are.
 type runOutputs struct {
-	trace, otlp, csv, png, svg, html string
-	seriesCSV, otlpMetrics           string
-	chart                            string
-	width, height                    int
+	capture.Outputs
+	chart string
 }
 
 // files lists the files the run writes, each with the flag naming it.
@@ -124,8 +123,8 @@ func (o runOptions) files() []outputFile {
 		journal = "" // a fresh name in the journal folder, made when opened
 	}
 	return []outputFile{{"--record", o.record}, {"--journal", journal},
-		{"--trace", o.outputs.trace}, {"--otlp", o.outputs.otlp}, {"--csv", o.outputs.csv},
-		{"--series-csv", o.outputs.seriesCSV}, {"--otlp-metrics", o.outputs.otlpMetrics}, {"--png", o.outputs.png}, {"--svg", o.outputs.svg}, {"--html", o.outputs.html}}
+		{"--trace", o.outputs.Trace}, {"--otlp", o.outputs.OTLP}, {"--csv", o.outputs.CSV},
+		{"--series-csv", o.outputs.SeriesCSV}, {"--otlp-metrics", o.outputs.OTLPMetrics}, {"--png", o.outputs.PNG}, {"--svg", o.outputs.SVG}, {"--html", o.outputs.HTML}}
 }
 
 // runCommand runs `inspector run`.
@@ -188,12 +187,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	chart, err := export.ParseChart(o.outputs.chart)
-	if err != nil {
+	if o.outputs.Chart, err = export.ParseChart(o.outputs.chart); err != nil {
 		return usageErr("--chart: %v", err)
 	}
-	if o.outputs.width < 64 || o.outputs.height < 48 || o.outputs.width > 20000 || o.outputs.height > 20000 {
-		return usageErr("--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.outputs.width, o.outputs.height)
+	if o.outputs.Width < 64 || o.outputs.Height < 48 || o.outputs.Width > 20000 || o.outputs.Height > 20000 {
+		return usageErr("--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.outputs.Width, o.outputs.Height)
 	}
 	toolArgs, code := readToolArgs(o.args, stderr)
 	if code != exitOK {
@@ -215,7 +213,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 	c, err := capture.Start(o.captureOptions("run", recorder.Meta{Title: runTitle(target, o.tool), Inspector: version},
-		spanCap, target.Secrets(), chart, stderr))
+		spanCap, target.Secrets(), stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "inspector run: %v\n", err)
 		return exitFailure
@@ -420,33 +418,15 @@ func (r *runner) save() int {
 // captureOptions are the capture of a run or a proxy as the flags ask
 // for it: the journal, --record, the exports, the OTLP push, and the
 // OAuth sign-in's notices on stderr.
-func (o runOptions) captureOptions(cmd string, meta recorder.Meta, spanCap int, secrets []string, chart export.Chart, stderr io.Writer) capture.Options {
+func (o runOptions) captureOptions(cmd string, meta recorder.Meta, spanCap int, secrets []string, stderr io.Writer) capture.Options {
 	return capture.Options{
 		Meta: meta, MaxSpans: spanCap, Secrets: secrets,
 		Journal:     o.journal,
 		Observers:   []capture.Observer{o.push.observer(cmd, stderr, 0)},
 		Record:      o.record,
-		Exports:     o.outputs.exports(chart),
+		Exports:     o.outputs.Exports(),
 		Tell:        func(s string) { fmt.Fprintf(stderr, "inspector: %s\n", s) },
 		OpenBrowser: openBrowser,
-	}
-}
-
-// exports are the export files the flags name, written when the run ends.
-func (out runOutputs) exports(chart export.Chart) []capture.Export {
-	return []capture.Export{
-		{Flag: "--trace", Path: out.trace, Write: export.WriteChromeTrace},
-		{Flag: "--otlp", Path: out.otlp, Write: export.WriteOTLP},
-		{Flag: "--csv", Path: out.csv, Write: export.WriteCSV},
-		{Flag: "--series-csv", Path: out.seriesCSV, Write: export.WriteSeriesCSV},
-		{Flag: "--otlp-metrics", Path: out.otlpMetrics, Write: export.WriteOTLPMetrics},
-		{Flag: "--png", Path: out.png, Write: func(w io.Writer, snap *recorder.Snapshot) error {
-			return export.WriteChartPNG(w, snap, chart, out.width, out.height)
-		}},
-		{Flag: "--svg", Path: out.svg, Write: func(w io.Writer, snap *recorder.Snapshot) error {
-			return export.WriteChartSVG(w, snap, chart, out.width, out.height)
-		}},
-		{Flag: "--html", Path: out.html, Write: func(w io.Writer, snap *recorder.Snapshot) error { return export.WriteHTML(w, snap) }},
 	}
 }
 
