@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -187,7 +186,6 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	case err != nil:
 		return usageErr("%v", err) // the upstream URL
 	}
-	rec := c.Recording()
 	r := &runner{cmd: "proxy", ctx: ctx, o: o, c: c, stderr: stderr}
 	if path := c.JournalPath(); path != "" {
 		fmt.Fprintf(stderr, "inspector proxy: recording to %s\n", path)
@@ -205,22 +203,12 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	// The files first: the client may have stopped reading stderr.
 	code := r.save()
-	fmt.Fprintf(stderr, "inspector proxy: %s\n", rec.Scrub(res.Reason))
-	snap := rec.Snapshot()
-	sum := recorder.Summarize(snap)
-	if o.json {
-		enc := json.NewEncoder(stderr)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(o.push.summary(sum))
-	} else {
-		writeSummaryText(stderr, snap, sum, engine.RunResult{})
-	}
-	if code != exitOK {
-		return code
-	}
-	failed := checkAssertions(stderr, "proxy", asserts, sum)
+	fmt.Fprintf(stderr, "inspector proxy: %s\n", c.Scrub(res.Reason))
+	sum := r.summary(stderr, engine.RunResult{})
 	switch {
-	case failed > 0:
+	case code != exitOK:
+		return code
+	case checkAssertions(stderr, "proxy", asserts, sum) > 0:
 		return exitAssertion
 	case overHTTP:
 		return exitOK // stopping is how an HTTP proxy ends

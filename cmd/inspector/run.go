@@ -218,39 +218,21 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inspector run: %v\n", err)
 		return exitFailure
 	}
-	rec := c.Recording()
 	r := &runner{cmd: "run", ctx: ctx, o: o, c: c, stderr: stderr}
 
 	group, err := c.ConnectGroup(ctx, target, cb, o.sessions)
-	if errors.Is(err, engine.ErrConnectInterrupted) {
-		return r.fail(fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, target))
-	}
 	if err != nil {
-		var signIn *capture.SignInError
-		if errors.As(err, &signIn) {
-			return r.fail(err.Error())
-		}
 		return r.fail(connectFailure(target, err))
 	}
 	sess := group.Sessions()[0]
 	if o.listTools {
-		tools, err := sess.ListTools(ctx)
-		if err != nil {
+		if err := listTools(ctx, sess, c, o, stdout, stderr); err != nil {
 			group.Close()
 			return r.fail(fmt.Sprintf("cannot list the tools of %s: %v", target, err))
 		}
-		switch {
-		case o.json && o.tool != "":
-			printToolsClean(stderr, rec, tools, false) // stdout carries the summary's JSON alone
-		default:
-			printToolsClean(stdout, rec, tools, o.json)
-		}
 		if o.tool == "" {
 			group.Close()
-			if code := r.save(); code != exitOK {
-				return code
-			}
-			return exitOK
+			return r.save()
 		}
 	}
 
@@ -259,7 +241,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			group.Close()
 			return r.fail(err.Error())
 		}
-		rec.SetMeta(func(m *recorder.Meta) { m.Title = runTitle(target, o.tool) })
+		c.Recording().SetMeta(func(m *recorder.Meta) { m.Title = runTitle(target, o.tool) })
 	}
 	w.Tool, w.Args = o.tool, toolArgs
 	// the run is a named segment of the recording, its dispatch said as
@@ -276,34 +258,15 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	// The files first, then the summary: the push's counts are in it
 	// once the capture closed.
-	var why string
-	switch {
-	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
-		why = "interrupted before the run finished; what was recorded so far is saved (--record, --journal)"
-	case lost != nil:
-		why = fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
-			target, lost, res.OK+res.Failed, res.Total)
-	case runErr != nil:
-		why = fmt.Sprintf("the run on %s did not complete: %v", target, runErr)
-	}
+	why := runFailure(ctx, target, res, lost, runErr)
 	saved := r.save()
-	snap := rec.Snapshot()
-	sum := recorder.Summarize(snap)
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(o.push.summary(sum))
-	} else {
-		writeSummaryText(stdout, snap, sum, res)
-	}
-	if why != "" {
+	sum := r.summary(stdout, res)
+	switch {
+	case why != "":
 		return r.fail(why)
-	}
-	if saved != exitOK {
+	case saved != exitOK:
 		return saved
-	}
-	failed := checkAssertions(stderr, "run", asserts, sum)
-	if failed > 0 {
+	case checkAssertions(stderr, "run", asserts, sum) > 0:
 		return exitAssertion
 	}
 	return exitOK
@@ -346,8 +309,29 @@ func progressLine(stderr io.Writer, w engine.Workload) (func(engine.Progress), f
 	return update, clear
 }
 
+// runFailure says why a run did not complete, "" when it did.
+func runFailure(ctx context.Context, target engine.Target, res engine.RunResult, lost, runErr error) string {
+	switch {
+	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
+		return "interrupted before the run finished; what was recorded so far is saved (--record, --journal)"
+	case lost != nil:
+		return fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
+			target, lost, res.OK+res.Failed, res.Total)
+	case runErr != nil:
+		return fmt.Sprintf("the run on %s did not complete: %v", target, runErr)
+	}
+	return ""
+}
+
 // connectFailure says why connecting failed and what to check.
 func connectFailure(t engine.Target, err error) string {
+	var signIn *capture.SignInError
+	switch {
+	case errors.Is(err, engine.ErrConnectInterrupted):
+		return fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, t)
+	case errors.As(err, &signIn):
+		return err.Error() // the sign-in says what to do
+	}
 	why := strings.TrimPrefix(err.Error(), "connecting to "+t.String()+": ")
 	hint := ""
 	var tooLarge *engine.MessageTooLargeError
@@ -399,20 +383,31 @@ func (r *runner) save() int {
 		return r.code
 	}
 	r.saved, r.code = true, exitOK
-	err := r.c.Close()
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			fmt.Fprintf(r.stderr, "inspector %s: %v\n", r.cmd, e)
+	if err := r.c.Close(); err != nil { // a line for each file that failed
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(r.stderr, "inspector %s: %s\n", r.cmd, line)
 		}
-		r.code = exitFailure
-	} else if err != nil {
-		fmt.Fprintf(r.stderr, "inspector %s: %v\n", r.cmd, err)
 		r.code = exitFailure
 	}
 	if path := r.c.JournalPath(); path != "" && r.o.journal == "auto" {
 		fmt.Fprintf(r.stderr, "inspector %s: journal written to %s\n", r.cmd, path)
 	}
 	return r.code
+}
+
+// summary prints the summary of the recording to w, as JSON (with the
+// OTLP push's counts) or for a person, and returns it.
+func (r *runner) summary(w io.Writer, res engine.RunResult) recorder.Summary {
+	snap := r.c.Recording().Snapshot()
+	sum := recorder.Summarize(snap)
+	if r.o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(r.o.push.summary(sum))
+	} else {
+		writeSummaryText(w, snap, sum, res)
+	}
+	return sum
 }
 
 // captureOptions are the capture of a run or a proxy as the flags ask
@@ -463,6 +458,21 @@ func runTitle(t engine.Target, tool string) string {
 		return "run on " + t.String()
 	}
 	return tool + " on " + t.String()
+}
+
+// listTools prints the server's tools: to stdout, or to stderr when
+// stdout carries the summary's JSON alone.
+func listTools(ctx context.Context, sess *engine.Session, c *capture.Capture, o runOptions, stdout, stderr io.Writer) error {
+	tools, err := sess.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	if o.json && o.tool != "" {
+		printToolsClean(stderr, c.Recording(), tools, false)
+	} else {
+		printToolsClean(stdout, c.Recording(), tools, o.json)
+	}
+	return nil
 }
 
 // printToolsClean is printTools without the session's secrets: what a
