@@ -163,19 +163,23 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	opts := o.captureOptions("proxy", recorder.Meta{Title: "proxy: " + *stdio, Target: *stdio, Inspector: version}, spanCap, secrets, stderr)
+	meta := recorder.Meta{Title: "proxy: " + *stdio, Target: *stdio, Inspector: version}
+	if overHTTP {
+		meta.Target = recorder.RedactURL(*upstream)
+		meta.Title = "proxy: " + meta.Target
+	} else {
+		meta.Title = "proxy: " + words[0]
+	}
+	opts := o.captureOptions("proxy", meta, spanCap, secrets, stderr)
 	opts.Limits = engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}
 	var addr net.Listener
 	if overHTTP {
-		opts.Meta.Title, opts.Meta.Target = "proxy: "+recorder.RedactURL(*upstream), recorder.RedactURL(*upstream)
 		opts.Upstream = *upstream
 		if addr, err = net.Listen("tcp", *listen); err != nil {
 			fmt.Fprintf(stderr, "inspector proxy: --listen %s: %v (is the port taken? pick another)\n", *listen, err)
 			return exitFailure
 		}
 		defer addr.Close()
-	} else {
-		opts.Meta.Title = "proxy: " + words[0]
 	}
 	c, err := capture.Start(opts)
 	var journalErr *capture.JournalError
