@@ -163,7 +163,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	meta := recorder.Meta{Title: "proxy: " + *stdio, Target: *stdio, Inspector: version}
+	meta := recorder.Meta{Target: *stdio, Inspector: version}
 	if overHTTP {
 		meta.Target = recorder.RedactURL(*upstream)
 		meta.Title = "proxy: " + meta.Target
