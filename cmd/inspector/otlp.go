@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/fanout-inspector/inspector/internal/capture"
@@ -19,9 +17,7 @@ import (
 type otlpPushFlag struct {
 	endpoint string
 	protocol string
-
-	mu    sync.Mutex
-	stats *otlppush.Stats // of the last push closed
+	push     *capture.Push // once observer made it
 }
 
 // addOTLPPushFlag registers --otlp-endpoint on fs.
@@ -54,47 +50,26 @@ func (o *otlpPushFlag) check() error {
 	return nil
 }
 
-// observer is the push as a [capture.Observer]: it pushes the recording
-// while the capture lasts; when it closes, what is left is sent (within
-// flushTimeout, 0 for the push's default), the stats kept for the
-// summary, and what was not delivered said on stderr. Nil when the push
-// is off.
+// observer is the push as a [capture.Observer] ([capture.Push]), its
+// warnings on stderr; flushTimeout bounds its last send (0: the push's
+// default). Nil when the push is off.
 func (o *otlpPushFlag) observer(cmd string, stderr io.Writer, flushTimeout time.Duration) capture.Observer {
 	if !o.enabled() {
 		return nil
 	}
-	return func(rec *recorder.Recording) func() {
-		p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol, FlushTimeout: flushTimeout})
-		if err != nil { // check passed: the environment changed meanwhile
-			fmt.Fprintf(stderr, "inspector %s: --otlp-endpoint: %v\n", cmd, err)
-			return nil
-		}
-		return func() {
-			st := p.Close(context.Background())
-			o.mu.Lock()
-			o.stats = &st
-			o.mu.Unlock()
-			if w := st.Warning(); w != "" {
-				fmt.Fprintf(stderr, "inspector %s: warning: %s\n", cmd, w)
-			}
-		}
-	}
+	o.push = &capture.Push{Options: otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol, FlushTimeout: flushTimeout},
+		Warn: func(s string) { fmt.Fprintf(stderr, "inspector %s: %s\n", cmd, s) }}
+	return o.push.Observe
 }
 
 // summary is what the JSON summary prints: sum, with an "otlp" object
 // when the push was on.
 func (o *otlpPushFlag) summary(sum recorder.Summary) any {
-	if o == nil {
-		return sum
-	}
-	o.mu.Lock()
-	st := o.stats
-	o.mu.Unlock()
-	if st == nil {
+	if o == nil || o.push == nil || o.push.Stats() == nil {
 		return sum
 	}
 	return struct {
 		recorder.Summary
 		OTLP *otlppush.Stats `json:"otlp"`
-	}{sum, st}
+	}{sum, o.push.Stats()}
 }
