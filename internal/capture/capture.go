@@ -7,13 +7,15 @@
 // registers every secret the run knows of (so that nothing written
 // anywhere can show one), builds the HTTP proxy when there is an
 // upstream (its URL's credentials are secrets too), opens the journal and
-// hands the recording to its observers (the live OTLP push). Then the
-// face signs in ([Capture.SignIn], OAuth) and connects
+// hands the recording to its observers (the live OTLP push, [Push]).
+// Then the face signs in ([Capture.SignIn], OAuth) and connects
 // ([Capture.Connect], [Capture.ConnectGroup]) or proxies
-// ([Capture.ProxyStdio], [Capture.ServeHTTP]), marks each run as a
+// ([Capture.ProxyStdio], [Capture.Serve], [Capture.ServeHTTP]), marks each run as a
 // segment ([Capture.Segment]) and at the end calls [Capture.Close], which
 // ends the observers, closes the journal and writes --record and the
-// exports, whatever ended the run.
+// exports ([Outputs]), whatever ended the run. The stdio proxy also
+// saves --record the moment its client's side ends, because a client
+// may kill it before its server has stopped.
 //
 //	c, err := capture.Start(capture.Options{Meta: meta, Secrets: t.Secrets(), Journal: "auto", Record: "run.json"})
 //	if err != nil { … }
