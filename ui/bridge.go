@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -44,8 +43,9 @@ type Bridge struct {
 	// Inspector is the version written into recordings.
 	Inspector string
 	// OnRecording, when set, is handed each live recording as its
-	// connection is made (the OTLP push observes it); the function it
-	// returns is called once that connection is closed.
+	// connection is made or the hosted proxy starts (the OTLP push
+	// observes it, a [capture.Observer]); the function it returns is
+	// called once that connection or proxy is closed.
 	OnRecording func(*recorder.Recording) (done func())
 
 	mu     sync.Mutex
@@ -55,8 +55,7 @@ type Bridge struct {
 	// extra are the sessions a run over several opened beside sess, while
 	// it lasts.
 	extra   []*engine.Session
-	journal *recorder.Journal
-	recDone func()             // from OnRecording, for the current connection
+	capture *capture.Capture   // of the current connection: its recording, journal, observers
 	cancel  context.CancelFunc // of the running workload
 	abandon context.CancelFunc // of a connection being made
 	gen     int                // counts connections, to ignore stale endings
@@ -132,37 +131,21 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	b.abandon = cancel
 	b.mu.Unlock()
 
-	rec := recorder.New(recorder.Meta{Target: t.String(), Inspector: b.Inspector})
-	rec.SetMaxSpans(b.MaxSpans)
-	recDone := b.observe(rec)
-	var journal *recorder.Journal
-	if b.JournalDir != "" {
+	c, err := capture.Start(capture.Options{
+		Meta: recorder.Meta{Target: t.String(), Inspector: b.Inspector}, MaxSpans: b.MaxSpans, Secrets: t.Secrets(),
 		// A journal that cannot be opened is no reason not to connect;
 		// the recording is still kept in memory and can be saved.
-		name := filepath.Join(b.JournalDir, "run-"+time.Now().Format("20060102-150405.000")+".jsonl")
-		err := recorder.MakeJournalDir(b.JournalDir)
-		var j *recorder.Journal
-		if err == nil {
-			j, err = recorder.OpenJournal(name, rec)
-		}
-		if err == nil {
-			journal = j
-		} else if b.OnLog != nil {
-			b.hook(func() {
-				b.OnLog(recorder.Event{Kind: recorder.EventOther, Text: "no journal for this run: " + err.Error()})
-			})
-		}
-	}
-	err := signIn(ctx, t, rec, b.oauthNotice)
-	var s *engine.Session
-	if err == nil {
-		s, err = engine.Connect(ctx, t, cb, rec)
-	}
+		JournalDir: b.JournalDir, JournalPrefix: "run",
+		OnJournalError: func(err error) { b.note("no journal for this run: " + err.Error()) },
+		Observers:      []capture.Observer{b.OnRecording},
+		Tell:           func(msg string) { b.note("OAuth: " + msg) }, OpenBrowser: openInBrowser,
+	})
 	if err != nil {
-		if journal != nil {
-			journal.Close()
-		}
-		recDone()
+		return nil, err
+	}
+	s, err := c.Connect(ctx, t, cb)
+	if err != nil {
+		c.Close()
 		if b.replaced(gen) {
 			return nil, ErrAbandoned
 		}
@@ -181,13 +164,10 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	if gen != b.gen { // disconnected or reconnected meanwhile
 		b.mu.Unlock()
 		s.Close()
-		if journal != nil {
-			journal.Close()
-		}
-		recDone()
+		c.Close()
 		return nil, ErrAbandoned
 	}
-	b.sess, b.journal, b.target, b.abandon, b.recDone = s, journal, t, nil, recDone
+	b.sess, b.capture, b.target, b.abandon = s, c, t, nil
 	b.mu.Unlock()
 	b.onSession(s, nil)
 	go b.watch(s, gen)
@@ -207,18 +187,16 @@ func (b *Bridge) watch(s *engine.Session, gen int) {
 	<-s.Done()
 	b.mu.Lock()
 	current := b.gen == gen && b.sess == s
-	var j *recorder.Journal
+	var c *capture.Capture
 	if current {
 		b.sess = nil
-		j, b.journal = b.journal, nil
+		c, b.capture = b.capture, nil
 	}
 	b.mu.Unlock()
 	if !current {
 		return
 	}
-	if j != nil {
-		j.Close()
-	}
+	c.Close()
 	b.onSession(nil, s.Err())
 }
 
@@ -226,8 +204,8 @@ func (b *Bridge) watch(s *engine.Session, gen int) {
 // requests end as aborted). It does nothing when not connected.
 func (b *Bridge) Disconnect() error {
 	b.mu.Lock()
-	s, j, cancel, abandon, recDone := b.sess, b.journal, b.cancel, b.abandon, b.recDone
-	b.sess, b.journal, b.abandon, b.recDone = nil, nil, nil, nil
+	s, c, cancel, abandon := b.sess, b.capture, b.cancel, b.abandon
+	b.sess, b.capture, b.abandon = nil, nil, nil
 	b.gen++
 	b.mu.Unlock()
 	if cancel != nil {
@@ -240,13 +218,8 @@ func (b *Bridge) Disconnect() error {
 		return nil
 	}
 	err := s.Close()
-	if j != nil {
-		if jerr := j.Close(); err == nil {
-			err = jerr
-		}
-	}
-	if recDone != nil {
-		recDone()
+	if cerr := c.Close(); err == nil {
+		err = cerr
 	}
 	b.onSession(nil, nil)
 	return err
@@ -270,10 +243,10 @@ func (b *Bridge) Target() engine.Target {
 func (b *Bridge) JournalPath() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.journal == nil {
+	if b.capture == nil {
 		return ""
 	}
-	return b.journal.Path()
+	return b.capture.JournalPath()
 }
 
 // Callbacks returns the callbacks the next connection starts with.
@@ -435,13 +408,9 @@ func (b *Bridge) Stop() {
 	}
 }
 
-// observe hands rec to OnRecording and returns what to call when its
-// connection ends (a no-op without OnRecording).
-func (b *Bridge) observe(rec *recorder.Recording) (done func()) {
-	if b.OnRecording != nil {
-		if done = b.OnRecording(rec); done != nil {
-			return done
-		}
+// note shows a notice in the log view.
+func (b *Bridge) note(msg string) {
+	if f := b.OnLog; f != nil {
+		b.hook(func() { f(recorder.Event{Kind: recorder.EventOther, Text: msg}) })
 	}
-	return func() {}
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/oauth"
-	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // OAuthChoice is the connection panel's "Sign in with OAuth" row: when
@@ -128,23 +126,4 @@ var openInBrowser = func(address string) error {
 		return errors.New("no app to open a browser with")
 	}
 	return app.OpenURL(u)
-}
-
-// signIn signs in to t's server when t carries an OAuth client, telling
-// the person through log; every secret of the sign-in is registered on
-// rec first.
-func signIn(ctx context.Context, t engine.Target, rec *recorder.Recording, log func(string)) error {
-	c, ok := t.HTTPAuth.(*oauth.Client)
-	if !ok {
-		return nil
-	}
-	c.Tell(log, openInBrowser)
-	return c.SignIn(ctx, rec.AddSecrets)
-}
-
-// oauthNotice shows a notice of the sign-in in the log view.
-func (b *Bridge) oauthNotice(msg string) {
-	if f := b.OnLog; f != nil {
-		b.hook(func() { f(recorder.Event{Kind: recorder.EventOther, Text: "OAuth: " + msg}) })
-	}
 }

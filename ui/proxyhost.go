@@ -1,15 +1,11 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"path/filepath"
-	"time"
 
-	"github.com/fanout-inspector/inspector/engine/proxy"
+	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -18,13 +14,10 @@ import (
 // on a listener of its own and recording into the window's live
 // recording.
 type hostedProxy struct {
-	srv      *http.Server
-	p        *proxy.HTTP
-	rec      *recorder.Recording
-	journal  *recorder.Journal
+	c        *capture.Capture // the recording, its journal and observers
+	serving  *capture.Serving
 	url      string // where clients reach it
 	upstream string
-	served   chan error // srv.Serve's end
 }
 
 // errProxyRunning is StartProxy's error while a proxy is hosted.
@@ -40,38 +33,27 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 		return errProxyRunning
 	}
 	target := recorder.RedactURL(upstream)
-	rec := recorder.New(recorder.Meta{Title: "proxy: " + target, Target: target, Inspector: m.opts.Version})
-	rec.SetMaxSpans(m.Bridge.MaxSpans)
-	p, err := proxy.NewHTTP(upstream, rec, m.opts.Target.Limits, nil) // registers the URL's credentials
-	if err != nil {
-		return err
-	}
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is the port taken? type another address, or 127.0.0.1:0 for any free port)", listen, err)
 	}
-	h := &hostedProxy{
-		srv:      &http.Server{Handler: p, ReadHeaderTimeout: proxy.DialTimeout},
-		p:        p,
-		rec:      rec,
-		url:      "http://" + l.Addr().String() + p.Path(),
-		upstream: upstream,
-		served:   make(chan error, 1),
-	}
-	if dir := m.Bridge.JournalDir; dir != "" {
-		name := filepath.Join(dir, "proxy-"+time.Now().Format("20060102-150405.000")+".jsonl")
-		err := recorder.MakeJournalDir(dir)
-		if err == nil {
-			h.journal, err = recorder.OpenJournal(name, rec)
-		}
-		if err != nil {
+	c, err := capture.Start(capture.Options{
+		Meta:     recorder.Meta{Title: "proxy: " + target, Target: target, Inspector: m.opts.Version},
+		MaxSpans: m.Bridge.MaxSpans, Upstream: upstream, Limits: m.opts.Target.Limits,
+		JournalDir: m.Bridge.JournalDir, JournalPrefix: "proxy",
+		OnJournalError: func(err error) {
 			m.logNote(recorder.EventOther, "no journal for this proxy session: "+err.Error())
-		}
+		},
+		Observers: []capture.Observer{m.Bridge.OnRecording},
+	})
+	if err != nil {
+		l.Close()
+		return err
 	}
-	go func() {
-		m.Bridge.Disconnect() // the window shows one live recording at a time
-		h.served <- h.srv.Serve(l)
-	}()
+	h := &hostedProxy{c: c, serving: c.ServeHTTP(l), upstream: upstream}
+	h.url = h.serving.URL()
+	go m.Bridge.Disconnect() // the window shows one live recording at a time
+	rec := c.Recording()
 	m.proxy = h
 	m.live = rec
 	m.opened, m.following = "", ""
@@ -79,8 +61,8 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 	m.Connection.SetProxying(h.url, upstream, nil)
 	m.Workload.SetProxying(true)
 	m.logNote(recorder.EventConnection, "proxy: listening on "+h.url+" → "+target)
-	if h.journal != nil {
-		m.logNote(recorder.EventOther, "journaling this proxy session to "+h.journal.Path())
+	if path := c.JournalPath(); path != "" {
+		m.logNote(recorder.EventOther, "journaling this proxy session to "+path)
 	}
 	m.updateTitle()
 	go m.watchProxy(h)
@@ -89,9 +71,9 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 
 // watchProxy reports a proxy that stopped serving by itself.
 func (m *MainWindow) watchProxy(h *hostedProxy) {
-	err := <-h.served
-	h.served <- err // for stopProxy
-	if errors.Is(err, http.ErrServerClosed) {
+	<-h.serving.Done()
+	err := h.serving.Err()
+	if err == nil { // stopped
 		return
 	}
 	m.do(func() {
@@ -112,8 +94,8 @@ func (m *MainWindow) StopProxy() {
 	}
 	m.proxy = nil
 	h.stop("the proxy was stopped in the app (Stop proxy)")
-	if m.live == h.rec && m.opened == "" {
-		m.Timeline.SetSnapshot(h.rec.Snapshot())
+	if rec := h.c.Recording(); m.live == rec && m.opened == "" {
+		m.Timeline.SetSnapshot(rec.Snapshot())
 	}
 	m.Connection.SetProxying("", "", nil)
 	m.Workload.SetProxying(false)
@@ -121,19 +103,12 @@ func (m *MainWindow) StopProxy() {
 	m.updateTitle()
 }
 
-// stop shuts the server down (a moment's grace for requests in flight:
-// event streams never end by themselves), ends what is still pending with
-// reason and closes the journal.
+// stop shuts the server down (a moment's grace for requests in flight),
+// ends what is still pending with reason and closes the capture (its
+// journal and observers).
 func (h *hostedProxy) stop(reason string) {
-	grace, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if h.srv.Shutdown(grace) != nil {
-		h.srv.Close()
-	}
-	h.p.Close(reason)
-	if h.journal != nil {
-		h.journal.Close()
-	}
+	h.serving.Stop(reason)
+	h.c.Close()
 }
 
 // ProxyURL returns where clients reach the hosted proxy, "" when none runs.

@@ -51,8 +51,8 @@ type Options struct {
 	// Version is the inspector's version, written into recordings.
 	Version string
 	// OnRecording is handed each live recording as its connection is
-	// made; the function it returns is called when the connection
-	// closes ([Bridge.OnRecording]).
+	// made or the hosted proxy starts; the function it returns is called
+	// when the connection or proxy closes ([Bridge.OnRecording]).
 	OnRecording func(*recorder.Recording) func()
 	// JournalDir is where live runs are journaled; nil means
 	// [recorder.DefaultJournalDir], "" turns journaling off.

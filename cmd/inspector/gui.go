@@ -49,6 +49,10 @@ Examples:
 Flags:
 `
 
+// guiPushFlush bounds the OTLP push's last send when a connection of the
+// app closes: the app gives a closing connection 3 s when it quits.
+const guiPushFlush = 2 * time.Second
+
 // guiCommand runs the desktop app until its window closes.
 func guiCommand(args []string) int {
 	return guiMain(args, os.Stdout, os.Stderr)
@@ -175,7 +179,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	catchSignalsEarly()
 	return runWindowSafely(func() int {
 		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer(stderr), maxSpans: spanCap})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap})
 	}, stderr)
 }
 

@@ -1,21 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/oauth"
-	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // oauthFlags are the flags that sign in to an OAuth-protected server.
@@ -77,25 +73,9 @@ func (f *oauthFlags) apply(t *engine.Target) error {
 	return nil
 }
 
-// signInOAuth signs in to the target's server when --oauth asked for it,
-// telling the person on stderr what to do; every secret of the sign-in is
-// registered on rec first.
-func signInOAuth(ctx context.Context, t engine.Target, rec *recorder.Recording, stderr io.Writer) error {
-	c, ok := t.HTTPAuth.(*oauth.Client)
-	if !ok {
-		return nil
-	}
-	var mu sync.Mutex
-	c.Tell(func(s string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(stderr, "inspector: %s\n", s)
-	}, openBrowser)
-	return c.SignIn(ctx, rec.AddSecrets)
-}
-
 // openBrowser opens url in the system browser when there is a display to
-// show it on; without one it does nothing (the address is printed).
+// show it on; without one it does nothing (the address is printed). It
+// is the command line's [capture.Options.OpenBrowser].
 func openBrowser(url string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {

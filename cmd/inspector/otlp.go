@@ -1,13 +1,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/otlppush"
 )
@@ -17,9 +17,7 @@ import (
 type otlpPushFlag struct {
 	endpoint string
 	protocol string
-	push     *otlppush.Push
-	stats    *otlppush.Stats
-	warned   bool
+	push     *capture.Push // once observer made it
 }
 
 // addOTLPPushFlag registers --otlp-endpoint on fs.
@@ -52,72 +50,26 @@ func (o *otlpPushFlag) check() error {
 	return nil
 }
 
-// start begins pushing rec, when asked for; call check first.
-func (o *otlpPushFlag) start(rec *recorder.Recording) {
-	if !o.enabled() {
-		return
-	}
-	p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol})
-	if err != nil { // check passed: the environment changed meanwhile
-		return
-	}
-	o.push = p
-}
-
-// flush ends the push: it sends what is left, within the push's bounded
-// flush time, and keeps the stats for the summary. Later calls do
-// nothing.
-func (o *otlpPushFlag) flush() {
-	if o == nil || o.push == nil || o.stats != nil {
-		return
-	}
-	st := o.push.Close(context.Background())
-	o.stats = &st
-}
-
-// finish flushes the push and says on stderr, once, what was not
-// delivered.
-func (o *otlpPushFlag) finish(stderr io.Writer, cmd string) {
-	o.flush()
-	if o == nil || o.stats == nil || o.warned {
-		return
-	}
-	o.warned = true
-	if w := o.stats.Warning(); w != "" {
-		fmt.Fprintf(stderr, "inspector %s: warning: %s\n", cmd, w)
-	}
-}
-
-// observer is the GUI's [ui.Options.OnRecording]: a push of each
-// connection's recording, its warning on stderr once the connection
-// closes; nil when the push is off.
-func (o *otlpPushFlag) observer(stderr io.Writer) func(*recorder.Recording) func() {
+// observer is the push as a [capture.Observer] ([capture.Push]), its
+// warnings on stderr; flushTimeout bounds its last send (0: the push's
+// default). Nil when the push is off.
+func (o *otlpPushFlag) observer(cmd string, stderr io.Writer, flushTimeout time.Duration) capture.Observer {
 	if !o.enabled() {
 		return nil
 	}
-	return func(rec *recorder.Recording) func() {
-		// the app gives a closing connection 3 s when it quits
-		p, err := otlppush.Start(rec, otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol, FlushTimeout: 2 * time.Second})
-		if err != nil {
-			fmt.Fprintf(stderr, "inspector gui: --otlp-endpoint: %v\n", err)
-			return nil
-		}
-		return func() {
-			if w := p.Close(context.Background()).Warning(); w != "" {
-				fmt.Fprintf(stderr, "inspector gui: warning: %s\n", w)
-			}
-		}
-	}
+	o.push = &capture.Push{Options: otlppush.Options{Endpoint: o.endpoint, Protocol: o.protocol, FlushTimeout: flushTimeout},
+		Warn: func(s string) { fmt.Fprintf(stderr, "inspector %s: %s\n", cmd, s) }}
+	return o.push.Observe
 }
 
 // summary is what the JSON summary prints: sum, with an "otlp" object
 // when the push was on.
 func (o *otlpPushFlag) summary(sum recorder.Summary) any {
-	if o == nil || o.stats == nil {
+	if o == nil || o.push == nil || o.push.Stats() == nil {
 		return sum
 	}
 	return struct {
 		recorder.Summary
 		OTLP *otlppush.Stats `json:"otlp"`
-	}{sum, o.stats}
+	}{sum, o.push.Stats()}
 }

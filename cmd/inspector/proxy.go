@@ -2,21 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/proxy"
+	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 	"github.com/google/shlex"
@@ -60,7 +58,7 @@ Flags:
 
 // proxyCommand runs `inspector proxy`.
 func proxyCommand(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := capture.Signals()
 	defer stop()
 	// A client that stops reading the proxy's stdout or stderr (as it
 	// stops, say) must not kill it with SIGPIPE before it saves the
@@ -148,8 +146,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	chart, err := export.ParseChart(o.outputs.chart)
-	if err != nil {
+	if o.outputs.Chart, err = export.ParseChart(o.outputs.chart); err != nil {
 		return usageErr("--chart: %v", err)
 	}
 	if o.journal == "off" {
@@ -162,76 +159,60 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return usageErr("%v", err)
 	}
 
-	limits := engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}
-	var (
-		rec  *recorder.Recording
-		web  *proxy.HTTP
-		addr net.Listener
-	)
+	spanCap, err := maxSpans()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	meta := recorder.Meta{Target: *stdio, Inspector: version}
 	if overHTTP {
-		target := recorder.RedactURL(*upstream)
-		rec = recorder.New(recorder.Meta{Title: "proxy: " + target, Target: target, Inspector: version})
-		var err error
-		if web, err = proxy.NewHTTP(*upstream, rec, limits, nil); err != nil { // registers the URL's credentials
-			return usageErr("%v", err)
-		}
+		meta.Target = recorder.RedactURL(*upstream)
+		meta.Title = "proxy: " + meta.Target
+	} else {
+		meta.Title = "proxy: " + words[0]
+	}
+	opts := o.captureOptions("proxy", meta, spanCap, secrets, stderr)
+	opts.Limits = engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}
+	var addr net.Listener
+	if overHTTP {
+		opts.Upstream = *upstream
 		if addr, err = net.Listen("tcp", *listen); err != nil {
 			fmt.Fprintf(stderr, "inspector proxy: --listen %s: %v (is the port taken? pick another)\n", *listen, err)
 			return exitFailure
 		}
 		defer addr.Close()
-	} else {
-		rec = recorder.New(recorder.Meta{Title: "proxy: " + words[0], Target: *stdio, Inspector: version})
 	}
-	if n, err := maxSpans(); err != nil {
-		return usageErr("%v", err)
-	} else {
-		rec.SetMaxSpans(n)
+	c, err := capture.Start(opts)
+	var journalErr *capture.JournalError
+	switch {
+	case errors.As(err, &journalErr):
+		fmt.Fprintf(stderr, "inspector proxy: %v (--journal off to run without one)\n", err)
+		return exitFailure
+	case err != nil:
+		return usageErr("%v", err) // the upstream URL
 	}
-	rec.AddSecrets(secrets...) // before the journal writes anything
-	r := &runner{cmd: "proxy", ctx: ctx, o: o, chart: chart, rec: rec, stdout: stderr, stderr: stderr}
-	o.push.start(rec)
-	if o.journal != "" {
-		path := o.journal
-		if path == "auto" {
-			path = ""
-		}
-		if r.journal, err = recorder.OpenJournal(path, rec); err != nil {
-			fmt.Fprintf(stderr, "inspector proxy: --journal: %v (--journal off to run without one)\n", err)
-			return exitFailure
-		}
-		fmt.Fprintf(stderr, "inspector proxy: recording to %s\n", r.journal.Path())
+	r := &runner{cmd: "proxy", ctx: ctx, o: o, c: c, stderr: stderr}
+	if path := c.JournalPath(); path != "" {
+		fmt.Fprintf(stderr, "inspector proxy: recording to %s\n", path)
 	}
 
 	var res proxy.Result
 	if overHTTP {
-		res = serveHTTPProxy(ctx, web, addr, *upstream, stderr)
+		fmt.Fprintf(stderr, "inspector proxy: listening on http://%s%s → %s\n", addr.Addr(), c.HTTPProxy().Path(), recorder.RedactURL(*upstream))
+		res = c.Serve(ctx, addr)
 	} else {
-		p := &proxy.Stdio{Command: words, Env: env, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Rec: rec,
-			Limits: limits}
-		var err error
-		if res, err = p.Run(ctx); err != nil {
+		p := &proxy.Stdio{Command: words, Env: env, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Limits: opts.Limits}
+		if res, err = c.ProxyStdio(ctx, p); err != nil {
 			return r.fail(err.Error())
 		}
 	}
 	// The files first: the client may have stopped reading stderr.
 	code := r.save()
-	fmt.Fprintf(stderr, "inspector proxy: %s\n", rec.Scrub(res.Reason))
-	snap := rec.Snapshot()
-	sum := recorder.Summarize(snap)
-	if o.json {
-		enc := json.NewEncoder(stderr)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(o.push.summary(sum))
-	} else {
-		writeSummaryText(stderr, snap, sum, engine.RunResult{})
-	}
-	if code != exitOK {
-		return code
-	}
-	failed := checkAssertions(stderr, "proxy", asserts, sum)
+	fmt.Fprintf(stderr, "inspector proxy: %s\n", c.Scrub(res.Reason))
+	sum := r.summary(stderr, engine.RunResult{})
 	switch {
-	case failed > 0:
+	case code != exitOK:
+		return code
+	case checkAssertions(stderr, "proxy", asserts, sum) > 0:
 		return exitAssertion
 	case overHTTP:
 		return exitOK // stopping is how an HTTP proxy ends
@@ -239,29 +220,4 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitInterrupted // ended by a signal: ours, passed on, or the client's
 	}
 	return res.ExitCode
-}
-
-// serveHTTPProxy serves p on l until ctx is done, then ends what is
-// still pending with the reason.
-func serveHTTPProxy(ctx context.Context, p *proxy.HTTP, l net.Listener, upstream string, stderr io.Writer) proxy.Result {
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: proxy.DialTimeout}
-	fmt.Fprintf(stderr, "inspector proxy: listening on http://%s%s → %s\n", l.Addr(), p.Path(), recorder.RedactURL(upstream))
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	var reason string
-	select {
-	case <-ctx.Done():
-		reason = "the proxy was stopped (" + context.Cause(ctx).Error() + ")"
-	case err := <-served:
-		reason = "the proxy stopped serving: " + err.Error()
-	}
-	// Event streams never end on their own: give requests a moment, then
-	// close what is left.
-	grace, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if srv.Shutdown(grace) != nil {
-		srv.Close()
-	}
-	p.Close(reason)
-	return proxy.Result{Reason: reason}
 }

@@ -8,14 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 )
@@ -56,7 +55,7 @@ over M sessions (M servers for --stdio, M HTTP sessions, M demo servers).
 Exit status: 0 ok (failed tool calls are counted, not fatal), 1 the
 connection failed or was lost, or a file could not be read or written,
 2 a bad flag or output path, 3 an --assert did not hold, 130 interrupted
-by SIGINT (Ctrl-C) or SIGTERM (what was recorded is still saved).
+by SIGINT (Ctrl-C), SIGTERM or SIGHUP (what was recorded is still saved).
 
 Examples:
   inspector run --dispatch serial --latency 500ms
@@ -96,26 +95,25 @@ func addOutputFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.StringVar(&o.record, "record", "", "save the recording to `FILE` (also when the run fails midway); open it with inspector report or the GUI")
 	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object")
 	fs.Var(&o.asserts, "assert", "check `EXPR` = KEY OP NUMBER on the JSON summary, e.g. 'peak_in_flight>=5' (repeatable; exit 3 if one fails)")
-	fs.StringVar(&o.outputs.trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
-	fs.StringVar(&o.outputs.otlp, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
-	fs.StringVar(&o.outputs.otlpMetrics, "otlp-metrics", "", "write OTLP JSON metrics (mcp.client.operation.duration) to `FILE`")
-	fs.StringVar(&o.outputs.csv, "csv", "", "write one CSV row per request to `FILE`")
-	fs.StringVar(&o.outputs.seriesCSV, "series-csv", "", "write one CSV row per second (calls started, finished, failed, in flight, p50/p99) to `FILE`")
-	fs.StringVar(&o.outputs.png, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
-	fs.StringVar(&o.outputs.svg, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
+	fs.StringVar(&o.outputs.Trace, "trace", "", "write a Chrome trace (Perfetto, chrome://tracing) to `FILE`")
+	fs.StringVar(&o.outputs.OTLP, "otlp", "", "write OTLP JSON traces (Jaeger) to `FILE`")
+	fs.StringVar(&o.outputs.OTLPMetrics, "otlp-metrics", "", "write OTLP JSON metrics (mcp.client.operation.duration) to `FILE`")
+	fs.StringVar(&o.outputs.CSV, "csv", "", "write one CSV row per request to `FILE`")
+	fs.StringVar(&o.outputs.SeriesCSV, "series-csv", "", "write one CSV row per second (calls started, finished, failed, in flight, p50/p99) to `FILE`")
+	fs.StringVar(&o.outputs.PNG, "png", "", "draw a chart (see --chart) as a PNG image in `FILE`")
+	fs.StringVar(&o.outputs.SVG, "svg", "", "draw a chart (see --chart) as an SVG image in `FILE`")
 	fs.StringVar(&o.outputs.chart, "chart", "concurrency", "the chart --png and --svg draw: concurrency, gantt, latency, throughput or latency-time")
-	fs.IntVar(&o.outputs.width, "width", 1200, "the chart's width in pixels")
-	fs.IntVar(&o.outputs.height, "height", 600, "the chart's height in pixels")
-	fs.StringVar(&o.outputs.html, "html", "", "write a self-contained HTML report to `FILE`")
+	fs.IntVar(&o.outputs.Width, "width", 1200, "the chart's width in pixels")
+	fs.IntVar(&o.outputs.Height, "height", 600, "the chart's height in pixels")
+	fs.StringVar(&o.outputs.HTML, "html", "", "write a self-contained HTML report to `FILE`")
 	o.push = addOTLPPushFlag(fs)
 }
 
-// runOutputs are the export files of a run, the same as report writes.
+// runOutputs are the export files of a run, the same as report writes;
+// chart is --chart, parsed into Outputs.Chart once the flags are.
 type runOutputs struct {
-	trace, otlp, csv, png, svg, html string
-	seriesCSV, otlpMetrics           string
-	chart                            string
-	width, height                    int
+	capture.Outputs
+	chart string
 }
 
 // files lists the files the run writes, each with the flag naming it.
@@ -125,13 +123,13 @@ func (o runOptions) files() []outputFile {
 		journal = "" // a fresh name in the journal folder, made when opened
 	}
 	return []outputFile{{"--record", o.record}, {"--journal", journal},
-		{"--trace", o.outputs.trace}, {"--otlp", o.outputs.otlp}, {"--csv", o.outputs.csv},
-		{"--series-csv", o.outputs.seriesCSV}, {"--otlp-metrics", o.outputs.otlpMetrics}, {"--png", o.outputs.png}, {"--svg", o.outputs.svg}, {"--html", o.outputs.html}}
+		{"--trace", o.outputs.Trace}, {"--otlp", o.outputs.OTLP}, {"--csv", o.outputs.CSV},
+		{"--series-csv", o.outputs.SeriesCSV}, {"--otlp-metrics", o.outputs.OTLPMetrics}, {"--png", o.outputs.PNG}, {"--svg", o.outputs.SVG}, {"--html", o.outputs.HTML}}
 }
 
 // runCommand runs `inspector run`.
 func runCommand(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := capture.Signals()
 	defer stop()
 	return runMain(ctx, args, os.Stdout, os.Stderr)
 }
@@ -189,12 +187,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	chart, err := export.ParseChart(o.outputs.chart)
-	if err != nil {
+	if o.outputs.Chart, err = export.ParseChart(o.outputs.chart); err != nil {
 		return usageErr("--chart: %v", err)
 	}
-	if o.outputs.width < 64 || o.outputs.height < 48 || o.outputs.width > 20000 || o.outputs.height > 20000 {
-		return usageErr("--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.outputs.width, o.outputs.height)
+	if o.outputs.Width < 64 || o.outputs.Height < 48 || o.outputs.Width > 20000 || o.outputs.Height > 20000 {
+		return usageErr("--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.outputs.Width, o.outputs.Height)
 	}
 	toolArgs, code := readToolArgs(o.args, stderr)
 	if code != exitOK {
@@ -211,58 +208,31 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 
-	rec := recorder.New(recorder.Meta{Title: runTitle(target, o.tool), Inspector: version})
-	if n, err := maxSpans(); err != nil {
+	spanCap, err := maxSpans()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	c, err := capture.Start(o.captureOptions("run", recorder.Meta{Title: runTitle(target, o.tool), Inspector: version},
+		spanCap, target.Secrets(), stderr))
+	if err != nil {
 		fmt.Fprintf(stderr, "inspector run: %v\n", err)
-		return exitUsage
-	} else {
-		rec.SetMaxSpans(n)
+		return exitFailure
 	}
-	rec.AddSecrets(target.Secrets()...) // before the journal writes anything
-	var journal *recorder.Journal
-	if o.journal != "" {
-		path := o.journal
-		if path == "auto" {
-			path = ""
-		}
-		journal, err = recorder.OpenJournal(path, rec)
-		if err != nil {
-			fmt.Fprintf(stderr, "inspector run: --journal: %v\n", err)
-			return exitFailure
-		}
-	}
-	r := &runner{cmd: "run", ctx: ctx, o: o, chart: chart, rec: rec, journal: journal, stdout: stdout, stderr: stderr}
-	o.push.start(rec)
+	r := &runner{cmd: "run", ctx: ctx, o: o, c: c, stderr: stderr}
 
-	if err := signInOAuth(ctx, target, rec, stderr); err != nil {
-		return r.fail(err.Error())
-	}
-	group, err := engine.ConnectGroup(ctx, target, cb, rec, o.sessions)
-	if errors.Is(err, engine.ErrConnectInterrupted) {
-		return r.fail(fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, target))
-	}
+	group, err := c.ConnectGroup(ctx, target, cb, o.sessions)
 	if err != nil {
 		return r.fail(connectFailure(target, err))
 	}
 	sess := group.Sessions()[0]
 	if o.listTools {
-		tools, err := sess.ListTools(ctx)
-		if err != nil {
+		if err := listTools(ctx, sess, c, o, stdout, stderr); err != nil {
 			group.Close()
 			return r.fail(fmt.Sprintf("cannot list the tools of %s: %v", target, err))
 		}
-		switch {
-		case o.json && o.tool != "":
-			printToolsClean(stderr, rec, tools, false) // stdout carries the summary's JSON alone
-		default:
-			printToolsClean(stdout, rec, tools, o.json)
-		}
 		if o.tool == "" {
 			group.Close()
-			if code := r.save(); code != exitOK {
-				return code
-			}
-			return exitOK
+			return r.save()
 		}
 	}
 
@@ -271,46 +241,32 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			group.Close()
 			return r.fail(err.Error())
 		}
-		rec.SetMeta(func(m *recorder.Meta) { m.Title = runTitle(target, o.tool) })
+		c.Recording().SetMeta(func(m *recorder.Meta) { m.Title = runTitle(target, o.tool) })
 	}
 	w.Tool, w.Args = o.tool, toolArgs
 	// the run is a named segment of the recording, its dispatch said as
 	// the app says it ("bounded 4")
-	runNo := rec.BeginRun(o.tool, strings.Replace(cb.Dispatch.String(), ":", " ", 1))
+	endSegment := c.Segment(o.tool, strings.Replace(cb.Dispatch.String(), ":", " ", 1))
 	progress, clearProgress := progressLine(stderr, w)
 	res, runErr := group.Run(ctx, w, progress)
 	clearProgress()
-	rec.EndRun(runNo)
+	endSegment()
 	// Run returns a lost connection's error only once the session has
 	// ended (Done closed, Err set), so there is nothing to wait for here.
 	lost := group.Err()
 	group.Close()
-	o.push.flush() // its counts go in the summary; save() warns of what was dropped
 
-	snap := rec.Snapshot()
-	sum := recorder.Summarize(snap)
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(o.push.summary(sum))
-	} else {
-		writeSummaryText(stdout, snap, sum, res)
-	}
-
+	// The files first, then the summary: the push's counts are in it
+	// once the capture closed.
+	why := runFailure(ctx, target, res, lost, runErr)
+	saved := r.save()
+	sum := r.summary(stdout, res)
 	switch {
-	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
-		return r.fail("interrupted before the run finished; what was recorded so far is saved (--record, --journal)")
-	case lost != nil:
-		return r.fail(fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
-			target, lost, res.OK+res.Failed, res.Total))
-	case runErr != nil:
-		return r.fail(fmt.Sprintf("the run on %s did not complete: %v", target, runErr))
-	}
-	if code := r.save(); code != exitOK {
-		return code
-	}
-	failed := checkAssertions(stderr, "run", asserts, sum)
-	if failed > 0 {
+	case why != "":
+		return r.fail(why)
+	case saved != exitOK:
+		return saved
+	case checkAssertions(stderr, "run", asserts, sum) > 0:
 		return exitAssertion
 	}
 	return exitOK
@@ -353,8 +309,29 @@ func progressLine(stderr io.Writer, w engine.Workload) (func(engine.Progress), f
 	return update, clear
 }
 
+// runFailure says why a run did not complete, "" when it did.
+func runFailure(ctx context.Context, target engine.Target, res engine.RunResult, lost, runErr error) string {
+	switch {
+	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
+		return "interrupted before the run finished; what was recorded so far is saved (--record, --journal)"
+	case lost != nil:
+		return fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
+			target, lost, res.OK+res.Failed, res.Total)
+	case runErr != nil:
+		return fmt.Sprintf("the run on %s did not complete: %v", target, runErr)
+	}
+	return ""
+}
+
 // connectFailure says why connecting failed and what to check.
 func connectFailure(t engine.Target, err error) string {
+	var signIn *capture.SignInError
+	switch {
+	case errors.Is(err, engine.ErrConnectInterrupted):
+		return fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, t)
+	case errors.As(err, &signIn):
+		return err.Error() // the sign-in says what to do
+	}
 	why := strings.TrimPrefix(err.Error(), "connecting to "+t.String()+": ")
 	hint := ""
 	var tooLarge *engine.MessageTooLargeError
@@ -378,21 +355,20 @@ func connectFailure(t engine.Target, err error) string {
 
 // runner ends a run: it saves what was recorded, however the run ended.
 type runner struct {
-	cmd     string          // the subcommand, for messages: "run", "proxy"
-	ctx     context.Context // cancelled by SIGINT or SIGTERM
-	o       runOptions
-	chart   export.Chart
-	rec     *recorder.Recording
-	journal *recorder.Journal
-	stdout  io.Writer
-	stderr  io.Writer
+	cmd    string          // the subcommand, for messages: "run", "proxy"
+	ctx    context.Context // cancelled by SIGINT, SIGTERM or SIGHUP
+	o      runOptions
+	c      *capture.Capture
+	stderr io.Writer
+	saved  bool // by save, which returned code
+	code   int
 }
 
 // fail reports why the run failed, saves what was recorded and returns
 // exitFailure, or exitInterrupted when a signal stopped the run (at any
 // stage: connecting, listing tools, running).
 func (r *runner) fail(why string) int {
-	fmt.Fprintf(r.stderr, "inspector %s: %s\n", r.cmd, r.rec.Scrub(why))
+	fmt.Fprintf(r.stderr, "inspector %s: %s\n", r.cmd, r.c.Scrub(why))
 	r.save()
 	if r.ctx.Err() != nil {
 		return exitInterrupted
@@ -400,68 +376,53 @@ func (r *runner) fail(why string) int {
 	return exitFailure
 }
 
-// save closes the journal and writes --record and the exports.
+// save closes the capture (the journal, --record and the exports) and
+// says what could not be written; a later call says nothing more.
 func (r *runner) save() int {
-	code := exitOK
-	r.o.push.finish(r.stderr, r.cmd)
-	if r.journal != nil {
-		if err := r.journal.Close(); err != nil {
-			fmt.Fprintf(r.stderr, "inspector %s: --journal %s: %v\n", r.cmd, r.journal.Path(), err)
-			code = exitFailure
-		} else if r.o.journal == "auto" {
-			fmt.Fprintf(r.stderr, "inspector %s: journal written to %s\n", r.cmd, r.journal.Path())
-		}
-		r.journal = nil
+	if r.saved {
+		return r.code
 	}
-	snap := r.rec.Snapshot()
-	if r.o.record != "" {
-		if err := recorder.SaveFile(r.o.record, snap); err != nil {
-			fmt.Fprintf(r.stderr, "inspector %s: cannot save the recording: %v\n", r.cmd, err)
-			code = exitFailure
+	r.saved, r.code = true, exitOK
+	if err := r.c.Close(); err != nil { // a line for each file that failed
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(r.stderr, "inspector %s: %s\n", r.cmd, line)
 		}
+		r.code = exitFailure
 	}
-	outs := []struct {
-		flag, path string
-		write      func(io.Writer) error
-	}{
-		{"--trace", r.o.outputs.trace, func(w io.Writer) error { return export.WriteChromeTrace(w, snap) }},
-		{"--otlp", r.o.outputs.otlp, func(w io.Writer) error { return export.WriteOTLP(w, snap) }},
-		{"--csv", r.o.outputs.csv, func(w io.Writer) error { return export.WriteCSV(w, snap) }},
-		{"--series-csv", r.o.outputs.seriesCSV, func(w io.Writer) error { return export.WriteSeriesCSV(w, snap) }},
-		{"--otlp-metrics", r.o.outputs.otlpMetrics, func(w io.Writer) error { return export.WriteOTLPMetrics(w, snap) }},
-		{"--png", r.o.outputs.png, func(w io.Writer) error {
-			return export.WriteChartPNG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
-		}},
-		{"--svg", r.o.outputs.svg, func(w io.Writer) error {
-			return export.WriteChartSVG(w, snap, r.chart, r.o.outputs.width, r.o.outputs.height)
-		}},
-		{"--html", r.o.outputs.html, func(w io.Writer) error { return export.WriteHTML(w, snap) }},
+	if path := r.c.JournalPath(); path != "" && r.o.journal == "auto" {
+		fmt.Fprintf(r.stderr, "inspector %s: journal written to %s\n", r.cmd, path)
 	}
-	for _, out := range outs {
-		if out.path == "" {
-			continue
-		}
-		if err := writeFileWith(out.path, out.write); err != nil {
-			fmt.Fprintf(r.stderr, "inspector %s: %s %s: %v\n", r.cmd, out.flag, out.path, err)
-			code = exitFailure
-		}
-	}
-	return code
+	return r.code
 }
 
-// writeFileWith creates path (0600 when new) and fills it with write; a
-// failed write leaves no half-written file behind.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, recorder.PrivateFileMode)
-	if err != nil {
-		return err
+// summary prints the summary of the recording to w, as JSON (with the
+// OTLP push's counts) or for a person, and returns it.
+func (r *runner) summary(w io.Writer, res engine.RunResult) recorder.Summary {
+	snap := r.c.Recording().Snapshot()
+	sum := recorder.Summarize(snap)
+	if r.o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(r.o.push.summary(sum))
+	} else {
+		writeSummaryText(w, snap, sum, res)
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
+	return sum
+}
+
+// captureOptions are the capture of a run or a proxy as the flags ask
+// for it: the journal, --record, the exports, the OTLP push, and the
+// OAuth sign-in's notices on stderr.
+func (o runOptions) captureOptions(cmd string, meta recorder.Meta, spanCap int, secrets []string, stderr io.Writer) capture.Options {
+	return capture.Options{
+		Meta: meta, MaxSpans: spanCap, Secrets: secrets,
+		Journal:     o.journal,
+		Observers:   []capture.Observer{o.push.observer(cmd, stderr, 0)},
+		Record:      o.record,
+		Exports:     o.outputs.Exports(),
+		Tell:        func(s string) { fmt.Fprintf(stderr, "inspector: %s\n", s) },
+		OpenBrowser: openBrowser,
 	}
-	return f.Close()
 }
 
 // readToolArgs reads --args: a JSON object, or @FILE holding one.
@@ -497,6 +458,21 @@ func runTitle(t engine.Target, tool string) string {
 		return "run on " + t.String()
 	}
 	return tool + " on " + t.String()
+}
+
+// listTools prints the server's tools: to stdout, or to stderr when
+// stdout carries the summary's JSON alone.
+func listTools(ctx context.Context, sess *engine.Session, c *capture.Capture, o runOptions, stdout, stderr io.Writer) error {
+	tools, err := sess.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	if o.json && o.tool != "" {
+		printToolsClean(stderr, c.Recording(), tools, false)
+	} else {
+		printToolsClean(stdout, c.Recording(), tools, o.json)
+	}
+	return nil
 }
 
 // printToolsClean is printTools without the session's secrets: what a

@@ -408,7 +408,7 @@ func TestListTools(t *testing.T) {
 // TestInterrupt checks Ctrl-C and SIGTERM mid-run: the run stops at once,
 // exits 130 and still saves the recording.
 func TestInterrupt(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			rec := filepath.Join(t.TempDir(), "run.json")
