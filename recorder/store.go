@@ -136,14 +136,10 @@ func (r *Recording) SetMeta(f func(*Meta)) {
 // phases left at zero that the direction does not use are set to [Unset]
 // by the caller's choice: Begin keeps them as given.
 func (r *Recording) Begin(s Span) SpanID {
-	sc := r.scrub.Load()
-	if sc != nil {
-		sc.span(&s, nil)
+	if sc := r.scrub.Load(); sc != nil {
+		sc.span(&s, nil) // outside the lock: the payload is scrubbed as it enters
 	}
 	r.mu.Lock()
-	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
-		now.span(&s, nil)
-	}
 	r.nextID++
 	s.ID = r.nextID
 	var p *Span
@@ -330,14 +326,10 @@ func (r *Recording) isOpen(id SpanID) bool {
 
 // AddEvent records an instant event.
 func (r *Recording) AddEvent(e Event) {
-	sc := r.scrub.Load()
-	if sc != nil {
+	if sc := r.scrub.Load(); sc != nil {
 		sc.event(&e)
 	}
 	r.mu.Lock()
-	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
-		now.event(&e)
-	}
 	r.events = append(r.events, e)
 	r.version++
 	obs := r.observer
