@@ -284,9 +284,11 @@ func (t Target) String() string {
 // Secrets returns the values that must not appear in any output of a
 // session with t: the URL's user name, password (and the Basic
 // authorization net/http makes of them) and credential-like query
-// values, every header value (and, for "Bearer TOKEN"-like values, the
-// token alone), every environment value and the credential-like values
-// of a stdio server's command line ([CommandSecrets]). [Connect] registers them on
+// values, the value of every header named like a credential (and, for
+// "Bearer TOKEN"-like values, the token alone) and of any other header
+// that looks like one ([recorder.LooksSecret]), the environment's
+// secrets ([EnvSecrets]) and the credential-like values of a stdio
+// server's command line ([CommandSecrets]). [Connect] registers them on
 // the recording ([recorder.Recording.AddSecrets]).
 func (t Target) Secrets() []string {
 	var out []string
@@ -298,21 +300,26 @@ func (t Target) Secrets() []string {
 			pass, _ := u.User.Password()
 			out = append(out, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass)))
 		}
-		for _, v := range t.Headers {
+		for name, v := range t.Headers {
 			v = strings.TrimSpace(v)
-			out = append(out, v)
-			if _, token, ok := strings.Cut(v, " "); ok {
-				out = append(out, strings.TrimSpace(token))
+			_, token, spaced := strings.Cut(v, " ")
+			token = strings.TrimSpace(token)
+			switch {
+			case IsSecretName(name):
+				out = append(out, v)
+				if spaced {
+					out = append(out, token)
+				}
+			case recorder.LooksSecret(v):
+				out = append(out, v)
+			case spaced && recorder.LooksSecret(token):
+				out = append(out, token)
 			}
 		}
 	}
 	if t.kind() == TransportStdio {
 		out = append(out, CommandSecrets(t.Command)...)
-		for _, kv := range t.Env {
-			if _, v, ok := strings.Cut(kv, "="); ok {
-				out = append(out, v)
-			}
-		}
+		out = append(out, EnvSecrets(t.Env)...)
 	}
 	return append(out, t.SecretValues...)
 }

@@ -135,12 +135,11 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	secrets := append(engine.CommandSecrets(*stdio), cfgSecrets...)
 	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return usageErr("--env %q: want KEY=VALUE", hideValue(kv, "="))
 		}
-		secrets = append(secrets, v)
 	}
+	secrets = append(secrets, engine.EnvSecrets(env)...)
 	if *maxStderr < 1 {
 		return usageErr("--max-stderr-lines %d: want 1 or more", *maxStderr)
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -298,5 +299,53 @@ func TestSecretsStayInside(t *testing.T) {
 	// The server did get the credentials: the test is not vacuous.
 	if uris := seen(); len(uris) == 0 || !strings.Contains(strings.Join(uris, " "), "token="+url.QueryEscape(token)) {
 		t.Errorf("the HTTP server never saw the token: %q", uris)
+	}
+}
+
+// TestPlainEnvLeavesRecordingAlone: environment values that are ordinary
+// words (LOG_LEVEL=info, FEATURE_FLAG=true, OUTPUT_FORMAT=text) are not
+// taken for secrets: the recording of a run with them is the recording
+// of the same run without them, times aside. They once turned
+// "type":"text" into "type":"REDACTED" and "listChanged":true into a
+// broken payload.
+func TestPlainEnvLeavesRecordingAlone(t *testing.T) {
+	plain := []string{"--env", "FEATURE_FLAG=true", "--env", "OUTPUT_FORMAT=text", "--env", "LOG_LEVEL=info"}
+	record := func(extra ...string) *recorder.Snapshot {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "run.json")
+		args := append([]string{"run", "--stdio", fmt.Sprintf("'%s' demo-server", inspectorBin), "--list-tools",
+			"--tool", "echo", "--args", `{"text":"level info, flag true, format text"}`, "--record", out}, extra...)
+		r := inspector(t, args...)
+		if r.code != exitOK {
+			t.Fatalf("inspector %q: exit %d\n%s", args, r.code, r.stderr)
+		}
+		snap, err := recorder.LoadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	type seen struct {
+		Method, Status, Error, Name string
+		Params, Result              string
+	}
+	traceparent := regexp.MustCompile(`"traceparent":"[^"]*"`) // new trace ids each run
+	view := func(snap *recorder.Snapshot) []seen {
+		var out []seen
+		for _, s := range snap.Spans {
+			params := traceparent.ReplaceAllString(string(s.Params), `"traceparent":"…"`)
+			out = append(out, seen{s.Method, s.Status.String(), s.Error, s.Name, params, string(s.Result)})
+		}
+		for _, e := range snap.Events {
+			out = append(out, seen{Method: e.Method, Name: string(e.Kind), Error: e.Text, Params: string(e.Data)})
+		}
+		return append(out, seen{Name: snap.Meta.Server, Method: snap.Meta.Protocol})
+	}
+	without, with := view(record()), view(record(plain...))
+	if !slices.Equal(without, with) {
+		t.Errorf("the recording changed with %q:\nwithout: %+v\n   with: %+v", plain, without, with)
+	}
+	if !strings.Contains(fmt.Sprint(with), `"type":"text"`) {
+		t.Errorf("the recording holds no text content: %+v", with)
 	}
 }
