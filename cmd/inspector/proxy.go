@@ -188,6 +188,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		rec.SetMaxSpans(n)
 	}
 	rec.AddSecrets(secrets...) // before the journal writes anything
+	scrubStdLog(rec, stderr)   // net/http logs what peers send
 	r := &runner{cmd: "proxy", ctx: ctx, o: o, chart: chart, rec: rec, stdout: stderr, stderr: stderr}
 	o.push.start(rec)
 	if o.journal != "" {

@@ -219,6 +219,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		rec.SetMaxSpans(n)
 	}
 	rec.AddSecrets(target.Secrets()...) // before the journal writes anything
+	scrubStdLog(rec, stderr)            // net/http logs what peers send
 	var journal *recorder.Journal
 	if o.journal != "" {
 		path := o.journal

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -23,8 +26,9 @@ import (
 )
 
 // echoServerEnv, set to 1, makes the test binary a stdio MCP server that
-// prints its ECHO_SECRET environment variable to stderr and sends it back
-// in a log message, a sampling request and its tool result (see init).
+// prints its ECHO_SECRET environment variable and its arguments to stderr
+// and sends them back in a log message, a sampling request and its tool
+// result (see init).
 const echoServerEnv = "INSPECTOR_TEST_ECHO_SERVER"
 
 func init() {
@@ -33,7 +37,9 @@ func init() {
 	}
 	secret := os.Getenv("ECHO_SECRET")
 	fmt.Fprintln(os.Stderr, "echo server starting with ECHO_SECRET="+secret)
-	srv := newLeakServer(func(*mcp.CallToolRequest) string { return "env ECHO_SECRET=" + secret }, "my environment holds "+secret)
+	args := strings.Join(os.Args[1:], " ")
+	fmt.Fprintln(os.Stderr, "echo server args: "+args)
+	srv := newLeakServer(func(*mcp.CallToolRequest) string { return "env ECHO_SECRET=" + secret + " args " + args }, "my environment holds "+secret)
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "echo server:", err)
 		os.Exit(1)
@@ -199,9 +205,12 @@ func TestSecretsStayInside(t *testing.T) {
 		apiKey   = "key-s3cret-1"
 		envValue = `env<s3cret>&"1"`
 		cmdKey   = "cmd-s3cret-1" // on the stdio server's command line
+		// more credential flags on the command line
+		flagKey, flagPass, flagPwd, flagJWT, flagAPIKey, flagSecret = "STDIOkey31337", "pass-s3cret-2", "pwd-s3cret-3",
+			"eyJhbGciOiJIUzI1NiJ9.e30.sig", "apikey-s3cret-4", "secret-file-s3cret-5"
 	)
 	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-	secrets := []string{user, password, token, bearer, apiKey, envValue, basic, cmdKey}
+	secrets := []string{user, password, token, bearer, apiKey, envValue, basic, cmdKey, flagKey, flagPass, flagPwd, flagJWT, flagAPIKey, flagSecret}
 	hs, seen := leakServerHTTP(t, "call me with the key "+apiKey)
 	u, _ := url.Parse(hs.URL)
 	secretURL := fmt.Sprintf("http://%s:%s@%s/mcp?token=%s&page=2", user, password, u.Host, url.QueryEscape(token))
@@ -234,6 +243,10 @@ func TestSecretsStayInside(t *testing.T) {
 		{"stdio with a key on its command line", append([]string{"run", "--stdio", fmt.Sprintf("'%s' --api-key %s", testBin, cmdKey),
 			"--env", echoServerEnv + "=1"}, common...),
 			exitOK, 8, ""},
+		{"stdio with credential flags of every name", append([]string{"run", "--stdio",
+			fmt.Sprintf("'%s' --key %s --pass %s --pwd=%s --jwt %s --apikey %s --secret-file %s", testBin, flagKey, flagPass, flagPwd, flagJWT, flagAPIKey, flagSecret),
+			"--env", echoServerEnv + "=1"}, common...),
+			exitOK, 8, `args --key REDACTED --pass REDACTED --pwd=REDACTED --jwt REDACTED --apikey REDACTED --secret-file REDACTED`},
 		{"http server down, url", []string{"run", "--url", fmt.Sprintf("http://%s:%s@%s/mcp?token=%s", user, password, closedPort(t), url.QueryEscape(token)),
 			"--header", "Authorization: Bearer " + bearer, "--tool", "leak"}, exitFailure, 8, ""},
 		{"url that does not parse", []string{"run", "--url", fmt.Sprintf("http://%s:%s@bad host/mcp?token=%s", user, password, token),
@@ -347,5 +360,84 @@ func TestPlainEnvLeavesRecordingAlone(t *testing.T) {
 	}
 	if !strings.Contains(fmt.Sprint(with), `"type":"text"`) {
 		t.Errorf("the recording holds no text content: %+v", with)
+	}
+}
+
+// chattyServer is an MCP server over plain HTTP/1.1, written on a raw
+// TCP listener, that follows every complete response with a second,
+// unsolicited one echoing the request's headers: net/http's transport
+// logs such a response with its first bytes.
+func chattyServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					body, _ := io.ReadAll(req.Body)
+					var msg struct {
+						ID     json.RawMessage `json:"id"`
+						Method string          `json:"method"`
+					}
+					_ = json.Unmarshal(body, &msg)
+					resp := "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
+					if msg.ID != nil {
+						result := `{}`
+						if msg.Method == "initialize" {
+							result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"chatty","version":"1"}}`
+						} else if msg.Method == "tools/list" {
+							result = `{"tools":[]}`
+						}
+						b := `{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":` + result + `}`
+						resp = fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+					}
+					var echo strings.Builder
+					_ = req.Header.Write(&echo)
+					extra := "HTTP/1.1 200 OK\r\n" + echo.String() + "Content-Length: 0\r\n\r\n"
+					if _, err := io.WriteString(c, resp+extra); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// TestUnsolicitedResponseLogIsScrubbed: a server that writes after a
+// complete response makes net/http log the bytes it sent; when they echo
+// the run's credentials (a bearer token, a key header, the URL's Basic
+// credentials), stderr shows the log line with the credentials redacted.
+func TestUnsolicitedResponseLogIsScrubbed(t *testing.T) {
+	const (
+		user     = "alice-user"
+		password = "pw-s3cret-1"
+		bearer   = "bearer-s3cret-1"
+		apiKey   = "key-s3cret-1"
+	)
+	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+	addr := chattyServer(t)
+	r := inspectorEnv(t, []string{"XDG_CACHE_HOME=" + t.TempDir()}, "run", "--url", fmt.Sprintf("http://%s:%s@%s/mcp", user, password, addr),
+		"--header", "Authorization: Bearer "+bearer, "--header", "X-Api-Key: "+apiKey, "--list-tools")
+	if !strings.Contains(r.stderr, "Unsolicited response") {
+		t.Fatalf("net/http logged nothing of the unsolicited response (exit %d):\n%s", r.code, r.stderr)
+	}
+	assertNoSecrets(t, []string{bearer, apiKey, basic, password}, map[string]string{"stderr": r.stderr, "stdout": r.stdout})
+	if !strings.Contains(r.stderr, "Authorization: REDACTED") {
+		t.Errorf("stderr does not show the echoed header redacted:\n%s", r.stderr)
 	}
 }
