@@ -84,6 +84,7 @@ type Recording struct {
 	observer  []Observer
 	changes   bool // an observer wants every change (a ChangeObserver)
 	sampler   *sampler
+	eventCap  *eventSample // set with sampler: caps events
 	// scrub, when set by AddSecrets, removes secrets from what is stored.
 	scrub atomic.Pointer[scrubber]
 }
@@ -330,6 +331,11 @@ func (r *Recording) AddEvent(e Event) {
 		sc.event(&e)
 	}
 	r.mu.Lock()
+	if r.eventCap != nil && !r.eventCap.add(r, &e) {
+		r.version++
+		r.mu.Unlock()
+		return // counted, left out
+	}
 	r.events = append(r.events, e)
 	r.version++
 	obs := r.observer
@@ -462,7 +468,7 @@ func (r *Recording) snapshotLocked() *Snapshot {
 		Now:     time.Since(r.start),
 	}
 	if r.sampler != nil {
-		snap.Sampled = r.sampler.sampling(len(spans))
+		snap.Sampled = r.sampler.sampling(len(spans), r.eventCap, len(r.events))
 	}
 	return snap
 }
