@@ -13,7 +13,7 @@ import (
 type countingObserver struct{ events int }
 
 func (o *countingObserver) SpanFinished(*Span) {}
-func (o *countingObserver) EventAdded(Event)    { o.events++ }
+func (o *countingObserver) EventAdded(Event)   { o.events++ }
 
 // TestEventsCapped: 1,000,000 log messages into a recording capped at
 // 10,000 keep about 10,000 events, spread over the whole run, in memory
