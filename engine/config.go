@@ -232,8 +232,11 @@ type Target struct {
 	// POSIX shell would (quotes and backslashes work, no expansions).
 	Command string `json:"command,omitempty"`
 	// Env holds extra KEY=VALUE entries added to the stdio server's
-	// environment.
+	// environment, which is otherwise the inspector's [InheritedEnv].
 	Env []string `json:"env,omitempty"`
+	// InheritEnv gives the stdio server the inspector's whole
+	// environment instead of [InheritedEnv] (see [ServerEnv]).
+	InheritEnv bool `json:"inherit_env,omitempty"`
 	// Dir is the stdio server's working directory ("" for the
 	// inspector's own), as a client config's cwd gives it.
 	Dir string `json:"dir,omitempty"`

@@ -87,6 +87,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	)
 	cfg := addConfigFlags(fs) // --server, --config, --input: the server of a client's config (serverflags.go)
 	fs.Var(&env, "env", "`K=V` added to the server's environment (repeatable); the value is kept out of the recording")
+	inheritEnv := fs.Bool("inherit-env", false, "give the server the proxy's whole environment (default: only HOME, LOGNAME, PATH, SHELL, TERM, USER, plus --env)")
 	fs.Var(&maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
 	fs.StringVar(&o.journal, "journal", "auto", "append the recording to `FILE` as it happens; auto picks a file in "+recorder.DefaultJournalDir()+"; off writes none")
 	addOutputFlags(fs, &o)
@@ -124,6 +125,8 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return usageErr("--listen needs --upstream URL, the real server's address, as in --upstream http://127.0.0.1:8080/mcp")
 	case overHTTP && len(env) > 0:
 		return usageErr("--env: only for --stdio, where the proxy starts the server")
+	case overHTTP && *inheritEnv:
+		return usageErr("--inherit-env: only for --stdio, where the proxy starts the server")
 	case !overHTTP && *stdio == "":
 		return usageErr("--stdio: give the real server's command line, as in --stdio 'node server.js' (or --listen and --upstream for a server over HTTP)")
 	case !overHTTP:
@@ -207,7 +210,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if overHTTP {
 		res = serveHTTPProxy(ctx, web, addr, *upstream, stderr)
 	} else {
-		p := &proxy.Stdio{Command: words, Env: env, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Rec: rec,
+		p := &proxy.Stdio{Command: words, Env: env, InheritEnv: *inheritEnv, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Rec: rec,
 			Limits: limits}
 		var err error
 		if res, err = p.Run(ctx); err != nil {

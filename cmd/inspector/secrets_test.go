@@ -441,3 +441,49 @@ func TestUnsolicitedResponseLogIsScrubbed(t *testing.T) {
 		t.Errorf("stderr does not show the echoed header redacted:\n%s", r.stderr)
 	}
 }
+
+// TestServerEnvironment: a stdio server gets the inspector's HOME, PATH
+// and the like and what --env gives it, not the rest of the inspector's
+// environment (where a shell's API keys live), unless --inherit-env says
+// so. A variable the server echoed once landed in the recording.
+func TestServerEnvironment(t *testing.T) {
+	testBin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inherited = "inherited-s3cret-9"
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"default", nil, `env ECHO_SECRET= args`},
+		{"inherit-env", []string{"--inherit-env"}, `env ECHO_SECRET=` + inherited + ` args`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run.json")
+			args := append([]string{"run", "--stdio", fmt.Sprintf("'%s'", testBin), "--env", echoServerEnv + "=1",
+				"--tool", "leak", "--sampling-reply", "ok", "--record", out}, tc.flags...)
+			r := inspectorEnv(t, []string{"ECHO_SECRET=" + inherited, "XDG_CACHE_HOME=" + t.TempDir()}, args...)
+			if r.code != exitOK {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			snap, err := recorder.LoadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var call string
+			for _, s := range snap.Spans {
+				if s.Method == "tools/call" {
+					call = string(s.Result)
+				}
+			}
+			if !strings.Contains(call, tc.want) {
+				t.Errorf("the server echoed %s, want %q in it", call, tc.want)
+			}
+		})
+	}
+	if r := inspector(t, "run", "--demo", "--inherit-env"); r.code != exitUsage || !strings.Contains(r.stderr, "--inherit-env") {
+		t.Errorf("--inherit-env without --stdio: exit %d, %s; want a usage error", r.code, r.stderr)
+	}
+}
