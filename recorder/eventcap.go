@@ -10,12 +10,13 @@ import "fmt"
 // thinned to the new sample. Observers (the journal) are told only of
 // events kept as they come. Every event is counted, by kind, exactly.
 type eventSample struct {
-	max    int
-	head   int // events kept whatever comes after
-	every  int
-	seen   int
-	seqs   []int // the number of each kept event past the head
-	byKind map[EventKind]int
+	max     int
+	head    int // events kept whatever comes after
+	every   int
+	seen    int
+	seqs    []int // the number of each kept event past the head
+	byKind  map[EventKind]int
+	stalled int // events with Stalled set
 }
 
 func newEventSample(max int) *eventSample {
@@ -28,6 +29,9 @@ func (s *eventSample) add(r *Recording, e *Event) bool {
 	seq := s.seen
 	s.seen++
 	s.byKind[e.Kind]++
+	if e.Stalled > 0 {
+		s.stalled++
+	}
 	if seq < s.head {
 		return true
 	}
@@ -76,11 +80,22 @@ func (s *eventSample) dropped() bool { return s != nil && s.seen > s.head+len(s.
 // fill sets the event figures of sm for a snapshot that keeps kept
 // events.
 func (s *eventSample) fill(sm *Sampling, kept int) {
-	sm.Events, sm.EventsKept = s.seen, kept
+	sm.Events, sm.EventsKept, sm.EventsStalled = s.seen, kept, s.stalled
 	sm.EventKinds = make(map[EventKind]int, len(s.byKind))
 	for k, n := range s.byKind {
 		sm.EventKinds[k] = n
 	}
+}
+
+// stalledEvents counts the events in events with Stalled set.
+func stalledEvents(events []Event) int {
+	n := 0
+	for _, e := range events {
+		if e.Stalled > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // eventNote is the events' part of [Sampling.Note], or "".

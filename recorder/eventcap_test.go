@@ -54,6 +54,9 @@ func TestEventsCapped(t *testing.T) {
 	if last := snap.Events[len(snap.Events)-1].At; last < n*time.Microsecond*9/10 {
 		t.Errorf("the last event kept is at %v: the sample does not reach the end of the run", last)
 	}
+	if sum := Summarize(snap); sum.Dropped != 0 || sum.Sampled == nil || !strings.Contains(sum.Sampled.Note, "events") {
+		t.Errorf("summary: dropped %d, sampled %+v; want no drops and a note on the events kept", sum.Dropped, sum.Sampled)
+	}
 	if obs.events > 10*capN {
 		t.Errorf("the observer heard of %d events, want a bound near the cap", obs.events)
 	}

@@ -34,6 +34,9 @@ type Sampling struct {
 	Events     int               `json:"events,omitempty"`
 	EventsKept int               `json:"events_kept,omitempty"`
 	EventKinds map[EventKind]int `json:"event_kinds,omitempty"`
+	// EventsStalled counts the events that were withheld from the
+	// client (Event.Stalled), kept or not.
+	EventsStalled int `json:"events_stalled,omitempty"`
 }
 
 // Note says what was sampled, in the words the stats line, the report
