@@ -232,8 +232,11 @@ type Target struct {
 	// POSIX shell would (quotes and backslashes work, no expansions).
 	Command string `json:"command,omitempty"`
 	// Env holds extra KEY=VALUE entries added to the stdio server's
-	// environment.
+	// environment, which is otherwise the inspector's [InheritedEnv].
 	Env []string `json:"env,omitempty"`
+	// InheritEnv gives the stdio server the inspector's whole
+	// environment instead of [InheritedEnv] (see [ServerEnv]).
+	InheritEnv bool `json:"inherit_env,omitempty"`
 	// Dir is the stdio server's working directory ("" for the
 	// inspector's own), as a client config's cwd gives it.
 	Dir string `json:"dir,omitempty"`
@@ -284,9 +287,11 @@ func (t Target) String() string {
 // Secrets returns the values that must not appear in any output of a
 // session with t: the URL's user name, password (and the Basic
 // authorization net/http makes of them) and credential-like query
-// values, every header value (and, for "Bearer TOKEN"-like values, the
-// token alone), every environment value and the credential-like values
-// of a stdio server's command line ([CommandSecrets]). [Connect] registers them on
+// values, the value of every header named like a credential (and, for
+// "Bearer TOKEN"-like values, the token alone) and of any other header
+// that looks like one ([recorder.LooksSecret]), the environment's
+// secrets ([EnvSecrets]) and the credential-like values of a stdio
+// server's command line ([CommandSecrets]). [Connect] registers them on
 // the recording ([recorder.Recording.AddSecrets]).
 func (t Target) Secrets() []string {
 	var out []string
@@ -298,21 +303,26 @@ func (t Target) Secrets() []string {
 			pass, _ := u.User.Password()
 			out = append(out, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass)))
 		}
-		for _, v := range t.Headers {
+		for name, v := range t.Headers {
 			v = strings.TrimSpace(v)
-			out = append(out, v)
-			if _, token, ok := strings.Cut(v, " "); ok {
-				out = append(out, strings.TrimSpace(token))
+			_, token, spaced := strings.Cut(v, " ")
+			token = strings.TrimSpace(token)
+			switch {
+			case IsSecretName(name):
+				out = append(out, v)
+				if spaced {
+					out = append(out, token)
+				}
+			case recorder.LooksSecret(v):
+				out = append(out, v)
+			case spaced && recorder.LooksSecret(token):
+				out = append(out, token)
 			}
 		}
 	}
 	if t.kind() == TransportStdio {
 		out = append(out, CommandSecrets(t.Command)...)
-		for _, kv := range t.Env {
-			if _, v, ok := strings.Cut(kv, "="); ok {
-				out = append(out, v)
-			}
-		}
+		out = append(out, EnvSecrets(t.Env)...)
 	}
 	return append(out, t.SecretValues...)
 }

@@ -27,7 +27,7 @@ func TestTargetStringAndSecrets(t *testing.T) {
 			[]string{"bob", "hunter22", "t0k3n", basic, "Bearer abcd1234", "abcd1234"}},
 		{Target{Transport: TransportSSE, URL: "https://h/sse?api_key=k3y"}, "sse: https://h/sse?api_key=REDACTED", []string{"k3y"}},
 		{Target{Transport: TransportStdio, Command: "srv --x", Env: []string{"API_TOKEN=envtok", "EMPTY="}},
-			"stdio: srv --x", []string{"envtok", ""}},
+			"stdio: srv --x", []string{"envtok"}},
 		{Target{Transport: TransportStdio, Command: `API_KEY=k1 srv --token t2 --client-secret=s3 --verbose -H "Authorization: Bearer b4" --port 80`},
 			`stdio: API_KEY=k1 srv --token t2 --client-secret=s3 --verbose -H "Authorization: Bearer b4" --port 80`, []string{"k1", "t2", "s3", "b4"}},
 	}

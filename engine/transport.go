@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -55,7 +54,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 			return nil, fmt.Errorf("stdio: cannot run %q: %v (check the command and PATH)", words[0], err)
 		}
 		cmd := exec.Command(words[0], words[1:]...)
-		cmd.Env = append(os.Environ(), t.Env...)
+		cmd.Env = ServerEnv(t.Env, t.InheritEnv)
 		cmd.Dir = t.Dir
 		s.stderr = newStderrLines(s, t.Limits.maxStderrLines())
 		cmd.Stderr = s.stderr

@@ -2,10 +2,13 @@ package recorder
 
 import (
 	"encoding/json"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"unicode"
 	"unsafe"
 )
 
@@ -19,7 +22,48 @@ const Redacted = "REDACTED"
 // value: shorter values ("1", "dev", "on") would match ordinary text all
 // over a recording, and are too short to protect anything anyway. A URL's
 // credentials are redacted by [RedactURL] whatever their length.
-const MinSecretLen = 4
+const MinSecretLen = 8
+
+// LooksSecret reports whether value, found in a place whose name does
+// not say it holds a credential (an environment variable named
+// LOG_LEVEL, a header named X-Tenant), looks like a credential all the
+// same: one word, mixing letters and digits, at least 16 bytes long (or
+// at least [MinSecretLen] with upper case, lower case and digits), with
+// at least 3 bits of entropy a byte. Words, levels, booleans, numbers,
+// paths and host names ("true", "text", "info", "production",
+// "localhost:8080") do not, so registering them as secrets would not
+// blank ordinary text all over a recording. A URL does not either: its
+// credentials are [URLSecrets].
+func LooksSecret(value string) bool {
+	if len(value) < MinSecretLen || strings.ContainsFunc(value, unicode.IsSpace) || strings.Contains(value, "://") {
+		return false
+	}
+	var lower, upper, digit bool
+	var counts [256]int
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		counts[c]++
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= '0' && c <= '9':
+			digit = true
+		}
+	}
+	if !digit || !(lower || upper) || (len(value) < 16 && !(lower && upper)) {
+		return false
+	}
+	bits := 0.0
+	for _, n := range counts {
+		if n > 0 {
+			p := float64(n) / float64(len(value))
+			bits -= p * math.Log2(p)
+		}
+	}
+	return bits >= 3
+}
 
 // RedactURL returns u with its credentials replaced by [Redacted]: the
 // user name and password, and the values of query (and fragment)
@@ -191,33 +235,55 @@ func indexURL(lower string) int {
 // scrubber replaces registered secrets, in every form they take in text
 // and in JSON (as they are, JSON-escaped with or without \u003c for <,
 // URL-escaped), by [Redacted]. Text may quote JSON and JSON holds text,
-// so both get every form.
+// so both get every form. In JSON it changes string values only, never
+// an object's keys, numbers, booleans or the structure.
+//
+// Adding a secret costs the forms of that secret, whatever is stored:
+// forms are indexed by their first [MinSecretLen] bytes (every form is at
+// least that long), and a scan looks each position of the text up there,
+// behind a bitmap of the first two bytes that lets most positions pass
+// at the cost of a bit test.
 type scrubber struct {
-	secrets []string
-	forms   *strings.Replacer
+	mu      sync.RWMutex
+	secrets map[string]bool      // registered
+	heads   [1 << 16 / 64]uint64 // bit set: a form starts with these two bytes
+	forms   map[string][]string  // by their first bytes, longest first
 }
 
-// newScrubber builds a scrubber for secrets (already filtered by length).
-func newScrubber(secrets []string) *scrubber {
-	var forms []string
+func newScrubber() *scrubber {
+	return &scrubber{secrets: map[string]bool{}, forms: map[string][]string{}}
+}
+
+// add registers secrets (already checked for length) and reports whether
+// any was new.
+func (sc *scrubber) add(secrets []string) bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	added := false
 	for _, s := range secrets {
-		forms = append(forms, s, jsonEscape(s, true), jsonEscape(s, false), url.QueryEscape(s), url.PathEscape(s))
-	}
-	return &scrubber{secrets: secrets, forms: replacerOf(forms)}
-}
-
-// replacerOf replaces each form by [Redacted], the longest forms first so
-// that a secret containing another is replaced whole.
-func replacerOf(forms []string) *strings.Replacer {
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	forms = slices.Compact(forms)
-	var args []string
-	for _, f := range forms {
-		if f != "" {
-			args = append(args, f, Redacted)
+		if sc.secrets[s] {
+			continue
+		}
+		sc.secrets[s] = true
+		added = true
+		for _, f := range []string{s, jsonEscape(s, true), jsonEscape(s, false), url.QueryEscape(s), url.PathEscape(s)} {
+			sc.index(f)
 		}
 	}
-	return strings.NewReplacer(args...)
+	return added
+}
+
+// index adds form f (at least MinSecretLen bytes long).
+func (sc *scrubber) index(f string) {
+	key := f[:MinSecretLen]
+	list := sc.forms[key]
+	if slices.Contains(list, f) {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(list, f, func(a, b string) int { return len(b) - len(a) })
+	sc.forms[key] = slices.Insert(list, i, f)
+	h := uint16(f[0])<<8 | uint16(f[1])
+	sc.heads[h/64] |= 1 << (h % 64)
 }
 
 // jsonEscape is s as it appears inside a JSON string, with or without
@@ -233,30 +299,136 @@ func jsonEscape(s string, html bool) string {
 
 // scrubText returns s without the secrets.
 func (sc *scrubber) scrubText(s string) string {
-	if s == "" {
+	if len(s) < MinSecretLen {
 		return s
 	}
-	return sc.forms.Replace(s)
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	out, changed := sc.replace(nil, s)
+	if !changed {
+		return s
+	}
+	return string(out)
 }
 
-// scrubJSON returns b without the secrets. If replacing a secret broke
-// the JSON (a secret that is also a bare number, say), the scrubbed text
-// is kept as one JSON string instead, so that every reader can still
-// parse the recording.
+// replace appends s to out with every form of a secret in it replaced,
+// and reports whether there was one. The caller holds sc.mu.
+func (sc *scrubber) replace(out []byte, s string) ([]byte, bool) {
+	last, changed := 0, false
+	for i := 0; i+MinSecretLen <= len(s); i++ {
+		h := uint16(s[i])<<8 | uint16(s[i+1])
+		if sc.heads[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		for _, f := range sc.forms[s[i:i+MinSecretLen]] {
+			if strings.HasPrefix(s[i:], f) {
+				out = append(out, s[last:i]...)
+				out = append(out, Redacted...)
+				i += len(f) - 1
+				last, changed = i+1, true
+				break
+			}
+		}
+	}
+	if !changed {
+		return out, false
+	}
+	return append(out, s[last:]...), true
+}
+
+// scrubJSON returns b with the secrets replaced in its string values.
+// Object keys, numbers, literals and the structure are never changed, so
+// the result is as valid as b was. A string with escapes is decoded
+// first, so that a secret is found however the sender escaped it.
 func (sc *scrubber) scrubJSON(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
+	if len(b) < MinSecretLen {
 		return b
 	}
-	in := unsafe.String(unsafe.SliceData(b), len(b))
-	out := sc.forms.Replace(in)
-	if out == in {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	var (
+		out       []byte // nil until something changes
+		last      int    // b[:last] is in out
+		objects   []bool // the open containers: true for an object
+		expectKey bool   // the next string is an object's key
+	)
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{':
+			objects = append(objects, true)
+			expectKey = true
+		case '[':
+			objects = append(objects, false)
+			expectKey = false
+		case '}', ']':
+			if len(objects) > 0 {
+				objects = objects[:len(objects)-1]
+			}
+			expectKey = false
+		case ':':
+			expectKey = false
+		case ',':
+			expectKey = len(objects) > 0 && objects[len(objects)-1]
+		case '"':
+			end, escaped := stringEnd(b, i+1)
+			isKey := expectKey
+			if !isKey && end-i-1 >= MinSecretLen {
+				if clean, ok := sc.scrubString(b[i:min(end+1, len(b))], escaped); ok {
+					out = append(out, b[last:i]...)
+					out = append(out, clean...)
+					last = min(end+1, len(b))
+				}
+			}
+			i = end
+		}
+	}
+	if out == nil {
 		return b
 	}
-	if !json.Valid([]byte(out)) {
-		quoted, _ := json.Marshal(sc.scrubText(out))
-		return quoted
+	return append(out, b[last:]...)
+}
+
+// stringEnd returns the index of the quote that ends the JSON string
+// whose content starts at b[i] (len(b) when it never ends), and whether
+// the string holds escapes.
+func stringEnd(b []byte, i int) (int, bool) {
+	escaped := false
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			return i, escaped
+		}
 	}
-	return json.RawMessage(out)
+	return len(b), escaped
+}
+
+// scrubString returns the JSON string lit (quotes included) with the
+// secrets in its value replaced, and whether there were any.
+func (sc *scrubber) scrubString(lit []byte, escaped bool) ([]byte, bool) {
+	if !escaped {
+		content := lit[1:]
+		if len(lit) >= 2 && lit[len(lit)-1] == '"' {
+			content = lit[1 : len(lit)-1]
+		}
+		out, ok := sc.replace([]byte{'"'}, unsafe.String(unsafe.SliceData(content), len(content)))
+		if !ok {
+			return nil, false
+		}
+		return append(out, lit[1+len(content):]...), true
+	}
+	var v string
+	if json.Unmarshal(lit, &v) != nil {
+		return nil, false
+	}
+	out, ok := sc.replace(nil, v)
+	if !ok {
+		return nil, false
+	}
+	quoted, _ := json.Marshal(string(out))
+	return quoted, true
 }
 
 // span scrubs the fields of s that differ from old (nil: all of them).
@@ -299,55 +471,36 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || unsafe.SliceData(a) == unsafe.SliceData(b))
 }
 
-// AddSecrets registers values that must never be stored: the recording
-// replaces every occurrence of each (as it is, JSON-escaped, or
-// URL-escaped) in span params, results, errors and tool names, in event
-// text and data and in the metadata by [Redacted], before the value is
-// stored, so the live view, the journal and every export are clean. Values
-// shorter than [MinSecretLen] bytes are ignored. What is already stored
-// is scrubbed too; register secrets before the session starts, so that
-// nothing reaches a journal first.
+// AddSecrets registers values that must never be stored: from now on the
+// recording replaces every occurrence of each (as it is, JSON-escaped, or
+// URL-escaped) by [Redacted] in what enters it — inside the string
+// values of span params and results (never in keys, numbers or
+// booleans), in errors and tool names, in event text and data and in the
+// metadata — before it is stored, so the live view, the journal and
+// every export are clean. What is stored already is left as it is, so
+// that a secret costs the same whatever the recording holds: register
+// secrets before the session starts, and a client's credentials before
+// its request is recorded. Values shorter than [MinSecretLen] bytes are
+// ignored. For a value whose place does not say it is a credential (an
+// environment variable named LOG_LEVEL), ask [LooksSecret] first.
 //
 // A recording with no secrets registered pays nothing for this.
 func (r *Recording) AddSecrets(secrets ...string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var all []string
-	if sc := r.scrub.Load(); sc != nil {
-		all = slices.Clone(sc.secrets)
-	}
-	n := len(all)
-	for _, s := range secrets {
-		if len(s) >= MinSecretLen && !slices.Contains(all, s) {
-			all = append(all, s)
-		}
-	}
-	if len(all) == n {
+	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return len(s) < MinSecretLen })
+	if len(secrets) == 0 {
 		return
 	}
-	sc := newScrubber(all)
-	r.scrub.Store(sc)
-	sc.meta(&r.meta)
-	for i := range r.kept() {
-		p := new(Span)
-		*p = *r.keptAt(i)
-		sc.span(p, nil)
-		r.setKept(i, p)
+	sc := r.scrub.Load()
+	if sc == nil {
+		r.scrub.CompareAndSwap(nil, newScrubber())
+		sc = r.scrub.Load()
 	}
-	for id, s := range r.pending { // open spans past a sample's cap
-		p := new(Span)
-		*p = *s
-		sc.span(p, nil)
-		r.pending[id] = p
+	if sc.add(secrets) {
+		r.mu.Lock()
+		sc.meta(&r.meta) // small, and set before the session starts
+		r.version++
+		r.mu.Unlock()
 	}
-	// Events are shared with earlier snapshots: copy before changing.
-	events := make([]Event, len(r.events), cap(r.events))
-	copy(events, r.events)
-	for i := range events {
-		sc.event(&events[i])
-	}
-	r.events = events
-	r.version++
 }
 
 // Scrub returns text with the recording's secrets ([Recording.AddSecrets])

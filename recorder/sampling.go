@@ -28,6 +28,15 @@ type Sampling struct {
 	// Totals are the statistics of every span of the recording, kept or
 	// not.
 	Totals *Totals `json:"totals"`
+	// Events counts the events the recording had, EventsKept those in
+	// the snapshot, and EventKinds every event by kind: set when events
+	// were left out too (the cap on spans caps them, see eventcap.go).
+	Events     int               `json:"events,omitempty"`
+	EventsKept int               `json:"events_kept,omitempty"`
+	EventKinds map[EventKind]int `json:"event_kinds,omitempty"`
+	// EventsStalled counts the events that were withheld from the
+	// client (Event.Stalled), kept or not.
+	EventsStalled int `json:"events_stalled,omitempty"`
 }
 
 // Note says what was sampled, in the words the stats line, the report
@@ -37,7 +46,14 @@ func (s *Sampling) Note() string {
 	if s == nil {
 		return ""
 	}
-	return fmt.Sprintf("kept %s of %s spans; statistics are exact", thousands(s.Kept), thousands(s.Spans))
+	note := fmt.Sprintf("kept %s of %s spans; statistics are exact", thousands(s.Kept), thousands(s.Spans))
+	if ev := s.eventNote(); ev != "" {
+		if s.Kept >= s.Spans {
+			note = "kept every span"
+		}
+		note += "; " + ev
+	}
+	return note
 }
 
 // SetMaxSpans caps the spans the recording keeps at about n (0: keep
@@ -47,7 +63,8 @@ func (s *Sampling) Note() string {
 // is kept one in k, k doubling at each thinning, so that the sample
 // covers the whole run evenly. Meanwhile the recording's [Totals] count
 // every span, so that [Summarize] and [Series] of its snapshots stay
-// exact. Call it before the first span.
+// exact. Events are capped at n too, and counted by kind (eventcap.go).
+// Call it before the first span.
 func (r *Recording) SetMaxSpans(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -55,6 +72,9 @@ func (r *Recording) SetMaxSpans(n int) {
 		return
 	}
 	r.sampler = &sampler{max: max(n, 2), limit: max(n, 2), every: 1, totals: NewTotals()}
+	if len(r.events) == 0 {
+		r.eventCap = newEventSample(max(n, 2))
+	}
 }
 
 // sampler decides, for a recording with a cap on its spans, which ended
@@ -226,10 +246,14 @@ func sampleKey(p *Span) SpanID {
 
 // sampling describes the sample for a snapshot of kept spans, and marks
 // the totals shared; nil while nothing was dropped.
-func (s *sampler) sampling(kept int) *Sampling {
-	if s.dropped == 0 {
+func (s *sampler) sampling(kept int, events *eventSample, keptEvents int) *Sampling {
+	if s.dropped == 0 && !events.dropped() {
 		return nil
 	}
 	s.shared = true
-	return &Sampling{Spans: s.begun, Kept: kept, MaxSpans: s.max, Every: s.every, Totals: s.totals}
+	sm := &Sampling{Spans: s.begun, Kept: kept, MaxSpans: s.max, Every: s.every, Totals: s.totals}
+	if events.dropped() {
+		events.fill(sm, keptEvents)
+	}
+	return sm
 }

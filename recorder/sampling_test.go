@@ -308,8 +308,8 @@ func TestSampledSegments(t *testing.T) {
 	}
 }
 
-// TestSampledSecrets: a secret registered while spans past a sample's cap
-// are open is scrubbed from them too.
+// TestSampledSecrets: a span past a sample's cap, which waits open apart
+// from the kept ones, is scrubbed as it enters, and so is its result.
 func TestSampledSecrets(t *testing.T) {
 	rec := New(Meta{})
 	rec.SetMaxSpans(10)
@@ -318,15 +318,19 @@ func TestSampledSecrets(t *testing.T) {
 		s.Received = 0
 		rec.End(rec.Begin(s), 1, Outcome{Status: StatusOK})
 	}
-	s := NewSpan("s", Outgoing, "tools/call")
-	s.Received, s.Params = 2, json.RawMessage(`{"token":"hunter2-secret-value"}`)
-	id := rec.Begin(s)
 	if rec.Snapshot().Sampled == nil {
 		t.Fatal("the recording is not sampled yet")
 	}
 	rec.AddSecrets("hunter2-secret-value")
+	s := NewSpan("s", Outgoing, "tools/call")
+	s.Received, s.Params = 2, json.RawMessage(`{"token":"hunter2-secret-value"}`)
+	id := rec.Begin(s)
 	if p := rec.Span(id); p == nil || strings.Contains(string(p.Params), "hunter2") {
-		t.Errorf("the open span past the cap still holds the secret: %s", p.Params)
+		t.Errorf("the open span past the cap holds the secret: %s", p.Params)
+	}
+	rec.Update(id, func(s *Span) { s.Result = json.RawMessage(`{"echo":"hunter2-secret-value"}`) })
+	if p := rec.Span(id); p == nil || string(p.Result) != `{"echo":"REDACTED"}` {
+		t.Errorf("the open span past the cap got the result %s, want the secret redacted", p.Result)
 	}
 }
 

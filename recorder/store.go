@@ -84,6 +84,7 @@ type Recording struct {
 	observer  []Observer
 	changes   bool // an observer wants every change (a ChangeObserver)
 	sampler   *sampler
+	eventCap  *eventSample // set with sampler: caps events
 	// scrub, when set by AddSecrets, removes secrets from what is stored.
 	scrub atomic.Pointer[scrubber]
 }
@@ -136,14 +137,10 @@ func (r *Recording) SetMeta(f func(*Meta)) {
 // phases left at zero that the direction does not use are set to [Unset]
 // by the caller's choice: Begin keeps them as given.
 func (r *Recording) Begin(s Span) SpanID {
-	sc := r.scrub.Load()
-	if sc != nil {
-		sc.span(&s, nil)
+	if sc := r.scrub.Load(); sc != nil {
+		sc.span(&s, nil) // outside the lock: the payload is scrubbed as it enters
 	}
 	r.mu.Lock()
-	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
-		now.span(&s, nil)
-	}
 	r.nextID++
 	s.ID = r.nextID
 	var p *Span
@@ -330,13 +327,14 @@ func (r *Recording) isOpen(id SpanID) bool {
 
 // AddEvent records an instant event.
 func (r *Recording) AddEvent(e Event) {
-	sc := r.scrub.Load()
-	if sc != nil {
+	if sc := r.scrub.Load(); sc != nil {
 		sc.event(&e)
 	}
 	r.mu.Lock()
-	if now := r.scrub.Load(); now != sc { // AddSecrets ran meanwhile
-		now.event(&e)
+	if r.eventCap != nil && !r.eventCap.add(r, &e) {
+		r.version++
+		r.mu.Unlock()
+		return // counted, left out
 	}
 	r.events = append(r.events, e)
 	r.version++
@@ -470,7 +468,7 @@ func (r *Recording) snapshotLocked() *Snapshot {
 		Now:     time.Since(r.start),
 	}
 	if r.sampler != nil {
-		snap.Sampled = r.sampler.sampling(len(spans))
+		snap.Sampled = r.sampler.sampling(len(spans), r.eventCap, len(r.events))
 	}
 	return snap
 }

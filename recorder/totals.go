@@ -405,6 +405,10 @@ func (t *Totals) summary(snap *Snapshot) Summary {
 			sum.Dropped++
 		}
 	}
+	if sm := snap.Sampled; sm != nil && sm.Events > sm.EventsKept { // events were left out: count them all
+		sum.Dropped = sm.EventKinds[EventDropped]
+		sum.StalledMessages += sm.EventsStalled - stalledEvents(snap.Events)
+	}
 	sum.Sessions = len(sessions)
 	sum.LateStarts = t.LateStarts
 	sum.PeakInFlight, sum.PeakPending = t.PeakServing, t.PeakPending

@@ -67,6 +67,7 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 	maxStderr := fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of a --stdio server's stderr (the first and last N/2; the rest are counted)")
 	connectTimeout := fs.Duration("connect-timeout", engine.DefaultConnectTimeout, "give up if the server has not answered initialize after `D`")
 	fs.Var(&env, "env", "`K=V` added to the --stdio server's environment (repeatable)")
+	inheritEnv := fs.Bool("inherit-env", false, "give the --stdio server the inspector's whole environment (default: only HOME, LOGNAME, PATH, SHELL, TERM, USER, plus --env)")
 	cfg := addConfigFlags(fs) // --server, --config, --input: a server of a client's config (serverflags.go)
 	fs.Var(&headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
 	setEndpoint := endpointFlags(fs) // endpoint.go
@@ -134,6 +135,12 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 				return t, def, fmt.Errorf("--env %q: want KEY=VALUE", kv)
 			}
 			t.Env = append(t.Env, kv)
+		}
+		if *inheritEnv {
+			if t.Transport != engine.TransportStdio {
+				return t, def, errors.New("--inherit-env: only for a --stdio server, which the inspector starts")
+			}
+			t.InheritEnv = true
 		}
 		for _, h := range headers {
 			if t.Transport != engine.TransportHTTP && t.Transport != engine.TransportSSE {

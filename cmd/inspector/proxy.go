@@ -85,6 +85,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	)
 	cfg := addConfigFlags(fs) // --server, --config, --input: the server of a client's config (serverflags.go)
 	fs.Var(&env, "env", "`K=V` added to the server's environment (repeatable); the value is kept out of the recording")
+	inheritEnv := fs.Bool("inherit-env", false, "give the server the proxy's whole environment (default: only HOME, LOGNAME, PATH, SHELL, TERM, USER, plus --env)")
 	fs.Var(&maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
 	fs.StringVar(&o.journal, "journal", "auto", "append the recording to `FILE` as it happens; auto picks a file in "+recorder.DefaultJournalDir()+"; off writes none")
 	addOutputFlags(fs, &o)
@@ -122,6 +123,8 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return usageErr("--listen needs --upstream URL, the real server's address, as in --upstream http://127.0.0.1:8080/mcp")
 	case overHTTP && len(env) > 0:
 		return usageErr("--env: only for --stdio, where the proxy starts the server")
+	case overHTTP && *inheritEnv:
+		return usageErr("--inherit-env: only for --stdio, where the proxy starts the server")
 	case !overHTTP && *stdio == "":
 		return usageErr("--stdio: give the real server's command line, as in --stdio 'node server.js' (or --listen and --upstream for a server over HTTP)")
 	case !overHTTP:
@@ -133,12 +136,11 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	secrets := append(engine.CommandSecrets(*stdio), cfgSecrets...)
 	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return usageErr("--env %q: want KEY=VALUE", hideValue(kv, "="))
 		}
-		secrets = append(secrets, v)
 	}
+	secrets = append(secrets, engine.EnvSecrets(env)...)
 	if *maxStderr < 1 {
 		return usageErr("--max-stderr-lines %d: want 1 or more", *maxStderr)
 	}
@@ -190,6 +192,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	case err != nil:
 		return usageErr("%v", err) // the upstream URL
 	}
+	scrubStdLog(c.Recording(), stderr) // net/http logs what peers send
 	r := &runner{cmd: "proxy", ctx: ctx, o: o, c: c, stderr: stderr}
 	if path := c.JournalPath(); path != "" {
 		fmt.Fprintf(stderr, "inspector proxy: recording to %s\n", path)
@@ -200,7 +203,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stderr, "inspector proxy: listening on http://%s%s → %s\n", addr.Addr(), c.HTTPProxy().Path(), recorder.RedactURL(*upstream))
 		res = c.Serve(ctx, addr)
 	} else {
-		p := &proxy.Stdio{Command: words, Env: env, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Limits: opts.Limits}
+		p := &proxy.Stdio{Command: words, Env: env, InheritEnv: *inheritEnv, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Limits: opts.Limits}
 		if res, err = c.ProxyStdio(ctx, p); err != nil {
 			return r.fail(err.Error())
 		}

@@ -218,6 +218,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inspector run: %v\n", err)
 		return exitFailure
 	}
+	scrubStdLog(c.Recording(), stderr) // net/http logs what peers send
 	r := &runner{cmd: "run", ctx: ctx, o: o, c: c, stderr: stderr}
 
 	group, err := c.ConnectGroup(ctx, target, cb, o.sessions)

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -22,8 +26,9 @@ import (
 )
 
 // echoServerEnv, set to 1, makes the test binary a stdio MCP server that
-// prints its ECHO_SECRET environment variable to stderr and sends it back
-// in a log message, a sampling request and its tool result (see init).
+// prints its ECHO_SECRET environment variable and its arguments to stderr
+// and sends them back in a log message, a sampling request and its tool
+// result (see init).
 const echoServerEnv = "INSPECTOR_TEST_ECHO_SERVER"
 
 func init() {
@@ -32,7 +37,9 @@ func init() {
 	}
 	secret := os.Getenv("ECHO_SECRET")
 	fmt.Fprintln(os.Stderr, "echo server starting with ECHO_SECRET="+secret)
-	srv := newLeakServer(func(*mcp.CallToolRequest) string { return "env ECHO_SECRET=" + secret }, "my environment holds "+secret)
+	args := strings.Join(os.Args[1:], " ")
+	fmt.Fprintln(os.Stderr, "echo server args: "+args)
+	srv := newLeakServer(func(*mcp.CallToolRequest) string { return "env ECHO_SECRET=" + secret + " args " + args }, "my environment holds "+secret)
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "echo server:", err)
 		os.Exit(1)
@@ -198,9 +205,12 @@ func TestSecretsStayInside(t *testing.T) {
 		apiKey   = "key-s3cret-1"
 		envValue = `env<s3cret>&"1"`
 		cmdKey   = "cmd-s3cret-1" // on the stdio server's command line
+		// more credential flags on the command line
+		flagKey, flagPass, flagPwd, flagJWT, flagAPIKey, flagSecret = "STDIOkey31337", "pass-s3cret-2", "pwd-s3cret-3",
+			"eyJhbGciOiJIUzI1NiJ9.e30.sig", "apikey-s3cret-4", "secret-file-s3cret-5"
 	)
 	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-	secrets := []string{user, password, token, bearer, apiKey, envValue, basic, cmdKey}
+	secrets := []string{user, password, token, bearer, apiKey, envValue, basic, cmdKey, flagKey, flagPass, flagPwd, flagJWT, flagAPIKey, flagSecret}
 	hs, seen := leakServerHTTP(t, "call me with the key "+apiKey)
 	u, _ := url.Parse(hs.URL)
 	secretURL := fmt.Sprintf("http://%s:%s@%s/mcp?token=%s&page=2", user, password, u.Host, url.QueryEscape(token))
@@ -233,6 +243,10 @@ func TestSecretsStayInside(t *testing.T) {
 		{"stdio with a key on its command line", append([]string{"run", "--stdio", fmt.Sprintf("'%s' --api-key %s", testBin, cmdKey),
 			"--env", echoServerEnv + "=1"}, common...),
 			exitOK, 8, ""},
+		{"stdio with credential flags of every name", append([]string{"run", "--stdio",
+			fmt.Sprintf("'%s' --key %s --pass %s --pwd=%s --jwt %s --apikey %s --secret-file %s", testBin, flagKey, flagPass, flagPwd, flagJWT, flagAPIKey, flagSecret),
+			"--env", echoServerEnv + "=1"}, common...),
+			exitOK, 8, `args --key REDACTED --pass REDACTED --pwd=REDACTED --jwt REDACTED --apikey REDACTED --secret-file REDACTED`},
 		{"http server down, url", []string{"run", "--url", fmt.Sprintf("http://%s:%s@%s/mcp?token=%s", user, password, closedPort(t), url.QueryEscape(token)),
 			"--header", "Authorization: Bearer " + bearer, "--tool", "leak"}, exitFailure, 8, ""},
 		{"url that does not parse", []string{"run", "--url", fmt.Sprintf("http://%s:%s@bad host/mcp?token=%s", user, password, token),
@@ -298,5 +312,178 @@ func TestSecretsStayInside(t *testing.T) {
 	// The server did get the credentials: the test is not vacuous.
 	if uris := seen(); len(uris) == 0 || !strings.Contains(strings.Join(uris, " "), "token="+url.QueryEscape(token)) {
 		t.Errorf("the HTTP server never saw the token: %q", uris)
+	}
+}
+
+// TestPlainEnvLeavesRecordingAlone: environment values that are ordinary
+// words (LOG_LEVEL=info, FEATURE_FLAG=true, OUTPUT_FORMAT=text) are not
+// taken for secrets: the recording of a run with them is the recording
+// of the same run without them, times aside. They once turned
+// "type":"text" into "type":"REDACTED" and "listChanged":true into a
+// broken payload.
+func TestPlainEnvLeavesRecordingAlone(t *testing.T) {
+	plain := []string{"--env", "FEATURE_FLAG=true", "--env", "OUTPUT_FORMAT=text", "--env", "LOG_LEVEL=info"}
+	record := func(extra ...string) *recorder.Snapshot {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "run.json")
+		args := append([]string{"run", "--stdio", fmt.Sprintf("'%s' demo-server", inspectorBin), "--list-tools",
+			"--tool", "echo", "--args", `{"text":"level info, flag true, format text"}`, "--record", out}, extra...)
+		r := inspector(t, args...)
+		if r.code != exitOK {
+			t.Fatalf("inspector %q: exit %d\n%s", args, r.code, r.stderr)
+		}
+		snap, err := recorder.LoadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	type seen struct {
+		Method, Status, Error, Name string
+		Params, Result              string
+	}
+	traceparent := regexp.MustCompile(`"traceparent":"[^"]*"`) // new trace ids each run
+	view := func(snap *recorder.Snapshot) []seen {
+		var out []seen
+		for _, s := range snap.Spans {
+			params := traceparent.ReplaceAllString(string(s.Params), `"traceparent":"…"`)
+			out = append(out, seen{s.Method, s.Status.String(), s.Error, s.Name, params, string(s.Result)})
+		}
+		for _, e := range snap.Events {
+			out = append(out, seen{Method: e.Method, Name: string(e.Kind), Error: e.Text, Params: string(e.Data)})
+		}
+		return append(out, seen{Name: snap.Meta.Server, Method: snap.Meta.Protocol})
+	}
+	without, with := view(record()), view(record(plain...))
+	if !slices.Equal(without, with) {
+		t.Errorf("the recording changed with %q:\nwithout: %+v\n   with: %+v", plain, without, with)
+	}
+	if !strings.Contains(fmt.Sprint(with), `"type":"text"`) {
+		t.Errorf("the recording holds no text content: %+v", with)
+	}
+}
+
+// chattyServer is an MCP server over plain HTTP/1.1, written on a raw
+// TCP listener, that follows every complete response with a second,
+// unsolicited one echoing the request's headers: net/http's transport
+// logs such a response with its first bytes.
+func chattyServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					body, _ := io.ReadAll(req.Body)
+					var msg struct {
+						ID     json.RawMessage `json:"id"`
+						Method string          `json:"method"`
+					}
+					_ = json.Unmarshal(body, &msg)
+					resp := "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
+					if msg.ID != nil {
+						result := `{}`
+						if msg.Method == "initialize" {
+							result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"chatty","version":"1"}}`
+						} else if msg.Method == "tools/list" {
+							result = `{"tools":[]}`
+						}
+						b := `{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":` + result + `}`
+						resp = fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+					}
+					var echo strings.Builder
+					_ = req.Header.Write(&echo)
+					extra := "HTTP/1.1 200 OK\r\n" + echo.String() + "Content-Length: 0\r\n\r\n"
+					if _, err := io.WriteString(c, resp+extra); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// TestUnsolicitedResponseLogIsScrubbed: a server that writes after a
+// complete response makes net/http log the bytes it sent; when they echo
+// the run's credentials (a bearer token, a key header, the URL's Basic
+// credentials), stderr shows the log line with the credentials redacted.
+func TestUnsolicitedResponseLogIsScrubbed(t *testing.T) {
+	const (
+		user     = "alice-user"
+		password = "pw-s3cret-1"
+		bearer   = "bearer-s3cret-1"
+		apiKey   = "key-s3cret-1"
+	)
+	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+	addr := chattyServer(t)
+	r := inspectorEnv(t, []string{"XDG_CACHE_HOME=" + t.TempDir()}, "run", "--url", fmt.Sprintf("http://%s:%s@%s/mcp", user, password, addr),
+		"--header", "Authorization: Bearer "+bearer, "--header", "X-Api-Key: "+apiKey, "--list-tools")
+	if !strings.Contains(r.stderr, "Unsolicited response") {
+		t.Fatalf("net/http logged nothing of the unsolicited response (exit %d):\n%s", r.code, r.stderr)
+	}
+	assertNoSecrets(t, []string{bearer, apiKey, basic, password}, map[string]string{"stderr": r.stderr, "stdout": r.stdout})
+	if !strings.Contains(r.stderr, "Authorization: REDACTED") {
+		t.Errorf("stderr does not show the echoed header redacted:\n%s", r.stderr)
+	}
+}
+
+// TestServerEnvironment: a stdio server gets the inspector's HOME, PATH
+// and the like and what --env gives it, not the rest of the inspector's
+// environment (where a shell's API keys live), unless --inherit-env says
+// so. A variable the server echoed once landed in the recording.
+func TestServerEnvironment(t *testing.T) {
+	testBin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inherited = "inherited-s3cret-9"
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"default", nil, `env ECHO_SECRET= args`},
+		{"inherit-env", []string{"--inherit-env"}, `env ECHO_SECRET=` + inherited + ` args`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run.json")
+			args := append([]string{"run", "--stdio", fmt.Sprintf("'%s'", testBin), "--env", echoServerEnv + "=1",
+				"--tool", "leak", "--sampling-reply", "ok", "--record", out}, tc.flags...)
+			r := inspectorEnv(t, []string{"ECHO_SECRET=" + inherited, "XDG_CACHE_HOME=" + t.TempDir()}, args...)
+			if r.code != exitOK {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			snap, err := recorder.LoadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var call string
+			for _, s := range snap.Spans {
+				if s.Method == "tools/call" {
+					call = string(s.Result)
+				}
+			}
+			if !strings.Contains(call, tc.want) {
+				t.Errorf("the server echoed %s, want %q in it", call, tc.want)
+			}
+		})
+	}
+	if r := inspector(t, "run", "--demo", "--inherit-env"); r.code != exitUsage || !strings.Contains(r.stderr, "--inherit-env") {
+		t.Errorf("--inherit-env without --stdio: exit %d, %s; want a usage error", r.code, r.stderr)
 	}
 }

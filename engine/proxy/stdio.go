@@ -27,9 +27,11 @@ const StopGrace = 5 * time.Second
 type Stdio struct {
 	// Command is the server's program and arguments.
 	Command []string
-	// Env is added to the proxy's own environment for the server
-	// ("K=V" each).
+	// Env is added to the server's environment ("K=V" each), which is
+	// otherwise the proxy's [engine.InheritedEnv].
 	Env []string
+	// InheritEnv gives the server the proxy's whole environment.
+	InheritEnv bool
 	// Dir is the server's working directory ("" for the proxy's).
 	Dir string
 
@@ -73,7 +75,7 @@ func (p *Stdio) Run(ctx context.Context) (Result, error) {
 	stderrLog := engine.NewStderrLog(p.Rec, Session, p.Limits.MaxStderrLines, nil)
 
 	cmd := exec.Command(p.Command[0], p.Command[1:]...)
-	cmd.Env = append(os.Environ(), p.Env...)
+	cmd.Env = engine.ServerEnv(p.Env, p.InheritEnv)
 	cmd.Dir = p.Dir
 	cmd.Stderr = passThrough{to: p.Stderr, log: stderrLog}
 	cmd.SysProcAttr = serverProcAttr()

@@ -98,14 +98,12 @@ func TestStdioPassesBytesUnchanged(t *testing.T) {
 	if err := os.WriteFile(outFile, serverStream, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PROXY_TEST_ROLE", "script")
-	t.Setenv("PROXY_TEST_OUT", outFile)
-	t.Setenv("PROXY_TEST_IN", inFile)
 
 	clientR, clientW := io.Pipe()
 	var toClient, stderr bytes.Buffer
 	rec := recorder.New(recorder.Meta{})
 	p := &Stdio{Command: []string{os.Args[0], "-test.run=^$"}, ClientIn: clientR, ClientOut: &toClient,
+		Env:    []string{"PROXY_TEST_ROLE=script", "PROXY_TEST_OUT=" + outFile, "PROXY_TEST_IN=" + inFile},
 		Stderr: &stderr, Rec: rec, Limits: engine.Limits{MaxMessageSize: 1 << 20}}
 	go func() {
 		writeInPieces(clientW, clientStream, 5)
@@ -179,11 +177,10 @@ func TestStdioPassesBytesUnchanged(t *testing.T) {
 // proxy to finish.
 func proxiedClient(t *testing.T, rec *recorder.Recording, protocol string, sample func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)) (*mcp.ClientSession, func() Result) {
 	t.Helper()
-	t.Setenv("PROXY_TEST_ROLE", "demo")
 	clientR, proxyIn := io.Pipe()   // client → proxy
 	proxyOut, clientIn := io.Pipe() // proxy → client
 	p := &Stdio{Command: []string{os.Args[0], "-test.run=^$"}, ClientIn: clientR, ClientOut: clientIn,
-		Stderr: io.Discard, Rec: rec}
+		Env: []string{"PROXY_TEST_ROLE=demo"}, Stderr: io.Discard, Rec: rec}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	done := make(chan Result, 1)
 	go func() {

@@ -13,7 +13,7 @@ import (
 // recording reaches no export, in any of its forms: the recording scrubs
 // it before a snapshot is taken, and no export brings it back.
 func TestExportsScrubSecrets(t *testing.T) {
-	secrets := []string{"tok-1234567890", `p<a>ss"w&rd`, "shhh"}
+	secrets := []string{"tok-1234567890", `p<a>ss"w&rd`, "shhh-s3c"}
 	rec := recorder.New(recorder.Meta{Title: "run on http://host/mcp?token=" + secrets[0]})
 	rec.AddSecrets(secrets...)
 	for i, secret := range secrets {
