@@ -40,8 +40,11 @@ XDG_CACHE_HOME="$out/follow-cache" XDG_CONFIG_HOME="$out/follow-config" \
   "$bin" gui --follow "$journal" --stats-report >"$out/follow-app.log" 2>&1 &
 app=$!
 
-# titled TEXT: a window on the display has TEXT in its title.
-titled() { xwininfo -root -tree 2>/dev/null | grep -qF "$1"; }
+# titled TEXT: a window on the display has TEXT in its title. xwininfo runs
+# in C.UTF-8, which every Debian has: the title holds an em dash, and
+# in a locale that is not installed (make exports en_US.UTF-8) it cannot
+# print it.
+titled() { LC_ALL=C.UTF-8 xwininfo -root -tree 2>/dev/null | grep -F "$1" >/dev/null; }
 # await WHAT CMD...: poll CMD every 0.2 s until it succeeds; fail saying
 # WHAT after $wait_s seconds, or if the app exited.
 await() {

@@ -81,12 +81,13 @@ drawn() {
   echo "gui-smoke: screenshot $out/screenshot.png: $colours colours, standard deviation $stddev"
 }
 # window_up NAME: the instance's window is on the display (a window whose
-# _NET_WM_PID is the instance's).
+# _NET_WM_PID is the instance's; xwininfo in C.UTF-8, which every Debian
+# has, to print the title's em dash).
 window_up() {
   local pid id
   pid=$(cat "$out/$1.pid")
-  for id in $(xwininfo -root -tree 2>/dev/null | sed -n 's/^ *\(0x[0-9a-f]*\) "Fanout Inspector.*/\1/p'); do
-    xprop -id "$id" _NET_WM_PID 2>/dev/null | grep -q "= $pid\$" && return 0
+  for id in $(LC_ALL=C.UTF-8 xwininfo -root -tree 2>/dev/null | sed -n 's/^ *\(0x[0-9a-f]*\) "Fanout Inspector.*/\1/p'); do
+    LC_ALL=C.UTF-8 xprop -id "$id" _NET_WM_PID 2>/dev/null | grep "= $pid\$" >/dev/null && return 0
   done
   return 1
 }
