@@ -1,21 +1,31 @@
 # Fanout Inspector. The two commands a newcomer needs:
 #   make run    build and open the app (connected to the embedded demo server)
 #   make test   install what the tests need, then run every test with the race detector
-# Both install their Debian and npm dependencies themselves (scripts/setup.sh).
+# Each installs what it needs itself (scripts/setup.sh): the app only the
+# Debian packages its cgo/OpenGL build needs; the tests also Xvfb,
+# ImageMagick and the npm packages of the interop tests.
 
 export LANG ?= en_US.UTF-8
 GO ?= go
 ARGS ?=
 
-.PHONY: run test test-short test-jaeger bench build package screenshot smoke setup clean
+.PHONY: run test test-short test-jaeger bench build package screenshot smoke setup setup-app clean
 
+# setup installs what the tests need; setup-app only what building the app needs.
 setup:
 	scripts/setup.sh
 
-run: setup
-	$(GO) run ./cmd/inspector $(ARGS)
+setup-app:
+	scripts/setup.sh --app
 
-build: setup
+# run builds bin/inspector and runs it in place of the recipe's shell, so
+# its exit status is make's (go run would exit 1 on Ctrl-C). On a terminal
+# it runs as a job of its own (bash -m): Ctrl-C then reaches the app, which
+# closes its recording and exits 0, and not make, which would die of it.
+run: build
+	@if [ -t 0 ]; then exec bash -mc 'bin/inspector "$$@"; exit $$?' inspector $(ARGS); else exec bin/inspector $(ARGS); fi
+
+build: setup-app
 	$(GO) build -o bin/inspector ./cmd/inspector
 
 test: setup

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -682,24 +683,28 @@ func TestProgressLogsAndCallTimeout(t *testing.T) {
 // TestSeededRunsRepeat checks that two sessions with the same seed give
 // the n-th request of a fan-out the same latency, although the requests
 // are served concurrently, and that the sampling reply numbers requests
-// in arrival order.
+// in arrival order. Each session runs in a synctest bubble, whose clock
+// moves only when every goroutine waits: a request's serve time is then
+// exactly the latency the seed drew for it, however busy the machine is
+// (on the real clock a loaded machine's timers fire tens of ms late, and
+// not by the same amount twice).
 func TestSeededRunsRepeat(t *testing.T) {
-	serveTimes := func() ([]time.Duration, []string) {
-		cb := DefaultAnswerPolicy()
-		cb.Seed = 42
-		cb.Latency = LatencyModel{Dist: Uniform, A: ms(50), B: ms(600)}
-		s := connectDemo(t, cb)
-		run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
-		spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
-		// Arrival order is the order the spans were begun in (by ID).
-		var d []time.Duration
-		var replies []string
-		for _, sp := range spans {
-			d = append(d, sp.ServeTime())
-			var r struct{ Content struct{ Text string } }
-			json.Unmarshal(sp.Result, &r)
-			replies = append(replies, r.Content.Text)
-		}
+	cb := DefaultAnswerPolicy()
+	cb.Seed = 42
+	cb.Latency = LatencyModel{Dist: Uniform, A: ms(50), B: ms(600)}
+	serveTimes := func() (d []time.Duration, replies []string) {
+		synctest.Test(t, func(t *testing.T) {
+			s := connectDemo(t, cb)
+			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
+			// Arrival order is the order the spans were begun in (by ID).
+			for _, sp := range spansOf(s.Recording().Snapshot(), "sampling/createMessage") {
+				d = append(d, sp.ServeTime())
+				var r struct{ Content struct{ Text string } }
+				json.Unmarshal(sp.Result, &r)
+				replies = append(replies, r.Content.Text)
+			}
+			s.Close()
+		})
 		return d, replies
 	}
 	a, ra := serveTimes()
@@ -707,10 +712,16 @@ func TestSeededRunsRepeat(t *testing.T) {
 	if len(a) != 5 || len(b) != 5 {
 		t.Fatalf("spans %d and %d, want 5", len(a), len(b))
 	}
+	distinct := map[time.Duration]bool{}
 	for i := range a {
-		if diff := a[i] - b[i]; diff > ms(40) || diff < -ms(40) {
-			t.Errorf("request %d served %v then %v with the same seed", i+1, a[i], b[i])
+		drawn := drawFor(&cb, "sampling/createMessage", int64(i+1)).latency
+		distinct[drawn] = true
+		if a[i] != drawn || b[i] != drawn {
+			t.Errorf("request %d served %v then %v with the same seed; the seed drew %v for it", i+1, a[i], b[i], drawn)
 		}
+	}
+	if len(distinct) < 4 {
+		t.Errorf("the seed drew %d distinct latencies for 5 requests: the test cannot tell them apart", len(distinct))
 	}
 	want := []string{"reply 1", "reply 2", "reply 3", "reply 4", "reply 5"}
 	for i := range want {

@@ -234,7 +234,15 @@ func TestJournalKeepsChangesAfterEnd(t *testing.T) {
 	s.Received, s.Queued, s.Serving = 1, 2, 3
 	id := rec.Begin(s)
 	rec.Update(id, func(s *Span) { s.Answered, s.Status = 4, StatusOK })
-	time.Sleep(2 * JournalFlushInterval) // the ok line reaches the file first
+	// The ok line reaches the file first: poll it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(JournalFlushInterval / 4) {
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(`"status":"ok"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the ok line did not reach the journal within 10 s")
+		}
+	}
 	rec.Update(id, func(s *Span) { s.Status, s.Error = StatusAborted, "the answer could not be sent" })
 	if err := j.Close(); err != nil {
 		t.Fatal(err)

@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
 # Installs what building and testing Fanout Inspector needs on a Debian
 # machine, and nothing when it is already there:
-#   - the C toolchain and headers Fyne's OpenGL/GLFW driver builds against (cgo),
-#   - Xvfb and ImageMagick for the GUI smoke test and screenshots,
+#   - the C toolchain and headers Fyne's OpenGL/GLFW driver builds against
+#     (cgo): all that building and running the app needs,
+#   - Xvfb, xwininfo and ImageMagick for the GUI smoke tests and screenshots,
 #   - the npm packages of the TypeScript interop servers (SDK 1.x and v2)
 #     and of the real clients the proxy tests drive, from their lockfiles.
-# Usage: scripts/setup.sh [--no-npm]
+# Usage: scripts/setup.sh [--app | --no-npm]
+#   --app     only what building the app needs (make build, make run)
+#   --no-npm  everything but the npm packages
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debs=(gcc pkg-config libgl1-mesa-dev xorg-dev xvfb imagemagick)
+mode=${1:-}
+case "$mode" in
+"" | --app | --no-npm) ;;
+*)
+	echo "setup: unknown option $mode (want --app or --no-npm)" >&2
+	exit 2
+	;;
+esac
+
+debs=(gcc pkg-config libgl1-mesa-dev xorg-dev)
+if [ "$mode" != --app ]; then
+	debs+=(xvfb x11-utils imagemagick)
+fi
 missing=()
 for p in "${debs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,7 +42,7 @@ if ! command -v go >/dev/null; then
 	exit 1
 fi
 
-if [ "${1:-}" != "--no-npm" ]; then
+if [ -z "$mode" ]; then
 	# Each TypeScript interop folder with the package that shows its
 	# node_modules is installed; npm ci runs only where it is missing.
 	for entry in \

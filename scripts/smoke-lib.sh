@@ -10,8 +10,8 @@ out=${SMOKE_OUT:-$(mktemp -d)}
 mkdir -p "$out"
 fail() { echo "$smoke_name: FAIL: $*" >&2; [ -f "$out/$smoke_log" ] && sed 's/^/  app: /' "$out/$smoke_log" >&2; exit 1; }
 
-for tool in Xvfb import identify; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb imagemagick)"
+for tool in Xvfb import identify xwininfo xprop; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb x11-utils imagemagick)"
 done
 
 bin=${INSPECTOR_BIN:-}

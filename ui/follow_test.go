@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -136,10 +137,15 @@ func TestTimelineFollowDamagedJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * recorder.JournalFlushInterval) // both spans written, journal open
-	data, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
+	// Both spans written, the journal still open: poll the file.
+	var data []byte
+	for deadline := time.Now().Add(10 * time.Second); bytes.Count(data, []byte(`{"span":`)) < 2; time.Sleep(recorder.JournalFlushInterval / 4) {
+		if data, err = os.ReadFile(good); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the journal holds no two spans 10 s after it opened:\n%s", data)
+		}
 	}
 	j.Close()
 

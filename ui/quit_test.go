@@ -66,8 +66,10 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 			if m.Bridge.Session() != nil {
 				t.Fatalf("the connection is still open after quitting")
 			}
-			time.Sleep(600 * time.Millisecond) // longer than every throttle and ticker
-			loop.settle(50 * time.Millisecond)
+			// Nothing may change from now on: for longer than every throttle
+			// and ticker, run whatever background work hands to the main
+			// loop (a bare sleep would leave it queued, unseen).
+			loop.settle(600 * time.Millisecond)
 
 			m.Errors.Show("Listing the server's tools", errors.New("a late answer")) // a goroutine's late error
 			if top := m.Window.Canvas().Overlays().Top(); top != nil {

@@ -110,7 +110,12 @@ func TestSignalBeforeTheWindowIsKept(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // the signal arrives before the app runs
+	// The signal arrives before the app runs: wait until it is caught.
+	for deadline := time.Now().Add(5 * time.Second); len(earlySignals) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("SIGINT was not caught within 5 s of catchSignalsEarly")
+		}
+	}
 	quit := make(chan struct{})
 	quitOnSignal(func() { close(quit) })
 	select {

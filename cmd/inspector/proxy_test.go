@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
@@ -20,7 +19,7 @@ import (
 // TestProxyStdioAgreesWithTheClient: the inspector's own run, as a client
 // of known behaviour (serial, then concurrent, 200 ms a request), talks
 // to the demo server through `inspector proxy`; the proxy's recording
-// times the run as the client measured it, within 5%.
+// times the run as the client measured it (see checkProxyTimesTheRun).
 func TestProxyStdioAgreesWithTheClient(t *testing.T) {
 	for _, dispatch := range []string{"serial", "concurrent"} {
 		t.Run(dispatch, func(t *testing.T) {
@@ -40,9 +39,7 @@ func TestProxyStdioAgreesWithTheClient(t *testing.T) {
 			if seen.ServerRequests.Total != 5 || seen.PeakPending != 5 || seen.ToolCalls.Total != 1 {
 				t.Errorf("proxy saw %d server requests, peak pending %d, %d tool calls; want 5, 5, 1", seen.ServerRequests.Total, seen.PeakPending, seen.ToolCalls.Total)
 			}
-			if d := math.Abs(seen.ElapsedMS - client.ElapsedMS); d > 0.05*client.ElapsedMS {
-				t.Errorf("elapsed: proxy %.1f ms, client %.1f ms: more than 5%% apart", seen.ElapsedMS, client.ElapsedMS)
-			}
+			checkProxyTimesTheRun(t, dispatch, seen.ElapsedMS, client.ElapsedMS)
 			want := map[string]string{"serial": "serialized: your client served 5 requests one at a time",
 				"concurrent": "concurrent: your client overlapped all 5 requests pending at once"}[dispatch]
 			rep := inspector(t, "report", file)
@@ -55,6 +52,25 @@ func TestProxyStdioAgreesWithTheClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkProxyTimesTheRun checks the run's elapsed time in the proxy's
+// recording against the client's: the proxy sees the tool call after the
+// client sent it and its result before the client reads it, so its time
+// lies within the client's, and it holds the five 200 ms answers the
+// client served (one after another when serial, at once when concurrent).
+// Both bounds hold however late a busy machine schedules the processes;
+// what the hops between them add is logged (a few ms on a quiet machine),
+// not asserted: a 5% bound failed under load.
+func checkProxyTimesTheRun(t *testing.T, dispatch string, proxyMS, clientMS float64) {
+	t.Helper()
+	work := map[string]float64{"serial": 5 * 200, "concurrent": 200}[dispatch]
+	// 0.1 ms: both are rounded to a tenth of a millisecond.
+	if proxyMS < work || proxyMS > clientMS+0.1 {
+		t.Errorf("elapsed: proxy %.1f ms, client %.1f ms: want the proxy's within the client's and at least the %s client's %.0f ms of answers",
+			proxyMS, clientMS, dispatch, work)
+	}
+	t.Logf("elapsed: proxy %.1f ms, client %.1f ms (%.1f%% apart)", proxyMS, clientMS, 100*(clientMS-proxyMS)/clientMS)
 }
 
 // TestProxyFlags: the proxy needs a server, and says so.
@@ -96,8 +112,8 @@ func (l *lockedBuffer) String() string {
 // TestProxyHTTPAgreesWithTheClient: `inspector proxy --listen --upstream`
 // stands between the inspector's own run (serial, then concurrent) and
 // the demo server over streamable HTTP; stopped, it writes a recording
-// that times the run as the client measured it, within 5%, and says why
-// it ended.
+// that times the run as the client measured it (see
+// checkProxyTimesTheRun), and says why it ended.
 func TestProxyHTTPAgreesWithTheClient(t *testing.T) {
 	up := httptest.NewServer(demo.NewHTTPHandler())
 	defer up.Close()
@@ -146,9 +162,7 @@ func TestProxyHTTPAgreesWithTheClient(t *testing.T) {
 			if seen.ServerRequests.Total != 5 || seen.PeakPending != 5 || seen.ToolCalls.Total != 1 {
 				t.Errorf("proxy saw %d server requests, peak pending %d, %d tool calls; want 5, 5, 1", seen.ServerRequests.Total, seen.PeakPending, seen.ToolCalls.Total)
 			}
-			if d := math.Abs(seen.ElapsedMS - client.ElapsedMS); d > 0.05*client.ElapsedMS {
-				t.Errorf("elapsed: proxy %.1f ms, client %.1f ms: more than 5%% apart", seen.ElapsedMS, client.ElapsedMS)
-			}
+			checkProxyTimesTheRun(t, dispatch, seen.ElapsedMS, client.ElapsedMS)
 			last := snap.Events[len(snap.Events)-1]
 			if !strings.Contains(last.Text, "the proxy was stopped") || strings.Contains(snap.Meta.Target, "hush-hush-99") {
 				t.Errorf("last event %q, target %q: want the reason, and no token", last.Text, snap.Meta.Target)

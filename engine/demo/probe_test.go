@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine/demo"
@@ -22,32 +23,28 @@ import (
 const probeLatency = 200 * time.Millisecond
 
 // limited is a client whose sampling and elicitation handlers take
-// probeLatency each, at most limit at once: 1 is a sync.Mutex around the
-// handler (a serial client), 0 no limit (a concurrent one).
+// probeLatency each, at most limit at once: 1 is a serial client, 0 no
+// limit (a concurrent one). The limit is a channel of that many slots
+// rather than a sync.Mutex, so that a handler waiting its turn is
+// durably blocked and a synctest bubble's clock can move on.
 type limited struct {
-	limit int
-	mu    sync.Mutex
 	slots chan struct{}
 }
 
 func newLimited(limit int) *limited {
-	l := &limited{limit: limit}
-	if limit > 1 {
+	l := &limited{}
+	if limit > 0 {
 		l.slots = make(chan struct{}, limit)
 	}
 	return l
 }
 
 func (l *limited) work() {
-	switch {
-	case l.limit == 1:
-		l.mu.Lock()
-		defer l.mu.Unlock()
-	case l.limit > 1:
+	if l.slots != nil {
 		l.slots <- struct{}{}
 		defer func() { <-l.slots }()
 	}
-	time.Sleep(probeLatency)
+	time.Sleep(probeLatency) // the client's own latency: the behaviour the probe measures
 }
 
 func (l *limited) options() *mcp.ClientOptions {
@@ -145,7 +142,11 @@ func checkVerdict(t *testing.T, out demo.ProbeResult, res *mcp.CallToolResult, p
 
 // TestProbeVerdicts probes a serial, a concurrent and a bounded client
 // (a semaphore of 2) under both protocols, with sampling and
-// elicitation: the probe names each for what it is.
+// elicitation: the probe names each for what it is. Each probe runs in a
+// synctest bubble: the clients' 200 ms and the probe's timing are on the
+// bubble's clock, so the measured ratio is the client's shape, not the
+// machine's load (on the real clock a busy machine stretched one request
+// past the 1.5 × slack).
 func TestProbeVerdicts(t *testing.T) {
 	cases := []struct {
 		name         string
@@ -161,9 +162,11 @@ func TestProbeVerdicts(t *testing.T) {
 			for _, kind := range tc.kinds {
 				t.Run(fmt.Sprintf("%s/%s/%s", proto, tc.name, kind), func(t *testing.T) {
 					t.Parallel()
-					cs := connectTo(t, newLimited(tc.limit).options(), proto)
-					out, res := callProbe(t, cs, map[string]any{"n": tc.n, "kind": kind})
-					checkVerdict(t, out, res, proto, kind, tc.n, tc.at)
+					synctest.Test(t, func(t *testing.T) {
+						cs := connectTo(t, newLimited(tc.limit).options(), proto)
+						out, res := callProbe(t, cs, map[string]any{"n": tc.n, "kind": kind})
+						checkVerdict(t, out, res, proto, kind, tc.n, tc.at)
+					})
 				})
 			}
 		}
