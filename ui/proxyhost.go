@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"time"
@@ -46,7 +45,10 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 	if err != nil {
 		return err
 	}
-	l, err := net.Listen("tcp", listen)
+	l, err := proxy.Listen(listen, false) // loopback only: the app offers no remote proxy
+	if proxy.IsRemoteListen(err) {
+		return fmt.Errorf("%s: the app's proxy listens on loopback only, so that no other machine can use the server behind it: type 127.0.0.1:PORT (inspector proxy --allow-remote serves other machines)", listen)
+	}
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is the port taken? type another address, or 127.0.0.1:0 for any free port)", listen, err)
 	}
@@ -127,10 +129,11 @@ func (m *MainWindow) StopProxy() {
 func (h *hostedProxy) stop(reason string) {
 	grace, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if h.srv.Shutdown(grace) != nil {
+	err := h.srv.Shutdown(grace)
+	h.p.Close(reason) // before the connections close, or what is pending reads "the client went away"
+	if err != nil {
 		h.srv.Close()
 	}
-	h.p.Close(reason)
 	if h.journal != nil {
 		h.journal.Close()
 	}

@@ -85,7 +85,8 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		maxMsg    = sizeFlag(engine.DefaultMaxMessageSize)
 		maxStderr = fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of the server's stderr (all of them still pass through)")
 	)
-	cfg := addConfigFlags(fs) // --server, --config, --input: the server of a client's config (serverflags.go)
+	cfg := addConfigFlags(fs)       // --server, --config, --input: the server of a client's config (serverflags.go)
+	guard := addProxyGuardFlags(fs) // --allow-remote, --client-token: who may use the HTTP proxy (proxyguard.go)
 	fs.Var(&env, "env", "`K=V` added to the server's environment (repeatable); the value is kept out of the recording")
 	fs.Var(&maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
 	fs.StringVar(&o.journal, "journal", "auto", "append the recording to `FILE` as it happens; auto picks a file in "+recorder.DefaultJournalDir()+"; off writes none")
@@ -133,6 +134,9 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return usageErr("--stdio %q: cannot split it into a command line (check the quotes)", *stdio)
 		}
 	}
+	if err := guard.check(overHTTP); err != nil {
+		return usageErr("%v", err)
+	}
 	secrets := append(engine.CommandSecrets(*stdio), cfgSecrets...)
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
@@ -175,7 +179,10 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if web, err = proxy.NewHTTP(*upstream, rec, limits, nil); err != nil { // registers the URL's credentials
 			return usageErr("%v", err)
 		}
-		if addr, err = net.Listen("tcp", *listen); err != nil {
+		if addr, err = guard.listen(*listen, web, stderr); err != nil {
+			if proxy.IsRemoteListen(err) {
+				return usageErr("--listen %v", err)
+			}
 			fmt.Fprintf(stderr, "inspector proxy: --listen %s: %v (is the port taken? pick another)\n", *listen, err)
 			return exitFailure
 		}
@@ -259,9 +266,10 @@ func serveHTTPProxy(ctx context.Context, p *proxy.HTTP, l net.Listener, upstream
 	// close what is left.
 	grace, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if srv.Shutdown(grace) != nil {
+	err := srv.Shutdown(grace)
+	p.Close(reason) // before the connections close, or what is pending reads "the client went away"
+	if err != nil {
 		srv.Close()
 	}
-	p.Close(reason)
 	return proxy.Result{Reason: reason}
 }
