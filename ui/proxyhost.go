@@ -3,8 +3,8 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"net"
 
+	"github.com/fanout-inspector/inspector/engine/proxy"
 	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -33,7 +33,10 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 		return errProxyRunning
 	}
 	target := recorder.RedactURL(upstream)
-	l, err := net.Listen("tcp", listen)
+	l, err := proxy.Listen(listen, false) // loopback only: the app offers no remote proxy
+	if proxy.IsRemoteListen(err) {
+		return fmt.Errorf("%s: the app's proxy listens on loopback only, so that no other machine can use the server behind it: type 127.0.0.1:PORT (inspector proxy --allow-remote serves other machines)", listen)
+	}
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is the port taken? type another address, or 127.0.0.1:0 for any free port)", listen, err)
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -107,5 +108,41 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 	}
 	if n := len(m.Timeline.Snapshot().Spans); n < 6 {
 		t.Errorf("after Stop proxy the timeline shows %d spans: want the session kept", n)
+	}
+}
+
+// TestHostedProxyIsGuarded: the app's proxy listens on loopback only,
+// and turns away a request that names a foreign host (DNS rebinding) or
+// comes from a foreign page, as `inspector proxy` does.
+func TestHostedProxyIsGuarded(t *testing.T) {
+	loop := newMainLoop(t)
+	upstream := httptest.NewServer(demo.NewHTTPHandler())
+	defer upstream.Close()
+	m := openMainWindow(t, loop, Options{})
+	err := m.StartProxy("0.0.0.0:0", upstream.URL+"/mcp")
+	if err == nil || !strings.Contains(err.Error(), "loopback only") {
+		t.Errorf("StartProxy on 0.0.0.0: %v, want a refusal that says loopback only", err)
+	}
+	if err := m.StartProxy("127.0.0.1:0", upstream.URL+"/mcp"); err != nil {
+		t.Fatal(err)
+	}
+	defer m.StopProxy()
+	url := m.ProxyURL()
+	for _, c := range []struct{ host, origin string }{{"evil.example", ""}, {"", "http://evil.example"}} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if c.host != "" {
+			req.Host = c.host
+		}
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("Host %q Origin %q: %d, want 403", c.host, c.origin, resp.StatusCode)
+		}
 	}
 }

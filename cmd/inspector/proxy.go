@@ -83,7 +83,8 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		maxMsg    = sizeFlag(engine.DefaultMaxMessageSize)
 		maxStderr = fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of the server's stderr (all of them still pass through)")
 	)
-	cfg := addConfigFlags(fs) // --server, --config, --input: the server of a client's config (serverflags.go)
+	cfg := addConfigFlags(fs)       // --server, --config, --input: the server of a client's config (serverflags.go)
+	guard := addProxyGuardFlags(fs) // --allow-remote, --client-token: who may use the HTTP proxy (proxyguard.go)
 	fs.Var(&env, "env", "`K=V` added to the server's environment (repeatable); the value is kept out of the recording")
 	inheritEnv := fs.Bool("inherit-env", false, "give the server the proxy's whole environment (default: only HOME, LOGNAME, PATH, SHELL, TERM, USER, plus --env)")
 	fs.Var(&maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
@@ -134,6 +135,9 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return usageErr("--stdio %q: cannot split it into a command line (check the quotes)", *stdio)
 		}
 	}
+	if err := guard.check(overHTTP); err != nil {
+		return usageErr("%v", err)
+	}
 	secrets := append(engine.CommandSecrets(*stdio), cfgSecrets...)
 	for _, kv := range env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
@@ -177,7 +181,10 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	var addr net.Listener
 	if overHTTP {
 		opts.Upstream = *upstream
-		if addr, err = net.Listen("tcp", *listen); err != nil {
+		if addr, err = proxy.Listen(*listen, guard.allowRemote); err != nil {
+			if proxy.IsRemoteListen(err) {
+				return usageErr("--listen %v", err)
+			}
 			fmt.Fprintf(stderr, "inspector proxy: --listen %s: %v (is the port taken? pick another)\n", *listen, err)
 			return exitFailure
 		}
@@ -200,6 +207,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 
 	var res proxy.Result
 	if overHTTP {
+		guard.apply(*listen, addr, c.HTTPProxy(), stderr)
 		fmt.Fprintf(stderr, "inspector proxy: listening on http://%s%s → %s\n", addr.Addr(), c.HTTPProxy().Path(), recorder.RedactURL(*upstream))
 		res = c.Serve(ctx, addr)
 	} else {

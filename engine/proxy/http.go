@@ -39,7 +39,9 @@ const (
 // GET stream, DELETE, Mcp-Session-Id, Last-Event-ID, MCP-Protocol-Version)
 // and the legacy HTTP+SSE transport. Requests keep their path and query
 // and go to the upstream's scheme and host; the upstream URL's own query
-// (a token, say) is added to requests for its path. Bodies and headers
+// (a token, say) is added to requests for its path, and never handed back
+// to a client that did not bring it (hide.go). Every request first passes
+// the proxy's [Guard] (its Host and Origin, its client token). Bodies and headers
 // pass unchanged, with two exceptions: the client's Accept-Encoding is
 // dropped so that the upstream answers uncompressed and the proxy can
 // read it, and a legacy SSE server's endpoint event, when it names the
@@ -58,6 +60,7 @@ type HTTP struct {
 	book     *Book
 	limit    int64
 	rp       *httputil.ReverseProxy
+	guard    Guard // set before serving (guard.go)
 
 	mu      sync.Mutex
 	secrets map[string]bool // registered already
@@ -121,6 +124,7 @@ type exchange struct {
 	status     string // the upstream's HTTP status
 	failed     bool   // the status is not a success
 	ctx        context.Context
+	hidden     []string // the upstream URL's values the client did not bring (hide.go)
 }
 
 // brokeOff says why a response stream ended early: the client went away
@@ -138,11 +142,14 @@ func (ex *exchange) stream() Stream { return Stream{Request: ex.call, Standalone
 type exchangeKey struct{}
 
 func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !p.guard.Admit(w, r) {
+		return
+	}
 	p.credentials(r.Header, r.URL.RawQuery)
 	if v := r.Header.Get("MCP-Protocol-Version"); v != "" {
 		p.book.SetProtocol(v)
 	}
-	ex := &exchange{}
+	ex := &exchange{hidden: p.hiddenFrom(r)}
 	switch r.Method {
 	case http.MethodPost:
 		// A POST body is one message (or batch): read it, up to the limit,
@@ -219,6 +226,7 @@ func (p *HTTP) response(resp *http.Response) error {
 		ex = &exchange{}
 	}
 	ex.status, ex.failed, ex.ctx = resp.Status, resp.StatusCode >= 300, resp.Request.Context()
+	p.hide(resp, ex.hidden)
 	if resp.Body == nil || resp.Body == http.NoBody {
 		p.answerless(resp, ex)
 		return nil
@@ -253,7 +261,8 @@ func (p *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
 	} else {
 		why = "the server could not be reached: " + why
 	}
-	if ex, _ := r.Context().Value(exchangeKey{}).(*exchange); ex != nil && ex.call != "" {
+	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	if ex != nil && ex.call != "" {
 		p.book.Abandon(ex.call, at, why)
 	} else {
 		p.book.protocolEvent(at, fmt.Sprintf("%s %s: %s", r.Method, r.URL.Path, why))
@@ -261,7 +270,12 @@ func (p *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
 	if r.Context().Err() != nil {
 		return // nobody to answer
 	}
-	http.Error(w, "inspector proxy: "+why+" (upstream "+recorder.RedactURL(p.upstream.String())+")", http.StatusBadGateway)
+	shown := *p.upstream
+	shown.User, shown.RawQuery = nil, "" // nothing of the upstream's credentials for the client (hide.go)
+	if ex != nil {
+		why = hideIn(why, ex.hidden)
+	}
+	http.Error(w, "inspector proxy: "+why+" (upstream "+shown.String()+")", http.StatusBadGateway)
 }
 
 // credentials registers the credentials in h and query as the

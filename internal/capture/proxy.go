@@ -126,10 +126,11 @@ func (s *Serving) Stop(reason string) {
 	defer s.stopMu.Unlock()
 	grace, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if s.srv.Shutdown(grace) != nil {
+	err := s.srv.Shutdown(grace)
+	s.p.Close(reason) // before the connections close, or what is pending reads "the client went away"
+	if err != nil {
 		s.srv.Close()
 	}
-	s.p.Close(reason)
 }
 
 // Serve serves the capture's HTTP proxy on l until ctx is done or it
