@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/fanout-inspector/inspector/internal/outfile"
 )
 
 // The names and versions of the file formats. A reader refuses a version
@@ -177,45 +179,50 @@ func (e *lineEncoder) encode(v any) error {
 	return err
 }
 
-// SaveFile writes snap to path atomically: into a temporary file in the
-// same folder, synced, then renamed over path, so that a crash never
-// leaves a half-written recording under the final name.
+// SaveFile writes snap to path as [outfile.Write] does: a regular file
+// atomically, through a temporary file in the same folder renamed over
+// it, so that a crash never leaves a half-written recording under the
+// final name; a device or named pipe written through in place, a symbolic
+// link followed. Nothing else at path is replaced or removed.
+//
+// When path cannot be written, the recording is not lost: it is saved
+// to a new file in [DefaultJournalDir] instead, and the error says where
+// (or why that failed too).
 func SaveFile(path string, snap *Snapshot) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("save recording: %w", err)
+	err := outfile.Write(path, func(w io.Writer) error { return Save(w, snap) })
+	if err == nil {
+		return nil
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
-	if err := Save(tmp, snap); err != nil {
-		tmp.Close()
-		return err
+	if kept, kerr := keepUnsaved(snap); kerr != nil {
+		err = fmt.Errorf("%w; keeping it in %s failed too: %v", err, DefaultJournalDir(), kerr)
+	} else {
+		err = fmt.Errorf("%w; the recording is kept in %s instead (open it with `inspector report %s`)", err, kept, kept)
 	}
-	if err := tmp.Chmod(FileMode(path)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save recording: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save recording: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save recording: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save recording: %w", err)
-	}
-	return nil
+	return fmt.Errorf("save recording: %w", err)
 }
 
-// FileMode is the permission a file written through a temporary file and
-// a rename should get: that of the file it replaces (a chmod the user made
-// stays), or [PrivateFileMode] for a new one.
-func FileMode(path string) os.FileMode {
-	if fi, err := os.Stat(path); err == nil {
-		return fi.Mode().Perm()
+// keepUnsaved saves snap as a new file in [DefaultJournalDir], where a
+// recording that could not be saved where asked is kept, and returns its
+// name.
+func keepUnsaved(snap *Snapshot) (string, error) {
+	dir := DefaultJournalDir()
+	if err := MakeJournalDir(dir); err != nil {
+		return "", err
 	}
-	return PrivateFileMode
+	path := filepath.Join(dir, "unsaved-"+time.Now().UTC().Format("20060102-150405.000000000")+".json")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, PrivateFileMode)
+	if err != nil {
+		return "", err
+	}
+	err = Save(f, snap)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path) // the file this call created
+		return "", err
+	}
+	return path, nil
 }
 
 // PrivateFileMode (0600) is the permission of every new file the inspector

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/internal/outfile"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 )
@@ -449,19 +450,11 @@ func (r *runner) save() int {
 	return code
 }
 
-// writeFileWith creates path (0600 when new) and fills it with write; a
-// failed write leaves no half-written file behind.
+// writeFileWith writes path with write ([outfile.Write]): a failed write
+// leaves no half-written file behind, and a device, pipe or symbolic link
+// is never replaced nor removed.
 func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, recorder.PrivateFileMode)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	return f.Close()
+	return outfile.Write(path, write)
 }
 
 // readToolArgs reads --args: a JSON object, or @FILE holding one.
