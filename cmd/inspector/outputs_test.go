@@ -248,3 +248,35 @@ func TestFailedSaveKeepsTheRun(t *testing.T) {
 		t.Errorf("the kept recording has %d tool calls, want 1", n)
 	}
 }
+
+// TestDeepConfig: a repository's .vscode/mcp.json nested three million
+// levels deep (6 MB) makes inspector servers and run --server say what
+// is wrong with it, in bounded time and memory (parsing it overflowed
+// the stack): servers lists it with its error beside the other files
+// and exits 0, as for any malformed file (docs/cli.md); run exits 2, as
+// for any --server the files found do not name.
+func TestDeepConfig(t *testing.T) {
+	env, project := serversTree(t)
+	const n = 3_000_000
+	deep := "{\"servers\": {\"deep\": {\"args\": " + strings.Repeat("[", n) + strings.Repeat("]", n) + "}}}"
+	path := filepath.Join(project, ".vscode", "mcp.json")
+	if err := os.WriteFile(path, []byte(deep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + ":1:128: objects and arrays nested more than 100 deep"
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{{[]string{"servers"}, exitOK}, {[]string{"run", "--server", "deep", "--list-tools"}, exitUsage}} {
+		args := tc.args
+		t.Run(args[0], func(t *testing.T) {
+			r := runHostileIn(t, project, env, 30*time.Second, nil, 0, args...)
+			out := r.stdout + r.stderr
+			r.stderr = out // check looks for the message on either
+			r.check(t, tc.code, 15*time.Second, want)
+			if strings.Contains(out, "stack overflow") {
+				t.Errorf("crashed:\n%.2000s", out)
+			}
+		})
+	}
+}
