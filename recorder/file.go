@@ -236,11 +236,28 @@ const (
 
 // LoadFile reads a recording saved by [Save], or a journal written by a
 // [Journal] (the kind is told from the first line). The error says what
-// was wrong with the file and what to do about it.
+// was wrong with the file and what to do about it. A regular file is read
+// whole; anything else (a pipe, a device) as [Load] reads a stream, at
+// most [MaxStreamBytes].
 func LoadFile(path string) (*Snapshot, error) {
-	data, err := os.ReadFile(path) // sized from the file: no regrowing
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open recording: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot open recording: %w", err)
+	}
+	var data []byte
+	if fi.Mode().IsRegular() {
+		data = make([]byte, 0, fi.Size()+1) // sized from the file: no regrowing
+		_, err = io.Copy(bytesWriter{&data}, f)
+	} else {
+		data, err = readStream(f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	snap, err := loadBytes(data)
 	if err != nil {
@@ -249,13 +266,60 @@ func LoadFile(path string) (*Snapshot, error) {
 	return snap, nil
 }
 
+// bytesWriter appends to a byte slice.
+type bytesWriter struct{ b *[]byte }
+
+func (w bytesWriter) Write(p []byte) (int, error) {
+	*w.b = append(*w.b, p...)
+	return len(p), nil
+}
+
+// MaxStreamBytes is the most [Load] reads from a stream (standard input,
+// a pipe, a device): a stream has no size to check first, and one that
+// never ends (/dev/zero) must not fill the memory. A larger recording is
+// read from its file, whose size is known.
+const MaxStreamBytes = 64 << 20
+
+// readStream reads r to its end, refusing more than MaxStreamBytes, and
+// anything that cannot be JSON (/dev/zero's NUL bytes) as soon as its
+// first bytes show it.
+func readStream(r io.Reader) ([]byte, error) {
+	// In chunks joined once at the end: a buffer regrown by doubling
+	// would hold twice the limit, and copies of it, at its end.
+	var chunks [][]byte
+	total, checked := 0, false
+	for {
+		chunk := make([]byte, 1<<20)
+		n, err := io.ReadFull(r, chunk)
+		chunks, total = append(chunks, chunk[:n]), total+n
+		if !checked {
+			if trimmed := bytes.TrimLeft(chunk[:n], " \t\r\n"); len(trimmed) > 0 {
+				if !bytes.ContainsAny(trimmed[:1], `{["-0123456789tfn`) {
+					return nil, fmt.Errorf("not a recording: the file is not JSON (it begins with the byte %#02x; expected a file saved by Fanout Inspector, or a journal)", trimmed[0])
+				}
+				checked = true
+			}
+		}
+		if total > MaxStreamBytes {
+			return nil, fmt.Errorf("more than %d MiB arrived without an end: a stream is read up to %d MiB; save a larger recording to a file and give its path", MaxStreamBytes>>20, MaxStreamBytes>>20)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return bytes.Join(chunks, nil), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read recording: %w", err)
+		}
+	}
+}
+
 // Load reads a recording saved by [Save] or a journal written by a
-// [Journal]. A loaded snapshot has Version 1 and Now as saved (for a
-// journal: the end of its last span or event).
+// [Journal], at most [MaxStreamBytes] of it. A loaded snapshot has
+// Version 1 and Now as saved (for a journal: the end of its last span or
+// event).
 func Load(r io.Reader) (*Snapshot, error) {
-	data, err := io.ReadAll(r)
+	data, err := readStream(r)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read recording: %w", err)
+		return nil, err
 	}
 	return loadBytes(data)
 }

@@ -270,13 +270,48 @@ func TestDeepConfig(t *testing.T) {
 	}{{[]string{"servers"}, exitOK}, {[]string{"run", "--server", "deep", "--list-tools"}, exitUsage}} {
 		args := tc.args
 		t.Run(args[0], func(t *testing.T) {
-			r := runHostileIn(t, project, env, 30*time.Second, nil, 0, args...)
+			r := runHostileIn(t, project, env, nil, 30*time.Second, nil, 0, args...)
 			out := r.stdout + r.stderr
 			r.stderr = out // check looks for the message on either
 			r.check(t, tc.code, 15*time.Second, want)
 			if strings.Contains(out, "stack overflow") {
 				t.Errorf("crashed:\n%.2000s", out)
 			}
+		})
+	}
+}
+
+// endless is a stream that begins like a recording and never ends.
+type endless struct{ started bool }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	if !e.started && len(p) > 0 {
+		p[0], e.started = '{', true
+	}
+	return len(p), nil
+}
+
+// TestBoundedReads: report of /dev/zero, report - of a stream that never
+// ends, and --args @/dev/zero stop with a clear error, in bounded time
+// and memory (each read without bound: 2.9 GB and growing).
+func TestBoundedReads(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stdin io.Reader
+		args  []string
+		code  int
+		want  string
+	}{
+		{"report /dev/zero", nil, []string{"report", "/dev/zero"}, exitFailure, "the file is not JSON (it begins with the byte 0x00"},
+		{"report - endless", &endless{}, []string{"report", "-"}, exitFailure, "more than 64 MiB arrived without an end"},
+		{"--args @/dev/zero", nil, []string{"run", "--tool", "fanout", "--args", "@/dev/zero"}, exitFailure, "--args @/dev/zero: cannot read the file: more than 16 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runHostileIn(t, "", nil, tc.stdin, 60*time.Second, nil, 0, tc.args...)
+			r.check(t, tc.code, 20*time.Second, tc.want)
 		})
 	}
 }

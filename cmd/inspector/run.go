@@ -467,7 +467,7 @@ func readToolArgs(s string, stderr io.Writer) (json.RawMessage, int) {
 	if path, ok := strings.CutPrefix(s, "@"); ok {
 		what = "--args @" + path
 		var err error
-		data, err = os.ReadFile(path)
+		data, err = readArgsFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "inspector run: %s: cannot read the file: %v\n", what, err)
 			return nil, exitFailure
