@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/fanout-inspector/inspector/internal/outfile"
 )
 
 // The names and versions of the file formats. A reader refuses a version
@@ -177,45 +179,50 @@ func (e *lineEncoder) encode(v any) error {
 	return err
 }
 
-// SaveFile writes snap to path atomically: into a temporary file in the
-// same folder, synced, then renamed over path, so that a crash never
-// leaves a half-written recording under the final name.
+// SaveFile writes snap to path as [outfile.Write] does: a regular file
+// atomically, through a temporary file in the same folder renamed over
+// it, so that a crash never leaves a half-written recording under the
+// final name; a device or named pipe written through in place, a symbolic
+// link followed. Nothing else at path is replaced or removed.
+//
+// When path cannot be written, the recording is not lost: it is saved
+// to a new file in [DefaultJournalDir] instead, and the error says where
+// (or why that failed too).
 func SaveFile(path string, snap *Snapshot) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("save recording: %w", err)
+	err := outfile.Write(path, func(w io.Writer) error { return Save(w, snap) })
+	if err == nil {
+		return nil
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
-	if err := Save(tmp, snap); err != nil {
-		tmp.Close()
-		return err
+	if kept, kerr := keepUnsaved(snap); kerr != nil {
+		err = fmt.Errorf("%w; keeping it in %s failed too: %v", err, DefaultJournalDir(), kerr)
+	} else {
+		err = fmt.Errorf("%w; the recording is kept in %s instead (open it with `inspector report %s`)", err, kept, kept)
 	}
-	if err := tmp.Chmod(FileMode(path)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save recording: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save recording: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save recording: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save recording: %w", err)
-	}
-	return nil
+	return fmt.Errorf("save recording: %w", err)
 }
 
-// FileMode is the permission a file written through a temporary file and
-// a rename should get: that of the file it replaces (a chmod the user made
-// stays), or [PrivateFileMode] for a new one.
-func FileMode(path string) os.FileMode {
-	if fi, err := os.Stat(path); err == nil {
-		return fi.Mode().Perm()
+// keepUnsaved saves snap as a new file in [DefaultJournalDir], where a
+// recording that could not be saved where asked is kept, and returns its
+// name.
+func keepUnsaved(snap *Snapshot) (string, error) {
+	dir := DefaultJournalDir()
+	if err := MakeJournalDir(dir); err != nil {
+		return "", err
 	}
-	return PrivateFileMode
+	path := filepath.Join(dir, "unsaved-"+time.Now().UTC().Format("20060102-150405.000000000")+".json")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, PrivateFileMode)
+	if err != nil {
+		return "", err
+	}
+	err = Save(f, snap)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path) // the file this call created
+		return "", err
+	}
+	return path, nil
 }
 
 // PrivateFileMode (0600) is the permission of every new file the inspector
@@ -229,11 +236,28 @@ const (
 
 // LoadFile reads a recording saved by [Save], or a journal written by a
 // [Journal] (the kind is told from the first line). The error says what
-// was wrong with the file and what to do about it.
+// was wrong with the file and what to do about it. A regular file is read
+// whole; anything else (a pipe, a device) as [Load] reads a stream, at
+// most [MaxStreamBytes].
 func LoadFile(path string) (*Snapshot, error) {
-	data, err := os.ReadFile(path) // sized from the file: no regrowing
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open recording: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot open recording: %w", err)
+	}
+	var data []byte
+	if fi.Mode().IsRegular() {
+		data = make([]byte, 0, fi.Size()+1) // sized from the file: no regrowing
+		_, err = io.Copy(bytesWriter{&data}, f)
+	} else {
+		data, err = readStream(f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	snap, err := loadBytes(data)
 	if err != nil {
@@ -242,13 +266,60 @@ func LoadFile(path string) (*Snapshot, error) {
 	return snap, nil
 }
 
+// bytesWriter appends to a byte slice.
+type bytesWriter struct{ b *[]byte }
+
+func (w bytesWriter) Write(p []byte) (int, error) {
+	*w.b = append(*w.b, p...)
+	return len(p), nil
+}
+
+// MaxStreamBytes is the most [Load] reads from a stream (standard input,
+// a pipe, a device): a stream has no size to check first, and one that
+// never ends (/dev/zero) must not fill the memory. A larger recording is
+// read from its file, whose size is known.
+const MaxStreamBytes = 64 << 20
+
+// readStream reads r to its end, refusing more than MaxStreamBytes, and
+// anything that cannot be JSON (/dev/zero's NUL bytes) as soon as its
+// first bytes show it.
+func readStream(r io.Reader) ([]byte, error) {
+	// In chunks joined once at the end: a buffer regrown by doubling
+	// would hold twice the limit, and copies of it, at its end.
+	var chunks [][]byte
+	total, checked := 0, false
+	for {
+		chunk := make([]byte, 1<<20)
+		n, err := io.ReadFull(r, chunk)
+		chunks, total = append(chunks, chunk[:n]), total+n
+		if !checked {
+			if trimmed := bytes.TrimLeft(chunk[:n], " \t\r\n"); len(trimmed) > 0 {
+				if !bytes.ContainsAny(trimmed[:1], `{["-0123456789tfn`) {
+					return nil, fmt.Errorf("not a recording: the file is not JSON (it begins with the byte %#02x; expected a file saved by Fanout Inspector, or a journal)", trimmed[0])
+				}
+				checked = true
+			}
+		}
+		if total > MaxStreamBytes {
+			return nil, fmt.Errorf("more than %d MiB arrived without an end: a stream is read up to %d MiB; save a larger recording to a file and give its path", MaxStreamBytes>>20, MaxStreamBytes>>20)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return bytes.Join(chunks, nil), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read recording: %w", err)
+		}
+	}
+}
+
 // Load reads a recording saved by [Save] or a journal written by a
-// [Journal]. A loaded snapshot has Version 1 and Now as saved (for a
-// journal: the end of its last span or event).
+// [Journal], at most [MaxStreamBytes] of it. A loaded snapshot has
+// Version 1 and Now as saved (for a journal: the end of its last span or
+// event).
 func Load(r io.Reader) (*Snapshot, error) {
-	data, err := io.ReadAll(r)
+	data, err := readStream(r)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read recording: %w", err)
+		return nil, err
 	}
 	return loadBytes(data)
 }

@@ -38,15 +38,26 @@ func TestSaveLoadIdentical(t *testing.T) {
 }
 
 func TestSaveFileKeepsOldOnError(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // where the unsaved recording is kept
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.json")
 	if err := SaveFile(path, fixedSnapshot()); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
-	// A folder that does not exist: the save fails and says so.
-	if err := SaveFile(filepath.Join(dir, "missing", "r.json"), fixedSnapshot()); err == nil {
-		t.Error("saving into a missing folder gave no error")
+	// A folder that does not exist: the save fails and says so, and
+	// where the recording is kept instead.
+	err := SaveFile(filepath.Join(dir, "missing", "r.json"), fixedSnapshot())
+	if err == nil {
+		t.Fatal("saving into a missing folder gave no error")
+	}
+	_, kept, ok := strings.Cut(err.Error(), "the recording is kept in ")
+	kept, _, _ = strings.Cut(kept, " instead")
+	if !ok {
+		t.Fatalf("the error does not say where the recording is kept: %v", err)
+	}
+	if snap, lerr := LoadFile(kept); lerr != nil || len(snap.Spans) != len(fixedSnapshot().Spans) {
+		t.Errorf("the kept recording %s does not load whole: %v", kept, lerr)
 	}
 	after, _ := os.ReadFile(path)
 	if !bytes.Equal(before, after) {

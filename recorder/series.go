@@ -5,32 +5,57 @@ import (
 	"time"
 )
 
-// SecondStat is one second of a run over time: second T covers offsets
-// [T s, T+1 s) from the recording's start, the time axis of the Gantt.
+// SecondStat is one step of a run over time: it covers offsets
+// [T s, T+Width s) from the recording's start, the time axis of the
+// Gantt. Width is 1 (a second) unless the run is longer than
+// [MaxSeriesPoints] seconds: then every step of the series covers the
+// same power of 2 of seconds, the smallest that keeps the series within
+// MaxSeriesPoints steps, so that its size is bounded whatever the span
+// of the recording.
 type SecondStat struct {
-	// T is the second's start, in whole seconds from the recording's
-	// start.
-	T int `json:"t_s"`
-	// Started counts the tool calls sent in the second; Finished those
+	// T is the step's start, in whole seconds from the recording's
+	// start; Width its length in seconds.
+	T     int `json:"t_s"`
+	Width int `json:"width_s"`
+	// Started counts the tool calls sent in the step; Finished those
 	// answered in it, Errors those of them that failed.
 	Started  int `json:"started"`
 	Finished int `json:"finished"`
 	Errors   int `json:"errors"`
 	// InFlight is the most tool calls in flight at once during the
-	// second; Queued the most server requests waiting at the dispatch
+	// step; Queued the most server requests waiting at the dispatch
 	// gate at once.
 	InFlight int `json:"in_flight"`
 	Queued   int `json:"queued"`
 	// P50MS and P99MS are the latencies ([CallDuration]) of the calls
-	// that finished in the second, in milliseconds (nearest rank); 0
-	// when none did.
+	// that finished in the step, in milliseconds (nearest rank); 0
+	// when none did. (In the [Totals] of a sampled recording longer than
+	// MaxSeriesPoints seconds, steps merged as the run grew carry the
+	// larger p99 of the two merged and their p50 weighted by the calls
+	// each finished: close, not exact.)
 	P50MS float64 `json:"p50_ms"`
 	P99MS float64 `json:"p99_ms"`
 }
 
-// Series returns the tool calls and server requests of snap second by
-// second, from the recording's start to its last instant (open spans
-// count as in flight until snap.Now).
+// MaxSeriesPoints is the most steps a series ([Series]) has: a longer
+// run is counted in steps of 2, 4, 8 … seconds.
+const MaxSeriesPoints = 4096
+
+// seriesWidth is the width in seconds of the steps of a series of n
+// seconds: the smallest power of 2 that keeps it within MaxSeriesPoints
+// steps.
+func seriesWidth(n int) int {
+	w := 1
+	for (n-1)/w+1 > MaxSeriesPoints {
+		w *= 2
+	}
+	return w
+}
+
+// Series returns the tool calls and server requests of snap step by
+// step (second by second, unless the run is longer than
+// [MaxSeriesPoints] seconds), from the recording's start to its last
+// instant (open spans count as in flight until snap.Now).
 func Series(snap *Snapshot) []SecondStat {
 	if snap == nil {
 		return nil
@@ -47,12 +72,14 @@ func Series(snap *Snapshot) []SecondStat {
 	if end <= 0 {
 		return nil
 	}
-	n := int(end/time.Second) + 1
+	secs := int(end/time.Second) + 1
+	w := seriesWidth(secs)
+	n := (secs-1)/w + 1
 	out := make([]SecondStat, n)
 	for i := range out {
-		out[i].T = i
+		out[i].T, out[i].Width = i*w, w
 	}
-	at := func(d time.Duration) int { return min(max(int(d/time.Second), 0), n-1) }
+	at := func(d time.Duration) int { return min(max(int(d/time.Second)/w, 0), n-1) }
 	lat := make([][]time.Duration, n)
 	for _, s := range snap.Spans {
 		if !isToolCall(s) {
@@ -79,29 +106,56 @@ func Series(snap *Snapshot) []SecondStat {
 		out[i].P50MS = roundMicro(ms(nearestRank(ds, 50)))
 		out[i].P99MS = roundMicro(ms(nearestRank(ds, 99)))
 	}
-	peakPerSecond(CallSteps(snap), n, func(i int, st Step) {
+	peakPerStep(CallSteps(snap), n, w, func(i int, st Step) {
 		out[i].InFlight = max(out[i].InFlight, st.InFlight)
 	})
-	peakPerSecond(Steps(snap), n, func(i int, st Step) {
+	peakPerStep(Steps(snap), n, w, func(i int, st Step) {
 		out[i].Queued = max(out[i].Queued, st.Pending-st.InFlight)
 	})
 	return out
 }
 
-// peakPerSecond calls f for every step with the second it falls in, and
-// for every second a step carries over into from an earlier one.
-func peakPerSecond(steps []Step, n int, f func(int, Step)) {
+// peakPerStep calls f for every step with the series step (of w
+// seconds, n of them) it falls in, and for every series step it carries
+// over into from an earlier one.
+func peakPerStep(steps []Step, n, w int, f func(int, Step)) {
+	at := func(d time.Duration) int { return min(max(int(d/time.Second)/w, 0), n-1) }
 	for i, st := range steps {
-		from := min(max(int(st.At/time.Second), 0), n-1)
+		from := at(st.At)
 		to := n - 1
 		if i+1 < len(steps) {
-			// the step holds until the next one, within its second
-			to = min(max(int((steps[i+1].At-1)/time.Second), from), n-1)
+			// the step holds until the next one, within its series step
+			to = max(at(steps[i+1].At-1), from)
 		}
 		for sec := from; sec <= to; sec++ {
 			f(sec, st)
 		}
 	}
+}
+
+// mergePairs halves a series: each two steps of width w become one of
+// 2w, with the counts added, the peaks the larger, the p99 the larger
+// and the p50 the mean weighted by the calls each finished.
+func mergePairs(s []SecondStat) []SecondStat {
+	out := make([]SecondStat, (len(s)+1)/2)
+	for i := range out {
+		a := s[2*i]
+		a.Width = 2 * max(a.Width, 1)
+		if 2*i+1 < len(s) {
+			b := s[2*i+1]
+			if f := a.Finished + b.Finished; f > 0 {
+				a.P50MS = roundMicro((a.P50MS*float64(a.Finished) + b.P50MS*float64(b.Finished)) / float64(f))
+			}
+			a.P99MS = max(a.P99MS, b.P99MS)
+			a.Started += b.Started
+			a.Finished += b.Finished
+			a.Errors += b.Errors
+			a.InFlight = max(a.InFlight, b.InFlight)
+			a.Queued = max(a.Queued, b.Queued)
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // nearestRank is the p-th percentile of sorted values by nearest rank.

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -66,5 +67,58 @@ func TestSeriesInFlightCarriesOver(t *testing.T) {
 	}
 	if series[3].Finished != 3 || series[3].P99MS != 3000 {
 		t.Errorf("second 3: %+v, want 3 finished at p99 3000 ms", series[3])
+	}
+}
+
+// TestSeriesBoundedOverLongRuns: a sampled recording's live series and
+// the series of all spans stay within MaxSeriesPoints steps however far
+// apart the calls are, in bounded memory, and agree on their counts: a
+// call every 3 seconds over 12,000 s (steps of 4 s), then one answered
+// 99 years after it was sent.
+func TestSeriesBoundedOverLongRuns(t *testing.T) {
+	all, sampled := New(Meta{}), New(Meta{})
+	sampled.SetMaxSpans(100)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	call := func(at, took time.Duration) {
+		for _, rec := range []*Recording{all, sampled} {
+			s := NewSpan("s1", Outgoing, "tools/call")
+			s.Name, s.Received, s.Queued, s.Serving = "x", at, at, at
+			id := rec.Begin(s)
+			rec.End(id, at+took, Outcome{Status: StatusOK})
+		}
+	}
+	for i := range 4000 {
+		call(time.Duration(i)*3*time.Second, time.Duration(i%5+1)*time.Millisecond)
+	}
+	check := func(what string, wantWidth int) {
+		t.Helper()
+		full, snap := all.Snapshot(), sampled.Snapshot()
+		snap.Now = full.Now
+		want, got := Series(full), Series(snap)
+		if len(want) > MaxSeriesPoints || len(got) > MaxSeriesPoints {
+			t.Fatalf("%s: series of %d and %d steps, want at most %d", what, len(want), len(got), MaxSeriesPoints)
+		}
+		if len(got) != len(want) || want[0].Width != wantWidth || got[0].Width != wantWidth {
+			t.Fatalf("%s: %d steps of %d s from the totals, %d of %d s from the spans; want steps of %d s", what,
+				len(got), got[0].Width, len(want), want[0].Width, wantWidth)
+		}
+		for i := range want {
+			w, g := want[i], got[i]
+			if g.T != w.T || g.Width != w.Width || g.Started != w.Started || g.Finished != w.Finished || g.InFlight != w.InFlight {
+				t.Fatalf("%s: step %d: %+v from the totals, %+v from the spans", what, i, g, w)
+			}
+		}
+	}
+	check("12,000 s", 4)
+	call(12_000*time.Second, 99*365*24*time.Hour)
+	check("99 years", 1<<20)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 200<<20 {
+		t.Errorf("allocated %d MB, want under 200 MB", alloc>>20)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v", took)
 	}
 }

@@ -70,10 +70,12 @@ type Totals struct {
 	// What is in flight now, and when it last changed.
 	serving, pending, calls int
 	lastAt                  time.Duration
-	// secLat holds the call latencies of the seconds not yet closed;
-	// closed counts the seconds whose percentiles are final.
+	// secLat holds the call latencies of the steps of Seconds not yet
+	// closed, by index; closed counts the steps whose percentiles are
+	// final. width is the steps' width in seconds (0 or 1: a second).
 	secLat map[int][]time.Duration
 	closed int
+	width  int
 }
 
 // maxErrorTexts is the most distinct error texts totals count apart.
@@ -211,14 +213,30 @@ func (t *Totals) move(at time.Duration, serving, pending, calls int) {
 	sec.Queued = max(sec.Queued, t.pending-t.serving)
 }
 
-// second returns the series' second holding offset at, adding the
-// seconds up to it (each starting with what was in flight).
+// second returns the series' step holding offset at, adding the steps
+// up to it (each starting with what was in flight). Past
+// [MaxSeriesPoints] steps the steps are merged in pairs, their width
+// doubled, so that the series stays bounded however far at is.
 func (t *Totals) second(at time.Duration) *SecondStat {
-	i := max(int(at/time.Second), 0)
-	for len(t.Seconds) <= i {
-		t.Seconds = append(t.Seconds, SecondStat{T: len(t.Seconds), InFlight: t.calls, Queued: t.pending - t.serving})
+	sec := max(int(at/time.Second), 0)
+	for sec/max(t.width, 1) >= MaxSeriesPoints {
+		t.coarsen()
 	}
-	return &t.Seconds[i]
+	w := max(t.width, 1)
+	for len(t.Seconds) <= sec/w {
+		t.Seconds = append(t.Seconds, SecondStat{T: len(t.Seconds) * w, Width: w, InFlight: t.calls, Queued: t.pending - t.serving})
+	}
+	return &t.Seconds[sec/w]
+}
+
+// coarsen doubles the width of the series' steps: the percentiles of
+// every step are made final, then the steps merged in pairs.
+func (t *Totals) coarsen() {
+	t.closeSeconds(len(t.Seconds))
+	clear(t.secLat)
+	t.Seconds = mergePairs(t.Seconds)
+	t.width = 2 * max(t.width, 1)
+	t.closed = len(t.Seconds)
 }
 
 // finish folds a span that has just ended into the totals.
@@ -253,8 +271,10 @@ func (t *Totals) finish(p *Span) {
 		if p.Status != StatusOK {
 			sec.Errors++
 		}
-		if d, ok := CallDuration(p); ok && sec.T >= t.closed {
-			t.secLat[sec.T] = append(t.secLat[sec.T], d)
+		if i := sec.T / max(t.width, 1); i >= t.closed {
+			if d, ok := CallDuration(p); ok {
+				t.secLat[i] = append(t.secLat[i], d)
+			}
 		}
 		t.closeSeconds(len(t.Seconds) - 3)
 	}
@@ -320,17 +340,24 @@ func fillPercentiles(st *SecondStat, ds []time.Duration) {
 	st.P99MS = roundMicro(ms(nearestRank(ds, 99)))
 }
 
-// series returns the per-second series up to offset now, with the
-// percentiles of the seconds not yet closed; t is not changed.
+// series returns the series up to offset now, with the percentiles of
+// the steps not yet closed; t is not changed.
 func (t *Totals) series(now time.Duration) []SecondStat {
 	out := slices.Clone(t.Seconds)
-	for sec, ds := range t.secLat {
-		if sec < len(out) {
-			fillPercentiles(&out[sec], slices.Clone(ds))
+	for i, ds := range t.secLat {
+		if i < len(out) {
+			fillPercentiles(&out[i], slices.Clone(ds))
 		}
 	}
-	for now > 0 && len(out) <= int(now/time.Second) {
-		st := SecondStat{T: len(out)}
+	if now <= 0 {
+		return out
+	}
+	last, w := int(now/time.Second), max(t.width, 1)
+	for last/w >= MaxSeriesPoints {
+		out, w = mergePairs(out), 2*w
+	}
+	for len(out) <= last/w {
+		st := SecondStat{T: len(out) * w, Width: w}
 		if time.Duration(st.T)*time.Second < now { // what is open runs until now
 			st.InFlight, st.Queued = t.calls, t.pending-t.serving
 		}
@@ -449,6 +476,16 @@ func (t *Totals) UnmarshalJSON(b []byte) error {
 		t.ErrorKinds[ErrorKind{Kind: k.Kind, Code: k.Code}] += k.Count
 	}
 	t.Seconds, t.closed = j.Seconds, len(j.Seconds)
+	if len(t.Seconds) > 0 {
+		// Files older than width_s counted seconds.
+		t.width = max(t.Seconds[0].Width, 1)
+		for i := range t.Seconds {
+			t.Seconds[i].Width = t.width
+		}
+		for len(t.Seconds) > MaxSeriesPoints {
+			t.coarsen()
+		}
+	}
 	t.calls, t.pending, t.serving = j.Open[0], j.Open[1], j.Open[2]
 	if t.Latencies == nil || t.Latencies.Calls == nil || t.Handoff == nil || t.Queue == nil || t.Serve == nil || t.Stalled == nil {
 		return errors.New("the sampled recording's totals lack a histogram: the file was edited or is damaged")

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
+	"github.com/fanout-inspector/inspector/internal/outfile"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 )
@@ -166,19 +166,9 @@ func (m *MainWindow) ExportFile(e Export, path string) (err error) {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, recorder.PrivateFileMode)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	return m.exportTo(f, e, snap)
+	// A regular file is replaced only once complete; a device, pipe or
+	// symbolic link is written through, never replaced nor removed.
+	return outfile.Write(path, func(w io.Writer) error { return m.exportTo(w, e, snap) })
 }
 
 // exportTo writes snap in format e, turning a panic in an exporter into

@@ -39,7 +39,18 @@ type hostileRun struct {
 // reports its peak RSS. signal, when non-nil, is sent after signalAfter.
 func runHostile(t *testing.T, watchdog time.Duration, sig os.Signal, signalAfter time.Duration, args ...string) hostileRun {
 	t.Helper()
+	return runHostileIn(t, "", nil, nil, watchdog, sig, signalAfter, args...)
+}
+
+// runHostileIn is [runHostile] in folder dir ("" for the test's own)
+// with env added to the environment and stdin as standard input.
+func runHostileIn(t *testing.T, dir string, env []string, stdin io.Reader, watchdog time.Duration, sig os.Signal, signalAfter time.Duration, args ...string) hostileRun {
+	t.Helper()
 	cmd := exec.Command(inspectorBin, args...)
+	cmd.Dir, cmd.Stdin = dir, stdin
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = 2 * time.Second

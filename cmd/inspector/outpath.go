@@ -6,11 +6,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/fanout-inspector/inspector/internal/outfile"
 )
 
 // outputFile is a file a subcommand will write once it is done: the flag
 // that names it and its path ("" when the flag was not given).
 type outputFile struct{ flag, path string }
+
+// fresh says whether the file must not exist yet: a journal is never
+// overwritten ([recorder.OpenJournal]).
+func (o outputFile) fresh() bool { return o.flag == "--journal" }
 
 // checkOutputs says what is wrong with the files a run or report will
 // write, before it starts: a typo in --record must not cost the run. Each
@@ -22,7 +28,7 @@ func checkOutputs(outs []outputFile) error {
 		if o.path == "" {
 			continue
 		}
-		if err := checkOutputPath(o.path); err != nil {
+		if err := checkOutputPath(o); err != nil {
 			return fmt.Errorf("%s %s: %v", o.flag, o.path, err)
 		}
 		abs, err := filepath.Abs(o.path)
@@ -37,41 +43,17 @@ func checkOutputs(outs []outputFile) error {
 	return nil
 }
 
-// checkOutputPath says why path cannot be written as a file, or nil. It
-// creates nothing that stays: the writability probe is a temporary file,
-// removed at once.
-func checkOutputPath(path string) error {
-	if fi, err := os.Stat(path); err == nil {
-		if fi.IsDir() {
-			return errors.New("that is a folder; name a file in it, as in " + filepath.Join(path, "run.json"))
+// checkOutputPath says why path cannot be written as a file, or nil
+// ([outfile.Check]). It creates nothing that stays and opens no device or
+// pipe; a journal (fresh) must not exist yet, since one is never
+// overwritten.
+func checkOutputPath(o outputFile) error {
+	if o.fresh() {
+		if _, err := os.Lstat(o.path); err == nil {
+			return errors.New("it already exists, and a journal is never overwritten: choose another name, or remove it")
 		}
-		if !fi.Mode().IsRegular() {
-			return nil // a device or a pipe (/dev/stdout): opening it here could block
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0) // no O_TRUNC: it stays as it is
-		if err != nil {
-			return fmt.Errorf("the file exists and cannot be written: %v", unwrapPath(err))
-		}
-		f.Close()
-		return nil
 	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("the folder %s does not exist; create it first, or fix the path", dir)
-	case err != nil:
-		return fmt.Errorf("cannot reach the folder %s: %v", dir, unwrapPath(err))
-	case !fi.IsDir():
-		return fmt.Errorf("%s is not a folder", dir)
-	}
-	probe, err := os.CreateTemp(dir, ".inspector-write-check-*")
-	if err != nil {
-		return fmt.Errorf("cannot write in the folder %s: %v", dir, unwrapPath(err))
-	}
-	probe.Close()
-	os.Remove(probe.Name())
-	return nil
+	return outfile.Check(o.path)
 }
 
 // unwrapPath drops the path an *fs.PathError repeats, since the message

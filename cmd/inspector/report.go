@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fanout-inspector/inspector/internal/outfile"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 )
@@ -261,27 +262,12 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-// reportWriteFile writes path through a temporary file in the same folder,
-// renamed into place once complete: a failed export never leaves a
-// half-written file, nor destroys an older one.
+// reportWriteFile writes path with write ([outfile.Write]): a regular
+// file is replaced only once the new one is complete, so a failed export
+// never leaves a half-written file nor destroys an older one; a device,
+// pipe or symbolic link is written through and left in place.
 func reportWriteFile(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(recorder.FileMode(path)); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return outfile.Write(path, write)
 }
 
 // reportSummaryText prints a recording's summary for a person.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/internal/capture"
+	"github.com/fanout-inspector/inspector/internal/outfile"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 )
@@ -426,6 +427,13 @@ func (o runOptions) captureOptions(cmd string, meta recorder.Meta, spanCap int, 
 	}
 }
 
+// writeFileWith writes path with write ([outfile.Write]): a failed write
+// leaves no half-written file behind, and a device, pipe or symbolic link
+// is never replaced nor removed.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	return outfile.Write(path, write)
+}
+
 // readToolArgs reads --args: a JSON object, or @FILE holding one.
 func readToolArgs(s string, stderr io.Writer) (json.RawMessage, int) {
 	if s == "" {
@@ -436,7 +444,7 @@ func readToolArgs(s string, stderr io.Writer) (json.RawMessage, int) {
 	if path, ok := strings.CutPrefix(s, "@"); ok {
 		what = "--args @" + path
 		var err error
-		data, err = os.ReadFile(path)
+		data, err = readArgsFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "inspector run: %s: cannot read the file: %v\n", what, err)
 			return nil, exitFailure

@@ -47,12 +47,12 @@ func TestSeriesCSVFromRunAndReport(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if want := "t_s,started,finished,errors,in_flight,queued,p50_ms,p99_ms"; strings.Join(rows[0], ",") != want {
+		if want := "t_s,width_s,started,finished,errors,in_flight,queued,p50_ms,p99_ms"; strings.Join(rows[0], ",") != want {
 			t.Errorf("%s header %q, want %q", path, strings.Join(rows[0], ","), want)
 		}
 		for _, row := range rows[1:] {
 			n := 0
-			for _, c := range row[2] {
+			for _, c := range row[3] {
 				n = n*10 + int(c-'0')
 			}
 			total += n

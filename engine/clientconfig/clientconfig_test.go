@@ -4,9 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/google/shlex"
@@ -339,5 +341,43 @@ func TestClaudeDesktopDir(t *testing.T) {
 		if got := ClaudeDesktopDir(tt.goos, "/h", tt.appData, tt.xdg); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.goos, got, tt.want)
 		}
+	}
+}
+
+// TestNestedTooDeep: a file nested three million levels deep (6 MB) is
+// refused before it is parsed, naming the file, line and column, in
+// bounded time and memory (parsing it recursively overflowed the stack).
+// Brackets inside strings and comments do not count.
+func TestNestedTooDeep(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, ".vscode", "mcp.json")
+	os.MkdirAll(filepath.Dir(deep), 0o755)
+	const n = 3_000_000
+	data := "{\"servers\": {\"x\": {\"args\": " + strings.Repeat("[", n) + strings.Repeat("]", n) + "}}}"
+	if err := os.WriteFile(deep, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	f := Load(deep)
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if f.Err == nil || !strings.Contains(f.Err.Error(), deep+":1:125: objects and arrays nested more than 100 deep") {
+		t.Errorf("error %v", f.Err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("loading allocated %d MB, want under 64 MB", alloc>>20)
+	}
+	if took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+
+	// Deep brackets in a string and a comment are text, not nesting.
+	ok := filepath.Join(dir, ".mcp.json")
+	text := strings.Repeat("[{", 200)
+	os.WriteFile(ok, []byte("// "+text+"\n/* "+text+" */\n{\"mcpServers\": {\"s\": {\"command\": \"echo\", \"args\": [\""+text+"\\\"]\"]}}}"), 0o644)
+	if f := Load(ok); f.Err != nil || len(f.Servers) != 1 || f.Servers[0].Err != nil {
+		t.Errorf("a file with brackets in text: %v %v", f.Err, f.Servers)
 	}
 }

@@ -26,6 +26,9 @@ var lineCol = regexp.MustCompile(`^line (\d+), column (\d+): (.*)$`)
 // (VS Code and Cursor write their files so). A syntax error names the file,
 // line and column.
 func parseJSON(path string, data []byte) (*doc, error) {
+	if line, col, ok := tooDeep(data); !ok {
+		return nil, fmt.Errorf("%s:%d:%d: objects and arrays nested more than %d deep; a client configuration never needs that many: the file is damaged or not a configuration", path, line, col, maxDepth)
+	}
 	v, err := hujson.Parse(data)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "hujson: ")
@@ -39,6 +42,57 @@ func parseJSON(path string, data []byte) (*doc, error) {
 		return nil, d.errorf(&v, "", "the file holds %s; want a JSON object such as {\"mcpServers\": {…}}", kindOf(&v))
 	}
 	return d, nil
+}
+
+// maxDepth is the deepest nesting of objects and arrays a configuration
+// file may have. The parser descends recursively, so a file nested
+// millions deep would exhaust the stack; real files nest a handful deep.
+const maxDepth = 100
+
+// tooDeep scans data as JSON with comments for an object or array opened
+// deeper than maxDepth, and returns the line and column of the first one
+// and false; true when there is none. Brackets inside strings and
+// comments do not count. It does not check the syntax otherwise: the
+// parser does that after.
+func tooDeep(data []byte) (line, col int, ok bool) {
+	depth, line, lineStart := 0, 1, 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			line, lineStart = line+1, i+1
+		case '"':
+			for i++; i < len(data) && data[i] != '"' && data[i] != '\n'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if i < len(data) && data[i] == '\n' {
+				line, lineStart = line+1, i+1
+			}
+		case '/':
+			switch {
+			case i+1 < len(data) && data[i+1] == '/':
+				for i < len(data) && data[i] != '\n' {
+					i++
+				}
+				i-- // the newline is counted above
+			case i+1 < len(data) && data[i+1] == '*':
+				for i += 2; i < len(data) && !(data[i] == '*' && i+1 < len(data) && data[i+1] == '/'); i++ {
+					if data[i] == '\n' {
+						line, lineStart = line+1, i+1
+					}
+				}
+				i++
+			}
+		case '{', '[':
+			if depth++; depth > maxDepth {
+				return line, i - lineStart + 1, false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return 0, 0, true
 }
 
 // errorf makes an error naming the file, the line and column of v, and

@@ -31,13 +31,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/proxy"
+	"github.com/fanout-inspector/inspector/internal/outfile"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -241,19 +241,11 @@ func (c *Capture) Close() error {
 	return c.err
 }
 
-// writeFile creates path (0600 when new) and fills it with write; a
-// failed write leaves no half-written file behind.
+// writeFile writes path with write ([outfile.Write]): a failed write
+// leaves no half-written file behind, and a device, pipe or symbolic link
+// is never replaced nor removed.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, recorder.PrivateFileMode)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	return f.Close()
+	return outfile.Write(path, write)
 }
 
 // A SignInError is [Capture.Connect]'s error when the OAuth sign-in

@@ -140,13 +140,15 @@ func csvFulfilment(round, next *recorder.Span) string {
 }
 
 // SeriesCSVHeader is the header row of [WriteSeriesCSV].
-var SeriesCSVHeader = []string{"t_s", "started", "finished", "errors", "in_flight", "queued", "p50_ms", "p99_ms"}
+var SeriesCSVHeader = []string{"t_s", "width_s", "started", "finished", "errors", "in_flight", "queued", "p50_ms", "p99_ms"}
 
 // WriteSeriesCSV writes the recording over time ([recorder.Series]), one
-// row per second from the recording's start, under [SeriesCSVHeader]:
-// tool calls started, finished and failed in the second, the most calls
-// in flight and server requests queued at once in it, and the p50 and
-// p99 latency of the calls finished in it (milliseconds).
+// row per step from the recording's start, under [SeriesCSVHeader]: the
+// step's start and width in seconds (1, unless the run is longer than
+// [recorder.MaxSeriesPoints] seconds), tool calls started, finished and
+// failed in the step, the most calls in flight and server requests
+// queued at once in it, and the p50 and p99 latency of the calls
+// finished in it (milliseconds).
 func WriteSeriesCSV(w io.Writer, snap *recorder.Snapshot) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(SeriesCSVHeader); err != nil {
@@ -155,7 +157,7 @@ func WriteSeriesCSV(w io.Writer, snap *recorder.Snapshot) error {
 	num := strconv.Itoa
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, st := range recorder.Series(snap) {
-		if err := cw.Write([]string{num(st.T), num(st.Started), num(st.Finished), num(st.Errors),
+		if err := cw.Write([]string{num(st.T), num(max(st.Width, 1)), num(st.Started), num(st.Finished), num(st.Errors),
 			num(st.InFlight), num(st.Queued), f(st.P50MS), f(st.P99MS)}); err != nil {
 			return fmt.Errorf("write series csv: %w", err)
 		}

@@ -15,9 +15,10 @@ func baseline(endMS float64) chart.Series {
 	return chart.ContinuousSeries{XValues: []float64{0, endMS}, YValues: []float64{0, 0}, Style: chart.Style{StrokeColor: drawing.ColorTransparent, StrokeWidth: 1}}
 }
 
-// secondLines draws one value of every second of a [recorder.Series] as
-// a step line over the time axis [0, endMS]: flat across each second.
-// Seconds where keep is false break the line.
+// secondLines draws one value of every step of a [recorder.Series] (a
+// second, or a power of 2 of them in a long run) as a step line over the
+// time axis [0, endMS]: flat across each step. Steps where keep is false
+// break the line.
 func secondLines(series []recorder.SecondStat, endMS float64, v func(recorder.SecondStat) float64,
 	keep func(recorder.SecondStat) bool, style chart.Style) []chart.Series {
 	out := []chart.Series{baseline(endMS)}
@@ -33,7 +34,7 @@ func secondLines(series []recorder.SecondStat, endMS float64, v func(recorder.Se
 			flush()
 			continue
 		}
-		x0, x1 := float64(st.T)*1000, math.Min(float64(st.T+1)*1000, endMS)
+		x0, x1 := float64(st.T)*1000, math.Min(float64(st.T+max(st.Width, 1))*1000, endMS)
 		if x1 <= x0 {
 			continue
 		}
@@ -52,18 +53,29 @@ func throughputChart(snap *recorder.Snapshot, width int, sc chartScale) chart.Ch
 	series := recorder.Series(snap)
 	xr := timeRange(snap, sc)
 	top, peakStarted, peakFinished := 1, 0, 0
+	step := 1 // seconds per step of the series
 	for _, st := range series {
-		top = max(top, st.Started, st.Finished)
+		step = max(st.Width, 1)
+		top = max(top, (max(st.Started, st.Finished)+step-1)/step)
 		peakStarted, peakFinished = max(peakStarted, st.Started), max(peakFinished, st.Finished)
 	}
-	lines := secondLines(series, xr.Max, func(s recorder.SecondStat) float64 { return float64(s.Started) }, always,
+	title := fmt.Sprintf("Throughput: tool calls per second, peak %d started, %d finished", peakStarted, peakFinished)
+	if step > 1 {
+		title = fmt.Sprintf("Throughput: tool calls per second, averaged over steps of %d s; most in a step %d started, %d finished", step, peakStarted, peakFinished)
+	}
+	// A step of a long run covers several seconds: its counts are drawn
+	// as rates per second.
+	rate := func(n func(recorder.SecondStat) int) func(recorder.SecondStat) float64 {
+		return func(s recorder.SecondStat) float64 { return float64(n(s)) / float64(max(s.Width, 1)) }
+	}
+	lines := secondLines(series, xr.Max, rate(func(s recorder.SecondStat) int { return s.Started }), always,
 		chart.Style{StrokeColor: pendingColor, StrokeWidth: 2, StrokeDashArray: []float64{5, 3}})
-	lines = append(lines, secondLines(series, xr.Max, func(s recorder.SecondStat) float64 { return float64(s.Finished) }, always,
+	lines = append(lines, secondLines(series, xr.Max, rate(func(s recorder.SecondStat) int { return s.Finished }), always,
 		chart.Style{StrokeColor: inFlightColor, StrokeWidth: 2, FillColor: inFlightColor.WithAlpha(48)})...)
-	lines = append(lines, secondLines(series, xr.Max, func(s recorder.SecondStat) float64 { return float64(s.Errors) }, always,
+	lines = append(lines, secondLines(series, xr.Max, rate(func(s recorder.SecondStat) int { return s.Errors }), always,
 		chart.Style{StrokeColor: failedColor, StrokeWidth: 2})...)
 	return chart.Chart{
-		Title: fmt.Sprintf("Throughput: tool calls per second, peak %d started, %d finished", peakStarted, peakFinished),
+		Title: title,
 		XAxis: timeAxis("time", 0, xr.Max, width),
 		YAxis: chart.YAxis{Name: "calls/s", Range: &chart.ContinuousRange{Min: 0, Max: float64(top) * 1.1},
 			ValueFormatter: intFormatter, Ticks: intTicks(float64(top))},

@@ -91,14 +91,14 @@ func TestSeriesCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not CSV: %v", err)
 	}
-	if want := "t_s,started,finished,errors,in_flight,queued,p50_ms,p99_ms"; strings.Join(rows[0], ",") != want {
+	if want := "t_s,width_s,started,finished,errors,in_flight,queued,p50_ms,p99_ms"; strings.Join(rows[0], ",") != want {
 		t.Errorf("header %q, want %q", strings.Join(rows[0], ","), want)
 	}
 	// 8 seconds of calls, and the last calls finishing in a ninth
 	if len(rows) != 1+9 {
 		t.Fatalf("%d rows, want a header and 9 seconds", len(rows))
 	}
-	if got := strings.Join(rows[5], ","); !strings.HasPrefix(got, "4,20,20,2,1,0,") {
+	if got := strings.Join(rows[5], ","); !strings.HasPrefix(got, "4,1,20,20,2,1,0,") {
 		t.Errorf("second 4: %q, want 20 started, 20 finished, 2 failed, 1 in flight, 0 queued", got)
 	}
 }

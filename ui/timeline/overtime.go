@@ -35,7 +35,7 @@ type OverTimeChart struct {
 	series   []recorder.SecondStat
 	version  uint64        // of the snapshot the series was computed from
 	computed time.Time     // when, for a live recording's throttle
-	topRate  int           // the most calls started or finished in a second
+	topRate  float64       // the most calls started or finished per second in a step
 	topMS    float64       // the highest p99
 	until    time.Duration // a live run's Now: nothing is drawn after it
 	busy     bool          // a live series is being computed
@@ -110,13 +110,19 @@ func (c *OverTimeChart) setSeries(series []recorder.SecondStat, snap *recorder.S
 	c.series, c.version, c.until = series, snap.Version, until
 	c.topRate, c.topMS = 0, 0
 	for _, st := range c.series {
-		c.topRate = max(c.topRate, st.Started, st.Finished)
+		c.topRate = max(c.topRate, perSecond(st.Started, st), perSecond(st.Finished, st))
 		c.topMS = math.Max(c.topMS, st.P99MS)
 	}
 	c.redraw()
 }
 
-// Series returns the seconds the chart shows.
+// perSecond is n calls of a series step as a rate per second: a step of
+// a long run covers several seconds ([recorder.MaxSeriesPoints]).
+func perSecond(n int, st recorder.SecondStat) float64 {
+	return float64(n) / float64(max(st.Width, 1))
+}
+
+// Series returns the steps the chart shows.
 func (c *OverTimeChart) Series() []recorder.SecondStat { return c.series }
 
 // MinSize is the gutter and a plot of the chart's height.
@@ -144,7 +150,7 @@ func (c *OverTimeChart) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // draw fills the plot right of the gutter: each pixel column shows the
-// second its instant falls in.
+// series step (a second, or more in a long run) its instant falls in.
 func (c *OverTimeChart) draw(w, h int) image.Image {
 	sc := float64(1)
 	if sz := c.Size(); sz.Width > 0 {
@@ -172,18 +178,21 @@ func (c *OverTimeChart) draw(w, h int) image.Image {
 		return out
 	}
 	band := mid - 2 // each band's height, under a pixel of air
-	rateY := func(v int) int { return mid - 1 - int(float64(v)/float64(max(c.topRate, 1))/1.1*float64(band)+0.5) }
+	rateY := func(n int, st recorder.SecondStat) int {
+		return mid - 1 - int(perSecond(n, st)/max(c.topRate, 1)/1.1*float64(band)+0.5)
+	}
+	width := time.Duration(max(c.series[0].Width, 1)) * time.Second // of every step
 	latY := func(v float64) int { return h - 1 - int(v/math.Max(c.topMS, 1e-9)/1.1*float64(band)+0.5) }
 	areaFill := mix(bg, inFlightColor, 70.0/255)
 	prev := [3]int{-1, -1, -1} // the previous column's started, p50 and p99 rows
 	for x := gutter; x < w; x++ {
 		t := c.axis.start + time.Duration(float64(x-gutter)/float64(w-gutter)*float64(span))
-		if t < 0 || t > c.until || int(t/time.Second) >= len(c.series) {
+		if t < 0 || t > c.until || int(t/width) >= len(c.series) {
 			prev = [3]int{-1, -1, -1}
 			continue
 		}
-		st := c.series[int(t/time.Second)]
-		yf := rateY(st.Finished)
+		st := c.series[int(t/width)]
+		yf := rateY(st.Finished, st)
 		fillRect(out, x, yf, x+1, mid, areaFill)
 		fillRect(out, x, yf, x+1, yf+1, inFlightColor)
 		line := func(i, y int, col color.RGBA) {
@@ -194,7 +203,7 @@ func (c *OverTimeChart) draw(w, h int) image.Image {
 			fillRect(out, x, min(y0, y1), x+1, max(y0, y1)+1, col)
 			prev[i] = y
 		}
-		line(0, rateY(st.Started), pendingColor)
+		line(0, rateY(st.Started, st), pendingColor)
 		if st.Finished == 0 {
 			prev[1], prev[2] = -1, -1
 			continue
@@ -245,7 +254,7 @@ func (r *overTimeRenderer) Refresh() {
 	}
 	row(2, r.rateTitle, r.finished, r.started)
 	row(half+2, r.latTitle, r.p50, r.p99)
-	setText(r.rateTop, fmt.Sprintf("%d/s", max(c.topRate, 1)), fg)
+	setText(r.rateTop, fmt.Sprintf("%.4g/s", max(c.topRate, 1)), fg)
 	setText(r.latTop, FormatDuration(time.Duration(c.topMS*float64(time.Millisecond))), fg)
 	for i, t := range []*canvas.Text{r.rateTop, r.latTop} {
 		ts := t.MinSize()
