@@ -19,9 +19,10 @@ import (
 const Redacted = "REDACTED"
 
 // MinSecretLen is the shortest secret [Recording.AddSecrets] scrubs by
-// value: shorter values ("1", "dev", "on") would match ordinary text all
-// over a recording, and are too short to protect anything anyway. A URL's
-// credentials are redacted by [RedactURL] whatever their length.
+// value: shorter values ("on", "true", "text", "info", a client's
+// "Bearer string") would match ordinary words all over a recording, and
+// are too short to protect anything anyway. A URL's credentials are
+// redacted by [RedactURL] whatever their length.
 const MinSecretLen = 8
 
 // LooksSecret reports whether value, found in a place whose name does
