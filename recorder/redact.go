@@ -515,6 +515,19 @@ func (r *Recording) Scrub(text string) string {
 	return RedactURLsIn(text)
 }
 
+// Scrubber returns a function that does what [Recording.Scrub] does, with
+// the secrets registered now and later, and that keeps only the secrets
+// alive, not the recording: for text printed after the recording is
+// gone (a connection's late log lines).
+func (r *Recording) Scrubber() func(string) string {
+	sc := r.scrub.Load()
+	if sc == nil {
+		r.scrub.CompareAndSwap(nil, newScrubber())
+		sc = r.scrub.Load()
+	}
+	return func(text string) string { return RedactURLsIn(sc.scrubText(text)) }
+}
+
 // ScrubEvent returns e as the recording would store it: without the
 // recording's secrets. For copies of an event handed elsewhere (a log
 // view) before or besides [Recording.AddEvent].

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -139,6 +140,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		OnJournalError: func(err error) { b.note("no journal for this run: " + err.Error()) },
 		Observers:      []capture.Observer{b.OnRecording},
 		Tell:           func(msg string) { b.note("OAuth: " + msg) }, OpenBrowser: openInBrowser,
+		Log: os.Stderr, // net/http logs what peers send
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/fanout-inspector/inspector/engine/proxy"
 	"github.com/fanout-inspector/inspector/internal/capture"
@@ -48,6 +49,7 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 			m.logNote(recorder.EventOther, "no journal for this proxy session: "+err.Error())
 		},
 		Observers: []capture.Observer{m.Bridge.OnRecording},
+		Log:       os.Stderr, // net/http logs what peers send
 	})
 	if err != nil {
 		l.Close()

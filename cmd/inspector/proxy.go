@@ -199,7 +199,6 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	case err != nil:
 		return usageErr("%v", err) // the upstream URL
 	}
-	scrubStdLog(c.Recording(), stderr) // net/http logs what peers send
 	r := &runner{cmd: "proxy", ctx: ctx, o: o, c: c, stderr: stderr}
 	if path := c.JournalPath(); path != "" {
 		fmt.Fprintf(stderr, "inspector proxy: recording to %s\n", path)

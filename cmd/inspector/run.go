@@ -219,7 +219,6 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inspector run: %v\n", err)
 		return exitFailure
 	}
-	scrubStdLog(c.Recording(), stderr) // net/http logs what peers send
 	r := &runner{cmd: "run", ctx: ctx, o: o, c: c, stderr: stderr}
 
 	group, err := c.ConnectGroup(ctx, target, cb, o.sessions)
@@ -424,6 +423,7 @@ func (o runOptions) captureOptions(cmd string, meta recorder.Meta, spanCap int, 
 		Exports:     o.outputs.Exports(),
 		Tell:        func(s string) { fmt.Fprintf(stderr, "inspector: %s\n", s) },
 		OpenBrowser: openBrowser,
+		Log:         stderr, // net/http logs what peers send
 	}
 }
 

@@ -92,6 +92,11 @@ type Options struct {
 	Record  string
 	Exports []Export
 
+	// Log, when set, receives the standard logger's lines (net/http's
+	// errors, which may quote what a peer sent) through the scrubber of
+	// this capture and of every capture before it in the process.
+	Log io.Writer
+
 	// Tell shows the person a notice of the OAuth sign-in (where to sign
 	// in); OpenBrowser opens the authorization address (nil: the address
 	// is only told).
@@ -122,6 +127,9 @@ func Start(o Options) (*Capture, error) {
 	rec := recorder.New(o.Meta)
 	rec.SetMaxSpans(o.MaxSpans)
 	rec.AddSecrets(o.Secrets...) // before anything is written anywhere
+	if o.Log != nil {
+		stdLog.route(o.Log, rec.Scrubber())
+	}
 	c := &Capture{o: o, rec: rec}
 	if o.Upstream != "" {
 		p, err := proxy.NewHTTP(o.Upstream, rec, o.Limits, nil) // registers the URL's credentials
