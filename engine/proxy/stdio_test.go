@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	case "script":
 		script()
 		return
+	case "httpproxy":
+		httpProxyProcess()
+		return
 	}
 	os.Exit(m.Run())
 }
