@@ -193,7 +193,7 @@ func TestProxyStoppedBySIGTERM(t *testing.T) {
 	if len(snap.Spans) != 1 || snap.Spans[0].Status != recorder.StatusAborted || !strings.Contains(snap.Spans[0].Error, "the proxy was stopped") {
 		var got []string
 		for _, s := range snap.Spans {
-			got = append(got, s.Method+" "+string(s.Status)+": "+s.Error)
+			got = append(got, s.Method+" "+s.Status.String()+": "+s.Error)
 		}
 		t.Errorf("spans %q: want the call aborted because the proxy was stopped", got)
 	}
