@@ -37,7 +37,10 @@ to the proxy's stderr, and everything else the proxy says goes there too.
 Over HTTP (streamable HTTP, or legacy HTTP+SSE), the proxy listens on
 --listen and forwards to the server at --upstream: point the client at
 http://127.0.0.1:PORT/PATH, PATH being the upstream URL's. It runs until
-interrupted (Ctrl-C, SIGTERM), then prints the summary.
+interrupted (Ctrl-C, SIGTERM), then prints the summary. It listens on loopback
+only (--allow-remote for more), refuses a request whose Host or Origin names
+another machine (403), and with --client-token asks every client for a token
+(401 without it).
 
 The recording is journaled as it happens (--journal auto, under
 ` + "%s" + `), so a client that kills its server loses nothing; when the

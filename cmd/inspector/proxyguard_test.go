@@ -191,6 +191,10 @@ func TestProxyStoppedBySIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(snap.Spans) != 1 || snap.Spans[0].Status != recorder.StatusAborted || !strings.Contains(snap.Spans[0].Error, "the proxy was stopped") {
-		t.Errorf("spans %+v: want the call aborted because the proxy was stopped", snap.Spans)
+		var got []string
+		for _, s := range snap.Spans {
+			got = append(got, s.Method+" "+s.Status.String()+": "+s.Error)
+		}
+		t.Errorf("spans %q: want the call aborted because the proxy was stopped", got)
 	}
 }

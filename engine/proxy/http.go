@@ -60,7 +60,8 @@ type HTTP struct {
 	book     *Book
 	limit    int64
 	rp       *httputil.ReverseProxy
-	guard    Guard // set before serving (guard.go)
+	guard    Guard      // set before serving (guard.go)
+	bodies   bodyBudget // POST bodies held at once (bodies.go)
 
 	mu      sync.Mutex
 	secrets map[string]bool // registered already
@@ -153,8 +154,14 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		// A POST body is one message (or batch): read it, up to the limit,
-		// to record it as it is passed on.
-		head, err := io.ReadAll(io.LimitReader(r.Body, p.limit+1))
+		// to record it as it is passed on; what all POSTs hold at once is
+		// bounded (bodies.go).
+		want, give, ok := p.bodies.take(p, w, r)
+		if !ok {
+			return
+		}
+		defer give(-1)
+		head, err := readHeld(r.Body, want, r.ContentLength >= 0, give)
 		at := p.rec.Now()
 		if err != nil {
 			p.book.protocolEvent(at, fmt.Sprintf("reading a POST from the client failed: %v", err))
@@ -170,7 +177,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			ex.call = requestKey(head)
 			p.book.Message(FromClient, head, at, Stream{})
-			r.Body = io.NopCloser(bytes.NewReader(head))
+			r.Body = &heldBody{data: head, give: give}
 		}
 	case http.MethodDelete:
 		p.book.rec.AddEvent(recorder.Event{At: p.rec.Now(), Session: Session, Kind: recorder.EventConnection,

@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 		dupStdioRole()
 	case "trace-server":
 		traceStdioRole()
+	case "httpproxy":
+		httpProxyProcess()
+		return
 	}
 	os.Exit(m.Run())
 }
