@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -104,4 +105,21 @@ func answered(snap *recorder.Snapshot) int {
 		}
 	}
 	return k
+}
+
+// TestJournalOffWritesNone: --journal off means no journal for run, as it
+// does for proxy, not a journal in a file named off.
+func TestJournalOffWritesNone(t *testing.T) {
+	dir := t.TempDir()
+	r := inspectorIn(t, dir, nil, "run", "--tool", "fanout", "--args", `{"n":1}`, "--latency", "1ms", "--journal", "off")
+	if r.code != 0 {
+		t.Fatalf("run --journal off: exit %d\n%s", r.code, r.stderr)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("run --journal off wrote %s in its folder", e.Name())
+	}
 }

@@ -35,7 +35,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
                 [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]
                 [--tool NAME [--args JSON|@FILE] [--calls N | --duration D] [--concurrency C] [--call-timeout D]] [--list-tools]
                 [--sessions M] [--rate R --duration D [--max-in-flight K]] [--stages 'D:TARGET,...']
-                [--record FILE] [--journal FILE|auto] [--trace F] [--otlp F] [--otlp-metrics F] [--csv F] [--series-csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
+                [--record FILE] [--journal FILE|auto|off] [--trace F] [--otlp F] [--otlp-metrics F] [--csv F] [--series-csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
                 [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--json] [--assert EXPR]...
 
 SPEC is 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms.
@@ -143,7 +143,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o runOptions
 	addLoadFlags(fs, &o, "")
 	fs.BoolVar(&o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
-	fs.StringVar(&o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir())
+	fs.StringVar(&o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir()+"; off (the default) writes none")
 	addOutputFlags(fs, &o)
 	maxSpans := addMaxSpansFlag(fs)
 	fs.Usage = func() {
@@ -155,6 +155,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		return exitUsage // the flag package said which flag
+	}
+	if o.journal == "off" { // as for inspector proxy, not a file named off
+		o.journal = ""
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "inspector run: "+format+"\n", a...)
