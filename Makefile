@@ -45,14 +45,18 @@ test-short:
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./recorder/ ./engine/... ./ui/
 
-package: setup
+package: setup-app
 	scripts/package.sh
 
-screenshot: setup
+# screenshot and smoke need Xvfb and ImageMagick, not the npm packages.
+screenshot:
+	scripts/setup.sh --no-npm
 	scripts/screenshot.sh
 
-smoke: setup
+smoke:
+	scripts/setup.sh --no-npm
 	scripts/gui-smoke.sh
+	scripts/gui-follow-smoke.sh
 
 clean:
 	rm -rf bin
