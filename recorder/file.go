@@ -375,6 +375,9 @@ func loadRecording(data []byte) (*Snapshot, error) {
 		if f.Sampling.Totals == nil {
 			return nil, errors.New(`the sampled recording has no "totals" in its "sampling": the file was edited or is damaged`)
 		}
+		if err := checkTotals(f.Sampling.Totals); err != nil {
+			return nil, err
+		}
 		f.Sampling.Kept = len(f.Spans)
 		snap.Sampled = f.Sampling
 	}
