@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fanout-inspector/inspector/internal/outfile"
 )
@@ -326,6 +327,12 @@ func Load(r io.Reader) (*Snapshot, error) {
 
 // loadBytes is [Load] of a whole file's bytes.
 func loadBytes(data []byte) (*Snapshot, error) {
+	if !utf8.Valid(data) {
+		// An edited or foreign file: its payloads (kept as raw JSON) would
+		// carry the bytes into every file saved from it. Each invalid
+		// sequence becomes U+FFFD, as for what arrives on the wire.
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, errors.New("the file is empty: it is not a recording (save one with `inspector run --record FILE` or from the app)")
@@ -374,6 +381,9 @@ func loadRecording(data []byte) (*Snapshot, error) {
 	if f.Sampling != nil {
 		if f.Sampling.Totals == nil {
 			return nil, errors.New(`the sampled recording has no "totals" in its "sampling": the file was edited or is damaged`)
+		}
+		if err := checkTotals(f.Sampling.Totals); err != nil {
+			return nil, err
 		}
 		f.Sampling.Kept = len(f.Spans)
 		snap.Sampled = f.Sampling

@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSaveLoadIdentical(t *testing.T) {
@@ -200,6 +202,45 @@ func TestLoadVersion1(t *testing.T) {
 			}
 			if !strings.HasPrefix(buf.String(), `{"format":"fanout-inspector-recording","version":2,`) {
 				t.Errorf("saved as %.60s…, want version 2", buf.String())
+			}
+		})
+	}
+}
+
+// TestLoadRefusesContradictoryTotals: a sampled (version 3) recording
+// whose totals were edited to contradict themselves is refused on load,
+// saying which figures (it printed "5 total, 999999 ok, -7 failed" and a
+// negative elapsed time).
+func TestLoadRefusesContradictoryTotals(t *testing.T) {
+	rec := New(Meta{})
+	rec.SetMaxSpans(2)
+	for i := range 10 {
+		at := time.Duration(i) * time.Millisecond
+		s := NewSpan("s1", Outgoing, "tools/call")
+		s.Name, s.Received, s.Queued, s.Serving = "x", at, at, at
+		rec.End(rec.Begin(s), at+time.Millisecond, Outcome{Status: StatusOK})
+	}
+	var buf bytes.Buffer
+	if err := Save(&buf, rec.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	if _, err := Load(strings.NewReader(good)); err != nil {
+		t.Fatalf("the sampled recording does not load: %v", err)
+	}
+	for _, tc := range []struct{ name, re, with, want string }{
+		{"negative", `"tool_failed":\d+`, `"tool_failed":-7`, "tool_failed -7, a negative count"},
+		{"more ok than calls", `"tool_ok":\d+`, `"tool_ok":999999`, "10 tool calls, of which 999999 ok and 0 failed"},
+		{"last before first", `"first_call":\d+`, `"first_call":50000000`, "first_call 50000000 ns after last_call 10000000 ns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := regexp.MustCompile(tc.re).ReplaceAllString(good, tc.with)
+			if bad == good {
+				t.Fatalf("%s is not in the file", tc.re)
+			}
+			_, err := Load(strings.NewReader(bad))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to say %q", err, tc.want)
 			}
 		})
 	}

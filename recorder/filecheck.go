@@ -133,6 +133,56 @@ func checkSpans(spans []*Span) error {
 	return nil
 }
 
+// checkTotals rejects the totals of a sampled recording that contradict
+// themselves: negative counts, more calls ended than begun, a first time
+// after a last one, or times out of range.
+func checkTotals(t *Totals) error {
+	bad := func(what string) error {
+		return fmt.Errorf("the sampled recording's totals say %s: the file was edited or is damaged", what)
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"tool_calls", t.ToolCalls}, {"tool_ok", t.ToolOK}, {"tool_failed", t.ToolFailed}, {"rounds", t.Rounds},
+		{"calls_with_rounds", t.CallsWithRounds}, {"input_rounds", t.InputRounds}, {"server", t.Server}, {"server_ok", t.ServerOK},
+		{"server_failed", t.ServerFailed}, {"aborted", t.Aborted}, {"duplicates", t.Duplicates}, {"stalled_spans", t.StalledSpans},
+		{"late_starts", t.LateStarts}, {"peak_serving", t.PeakServing}, {"peak_pending", t.PeakPending}, {"peak_calls", t.PeakCalls}} {
+		if c.n < 0 {
+			return bad(fmt.Sprintf("%s %d, a negative count", c.name, c.n))
+		}
+	}
+	if t.ToolOK+t.ToolFailed > t.ToolCalls {
+		return bad(fmt.Sprintf("%d tool calls, of which %d ok and %d failed", t.ToolCalls, t.ToolOK, t.ToolFailed))
+	}
+	if t.ServerOK+t.ServerFailed+t.Aborted > t.Server {
+		return bad(fmt.Sprintf("%d server requests, of which %d ok, %d failed and %d aborted", t.Server, t.ServerOK, t.ServerFailed, t.Aborted))
+	}
+	for _, p := range []struct {
+		first, last string
+		a, b        time.Duration
+	}{{"first_span", "last_span", t.FirstSpan, t.LastSpan}, {"first_call", "last_call", t.FirstCall, t.LastCall}} {
+		if p.a == Unset && p.b == Unset {
+			continue
+		}
+		if err := checkOffset(p.first, p.a); err != nil {
+			return bad(err.Error())
+		}
+		if err := checkOffset(p.last, p.b); err != nil {
+			return bad(err.Error())
+		}
+		if p.b < p.a {
+			return bad(fmt.Sprintf("%s %d ns after %s %d ns", p.first, int64(p.a), p.last, int64(p.b)))
+		}
+	}
+	for i, st := range t.Seconds {
+		if st.T < 0 || st.Width < 0 || st.Started < 0 || st.Finished < 0 || st.Errors < 0 || st.InFlight < 0 || st.Queued < 0 ||
+			st.Errors > st.Finished || st.P50MS < 0 || st.P99MS < 0 {
+			return bad(fmt.Sprintf("in seconds[%d] %+v, a negative count or more errors than calls finished", i, st))
+		}
+	}
+	return nil
+}
+
 // checkEvents rejects event times outside the recording, as checkSpans
 // does for spans.
 func checkEvents(events []Event) error {

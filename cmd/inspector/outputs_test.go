@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -313,5 +314,39 @@ func TestBoundedReads(t *testing.T) {
 			r := runHostileIn(t, "", nil, tc.stdin, 60*time.Second, nil, 0, tc.args...)
 			r.check(t, tc.code, 20*time.Second, tc.want)
 		})
+	}
+}
+
+// TestSavedAndCSVTextIsClean: a recording whose payload holds invalid
+// UTF-8 and whose error text holds NUL and escape bytes is saved by
+// report --save as valid UTF-8, and its CSV carries no control bytes.
+func TestSavedAndCSVTextIsClean(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "dirty.json")
+	data := "{\"format\":\"fanout-inspector-recording\",\"version\":2,\"meta\":{\"title\":\"dirty\",\"created\":\"2026-01-02T03:04:05Z\"},\"now\":2000000,\n" +
+		"\"spans\":[\n{\"id\":1,\"session\":\"s1\",\"direction\":\"outgoing\",\"method\":\"tools/call\",\"kind\":\"tool\",\"request_id\":\"1\",\"name\":\"x\"," +
+		"\"received\":0,\"queued\":0,\"serving\":0,\"answered\":1000000,\"status\":\"error\",\"error\":\"bad\\u0000news\\u001b[31m\"," +
+		"\"params\":{\"name\":\"x\",\"arguments\":{\"t\":\"caf\xe9 \xff\xfe\"}}}\n],\n\"events\":[]}\n"
+	if err := os.WriteFile(in, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	saved, csvOut := filepath.Join(dir, "saved.json"), filepath.Join(dir, "spans.csv")
+	r := runHostile(t, 30*time.Second, nil, 0, "report", in, "--save", saved, "--csv", csvOut)
+	r.check(t, exitOK, 20*time.Second)
+	got, _ := os.ReadFile(saved)
+	if !utf8.Valid(got) {
+		t.Errorf("the saved recording is not valid UTF-8: %q", got)
+	}
+	if !strings.Contains(string(got), "caf\uFFFD \uFFFD") {
+		t.Errorf("the invalid bytes were not replaced by U+FFFD: %s", got)
+	}
+	c, _ := os.ReadFile(csvOut)
+	for _, b := range c {
+		if (b < 0x20 && b != '\n' && b != '\r' && b != '\t') || b == 0x7f {
+			t.Fatalf("the CSV holds the control byte %#02x:\n%q", b, c)
+		}
+	}
+	if !strings.Contains(string(c), `bad\x00news\x1b[31m`) {
+		t.Errorf("the CSV does not show the error's control bytes escaped:\n%q", c)
 	}
 }

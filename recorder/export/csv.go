@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -68,6 +69,9 @@ func WriteCSV(w io.Writer, snap *recorder.Snapshot) error {
 			queue, serve, total, s.Error,
 			s.RequestID, csvID(callOf(byID, s)), csvInt(int(s.Round)), s.InputKey, s.Outcome.String(), csvStalled(s.Stalled), csvFulfilment(s, next[s.ID]),
 			csvInt(int(s.InputTokens)), csvInt(int(s.OutputTokens)))
+		for i := range row {
+			row[i] = csvText(row[i])
+		}
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("write csv: %w", err)
 		}
@@ -77,6 +81,32 @@ func WriteCSV(w io.Writer, snap *recorder.Snapshot) error {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil
+}
+
+// csvText makes a cell of text a peer sent (an error message, a method,
+// a request ID) safe for a spreadsheet or a line-based tool: control
+// characters other than tab and line breaks are written as \xNN, and
+// invalid UTF-8 as U+FFFD.
+func csvText(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f || c >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func csvPhase(d time.Duration) string {
