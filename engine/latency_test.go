@@ -78,10 +78,10 @@ func TestLatencySeeded(t *testing.T) {
 	cb.Latency = LatencyModel{Dist: Uniform, A: 0, B: time.Second}
 	cb.FailRate = 0.5
 	cb.Seed = 7
-	seq := func(cb AnswerPolicy) []draw {
+	seq := func(policy AnswerPolicy) []draw {
 		var out []draw
 		for i := int64(1); i <= 50; i++ {
-			out = append(out, drawFor(&cb, "sampling/createMessage", i))
+			out = append(out, drawFor(&policy, "sampling/createMessage", i))
 		}
 		return out
 	}

@@ -85,21 +85,21 @@ func (w *withdrawn) rpc() *jsonrpc.Error {
 }
 
 // releaseWaiting answers, with the policy's own answer, the requests
-// waiting for a person that cb no longer leaves to a person: switching
+// waiting for a person that policy no longer leaves to a person: switching
 // elicitation from manual to accept answers the waiting elicitations.
-func (s *Session) releaseWaiting(cb AnswerPolicy) {
+func (s *Session) releaseWaiting(policy AnswerPolicy) {
 	s.hooks.mu.Lock()
 	var release []*PendingRequest
 	for p := range s.hooks.waiting {
 		switch {
-		case p.Method == "sampling/createMessage" && !cb.SamplingManual,
-			p.Method == "elicitation/create" && cb.Elicitation != ElicitManual:
+		case p.Method == "sampling/createMessage" && !policy.SamplingManual,
+			p.Method == "elicitation/create" && policy.Elicitation != ElicitManual:
 			release = append(release, p)
 		}
 	}
 	s.hooks.mu.Unlock()
 	for _, p := range release {
-		p.answerWith(p.auto(&cb))
+		p.answerWith(p.auto(&policy))
 	}
 }
 

@@ -89,8 +89,8 @@ func (rs *rawServer) answers(n int, d time.Duration) []map[string]json.RawMessag
 	return out
 }
 
-// connectRaw connects a session with cb to a rawServer over io pipes.
-func connectRaw(t *testing.T, cb AnswerPolicy) (*Session, *rawServer) {
+// connectRaw connects a session with policy to a rawServer over io pipes.
+func connectRaw(t *testing.T, policy AnswerPolicy) (*Session, *rawServer) {
 	t.Helper()
 	c2sR, c2sW := io.Pipe()
 	s2cR, s2cW := io.Pipe()
@@ -98,7 +98,7 @@ func connectRaw(t *testing.T, cb AnswerPolicy) (*Session, *rawServer) {
 	t.Cleanup(func() { c2sR.Close(); s2cW.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := connect(ctx, Target{}, cb, recorder.New(recorder.Meta{Title: t.Name()}), &mcp.IOTransport{Reader: s2cR, Writer: c2sW})
+	s, err := connect(ctx, Target{}, policy, recorder.New(recorder.Meta{Title: t.Name()}), &mcp.IOTransport{Reader: s2cR, Writer: c2sW})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

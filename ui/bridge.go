@@ -97,8 +97,8 @@ func (b *Bridge) onSession(s *engine.Session, err error) {
 }
 
 // NewBridge returns a disconnected bridge with the given callbacks.
-func NewBridge(cb engine.AnswerPolicy) *Bridge {
-	return &Bridge{cb: cb, JournalDir: recorder.DefaultJournalDir(), MaxSpans: recorder.DefaultMaxSpans}
+func NewBridge(policy engine.AnswerPolicy) *Bridge {
+	return &Bridge{cb: policy, JournalDir: recorder.DefaultJournalDir(), MaxSpans: recorder.DefaultMaxSpans}
 }
 
 // ErrNotConnected is returned by [Bridge.Run] without a connection.
@@ -256,19 +256,19 @@ func (b *Bridge) Callbacks() engine.AnswerPolicy {
 	return b.cb
 }
 
-// SetCallbacks keeps cb for later connections and applies it to the
+// SetCallbacks keeps policy for later connections and applies it to the
 // current one: the change applies to the next request.
-func (b *Bridge) SetCallbacks(cb engine.AnswerPolicy) {
+func (b *Bridge) SetCallbacks(policy engine.AnswerPolicy) {
 	b.mu.Lock()
-	b.cb = cb
+	b.cb = policy
 	s := b.sess
 	extra := b.extra
 	b.mu.Unlock()
 	if s != nil {
-		s.SetAnswerPolicy(cb)
+		s.SetAnswerPolicy(policy)
 	}
 	for _, e := range extra {
-		e.SetAnswerPolicy(cb)
+		e.SetAnswerPolicy(policy)
 	}
 }
 

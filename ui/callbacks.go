@@ -109,8 +109,8 @@ type CallbacksPanel struct {
 	content fyne.CanvasObject
 }
 
-// NewCallbacksPanel makes the panel, filled from cb.
-func NewCallbacksPanel(cb engine.AnswerPolicy) *CallbacksPanel {
+// NewCallbacksPanel makes the panel, filled from policy.
+func NewCallbacksPanel(policy engine.AnswerPolicy) *CallbacksPanel {
 	p := &CallbacksPanel{Overrides: map[string]*LatencyInputs{}}
 	p.ExtendBaseWidget(p)
 	changed := func() { p.changed() }
@@ -194,7 +194,7 @@ func NewCallbacksPanel(cb engine.AnswerPolicy) *CallbacksPanel {
 		latency,
 		p.problem,
 	)
-	p.SetCallbacks(cb)
+	p.SetCallbacks(policy)
 	return p
 }
 
@@ -211,40 +211,40 @@ func (p *CallbacksPanel) Problem() string {
 	return p.problem.Text
 }
 
-// SetCallbacks fills the widgets from cb without calling OnChanged.
-func (p *CallbacksPanel) SetCallbacks(cb engine.AnswerPolicy) {
+// SetCallbacks fills the widgets from policy without calling OnChanged.
+func (p *CallbacksPanel) SetCallbacks(policy engine.AnswerPolicy) {
 	p.filling = true
 	defer func() { p.filling = false }()
-	p.base = cb
-	mode := cb.Dispatch.Mode
+	p.base = policy
+	mode := policy.Dispatch.Mode
 	if mode == "" {
 		mode = engine.Concurrent
 	}
 	p.Dispatch.SetSelected(string(mode))
-	if cb.Dispatch.Limit > 0 {
-		p.Slots.SetText(strconv.Itoa(cb.Dispatch.Limit))
+	if policy.Dispatch.Limit > 0 {
+		p.Slots.SetText(strconv.Itoa(policy.Dispatch.Limit))
 	} else {
 		p.Slots.SetText("4")
 	}
-	p.Latency.set(cb.Latency, true)
+	p.Latency.set(policy.Latency, true)
 	for _, m := range latencyMethods {
-		lm, ok := cb.MethodLatency[m.method]
+		lm, ok := policy.MethodLatency[m.method]
 		p.Overrides[m.method].set(lm, ok)
 	}
-	p.Seed.SetText(strconv.FormatInt(cb.Seed, 10))
-	p.SamplingReply.SetText(cb.SamplingReply)
-	p.SamplingModel.SetText(cb.SamplingModel)
-	p.SamplingManual.SetChecked(cb.SamplingManual)
-	p.Endpoint.set(cb.SamplingEndpoint)
-	el := cb.Elicitation
+	p.Seed.SetText(strconv.FormatInt(policy.Seed, 10))
+	p.SamplingReply.SetText(policy.SamplingReply)
+	p.SamplingModel.SetText(policy.SamplingModel)
+	p.SamplingManual.SetChecked(policy.SamplingManual)
+	p.Endpoint.set(policy.SamplingEndpoint)
+	el := policy.Elicitation
 	if el == "" {
 		el = engine.ElicitAccept
 	}
 	p.Elicitation.SetSelected(string(el))
-	p.Roots.SetText(strings.Join(cb.Roots, "\n"))
-	p.FailRate.SetText(strconv.FormatFloat(cb.FailRate, 'f', -1, 64))
-	if cb.RequestTimeout > 0 {
-		p.Timeout.SetText(cb.RequestTimeout.String())
+	p.Roots.SetText(strings.Join(policy.Roots, "\n"))
+	p.FailRate.SetText(strconv.FormatFloat(policy.FailRate, 'f', -1, 64))
+	if policy.RequestTimeout > 0 {
+		p.Timeout.SetText(policy.RequestTimeout.String())
 	} else {
 		p.Timeout.SetText("")
 	}

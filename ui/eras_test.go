@@ -49,7 +49,7 @@ func TestCallbacksInlineDispatch(t *testing.T) {
 	test.NewTempApp(t)
 	p := NewCallbacksPanel(engine.DefaultAnswerPolicy())
 	var got []engine.AnswerPolicy
-	p.OnChanged = func(cb engine.AnswerPolicy) { got = append(got, cb) }
+	p.OnChanged = func(policy engine.AnswerPolicy) { got = append(got, policy) }
 	w := test.NewTempWindow(t, p)
 	w.Resize(fyne.NewSize(500, 900))
 	if !slices.Contains(p.Dispatch.Options, "inline") {

@@ -328,16 +328,16 @@ func (p *WorkloadPanel) runAgain(r RunRecord) {
 	p.run()
 }
 
-// RunStarted tells the panel a run of w began, answering with cb and
+// RunStarted tells the panel a run of w began, answering with policy and
 // recording into rec (nil: none), so that when it ends the panel can
 // show its last call's result and add it to the history.
-func (p *WorkloadPanel) RunStarted(w engine.Workload, cb engine.AnswerPolicy, rec *recorder.Recording) {
+func (p *WorkloadPanel) RunStarted(w engine.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
 	n, _ := p.SessionCount()
-	p.current = RunRecord{Workload: w, Callbacks: cb, When: time.Now(), Sessions: max(n, 1)}
+	p.current = RunRecord{Workload: w, Callbacks: policy, When: time.Now(), Sessions: max(n, 1)}
 	p.rec = rec
 	p.runNo = 0
 	if rec != nil { // the run is a segment of the recording from now
-		p.runNo = rec.BeginRun(w.Tool, dispatchText(cb.Dispatch))
+		p.runNo = rec.BeginRun(w.Tool, dispatchText(policy.Dispatch))
 	}
 }
 

@@ -172,16 +172,16 @@ func (m *MainWindow) wire() {
 		m.Errors.Show("Starting the proxy", m.StartProxy(listen, upstream))
 	}
 	m.Connection.OnStopProxy = m.StopProxy
-	m.Callbacks.OnChanged = func(cb engine.AnswerPolicy) {
-		m.Bridge.SetCallbacks(cb)
-		m.Workload.ShowCallbacks(cb)
+	m.Callbacks.OnChanged = func(policy engine.AnswerPolicy) {
+		m.Bridge.SetCallbacks(policy)
+		m.Workload.ShowCallbacks(policy)
 	}
 	m.Workload.OnDispatch = func(mode string) { m.Callbacks.Dispatch.SetSelected(mode) }
 	m.Workload.OnRun = func(engine.Workload) { m.Run() }
 	m.Workload.OnStop = m.Stop
-	m.Workload.OnCallbacks = func(cb engine.AnswerPolicy) {
-		m.Callbacks.SetCallbacks(cb)
-		m.Callbacks.OnChanged(cb)
+	m.Workload.OnCallbacks = func(policy engine.AnswerPolicy) {
+		m.Callbacks.SetCallbacks(policy)
+		m.Callbacks.OnChanged(policy)
 	}
 	m.Workload.OnCompare = m.setCompare
 	m.Workload.OnRefresh = func() {

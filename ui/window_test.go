@@ -170,21 +170,21 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 		do    func()
 		check func(engine.AnswerPolicy) string
 	}{
-		{"serial dispatch", func() { p.Dispatch.SetSelected("serial") }, func(cb engine.AnswerPolicy) string {
-			if cb.Dispatch.Mode != engine.Serial {
-				return "dispatch " + cb.Dispatch.String()
+		{"serial dispatch", func() { p.Dispatch.SetSelected("serial") }, func(policy engine.AnswerPolicy) string {
+			if policy.Dispatch.Mode != engine.Serial {
+				return "dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
-		{"fixed latency 300 ms", func() { typeInto(p.Latency.A, "300ms") }, func(cb engine.AnswerPolicy) string {
-			if cb.Latency.Dist != engine.Fixed || cb.Latency.A != 300*time.Millisecond || cb.Dispatch.Mode != engine.Serial {
-				return "latency " + cb.Latency.String() + ", dispatch " + cb.Dispatch.String()
+		{"fixed latency 300 ms", func() { typeInto(p.Latency.A, "300ms") }, func(policy engine.AnswerPolicy) string {
+			if policy.Latency.Dist != engine.Fixed || policy.Latency.A != 300*time.Millisecond || policy.Dispatch.Mode != engine.Serial {
+				return "latency " + policy.Latency.String() + ", dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
-		{"bounded 3", func() { p.Dispatch.SetSelected("bounded"); typeInto(p.Slots, "3") }, func(cb engine.AnswerPolicy) string {
-			if cb.Dispatch.String() != "bounded:3" {
-				return "dispatch " + cb.Dispatch.String()
+		{"bounded 3", func() { p.Dispatch.SetSelected("bounded"); typeInto(p.Slots, "3") }, func(policy engine.AnswerPolicy) string {
+			if policy.Dispatch.String() != "bounded:3" {
+				return "dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
@@ -193,8 +193,8 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 			in.Dist.SetSelected("uniform")
 			typeInto(in.A, "100ms")
 			typeInto(in.B, "200")
-		}, func(cb engine.AnswerPolicy) string {
-			if m := cb.MethodLatency["sampling/createMessage"]; m.Dist != engine.Uniform || m.A != 100*time.Millisecond || m.B != 200*time.Millisecond {
+		}, func(policy engine.AnswerPolicy) string {
+			if m := policy.MethodLatency["sampling/createMessage"]; m.Dist != engine.Uniform || m.A != 100*time.Millisecond || m.B != 200*time.Millisecond {
 				return "sampling latency " + m.String()
 			}
 			return ""
@@ -204,15 +204,15 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 			typeInto(p.FailRate, "10%")
 			typeInto(p.Timeout, "5s")
 			typeInto(p.Roots, "file:///a\nfile:///b")
-		}, func(cb engine.AnswerPolicy) string {
-			if cb.Elicitation != engine.ElicitManual || cb.FailRate != 0.1 || cb.RequestTimeout != 5*time.Second || strings.Join(cb.Roots, " ") != "file:///a file:///b" {
-				return "got elicitation " + string(cb.Elicitation) + ", roots " + strings.Join(cb.Roots, " ")
+		}, func(policy engine.AnswerPolicy) string {
+			if policy.Elicitation != engine.ElicitManual || policy.FailRate != 0.1 || policy.RequestTimeout != 5*time.Second || strings.Join(policy.Roots, " ") != "file:///a file:///b" {
+				return "got elicitation " + string(policy.Elicitation) + ", roots " + strings.Join(policy.Roots, " ")
 			}
 			return ""
 		}},
-		{"invalid latency keeps the last valid callbacks", func() { test.Type(p.Latency.A, " soon") }, func(cb engine.AnswerPolicy) string {
-			if cb.Latency.A != 300*time.Millisecond {
-				return "latency changed to " + cb.Latency.String()
+		{"invalid latency keeps the last valid callbacks", func() { test.Type(p.Latency.A, " soon") }, func(policy engine.AnswerPolicy) string {
+			if policy.Latency.A != 300*time.Millisecond {
+				return "latency changed to " + policy.Latency.String()
 			}
 			if !strings.Contains(p.Problem(), "not a duration") {
 				return "problem shown: " + p.Problem()

@@ -273,12 +273,12 @@ func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
 	}
 }
 
-// ShowCallbacks shows how cb answers the server's requests: the dispatch
+// ShowCallbacks shows how policy answers the server's requests: the dispatch
 // toggle and the line under it. It does not call OnDispatch.
-func (p *WorkloadPanel) ShowCallbacks(cb engine.AnswerPolicy) {
+func (p *WorkloadPanel) ShowCallbacks(policy engine.AnswerPolicy) {
 	p.showing = true
 	defer func() { p.showing = false }()
-	mode := cb.Dispatch.Mode
+	mode := policy.Dispatch.Mode
 	if mode == "" {
 		mode = engine.Concurrent
 	}
@@ -292,11 +292,11 @@ func (p *WorkloadPanel) ShowCallbacks(cb engine.AnswerPolicy) {
 	case engine.Serial:
 		how = "one at a time"
 	case engine.Bounded:
-		how = fmt.Sprintf("at most %d at once", cb.Dispatch.Limit)
+		how = fmt.Sprintf("at most %d at once", policy.Dispatch.Limit)
 	case engine.Inline:
 		how = "inline (the client reads nothing else while it serves one)"
 	}
-	p.Answering.SetText(fmt.Sprintf("The server's requests are answered after %s, %s. Change it in Callbacks.", latencyText(cb.Latency), how))
+	p.Answering.SetText(fmt.Sprintf("The server's requests are answered after %s, %s. Change it in Callbacks.", latencyText(policy.Latency), how))
 }
 
 // latencyText says a latency model in a few words.

@@ -185,11 +185,11 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 
 // guiDefaults gives the app the latency that shows the effect on a first
 // run ([ui.FirstRunLatency]) unless --latency chose one.
-func guiDefaults(fs *flag.FlagSet, cb engine.AnswerPolicy) engine.AnswerPolicy {
+func guiDefaults(fs *flag.FlagSet, policy engine.AnswerPolicy) engine.AnswerPolicy {
 	if !flagWasSet(fs, "latency") {
-		cb.Latency = ui.FirstRunLatency
+		policy.Latency = ui.FirstRunLatency
 	}
-	return cb
+	return policy
 }
 
 // runWindowSafely runs the window; a window system that cannot be
@@ -208,13 +208,13 @@ func runWindowSafely(run func() int, stderr io.Writer) (code int) {
 }
 
 // runWindow opens the main window and runs the app until it quits.
-func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer, extras guiExtras) int {
+func runWindow(target engine.Target, policy engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer, extras guiExtras) int {
 	log.SetOutput(newLogFilter(log.Writer())) // no favourites noise from file dialogs
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	m := ui.NewMainWindow(a, ui.Options{
 		Target:       target,
-		Callbacks:    cb,
+		Callbacks:    policy,
 		Workload:     w,
 		Sessions:     extras.sessions,
 		Connect:      (open == "" && extras.follow == "") || serverFlag,
