@@ -43,7 +43,7 @@ type PendingRequest struct {
 }
 
 // AcceptDefault answers the request as the policy "accept" would: a
-// sampling request with the reply template of the callbacks, an
+// sampling request with the reply template of the answer policy, an
 // elicitation accepted with content built from its schema.
 func (p *PendingRequest) AcceptDefault() {
 	cb := p.policy()
@@ -104,7 +104,7 @@ func (s *Session) releaseWaiting(policy AnswerPolicy) {
 }
 
 // AnswerSampling answers a sampling request with text from model ("" =
-// the callbacks' model).
+// the answer policy's model).
 func (p *PendingRequest) AnswerSampling(text, model string) {
 	if model == "" {
 		model = p.model

@@ -201,7 +201,7 @@ func TestParentLinking(t *testing.T) {
 	})
 }
 
-// TestSetAnswerPolicyLive checks that new callbacks apply to the next
+// TestSetAnswerPolicyLive checks that a new answer policy applies to the next
 // request without reconnecting.
 func TestSetAnswerPolicyLive(t *testing.T) {
 	s := connectDemo(t, DefaultAnswerPolicy())
@@ -591,7 +591,7 @@ func TestBadTargets(t *testing.T) {
 			}
 		})
 	}
-	t.Run("bad callbacks", func(t *testing.T) {
+	t.Run("bad policy", func(t *testing.T) {
 		cb := DefaultAnswerPolicy()
 		cb.SamplingReply = "{{.Nope"
 		_, err := Connect(context.Background(), Target{}, cb, recorder.New(recorder.Meta{}))

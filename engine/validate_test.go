@@ -7,7 +7,7 @@ import (
 )
 
 // TestValidateCatchesWhatWouldFailMidRun checks that Validate refuses, before
-// any request arrives, callbacks that would only fail once a request is
+// any request arrives, answer policies that would only fail once a request is
 // served: a reply template naming a field a sampling request does not have
 // (it parses, and fails only when executed), and a fail rate that is not a
 // number.

@@ -45,9 +45,9 @@ func TestTimelineRoundDetails(t *testing.T) {
 	}
 }
 
-func TestCallbacksInlineDispatch(t *testing.T) {
+func TestPolicyInlineDispatch(t *testing.T) {
 	test.NewTempApp(t)
-	p := NewCallbacksPanel(engine.DefaultAnswerPolicy())
+	p := NewPolicyPanel(engine.DefaultAnswerPolicy())
 	var got []engine.AnswerPolicy
 	p.OnChanged = func(policy engine.AnswerPolicy) { got = append(got, policy) }
 	w := test.NewTempWindow(t, p)

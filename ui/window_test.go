@@ -126,8 +126,8 @@ func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 		file := filepath.Join(t.TempDir(), "settings.json")
 		opts.SettingsFile = &file
 	}
-	if opts.Callbacks.Dispatch.Mode == "" {
-		opts.Callbacks = engine.DefaultAnswerPolicy()
+	if opts.Policy.Dispatch.Mode == "" {
+		opts.Policy = engine.DefaultAnswerPolicy()
 	}
 	m := NewMainWindow(loop, opts)
 	t.Cleanup(func() {
@@ -150,7 +150,7 @@ func typeInto(e interface {
 	test.Type(e, text)
 }
 
-func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
+func TestPolicyPanelChangesTheSessionsPolicy(t *testing.T) {
 	newMainLoop(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -160,7 +160,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 	}
 	defer s.Close()
 
-	p := NewCallbacksPanel(s.AnswerPolicy())
+	p := NewPolicyPanel(s.AnswerPolicy())
 	p.OnChanged = s.SetAnswerPolicy
 	w := test.NewWindow(p)
 	defer w.Close()
@@ -210,7 +210,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 			}
 			return ""
 		}},
-		{"invalid latency keeps the last valid callbacks", func() { test.Type(p.Latency.A, " soon") }, func(policy engine.AnswerPolicy) string {
+		{"invalid latency keeps the last valid policy", func() { test.Type(p.Latency.A, " soon") }, func(policy engine.AnswerPolicy) string {
 			if policy.Latency.A != 300*time.Millisecond {
 				return "latency changed to " + policy.Latency.String()
 			}
@@ -224,7 +224,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.do()
 			if msg := tt.check(s.AnswerPolicy()); msg != "" {
-				t.Errorf("session callbacks: %s", msg)
+				t.Errorf("session answer policy: %s", msg)
 			}
 		})
 	}
@@ -251,10 +251,10 @@ func TestMainWindowEndToEnd(t *testing.T) {
 		t.Errorf("window title %q does not name the target", m.Window.Title())
 	}
 
-	m.Callbacks.Dispatch.SetSelected("serial")
-	typeInto(m.Callbacks.Latency.A, "300ms")
-	if cb := m.Bridge.Session().AnswerPolicy(); cb.Dispatch.Mode != engine.Serial || cb.Latency.A != 300*time.Millisecond {
-		t.Fatalf("after choosing serial and 300ms the session has %v, %v", cb.Dispatch, cb.Latency)
+	m.Policy.Dispatch.SetSelected("serial")
+	typeInto(m.Policy.Latency.A, "300ms")
+	if policy := m.Bridge.Session().AnswerPolicy(); policy.Dispatch.Mode != engine.Serial || policy.Latency.A != 300*time.Millisecond {
+		t.Fatalf("after choosing serial and 300ms the session has %v, %v", policy.Dispatch, policy.Latency)
 	}
 
 	m.Workload.Tool.SetSelected("fanout")
@@ -316,7 +316,7 @@ func TestMainWindowEndToEnd(t *testing.T) {
 		t.Errorf("4 serial requests of 300 ms took %v, want at least 1.2 s", serial.Total())
 	}
 
-	m.Callbacks.Dispatch.SetSelected("concurrent")
+	m.Policy.Dispatch.SetSelected("concurrent")
 	concurrent := run(2, 4)
 	if concurrent.Total()*2 > serial.Total() {
 		t.Errorf("concurrent run took %v, serial %v: want concurrent well under half", concurrent.Total(), serial.Total())
@@ -590,9 +590,9 @@ func TestDisconnectWhileConnecting(t *testing.T) {
 // ended, the run ends, and the panel offers Connect again.
 func TestConnectionLostMidRun(t *testing.T) {
 	loop := newMainLoop(t)
-	cb := engine.DefaultAnswerPolicy()
-	cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 2 * time.Second}
-	m := openMainWindow(t, loop, Options{Callbacks: cb})
+	policy := engine.DefaultAnswerPolicy()
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 2 * time.Second}
+	m := openMainWindow(t, loop, Options{Policy: policy})
 	target := engine.Target{Transport: engine.TransportStdio, Command: os.Args[0],
 		Env: []string{"UI_TEST_DEMO_STDIO=1", "UI_TEST_DEMO_EXIT_AFTER=1500ms"}}
 	m.Connect(target)

@@ -40,9 +40,9 @@ type WorkloadPanel struct {
 	// OnDispatch is called when the person picks a dispatch mode with
 	// the toggle next to Run.
 	OnDispatch func(mode string)
-	// OnCallbacks is called by a history row's Run again with the
+	// OnPolicy is called by a history row's Run again with the
 	// answering the run had, before it runs.
-	OnCallbacks func(engine.AnswerPolicy)
+	OnPolicy func(engine.AnswerPolicy)
 	// OnCompare is called by a history row's Compare with that run's
 	// spans, offsets counted from its start.
 	OnCompare func(*recorder.Snapshot)
@@ -84,7 +84,7 @@ type WorkloadPanel struct {
 	args        map[string]json.RawMessage // last arguments per tool, kept across tool switches
 	want        engine.Workload            // preset to apply once its tool is listed
 	running     bool
-	showing     bool // ShowCallbacks is setting the toggle: do not report
+	showing     bool // ShowPolicy is setting the toggle: do not report
 	started     time.Time
 	last        engine.Progress
 	ticker      mainTicker // moves the elapsed time while a run goes on
@@ -273,9 +273,9 @@ func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
 	}
 }
 
-// ShowCallbacks shows how policy answers the server's requests: the dispatch
+// ShowPolicy shows how policy answers the server's requests: the dispatch
 // toggle and the line under it. It does not call OnDispatch.
-func (p *WorkloadPanel) ShowCallbacks(policy engine.AnswerPolicy) {
+func (p *WorkloadPanel) ShowPolicy(policy engine.AnswerPolicy) {
 	p.showing = true
 	defer func() { p.showing = false }()
 	mode := policy.Dispatch.Mode

@@ -64,7 +64,7 @@ func TestParseConnectionFlags(t *testing.T) {
 				t.Errorf("target = %+v, want %+v", target, tc.target)
 			}
 			if tc.check != nil && !tc.check(cb) {
-				t.Errorf("callbacks = %+v, not as the flags say", cb)
+				t.Errorf("answer policy = %+v, not as the flags say", cb)
 			}
 		})
 	}

@@ -214,7 +214,7 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w engine.Worklo
 	a.SetIcon(assets.Icon)
 	m := ui.NewMainWindow(a, ui.Options{
 		Target:       target,
-		Callbacks:    policy,
+		Policy:       policy,
 		Workload:     w,
 		Sessions:     extras.sessions,
 		Connect:      (open == "" && extras.follow == "") || serverFlag,
