@@ -254,18 +254,16 @@ func (p *PolicyPanel) SetPolicy(policy engine.AnswerPolicy) {
 // Policy reads the answer policy the widgets set. The error says what to fix.
 func (p *PolicyPanel) Policy() (engine.AnswerPolicy, error) {
 	policy := p.base
-	spec := p.Dispatch.Selected
-	if spec == string(engine.Bounded) {
+	var err error
+	if mode := p.Dispatch.Selected; mode == string(engine.Bounded) {
 		n, err := strconv.Atoi(strings.TrimSpace(p.Slots.Text))
 		if err != nil || n < 1 {
 			return policy, fmt.Errorf("bounded dispatch: slots must be a whole number of at least 1, not %q", p.Slots.Text)
 		}
-		spec = fmt.Sprintf("bounded:%d", n)
-	}
-	// the engine reads the mode by name, so a mode it does not know
-	// (yet) is its error, shown like any other
-	var err error
-	if policy.Dispatch, err = engine.ParseDispatch(spec); err != nil {
+		policy.Dispatch = engine.DispatchPolicy{Mode: engine.Bounded, Limit: n}
+	} else if policy.Dispatch, err = engine.ParseDispatch(mode); err != nil {
+		// the engine reads the other modes by name, so a mode it does
+		// not know (yet) is its error, shown like any other
 		return policy, err
 	}
 	if policy.Latency, _, err = p.Latency.model("default latency"); err != nil {
