@@ -52,7 +52,7 @@ func TestParseConnectionFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			target, cb, err := parseConn(t, tc.args...)
+			target, policy, err := parseConn(t, tc.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,8 +63,8 @@ func TestParseConnectionFlags(t *testing.T) {
 			if !reflect.DeepEqual(target, tc.target) {
 				t.Errorf("target = %+v, want %+v", target, tc.target)
 			}
-			if tc.check != nil && !tc.check(cb) {
-				t.Errorf("answer policy = %+v, not as the flags say", cb)
+			if tc.check != nil && !tc.check(policy) {
+				t.Errorf("answer policy = %+v, not as the flags say", policy)
 			}
 		})
 	}

@@ -95,7 +95,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q: every option is a flag (to open a recording, use --open FILE)", fs.Arg(0))
 	}
-	target, cb, err := conn()
+	target, policy, err := conn()
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -103,7 +103,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	cb = guiDefaults(fs, cb)
+	policy = guiDefaults(fs, policy)
 	if *exitAfter < 0 || lo.callTimeout < 0 {
 		return usageErr("--exit-after and --call-timeout must not be negative")
 	}
@@ -178,7 +178,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	catchSignalsEarly()
 	return runWindowSafely(func() int {
-		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
+		return runWindow(target, policy, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
 			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap})
 	}, stderr)
 }
