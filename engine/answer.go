@@ -13,18 +13,18 @@ import (
 
 // createMessage answers sampling/createMessage.
 func (s *Session) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	res, err := s.serve(ctx, "sampling/createMessage", req.Params, func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error) {
+	res, err := s.serve(ctx, "sampling/createMessage", req.Params, func(ctx context.Context, policy *AnswerPolicy, e *request) (mcp.Result, error) {
 		last := lastUserMessage(req.Params)
-		auto := func(cb *AnswerPolicy) (mcp.Result, error) {
-			if cb.endpoint != nil {
-				return s.sampleFromEndpoint(ctx, cb, e, req.Params)
+		auto := func(policy *AnswerPolicy) (mcp.Result, error) {
+			if policy.endpoint != nil {
+				return s.sampleFromEndpoint(ctx, policy, e, req.Params)
 			}
-			return autoSampling(cb, e, last)
+			return autoSampling(policy, e, last)
 		}
-		if cb.SamplingManual {
-			return s.waitManual(ctx, cb, e, "sampling/createMessage", req.Params, last, nil, auto)
+		if policy.SamplingManual {
+			return s.waitManual(ctx, policy, e, "sampling/createMessage", req.Params, last, nil, auto)
 		}
-		return auto(cb)
+		return auto(policy)
 	})
 	if err != nil {
 		return nil, err
@@ -36,42 +36,42 @@ func (s *Session) createMessage(ctx context.Context, req *mcp.CreateMessageReque
 	return r, nil
 }
 
-// autoSampling is the sampling answer of the policy cb.
-func autoSampling(cb *AnswerPolicy, e *request, last string) (mcp.Result, error) {
-	if cb.reply == nil {
-		_, err := parseReply(cb.SamplingReply)
+// autoSampling is the sampling answer that policy gives.
+func autoSampling(policy *AnswerPolicy, e *request, last string) (mcp.Result, error) {
+	if policy.reply == nil {
+		_, err := parseReply(policy.SamplingReply)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: " + err.Error()}
 	}
-	text, err := renderReply(cb.reply, e.index, last, cb.SamplingModel)
+	text, err := renderReply(policy.reply, e.index, last, policy.SamplingModel)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "fanout-inspector: " + err.Error()}
 	}
 	return &mcp.CreateMessageResult{
 		Content:    &mcp.TextContent{Text: text},
-		Model:      cb.SamplingModel,
+		Model:      policy.SamplingModel,
 		Role:       "assistant",
-		StopReason: cb.StopReason,
+		StopReason: policy.StopReason,
 	}, nil
 }
 
 // elicit answers elicitation/create.
 func (s *Session) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	res, err := s.serve(ctx, "elicitation/create", req.Params, func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error) {
+	res, err := s.serve(ctx, "elicitation/create", req.Params, func(ctx context.Context, policy *AnswerPolicy, e *request) (mcp.Result, error) {
 		p := req.Params
 		var schema json.RawMessage
 		if p != nil && p.RequestedSchema != nil {
 			schema, _ = json.Marshal(p.RequestedSchema)
 		}
-		if cb.Elicitation == ElicitManual {
+		if policy.Elicitation == ElicitManual {
 			var msg string
 			if p != nil {
 				msg = p.Message
 			}
-			return s.waitManual(ctx, cb, e, "elicitation/create", p, msg, schema, func(cb *AnswerPolicy) (mcp.Result, error) {
-				return autoElicit(cb, p, schema)
+			return s.waitManual(ctx, policy, e, "elicitation/create", p, msg, schema, func(policy *AnswerPolicy) (mcp.Result, error) {
+				return autoElicit(policy, p, schema)
 			})
 		}
-		return autoElicit(cb, p, schema)
+		return autoElicit(policy, p, schema)
 	})
 	if err != nil {
 		return nil, err
@@ -83,10 +83,10 @@ func (s *Session) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elic
 	return r, nil
 }
 
-// autoElicit is the elicitation answer of the policy cb (accept when it
+// autoElicit is the elicitation answer that policy gives (accept when it
 // leaves the request to a person).
-func autoElicit(cb *AnswerPolicy, p *mcp.ElicitParams, schema json.RawMessage) (mcp.Result, error) {
-	switch cb.Elicitation {
+func autoElicit(policy *AnswerPolicy, p *mcp.ElicitParams, schema json.RawMessage) (mcp.Result, error) {
+	switch policy.Elicitation {
 	case ElicitDecline:
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	case ElicitCancel:

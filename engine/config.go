@@ -406,17 +406,17 @@ func DefaultAnswerPolicy() AnswerPolicy {
 	}
 }
 
-// Validate reports the first thing wrong with cb, in words a person can
+// Validate reports the first thing wrong with policy, in words a person can
 // act on, or nil.
-func (cb AnswerPolicy) Validate() error {
-	switch cb.Dispatch.Mode {
+func (policy AnswerPolicy) Validate() error {
+	switch policy.Dispatch.Mode {
 	case "", Concurrent, Serial, Inline:
 	case Bounded:
-		if cb.Dispatch.Limit < 1 {
+		if policy.Dispatch.Limit < 1 {
 			return fmt.Errorf("dispatch bounded needs at least 1 slot, as in bounded:4")
 		}
 	default:
-		return fmt.Errorf("dispatch %q: want concurrent, serial, inline or bounded:N", cb.Dispatch.Mode)
+		return fmt.Errorf("dispatch %q: want concurrent, serial, inline or bounded:N", policy.Dispatch.Mode)
 	}
 	check := func(what string, m LatencyModel) error {
 		switch m.Dist {
@@ -432,10 +432,10 @@ func (cb AnswerPolicy) Validate() error {
 		}
 		return nil
 	}
-	if err := check("default", cb.Latency); err != nil {
+	if err := check("default", policy.Latency); err != nil {
 		return err
 	}
-	for method, m := range cb.MethodLatency {
+	for method, m := range policy.MethodLatency {
 		if err := check(method, m); err != nil {
 			return err
 		}
@@ -443,27 +443,27 @@ func (cb AnswerPolicy) Validate() error {
 	// Parse the reply template and render it once against a sample request:
 	// a field it does not know ({{.Nope}}) only fails when executed, and
 	// that must be said before the run, not on every sampling request.
-	reply, err := parseReply(cb.SamplingReply)
+	reply, err := parseReply(policy.SamplingReply)
 	if err != nil {
 		return err
 	}
-	if _, err := renderReply(reply, 1, "sample question", cb.SamplingModel); err != nil {
+	if _, err := renderReply(reply, 1, "sample question", policy.SamplingModel); err != nil {
 		msg := strings.ReplaceAll(err.Error(), " in type engine.replyData", "")
 		return fmt.Errorf("%s; rendered for a sample request, the fields are {{.Index}}, {{.LastUserMessage}} and {{.Model}}", msg)
 	}
-	if err := cb.SamplingEndpoint.validate(); err != nil {
+	if err := policy.SamplingEndpoint.validate(); err != nil {
 		return err
 	}
-	switch cb.Elicitation {
+	switch policy.Elicitation {
 	case "", ElicitAccept, ElicitDecline, ElicitCancel, ElicitManual:
 	default:
-		return fmt.Errorf("elicitation %q: want accept, decline, cancel or manual", cb.Elicitation)
+		return fmt.Errorf("elicitation %q: want accept, decline, cancel or manual", policy.Elicitation)
 	}
-	if !(cb.FailRate >= 0 && cb.FailRate <= 1) { // NaN too
-		return fmt.Errorf("fail rate %g: want a fraction between 0 and 1", cb.FailRate)
+	if !(policy.FailRate >= 0 && policy.FailRate <= 1) { // NaN too
+		return fmt.Errorf("fail rate %g: want a fraction between 0 and 1", policy.FailRate)
 	}
-	if cb.RequestTimeout < 0 {
-		return fmt.Errorf("request timeout %v: must not be negative", cb.RequestTimeout)
+	if policy.RequestTimeout < 0 {
+		return fmt.Errorf("request timeout %v: must not be negative", policy.RequestTimeout)
 	}
 	return nil
 }

@@ -31,13 +31,13 @@ func TestDispatchPolicies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dispatch, func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
+			policy := DefaultAnswerPolicy()
 			var err error
-			if cb.Dispatch, err = ParseDispatch(tt.dispatch); err != nil {
+			if policy.Dispatch, err = ParseDispatch(tt.dispatch); err != nil {
 				t.Fatal(err)
 			}
-			cb.Latency = LatencyModel{Dist: Fixed, A: ms(500)}
-			s := connectDemo(t, cb)
+			policy.Latency = LatencyModel{Dist: Fixed, A: ms(500)}
+			s := connectDemo(t, policy)
 			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
 			if res.OK != 1 || res.Failed != 0 {
 				t.Fatalf("run = %+v, want 1 ok call", res)
@@ -213,13 +213,13 @@ func TestGateArrivalOrder(t *testing.T) {
 func TestServedInArrivalOrder(t *testing.T) {
 	for _, dispatch := range []string{"serial", "bounded:3"} {
 		t.Run(dispatch, func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
+			policy := DefaultAnswerPolicy()
 			var err error
-			if cb.Dispatch, err = ParseDispatch(dispatch); err != nil {
+			if policy.Dispatch, err = ParseDispatch(dispatch); err != nil {
 				t.Fatal(err)
 			}
-			cb.Latency = LatencyModel{Dist: Uniform, A: ms(5), B: ms(25)}
-			s := connectDemo(t, cb)
+			policy.Latency = LatencyModel{Dist: Uniform, A: ms(5), B: ms(25)}
+			s := connectDemo(t, policy)
 			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(30, "sampling")})
 			if res.OK != 1 {
 				t.Fatalf("run = %+v, want 1 ok call", res)

@@ -149,12 +149,12 @@ func (c *endpointClient) secrets() []string {
 	return out
 }
 
-// sampleFromEndpoint answers a sampling request with the endpoint of the
-// policy cb, records the token counts on the span of e, and turns every
+// sampleFromEndpoint answers a sampling request with the endpoint of
+// policy, records the token counts on the span of e, and turns every
 // failure into a JSON-RPC error that says what happened, with the
 // session's secrets scrubbed.
-func (s *Session) sampleFromEndpoint(ctx context.Context, cb *AnswerPolicy, e *request, p *mcp.CreateMessageParams) (mcp.Result, error) {
-	res, usage, err := cb.endpoint.sample(ctx, p)
+func (s *Session) sampleFromEndpoint(ctx context.Context, policy *AnswerPolicy, e *request, p *mcp.CreateMessageParams) (mcp.Result, error) {
+	res, usage, err := policy.endpoint.sample(ctx, p)
 	if usage.known {
 		e.setTokens(usage.in, usage.out)
 	}

@@ -28,11 +28,11 @@ func ExampleSamplingEndpoint() {
 	defer model.Close()
 	os.Setenv("EXAMPLE_MODEL_KEY", "sk-example-key")
 
-	cb := engine.DefaultAnswerPolicy()
-	cb.SamplingEndpoint = engine.SamplingEndpoint{URL: model.URL + "/v1", Model: "tiny", KeyEnv: "EXAMPLE_MODEL_KEY", Timeout: 10 * time.Second}
+	policy := engine.DefaultAnswerPolicy()
+	policy.SamplingEndpoint = engine.SamplingEndpoint{URL: model.URL + "/v1", Model: "tiny", KeyEnv: "EXAMPLE_MODEL_KEY", Timeout: 10 * time.Second}
 	rec := recorder.New(recorder.Meta{Title: "sampling from a model"})
 	ctx := context.Background()
-	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportDemo}, cb, rec)
+	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportDemo}, policy, rec)
 	if err != nil {
 		log.Fatal(err)
 	}

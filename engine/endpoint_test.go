@@ -81,9 +81,9 @@ func (m *fakeModel) requests() ([]map[string]any, []string) {
 // with its key in the environment variable FAKE_MODEL_KEY.
 func endpointPolicy(t *testing.T, m *fakeModel, key string) AnswerPolicy {
 	t.Setenv("FAKE_MODEL_KEY", key)
-	cb := DefaultAnswerPolicy()
-	cb.SamplingEndpoint = SamplingEndpoint{URL: m.URL + "/v1", Model: "gpt-test", KeyEnv: "FAKE_MODEL_KEY", Timeout: 5 * time.Second}
-	return cb
+	policy := DefaultAnswerPolicy()
+	policy.SamplingEndpoint = SamplingEndpoint{URL: m.URL + "/v1", Model: "gpt-test", KeyEnv: "FAKE_MODEL_KEY", Timeout: 5 * time.Second}
+	return policy
 }
 
 const testKey = "sk-test-0123456789abcdef"
@@ -233,14 +233,14 @@ func TestEndpointFailures(t *testing.T) {
 			if tc.key == "-" {
 				key = ""
 			}
-			cb := endpointPolicy(t, m, key)
+			policy := endpointPolicy(t, m, key)
 			if tc.timeout > 0 {
-				cb.SamplingEndpoint.Timeout = tc.timeout
+				policy.SamplingEndpoint.Timeout = tc.timeout
 			}
 			if tc.url != "" {
-				cb.SamplingEndpoint.URL = tc.url
+				policy.SamplingEndpoint.URL = tc.url
 			}
-			s := connectDemo(t, cb)
+			s := connectDemo(t, policy)
 			start := time.Now()
 			res := run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1}`)})
 			if d := time.Since(start); d > 4*time.Second {
@@ -294,10 +294,10 @@ func closedAddr(t *testing.T) string {
 func TestEndpointUnderPolicy(t *testing.T) {
 	t.Run("latency on top, serial", func(t *testing.T) {
 		m := newFakeModel(t, 200*time.Millisecond, nil)
-		cb := endpointPolicy(t, m, testKey)
-		cb.Latency = LatencyModel{Dist: Fixed, A: 300 * time.Millisecond}
-		cb.Dispatch = DispatchPolicy{Mode: Serial}
-		s := connectDemo(t, cb)
+		policy := endpointPolicy(t, m, testKey)
+		policy.Latency = LatencyModel{Dist: Fixed, A: 300 * time.Millisecond}
+		policy.Dispatch = DispatchPolicy{Mode: Serial}
+		s := connectDemo(t, policy)
 		run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":2}`)})
 		spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
 		if len(spans) != 2 {
@@ -320,9 +320,9 @@ func TestEndpointUnderPolicy(t *testing.T) {
 	})
 	t.Run("request timeout cancels the call", func(t *testing.T) {
 		m := newFakeModel(t, 10*time.Second, nil)
-		cb := endpointPolicy(t, m, testKey)
-		cb.RequestTimeout = 300 * time.Millisecond
-		s := connectDemo(t, cb)
+		policy := endpointPolicy(t, m, testKey)
+		policy.RequestTimeout = 300 * time.Millisecond
+		s := connectDemo(t, policy)
 		run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1}`)})
 		spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
 		if len(spans) != 1 || spans[0].Status != recorder.StatusTimeout {
@@ -418,9 +418,9 @@ func TestEndpointValidate(t *testing.T) {
 		{SamplingEndpoint{URL: "http://127.0.0.1/v1", Timeout: -time.Second}, "must not be negative"},
 		{SamplingEndpoint{URL: "http://127.0.0.1/v1", KeyEnv: "KEY=sk-123"}, `key variable "KEY": give the name of an environment variable, not its value`},
 	} {
-		cb := DefaultAnswerPolicy()
-		cb.SamplingEndpoint = tc.e
-		if err := cb.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		policy := DefaultAnswerPolicy()
+		policy.SamplingEndpoint = tc.e
+		if err := policy.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.e, err, tc.want)
 		}
 	}

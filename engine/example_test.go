@@ -16,12 +16,12 @@ import (
 // requests at once: the recording shows they were served one at a time.
 func Example() {
 	ctx := context.Background()
-	cb := engine.DefaultAnswerPolicy()
-	cb.Dispatch, _ = engine.ParseDispatch("serial")
-	cb.Latency, _ = engine.ParseLatency("100ms")
+	policy := engine.DefaultAnswerPolicy()
+	policy.Dispatch, _ = engine.ParseDispatch("serial")
+	policy.Latency, _ = engine.ParseLatency("100ms")
 
 	rec := recorder.New(recorder.Meta{Title: "serial fan-out"})
-	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportDemo}, cb, rec)
+	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportDemo}, policy, rec)
 	if err != nil {
 		log.Fatal(err)
 	}

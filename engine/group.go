@@ -24,9 +24,9 @@ type Group struct {
 }
 
 // ConnectGroup connects n sessions to t at once, named s1 to sn, each
-// answering with cb and recording into rec. When one cannot connect, the
+// answering with policy and recording into rec. When one cannot connect, the
 // others are closed and its error is returned.
-func ConnectGroup(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recording, n int) (*Group, error) {
+func ConnectGroup(ctx context.Context, t Target, policy AnswerPolicy, rec *recorder.Recording, n int) (*Group, error) {
 	if n < 1 || n > maxGroup {
 		return nil, fmt.Errorf("connect: %d sessions: want 1 to %d", n, maxGroup)
 	}
@@ -37,7 +37,7 @@ func ConnectGroup(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g.sessions[i], errs[i] = connectNamed(ctx, t, cb, rec, nil, fmt.Sprintf("s%d", i+1))
+			g.sessions[i], errs[i] = connectNamed(ctx, t, policy, rec, nil, fmt.Sprintf("s%d", i+1))
 		}()
 	}
 	wg.Wait()

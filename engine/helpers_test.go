@@ -21,17 +21,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// connectDemo connects to the embedded demo server with cb.
-func connectDemo(t *testing.T, cb AnswerPolicy) *Session {
+// connectDemo connects to the embedded demo server with policy.
+func connectDemo(t *testing.T, policy AnswerPolicy) *Session {
 	t.Helper()
-	return connectTarget(t, Target{}, cb)
+	return connectTarget(t, Target{}, policy)
 }
 
-func connectTarget(t *testing.T, target Target, cb AnswerPolicy) *Session {
+func connectTarget(t *testing.T, target Target, policy AnswerPolicy) *Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := Connect(ctx, target, cb, recorder.New(recorder.Meta{Title: t.Name()}))
+	s, err := Connect(ctx, target, policy, recorder.New(recorder.Meta{Title: t.Name()}))
 	if err != nil {
 		t.Fatalf("Connect(%v): %v", target, err)
 	}
@@ -40,7 +40,7 @@ func connectTarget(t *testing.T, target Target, cb AnswerPolicy) *Session {
 }
 
 // connectServer connects to srv over in-memory transports.
-func connectServer(t *testing.T, srv *mcp.Server, cb AnswerPolicy) *Session {
+func connectServer(t *testing.T, srv *mcp.Server, policy AnswerPolicy) *Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -48,7 +48,7 @@ func connectServer(t *testing.T, srv *mcp.Server, cb AnswerPolicy) *Session {
 	if _, err := srv.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	s, err := connect(ctx, Target{}, cb, recorder.New(recorder.Meta{Title: t.Name()}), ct)
+	s, err := connect(ctx, Target{}, policy, recorder.New(recorder.Meta{Title: t.Name()}), ct)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -40,10 +40,10 @@ func TestHTTPTransports(t *testing.T) {
 				h.ServeHTTP(w, r)
 			}))
 			t.Cleanup(srv.Close) // after the session's Close (cleanups run last-first)
-			cb := DefaultAnswerPolicy()
-			cb.Dispatch = DispatchPolicy{Mode: Serial}
-			cb.Latency = LatencyModel{Dist: Fixed, A: ms(150)}
-			s := connectTarget(t, Target{Transport: tt.kind, URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer sesame"}}, cb)
+			policy := DefaultAnswerPolicy()
+			policy.Dispatch = DispatchPolicy{Mode: Serial}
+			policy.Latency = LatencyModel{Dist: Fixed, A: ms(150)}
+			s := connectTarget(t, Target{Transport: tt.kind, URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer sesame"}}, policy)
 			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
 			if res.OK != 1 {
 				t.Fatalf("run %+v", res)

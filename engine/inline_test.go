@@ -14,10 +14,10 @@ import (
 
 // inlinePolicy is the default policy with dispatch d and a fixed latency.
 func inlinePolicy(d DispatchMode, latency time.Duration) AnswerPolicy {
-	cb := DefaultAnswerPolicy()
-	cb.Dispatch = DispatchPolicy{Mode: d}
-	cb.Latency = LatencyModel{Dist: Fixed, A: latency}
-	return cb
+	policy := DefaultAnswerPolicy()
+	policy.Dispatch = DispatchPolicy{Mode: d}
+	policy.Latency = LatencyModel{Dist: Fixed, A: latency}
+	return policy
 }
 
 func TestParseDispatchInline(t *testing.T) {

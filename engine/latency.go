@@ -45,15 +45,15 @@ type draw struct {
 }
 
 // drawFor draws the latency and failure of the index-th request of method
-// under cb. The latency is drawn first, then the failure, always, so that
+// under policy. The latency is drawn first, then the failure, always, so that
 // changing the fail rate does not change the latencies.
-func drawFor(cb *AnswerPolicy, method string, index int64) draw {
-	r := requestRand(cb.Seed, method, index)
-	m := cb.Latency
-	if o, ok := cb.MethodLatency[method]; ok {
+func drawFor(policy *AnswerPolicy, method string, index int64) draw {
+	r := requestRand(policy.Seed, method, index)
+	m := policy.Latency
+	if o, ok := policy.MethodLatency[method]; ok {
 		m = o
 	}
 	d := draw{latency: m.Sample(r)}
-	d.fail = r.Float64() < cb.FailRate
+	d.fail = r.Float64() < policy.FailRate
 	return d
 }

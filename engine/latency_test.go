@@ -74,26 +74,26 @@ func TestParseDispatch(t *testing.T) {
 // TestLatencySeeded checks that the same seed, method and arrival index
 // always give the same latency and failure, and that other seeds differ.
 func TestLatencySeeded(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Uniform, A: 0, B: time.Second}
-	cb.FailRate = 0.5
-	cb.Seed = 7
-	seq := func(cb AnswerPolicy) []draw {
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Uniform, A: 0, B: time.Second}
+	policy.FailRate = 0.5
+	policy.Seed = 7
+	seq := func(policy AnswerPolicy) []draw {
 		var out []draw
 		for i := int64(1); i <= 50; i++ {
-			out = append(out, drawFor(&cb, "sampling/createMessage", i))
+			out = append(out, drawFor(&policy, "sampling/createMessage", i))
 		}
 		return out
 	}
-	a, b := seq(cb), seq(cb)
+	a, b := seq(policy), seq(policy)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("draw %d differs with the same seed: %v vs %v", i+1, a[i], b[i])
 		}
 	}
-	cb2 := cb
-	cb2.Seed = 8
-	c := seq(cb2)
+	otherSeed := policy
+	otherSeed.Seed = 8
+	c := seq(otherSeed)
 	same := 0
 	for i := range a {
 		if a[i].latency == c[i].latency {
@@ -104,17 +104,17 @@ func TestLatencySeeded(t *testing.T) {
 		t.Errorf("seed 8 repeats %d of seed 7's 50 latencies", same)
 	}
 	// A different fail rate must not change the latencies.
-	cb3 := cb
-	cb3.FailRate = 0
-	d := seq(cb3)
+	noFail := policy
+	noFail.FailRate = 0
+	d := seq(noFail)
 	for i := range a {
 		if a[i].latency != d[i].latency {
 			t.Fatalf("changing the fail rate changed latency %d", i+1)
 		}
 	}
 	// Per-method override.
-	cb.MethodLatency = map[string]LatencyModel{"ping": {Dist: Fixed, A: ms(3)}}
-	if got := drawFor(&cb, "ping", 1).latency; got != ms(3) {
+	policy.MethodLatency = map[string]LatencyModel{"ping": {Dist: Fixed, A: ms(3)}}
+	if got := drawFor(&policy, "ping", 1).latency; got != ms(3) {
 		t.Errorf("ping latency %v, want the 3ms override", got)
 	}
 }
@@ -133,11 +133,11 @@ func TestLatencyMeans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.m.String(), func(t *testing.T) {
-			cb := AnswerPolicy{Latency: tt.m, Seed: 1}
+			policy := AnswerPolicy{Latency: tt.m, Seed: 1}
 			var sum float64
 			const n = 10000
 			for i := int64(1); i <= n; i++ {
-				d := drawFor(&cb, "sampling/createMessage", i).latency
+				d := drawFor(&policy, "sampling/createMessage", i).latency
 				if d < 0 {
 					t.Fatalf("negative latency %v", d)
 				}
@@ -150,9 +150,9 @@ func TestLatencyMeans(t *testing.T) {
 		})
 	}
 	t.Run("normal clamps at 0", func(t *testing.T) {
-		cb := AnswerPolicy{Latency: LatencyModel{Dist: Normal, A: ms(10), B: ms(100)}}
+		policy := AnswerPolicy{Latency: LatencyModel{Dist: Normal, A: ms(10), B: ms(100)}}
 		for i := int64(1); i <= 1000; i++ {
-			if d := drawFor(&cb, "ping", i).latency; d < 0 {
+			if d := drawFor(&policy, "ping", i).latency; d < 0 {
 				t.Fatalf("latency %v < 0", d)
 			}
 		}

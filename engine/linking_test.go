@@ -26,9 +26,9 @@ func concurrentFanout() Workload {
 // slowAnswers answers every request after 150 ms, so that the three calls
 // of [concurrentFanout] are in flight together when their requests arrive.
 func slowAnswers() AnswerPolicy {
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Fixed, A: ms(150)}
-	return cb
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Fixed, A: ms(150)}
+	return policy
 }
 
 // linkedRun checks what the timeline of a [concurrentFanout] run shows:

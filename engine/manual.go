@@ -31,9 +31,9 @@ type PendingRequest struct {
 	// timeout the inspector applies), or zero when it waits for ever.
 	Deadline time.Time
 
-	model  string                                     // default model of a sampling answer
-	auto   func(cb *AnswerPolicy) (mcp.Result, error) // the answer the policy cb gives it
-	policy func() AnswerPolicy                        // the session's policy now
+	model  string                                         // default model of a sampling answer
+	auto   func(policy *AnswerPolicy) (mcp.Result, error) // the answer that policy gives it
+	policy func() AnswerPolicy                            // the session's policy now
 
 	mu      sync.Mutex
 	ended   bool
@@ -43,12 +43,12 @@ type PendingRequest struct {
 }
 
 // AcceptDefault answers the request as the policy "accept" would: a
-// sampling request with the reply template of the callbacks, an
+// sampling request with the reply template of the answer policy, an
 // elicitation accepted with content built from its schema.
 func (p *PendingRequest) AcceptDefault() {
-	cb := p.policy()
-	cb.SamplingManual, cb.Elicitation = false, ElicitAccept
-	p.answerWith(p.auto(&cb))
+	policy := p.policy()
+	policy.SamplingManual, policy.Elicitation = false, ElicitAccept
+	p.answerWith(p.auto(&policy))
 }
 
 // Withdraw ends the wait without a person's answer: the server gets a
@@ -85,26 +85,26 @@ func (w *withdrawn) rpc() *jsonrpc.Error {
 }
 
 // releaseWaiting answers, with the policy's own answer, the requests
-// waiting for a person that cb no longer leaves to a person: switching
+// waiting for a person that policy no longer leaves to a person: switching
 // elicitation from manual to accept answers the waiting elicitations.
-func (s *Session) releaseWaiting(cb AnswerPolicy) {
+func (s *Session) releaseWaiting(policy AnswerPolicy) {
 	s.hooks.mu.Lock()
 	var release []*PendingRequest
 	for p := range s.hooks.waiting {
 		switch {
-		case p.Method == "sampling/createMessage" && !cb.SamplingManual,
-			p.Method == "elicitation/create" && cb.Elicitation != ElicitManual:
+		case p.Method == "sampling/createMessage" && !policy.SamplingManual,
+			p.Method == "elicitation/create" && policy.Elicitation != ElicitManual:
 			release = append(release, p)
 		}
 	}
 	s.hooks.mu.Unlock()
 	for _, p := range release {
-		p.answerWith(p.auto(&cb))
+		p.answerWith(p.auto(&policy))
 	}
 }
 
 // AnswerSampling answers a sampling request with text from model ("" =
-// the callbacks' model).
+// the answer policy's model).
 func (p *PendingRequest) AnswerSampling(text, model string) {
 	if model == "" {
 		model = p.model
@@ -189,7 +189,7 @@ func (p *PendingRequest) end() {
 //
 // auto is the answer a policy that does not wait for a person gives it:
 // [PendingRequest.AcceptDefault] and a policy change use it.
-func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, method string, params any, message string, schema json.RawMessage, auto func(*AnswerPolicy) (mcp.Result, error)) (mcp.Result, error) {
+func (s *Session) waitManual(ctx context.Context, policy *AnswerPolicy, e *request, method string, params any, message string, schema json.RawMessage, auto func(*AnswerPolicy) (mcp.Result, error)) (mcp.Result, error) {
 	s.hooks.mu.Lock()
 	f := s.hooks.manual
 	s.hooks.mu.Unlock()
@@ -198,7 +198,7 @@ func (s *Session) waitManual(ctx context.Context, cb *AnswerPolicy, e *request, 
 			Message: fmt.Sprintf("fanout-inspector: %s is set to be answered by hand, but nobody is attached to answer", method)}
 	}
 	p := &PendingRequest{Span: e.span, Method: method, Message: message, Schema: schema, Since: time.Now(),
-		model: cb.SamplingModel, auto: auto, policy: s.current, done: make(chan struct{})}
+		model: policy.SamplingModel, auto: auto, policy: s.current, done: make(chan struct{})}
 	p.Deadline, _ = ctx.Deadline()
 	if b, err := json.Marshal(params); err == nil {
 		p.Params = b

@@ -40,12 +40,12 @@ func waitingOf(t *testing.T, s *Session, kind string, n int) ([]*PendingRequest,
 // answered by the new policy when it no longer leaves them to one, and
 // only those.
 func TestPolicyChangeReleasesWaiting(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Elicitation = ElicitManual
-	s := connectDemo(t, cb)
+	policy := DefaultAnswerPolicy()
+	policy.Elicitation = ElicitManual
+	s := connectDemo(t, policy)
 	waiting, done := waitingOf(t, s, "elicitation", 4)
-	cb.SamplingManual = true // a change that still leaves elicitation to a person
-	s.SetAnswerPolicy(cb)
+	policy.SamplingManual = true // a change that still leaves elicitation to a person
+	s.SetAnswerPolicy(policy)
 	for _, p := range waiting {
 		select {
 		case <-p.Done():
@@ -53,8 +53,8 @@ func TestPolicyChangeReleasesWaiting(t *testing.T) {
 		default:
 		}
 	}
-	cb.Elicitation = ElicitDecline
-	s.SetAnswerPolicy(cb)
+	policy.Elicitation = ElicitDecline
+	s.SetAnswerPolicy(policy)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +68,10 @@ func TestPolicyChangeReleasesWaiting(t *testing.T) {
 // TestWithdrawAndAcceptDefault: a withdrawn request ends cancelled with
 // its reason; AcceptDefault answers as the accept policy would.
 func TestWithdrawAndAcceptDefault(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.SamplingManual = true
-	cb.RequestTimeout = time.Minute
-	s := connectDemo(t, cb)
+	policy := DefaultAnswerPolicy()
+	policy.SamplingManual = true
+	policy.RequestTimeout = time.Minute
+	s := connectDemo(t, policy)
 	waiting, done := waitingOf(t, s, "sampling", 2)
 	for _, p := range waiting {
 		if p.Deadline.IsZero() || time.Until(p.Deadline) < 50*time.Second || p.Since.IsZero() {

@@ -213,8 +213,8 @@ func (s *Session) fulfilOne(ctx context.Context, ir mcp.InputRequest) (mcp.Input
 		}
 		return s.createMessage(ctx, &mcp.CreateMessageRequest{Session: cs, Params: base})
 	case *mcp.ListRootsParams:
-		res, err := s.serve(ctx, "roots/list", p, func(_ context.Context, cb *AnswerPolicy, _ *request) (mcp.Result, error) {
-			return &mcp.ListRootsResult{Roots: rootsOf(cb.Roots)}, nil
+		res, err := s.serve(ctx, "roots/list", p, func(_ context.Context, policy *AnswerPolicy, _ *request) (mcp.Result, error) {
+			return &mcp.ListRootsResult{Roots: rootsOf(policy.Roots)}, nil
 		})
 		if err != nil {
 			return nil, err

@@ -89,8 +89,8 @@ func (rs *rawServer) answers(n int, d time.Duration) []map[string]json.RawMessag
 	return out
 }
 
-// connectRaw connects a session with cb to a rawServer over io pipes.
-func connectRaw(t *testing.T, cb AnswerPolicy) (*Session, *rawServer) {
+// connectRaw connects a session with policy to a rawServer over io pipes.
+func connectRaw(t *testing.T, policy AnswerPolicy) (*Session, *rawServer) {
 	t.Helper()
 	c2sR, c2sW := io.Pipe()
 	s2cR, s2cW := io.Pipe()
@@ -98,7 +98,7 @@ func connectRaw(t *testing.T, cb AnswerPolicy) (*Session, *rawServer) {
 	t.Cleanup(func() { c2sR.Close(); s2cW.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := connect(ctx, Target{}, cb, recorder.New(recorder.Meta{Title: t.Name()}), &mcp.IOTransport{Reader: s2cR, Writer: c2sW})
+	s, err := connect(ctx, Target{}, policy, recorder.New(recorder.Meta{Title: t.Name()}), &mcp.IOTransport{Reader: s2cR, Writer: c2sW})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -131,9 +131,9 @@ func protocolEvents(snap *recorder.Snapshot) []recorder.Event {
 // served as usual, the four others marked Duplicate and answered at once
 // with an Invalid Request error naming the reused id.
 func TestDuplicateRequestIDs(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Fixed, A: ms(300)}
-	s, rs := connectRaw(t, cb)
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Fixed, A: ms(300)}
+	s, rs := connectRaw(t, policy)
 	for range 5 {
 		rs.send(samplingLine(`"dup"`, "hi"))
 	}
@@ -324,9 +324,9 @@ func TestResponseToUnknownID(t *testing.T) {
 // TestHostileStdioServer runs the hostile server as a subprocess: the
 // session survives it and records everything it sent.
 func TestHostileStdioServer(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Fixed, A: ms(200)}
-	s := connectTarget(t, stdioTarget("hostile"), cb)
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Fixed, A: ms(200)}
+	s := connectTarget(t, stdioTarget("hostile"), policy)
 	done := func() bool {
 		n := 0
 		for _, sp := range spansOf(s.Recording().Snapshot(), "sampling/createMessage") {
@@ -451,9 +451,9 @@ func (rs *rawHTTPServer) answers(n int, d time.Duration) []map[string]json.RawMe
 // twice nor called a duplicate.
 func TestHostileHTTPServer(t *testing.T) {
 	rs, url := serveRawHTTP(t)
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Fixed, A: ms(600)}
-	s := connectTarget(t, Target{Transport: TransportHTTP, URL: url}, cb)
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Fixed, A: ms(600)}
+	s := connectTarget(t, Target{Transport: TransportHTTP, URL: url}, policy)
 	select {
 	case <-rs.streams:
 	case <-time.After(10 * time.Second):

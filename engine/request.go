@@ -42,8 +42,10 @@ type request struct {
 	holdsSlot bool             // its dispatch slot is given back by end
 }
 
-// newRequest begins the span of a request of method received at, as sp
-// describes it.
+// newRequest begins the span sp describes (its method, arrival time,
+// params and parent) for a request that arrives now: it takes the next
+// arrival numbers of the dispatch gate. wire says its answer is written
+// through the tap (see respond.go).
 func (s *Session) newRequest(sp recorder.Span, wire bool) *request {
 	seq, index := s.gate.arrive(sp.Method)
 	return s.beginRequest(sp, wire, seq, index)

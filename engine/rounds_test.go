@@ -34,9 +34,9 @@ func roundsArgs(n, rounds int, kind string) json.RawMessage {
 // each input request the child of the round that asked for it with its
 // key; and no round spans on a 2025-11-25 session.
 func TestRoundSpans(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Fixed, A: ms(30)}
-	s := connectTarget(t, Target{Protocol: "2026-07-28"}, cb)
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Fixed, A: ms(30)}
+	s := connectTarget(t, Target{Protocol: "2026-07-28"}, policy)
 	if res := run(t, s, Workload{Tool: "fanout", Args: roundsArgs(3, 2, "sampling")}); res.OK != 1 {
 		t.Fatalf("run %+v", res)
 	}
@@ -95,7 +95,7 @@ func TestRoundSpans(t *testing.T) {
 		}
 	}
 
-	old := connectTarget(t, Target{Protocol: "2025-11-25"}, cb)
+	old := connectTarget(t, Target{Protocol: "2025-11-25"}, policy)
 	run(t, old, Workload{Tool: "fanout", Args: roundsArgs(3, 2, "sampling")})
 	for _, sp := range old.Recording().Snapshot().Spans {
 		if sp.Kind == recorder.KindRound {
@@ -111,10 +111,10 @@ func TestInputRequestsServedInListedOrder(t *testing.T) {
 	const n = 7
 	for _, d := range []DispatchPolicy{{Mode: Serial}, {Mode: Bounded, Limit: 2}} {
 		t.Run(d.String(), func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
-			cb.Dispatch = d
-			cb.Latency = LatencyModel{Dist: Fixed, A: ms(15)}
-			s := connectTarget(t, Target{Protocol: "2026-07-28"}, cb)
+			policy := DefaultAnswerPolicy()
+			policy.Dispatch = d
+			policy.Latency = LatencyModel{Dist: Fixed, A: ms(15)}
+			s := connectTarget(t, Target{Protocol: "2026-07-28"}, policy)
 			if res := run(t, s, Workload{Tool: "fanout", Args: roundsArgs(n, 2, "sampling")}); res.OK != 1 {
 				t.Fatalf("run %+v", res)
 			}
@@ -145,9 +145,9 @@ func TestInputRequestsServedInListedOrder(t *testing.T) {
 // answered "cancel" and a failed sampling or roots request left out, so
 // that the server learns what happened and gives its own answer.
 func TestInputRequestFailureRetries(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.FailRate = 1
-	s := connectTarget(t, Target{Protocol: "2026-07-28"}, cb)
+	policy := DefaultAnswerPolicy()
+	policy.FailRate = 1
+	s := connectTarget(t, Target{Protocol: "2026-07-28"}, policy)
 	run(t, s, Workload{Tool: "fanout", Args: roundsArgs(3, 1, "mixed")})
 	snap := s.Recording().Snapshot()
 	call := spansOf(snap, "tools/call")[0]

@@ -28,8 +28,8 @@ func (s *Session) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler 
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "roots/list":
-			return s.serve(ctx, method, req.GetParams(), func(ctx context.Context, cb *AnswerPolicy, _ *request) (mcp.Result, error) {
-				return &mcp.ListRootsResult{Roots: rootsOf(cb.Roots)}, nil
+			return s.serve(ctx, method, req.GetParams(), func(ctx context.Context, policy *AnswerPolicy, _ *request) (mcp.Result, error) {
+				return &mcp.ListRootsResult{Roots: rootsOf(policy.Roots)}, nil
 			})
 		case "ping":
 			return s.serve(ctx, method, req.GetParams(), func(ctx context.Context, _ *AnswerPolicy, _ *request) (mcp.Result, error) {
@@ -46,7 +46,7 @@ func (s *Session) receivingMiddleware(next mcp.MethodHandler) mcp.MethodHandler 
 }
 
 // answerFunc builds the answer to one request once its latency has passed.
-type answerFunc func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Result, error)
+type answerFunc func(ctx context.Context, policy *AnswerPolicy, e *request) (mcp.Result, error)
 
 // serve runs one server request through the session: find or make the
 // request, wait for a dispatch slot (queued), wait its latency and build
@@ -55,7 +55,7 @@ type answerFunc func(ctx context.Context, cb *AnswerPolicy, e *request) (mcp.Res
 // wait at once.
 func (s *Session) serve(ctx context.Context, method string, params mcp.Params, answer answerFunc) (mcp.Result, error) {
 	entered := s.rec.Now()
-	cb := s.current()
+	policy := s.current()
 	r := s.requestFor(ctx, method, params, entered)
 	r.enter(entered)
 
@@ -66,40 +66,40 @@ func (s *Session) serve(ctx context.Context, method string, params mcp.Params, a
 	unhook := context.AfterFunc(s.life.ctx, func() { stopLife(context.Cause(s.life.ctx)) })
 	defer unhook()
 
-	if cb.RequestTimeout > 0 {
-		left := cb.RequestTimeout - (entered - r.received)
+	if policy.RequestTimeout > 0 {
+		left := policy.RequestTimeout - (entered - r.received)
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, max(left, 0), errRequestTimeout)
 		defer cancel()
 	}
 	if err := r.queue(ctx, entered); err != nil {
-		return nil, r.stopped(ctx, cb.RequestTimeout)
+		return nil, r.stopped(ctx, policy.RequestTimeout)
 	}
 
-	d := drawFor(&cb, method, r.index)
+	d := drawFor(&policy, method, r.index)
 	if d.latency > 0 {
 		t := time.NewTimer(d.latency)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return nil, r.stopped(ctx, cb.RequestTimeout)
+			return nil, r.stopped(ctx, policy.RequestTimeout)
 		}
 	}
 	if d.fail {
 		err := &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("fanout-inspector: injected failure (fail rate %g)", cb.FailRate)}
+			Message: fmt.Sprintf("fanout-inspector: injected failure (fail rate %g)", policy.FailRate)}
 		r.settle(recorder.StatusError, err.Message, nil)
 		return nil, err
 	}
-	res, err := answer(ctx, &cb, r)
+	res, err := answer(ctx, &policy, r)
 	if err != nil {
 		if w := (*withdrawn)(nil); errors.As(err, &w) { // first: its reason is the real one
 			r.settle(recorder.StatusCancelled, w.reason, nil)
 			return nil, w.rpc()
 		}
 		if ctx.Err() != nil {
-			return nil, r.stopped(ctx, cb.RequestTimeout)
+			return nil, r.stopped(ctx, policy.RequestTimeout)
 		}
 		r.settle(recorder.StatusError, err.Error(), nil)
 		return nil, err

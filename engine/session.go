@@ -63,24 +63,24 @@ type Session struct {
 
 // Connect connects to t, initializes the MCP session, and starts
 // recording into rec: rec's Meta gets the target, the negotiated protocol,
-// the server's name and version, and cb as JSON. Server requests are
-// answered with cb until [Session.SetAnswerPolicy] changes it.
-func Connect(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recording) (*Session, error) {
-	return connect(ctx, t, cb, rec, nil)
+// the server's name and version, and policy as JSON. Server requests are
+// answered with policy until [Session.SetAnswerPolicy] changes it.
+func Connect(ctx context.Context, t Target, policy AnswerPolicy, rec *recorder.Recording) (*Session, error) {
+	return connect(ctx, t, policy, rec, nil)
 }
 
 // connect is Connect over a given transport (tests) or, when inner is nil,
 // the target's.
-func connect(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recording, inner mcp.Transport) (*Session, error) {
-	return connectNamed(ctx, t, cb, rec, inner, fmt.Sprintf("s%d", sessionSeq.Add(1)))
+func connect(ctx context.Context, t Target, policy AnswerPolicy, rec *recorder.Recording, inner mcp.Transport) (*Session, error) {
+	return connectNamed(ctx, t, policy, rec, inner, fmt.Sprintf("s%d", sessionSeq.Add(1)))
 }
 
 // connectNamed is connect with the session's label in spans and events.
-func connectNamed(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.Recording, inner mcp.Transport, name string) (*Session, error) {
+func connectNamed(ctx context.Context, t Target, policy AnswerPolicy, rec *recorder.Recording, inner mcp.Transport, name string) (*Session, error) {
 	if rec == nil {
 		return nil, errors.New("connect: no recording to write into (pass recorder.New(...))")
 	}
-	if err := cb.Validate(); err != nil {
+	if err := policy.Validate(); err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	// Before anything is recorded: no secret of the target reaches the
@@ -112,7 +112,7 @@ func connectNamed(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.
 	timeout := time.AfterFunc(t.Limits.connectTimeout(), func() { s.life.stop(errConnectTimedOut) })
 	defer timeout.Stop()
 	ctx = s.life.ctx
-	s.setAnswerPolicy(cb)
+	s.setAnswerPolicy(policy)
 
 	transport, err := s.transport(ctx, inner)
 	if err != nil {
@@ -131,7 +131,7 @@ func connectNamed(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.
 		// The session runs the multi-round-trip loop itself (see callRounds).
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	s.client.AddRoots(rootsOf(cb.Roots)...) // so that changing them notifies the server
+	s.client.AddRoots(rootsOf(policy.Roots)...) // so that changing them notifies the server
 	s.client.AddSendingMiddleware(s.sendingMiddleware)
 	s.client.AddReceivingMiddleware(s.receivingMiddleware)
 
@@ -155,7 +155,7 @@ func connectNamed(ctx context.Context, t Target, cb AnswerPolicy, rec *recorder.
 	}
 	s.cs = cs
 	s.info = serverInfo(cs.InitializeResult())
-	config, _ := json.Marshal(cb)
+	config, _ := json.Marshal(policy)
 	rec.SetMeta(func(m *recorder.Meta) {
 		m.Target = t.String()
 		m.Protocol = s.info.Protocol

@@ -43,9 +43,9 @@ func cancellingServer() *mcp.Server {
 // waiting at once and is recorded as cancelled, with the cancellation
 // event pointing at it.
 func TestServerCancels(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Fixed, A: 10 * time.Second}
-	s := connectServer(t, cancellingServer(), cb)
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Fixed, A: 10 * time.Second}
+	s := connectServer(t, cancellingServer(), policy)
 	start := time.Now()
 	run(t, s, Workload{Tool: "ask", Args: json.RawMessage(`{"ms":150}`)})
 	if el := time.Since(start); el > 3*time.Second {
@@ -88,17 +88,17 @@ func TestRequestTimeoutAndFailRate(t *testing.T) {
 		status recorder.Status
 		errHas string
 	}{
-		{"timeout", func(cb *AnswerPolicy) {
-			cb.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
-			cb.RequestTimeout = ms(200)
+		{"timeout", func(policy *AnswerPolicy) {
+			policy.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
+			policy.RequestTimeout = ms(200)
 		}, recorder.StatusTimeout, "request timeout"},
-		{"fail rate 1", func(cb *AnswerPolicy) { cb.FailRate = 1 }, recorder.StatusError, "injected failure"},
+		{"fail rate 1", func(policy *AnswerPolicy) { policy.FailRate = 1 }, recorder.StatusError, "injected failure"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
-			tt.change(&cb)
-			s := connectDemo(t, cb)
+			policy := DefaultAnswerPolicy()
+			tt.change(&policy)
+			s := connectDemo(t, policy)
 			start := time.Now()
 			res, err := s.Run(context.Background(), Workload{Tool: "fanout", Args: fanoutArgs(4, "sampling")}, nil)
 			if err != nil {
@@ -156,9 +156,9 @@ func TestParentLinking(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Who}}}, nil, nil
 		})
-		cb := DefaultAnswerPolicy()
-		cb.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
-		s := connectServer(t, srv, cb)
+		policy := DefaultAnswerPolicy()
+		policy.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
+		s := connectServer(t, srv, policy)
 		var wg sync.WaitGroup
 		for _, who := range []string{"alice", "bob", "carol"} {
 			wg.Add(1)
@@ -201,17 +201,17 @@ func TestParentLinking(t *testing.T) {
 	})
 }
 
-// TestSetAnswerPolicyLive checks that new callbacks apply to the next
+// TestSetAnswerPolicyLive checks that a new answer policy applies to the next
 // request without reconnecting.
 func TestSetAnswerPolicyLive(t *testing.T) {
 	s := connectDemo(t, DefaultAnswerPolicy())
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
-	cb := s.AnswerPolicy()
-	cb.Dispatch = DispatchPolicy{Mode: Serial}
-	cb.Latency = LatencyModel{Dist: Fixed, A: ms(200)}
-	cb.SamplingReply = "custom {{.Index}} to {{.LastUserMessage}}"
-	cb.Roots = []string{"file:///work", "file:///data"}
-	s.SetAnswerPolicy(cb)
+	policy := s.AnswerPolicy()
+	policy.Dispatch = DispatchPolicy{Mode: Serial}
+	policy.Latency = LatencyModel{Dist: Fixed, A: ms(200)}
+	policy.SamplingReply = "custom {{.Index}} to {{.LastUserMessage}}"
+	policy.Roots = []string{"file:///work", "file:///data"}
+	s.SetAnswerPolicy(policy)
 	mark := s.Recording().Now()
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "roots")})
@@ -253,10 +253,10 @@ func TestSetAnswerPolicyLive(t *testing.T) {
 // TestManualAnswers checks that a request answered by a person waits for
 // the answer, and that the wait is serving time.
 func TestManualAnswers(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.SamplingManual = true
-	cb.Elicitation = ElicitManual
-	s := connectDemo(t, cb)
+	policy := DefaultAnswerPolicy()
+	policy.SamplingManual = true
+	policy.Elicitation = ElicitManual
+	s := connectDemo(t, policy)
 	var mu sync.Mutex
 	var seen []*PendingRequest
 	s.SetManualHandler(func(p *PendingRequest) {
@@ -321,9 +321,9 @@ func TestElicitationAndRootsModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode)+" "+tt.kind, func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
-			cb.Elicitation = tt.mode
-			s := connectDemo(t, cb)
+			policy := DefaultAnswerPolicy()
+			policy.Elicitation = tt.mode
+			s := connectDemo(t, policy)
 			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(2, tt.kind)})
 			spans := spansOf(s.Recording().Snapshot(), tt.method)
 			if len(spans) != 2 {
@@ -346,11 +346,11 @@ func TestElicitationAndRootsModes(t *testing.T) {
 func TestMultiRoundTrip(t *testing.T) {
 	for _, kind := range []string{"sampling", "elicitation", "roots"} {
 		t.Run(kind, func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
-			cb.Dispatch = DispatchPolicy{Mode: Serial}
-			cb.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
-			cb.Roots = []string{"file:///mrtr"}
-			s := connectTarget(t, Target{Protocol: "2026-07-28"}, cb)
+			policy := DefaultAnswerPolicy()
+			policy.Dispatch = DispatchPolicy{Mode: Serial}
+			policy.Latency = LatencyModel{Dist: Fixed, A: ms(100)}
+			policy.Roots = []string{"file:///mrtr"}
+			s := connectTarget(t, Target{Protocol: "2026-07-28"}, policy)
 			if s.Info().Protocol != "2026-07-28" {
 				t.Fatalf("negotiated %s, want 2026-07-28", s.Info().Protocol)
 			}
@@ -412,19 +412,19 @@ func TestConnectionLostMidServe(t *testing.T) {
 		{"server exits", "fanout-exit", nil, exited},
 		{"server exits, a helper keeps its stderr open", "fanout-exit-helper", nil, exited},
 		{"server writes garbage and exits slowly", "garbage-mid", nil, []string{"not JSON-RPC", "logs to stderr"}},
-		{"server exits, requests queued", "fanout-exit", func(cb *AnswerPolicy) { cb.Dispatch = DispatchPolicy{Mode: Serial} }, exited},
-		{"server exits, requests withheld", "fanout-exit", func(cb *AnswerPolicy) { cb.Dispatch = DispatchPolicy{Mode: Inline} }, exited},
-		{"server exits, a person never answers", "fanout-exit", func(cb *AnswerPolicy) { cb.SamplingManual, cb.Latency = true, LatencyModel{} }, exited},
+		{"server exits, requests queued", "fanout-exit", func(policy *AnswerPolicy) { policy.Dispatch = DispatchPolicy{Mode: Serial} }, exited},
+		{"server exits, requests withheld", "fanout-exit", func(policy *AnswerPolicy) { policy.Dispatch = DispatchPolicy{Mode: Inline} }, exited},
+		{"server exits, a person never answers", "fanout-exit", func(policy *AnswerPolicy) { policy.SamplingManual, policy.Latency = true, LatencyModel{} }, exited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			const latency = 5 * time.Second
-			cb := DefaultAnswerPolicy()
-			cb.Latency = LatencyModel{Dist: Fixed, A: latency}
+			policy := DefaultAnswerPolicy()
+			policy.Latency = LatencyModel{Dist: Fixed, A: latency}
 			if tt.setup != nil {
-				tt.setup(&cb)
+				tt.setup(&policy)
 			}
-			s := connectTarget(t, stdioTarget(tt.mode), cb)
+			s := connectTarget(t, stdioTarget(tt.mode), policy)
 			pending := make(chan *PendingRequest, 5)
 			s.SetManualHandler(func(p *PendingRequest) { pending <- p })
 			_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
@@ -488,7 +488,7 @@ func TestConnectionLostMidServe(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Errorf("Close after loss: %v", err)
 			}
-			if cb.SamplingManual && len(pending) != 5 {
+			if policy.SamplingManual && len(pending) != 5 {
 				t.Errorf("%d requests reached the person, want 5", len(pending))
 			}
 			for len(pending) > 0 {
@@ -591,10 +591,10 @@ func TestBadTargets(t *testing.T) {
 			}
 		})
 	}
-	t.Run("bad callbacks", func(t *testing.T) {
-		cb := DefaultAnswerPolicy()
-		cb.SamplingReply = "{{.Nope"
-		_, err := Connect(context.Background(), Target{}, cb, recorder.New(recorder.Meta{}))
+	t.Run("bad policy", func(t *testing.T) {
+		policy := DefaultAnswerPolicy()
+		policy.SamplingReply = "{{.Nope"
+		_, err := Connect(context.Background(), Target{}, policy, recorder.New(recorder.Meta{}))
 		if err == nil || !strings.Contains(err.Error(), "template") {
 			t.Errorf("error %v, want a template error", err)
 		}
@@ -689,12 +689,12 @@ func TestProgressLogsAndCallTimeout(t *testing.T) {
 // (on the real clock a loaded machine's timers fire tens of ms late, and
 // not by the same amount twice).
 func TestSeededRunsRepeat(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Seed = 42
-	cb.Latency = LatencyModel{Dist: Uniform, A: ms(50), B: ms(600)}
+	policy := DefaultAnswerPolicy()
+	policy.Seed = 42
+	policy.Latency = LatencyModel{Dist: Uniform, A: ms(50), B: ms(600)}
 	serveTimes := func() (d []time.Duration, replies []string) {
 		synctest.Test(t, func(t *testing.T) {
-			s := connectDemo(t, cb)
+			s := connectDemo(t, policy)
 			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
 			// Arrival order is the order the spans were begun in (by ID).
 			for _, sp := range spansOf(s.Recording().Snapshot(), "sampling/createMessage") {
@@ -714,7 +714,7 @@ func TestSeededRunsRepeat(t *testing.T) {
 	}
 	distinct := map[time.Duration]bool{}
 	for i := range a {
-		drawn := drawFor(&cb, "sampling/createMessage", int64(i+1)).latency
+		drawn := drawFor(&policy, "sampling/createMessage", int64(i+1)).latency
 		distinct[drawn] = true
 		if a[i] != drawn || b[i] != drawn {
 			t.Errorf("request %d served %v then %v with the same seed; the seed drew %v for it", i+1, a[i], b[i], drawn)
@@ -742,9 +742,9 @@ func TestServerPing(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil, nil
 	})
-	cb := DefaultAnswerPolicy()
-	cb.MethodLatency = map[string]LatencyModel{"ping": {Dist: Fixed, A: ms(150)}}
-	s := connectServer(t, srv, cb)
+	policy := DefaultAnswerPolicy()
+	policy.MethodLatency = map[string]LatencyModel{"ping": {Dist: Fixed, A: ms(150)}}
+	s := connectServer(t, srv, policy)
 	if res := run(t, s, Workload{Tool: "ping"}); res.OK != 1 {
 		t.Fatalf("run %+v", res)
 	}
@@ -757,9 +757,9 @@ func TestServerPing(t *testing.T) {
 // TestManualWithoutHandler checks that a manual request nobody can answer
 // fails at once with a message saying so.
 func TestManualWithoutHandler(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.SamplingManual = true
-	s := connectDemo(t, cb)
+	policy := DefaultAnswerPolicy()
+	policy.SamplingManual = true
+	s := connectDemo(t, policy)
 	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
 	spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
 	if len(spans) != 1 || spans[0].Status != recorder.StatusError || !strings.Contains(spans[0].Error, "nobody is attached") {
@@ -770,9 +770,9 @@ func TestManualWithoutHandler(t *testing.T) {
 // TestCloseEndsWaits checks that Close does not wait for latencies or
 // for a person: pending requests end as aborted at once.
 func TestCloseEndsWaits(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Fixed, A: 30 * time.Second}
-	s := connectDemo(t, cb)
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Fixed, A: 30 * time.Second}
+	s := connectDemo(t, policy)
 	go s.Run(context.Background(), Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")}, nil)
 	if !waitFor(5*time.Second, func() bool { return len(spansOf(s.Recording().Snapshot(), "sampling/createMessage")) == 3 }) {
 		t.Fatal("requests never arrived")
@@ -799,9 +799,9 @@ func TestCloseEndsWaits(t *testing.T) {
 // TestStdioGarbageMidSession checks that non-JSON output in the middle of
 // a session ends it with an error that says what went wrong.
 func TestStdioGarbageMidSession(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
-	s := connectTarget(t, stdioTarget("garbage-later"), cb)
+	policy := DefaultAnswerPolicy()
+	policy.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
+	s := connectTarget(t, stdioTarget("garbage-later"), policy)
 	_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "not JSON-RPC") {
 		t.Fatalf("Run error %v, want one saying the server wrote something that is not JSON-RPC", err)
@@ -866,10 +866,10 @@ func TestToolsChanged(t *testing.T) {
 // the schema, or an answer of the wrong kind) shows as an error, as the
 // server saw it.
 func TestAnswersTheSDKRefuses(t *testing.T) {
-	cb := DefaultAnswerPolicy()
-	cb.Elicitation = ElicitManual
-	cb.SamplingManual = true
-	s := connectDemo(t, cb)
+	policy := DefaultAnswerPolicy()
+	policy.Elicitation = ElicitManual
+	policy.SamplingManual = true
+	s := connectDemo(t, policy)
 	s.SetManualHandler(func(p *PendingRequest) {
 		if p.Method == "elicitation/create" {
 			p.Accept(map[string]any{"color": "purple"}) // not in the enum, required name missing
@@ -915,9 +915,9 @@ func TestMultiRoundTripRounds(t *testing.T) {
 	if _, err := srv.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	cb := DefaultAnswerPolicy()
-	cb.SamplingReply = "re: {{.LastUserMessage}}"
-	s, err := connect(ctx, Target{Protocol: "2026-07-28"}, cb, recorder.New(recorder.Meta{}), ct)
+	policy := DefaultAnswerPolicy()
+	policy.SamplingReply = "re: {{.LastUserMessage}}"
+	s, err := connect(ctx, Target{Protocol: "2026-07-28"}, policy, recorder.New(recorder.Meta{}), ct)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -991,10 +991,10 @@ func TestManualRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+" "+tt.how, func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
-			cb.SamplingManual = true
-			cb.Elicitation = ElicitManual
-			s := connectServer(t, askingServer(tt.kind), cb)
+			policy := DefaultAnswerPolicy()
+			policy.SamplingManual = true
+			policy.Elicitation = ElicitManual
+			s := connectServer(t, askingServer(tt.kind), policy)
 			s.SetManualHandler(func(p *PendingRequest) {
 				if tt.how == "decline" {
 					p.Decline()
@@ -1046,10 +1046,10 @@ func TestCancelledWhileQueuedWasNeverServed(t *testing.T) {
 		<-first
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	})
-	cb := DefaultAnswerPolicy()
-	cb.Dispatch = DispatchPolicy{Mode: Serial}
-	cb.Latency = LatencyModel{Dist: Fixed, A: 600 * time.Millisecond}
-	s := connectServer(t, srv, cb)
+	policy := DefaultAnswerPolicy()
+	policy.Dispatch = DispatchPolicy{Mode: Serial}
+	policy.Latency = LatencyModel{Dist: Fixed, A: 600 * time.Millisecond}
+	s := connectServer(t, srv, policy)
 	run(t, s, Workload{Tool: "two"})
 	var spans []*recorder.Span
 	if !waitFor(2*time.Second, func() bool {

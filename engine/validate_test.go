@@ -7,7 +7,7 @@ import (
 )
 
 // TestValidateCatchesWhatWouldFailMidRun checks that Validate refuses, before
-// any request arrives, callbacks that would only fail once a request is
+// any request arrives, answer policies that would only fail once a request is
 // served: a reply template naming a field a sampling request does not have
 // (it parses, and fails only when executed), and a fail rate that is not a
 // number.
@@ -17,17 +17,17 @@ func TestValidateCatchesWhatWouldFailMidRun(t *testing.T) {
 		edit func(*AnswerPolicy)
 		want string
 	}{
-		{"unknown template field", func(cb *AnswerPolicy) { cb.SamplingReply = "hi {{.Nope}}" }, "can't evaluate field Nope"},
-		{"field of a field", func(cb *AnswerPolicy) { cb.SamplingReply = "{{.Index.X}}" }, "can't evaluate field X"},
-		{"undefined template", func(cb *AnswerPolicy) { cb.SamplingReply = `{{template "x"}}` }, `template "x" not defined`},
-		{"fail rate NaN", func(cb *AnswerPolicy) { cb.FailRate = math.NaN() }, "fail rate NaN"},
-		{"fail rate above 1", func(cb *AnswerPolicy) { cb.FailRate = 1.5 }, "between 0 and 1"},
+		{"unknown template field", func(policy *AnswerPolicy) { policy.SamplingReply = "hi {{.Nope}}" }, "can't evaluate field Nope"},
+		{"field of a field", func(policy *AnswerPolicy) { policy.SamplingReply = "{{.Index.X}}" }, "can't evaluate field X"},
+		{"undefined template", func(policy *AnswerPolicy) { policy.SamplingReply = `{{template "x"}}` }, `template "x" not defined`},
+		{"fail rate NaN", func(policy *AnswerPolicy) { policy.FailRate = math.NaN() }, "fail rate NaN"},
+		{"fail rate above 1", func(policy *AnswerPolicy) { policy.FailRate = 1.5 }, "between 0 and 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
-			tc.edit(&cb)
-			err := cb.Validate()
+			policy := DefaultAnswerPolicy()
+			tc.edit(&policy)
+			err := policy.Validate()
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -40,9 +40,9 @@ func TestValidateCatchesWhatWouldFailMidRun(t *testing.T) {
 		})
 	}
 	for _, ok := range []string{"reply {{.Index}}", "{{.Model}}: {{.LastUserMessage}}", "plain"} {
-		cb := DefaultAnswerPolicy()
-		cb.SamplingReply = ok
-		if err := cb.Validate(); err != nil {
+		policy := DefaultAnswerPolicy()
+		policy.SamplingReply = ok
+		if err := policy.Validate(); err != nil {
 			t.Errorf("template %q refused: %v", ok, err)
 		}
 	}

@@ -86,11 +86,11 @@ func TestVerdictTable(t *testing.T) {
 // fanoutSummary runs one fan-out of n sampling requests on s under the
 // given dispatch and latency, and returns the summary and snapshot of
 // that run alone.
-func fanoutSummary(t *testing.T, s *Session, policy DispatchPolicy, model LatencyModel, n int) (recorder.Summary, *recorder.Snapshot) {
+func fanoutSummary(t *testing.T, s *Session, dispatch DispatchPolicy, model LatencyModel, n int) (recorder.Summary, *recorder.Snapshot) {
 	t.Helper()
-	cb := DefaultAnswerPolicy()
-	cb.Dispatch, cb.Latency = policy, model
-	s.SetAnswerPolicy(cb)
+	policy := DefaultAnswerPolicy()
+	policy.Dispatch, policy.Latency = dispatch, model
+	s.SetAnswerPolicy(policy)
 	before := s.Recording().Snapshot()
 	var last recorder.SpanID
 	for _, sp := range before.Spans {
@@ -194,10 +194,10 @@ func tsStdioTarget(t *testing.T) Target {
 func TestSlotHandOverIsOneInstant(t *testing.T) {
 	for _, protocol := range []string{"", "2026-07-28"} {
 		t.Run("protocol "+protocol, func(t *testing.T) {
-			cb := DefaultAnswerPolicy()
-			cb.Dispatch = DispatchPolicy{Mode: Serial}
-			cb.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Millisecond}
-			s := connectTarget(t, Target{Protocol: protocol}, cb)
+			policy := DefaultAnswerPolicy()
+			policy.Dispatch = DispatchPolicy{Mode: Serial}
+			policy.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Millisecond}
+			s := connectTarget(t, Target{Protocol: protocol}, policy)
 			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
 			spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
 			if len(spans) != 5 {

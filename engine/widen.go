@@ -6,14 +6,14 @@ import (
 	"sync"
 )
 
-// Widen connects n-1 more sessions to t beside first, answering with cb
+// Widen connects n-1 more sessions to t beside first, answering with policy
 // and recording into first's recording, and returns the group of all n
 // with first at its head: the app's way to run a load over several
 // sessions on the connection it already has. The caller closes the
 // extra sessions (Sessions()[1:]) when the run is over; first stays as
 // it was. When one cannot connect, the others it opened are closed and
 // its error is returned.
-func Widen(ctx context.Context, first *Session, t Target, cb AnswerPolicy, n int) (*Group, error) {
+func Widen(ctx context.Context, first *Session, t Target, policy AnswerPolicy, n int) (*Group, error) {
 	if first == nil {
 		return nil, fmt.Errorf("connect: no session to widen: connect first")
 	}
@@ -28,7 +28,7 @@ func Widen(ctx context.Context, first *Session, t Target, cb AnswerPolicy, n int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g.sessions[i], errs[i] = connect(ctx, t, cb, first.rec, nil)
+			g.sessions[i], errs[i] = connect(ctx, t, policy, first.rec, nil)
 		}()
 	}
 	wg.Wait()

@@ -13,7 +13,7 @@ import (
 )
 
 // Bridge is the small, widget-free layer between the window and the
-// engine: it connects and disconnects, keeps the callbacks, runs and stops
+// engine: it connects and disconnects, keeps the answer policy, runs and stops
 // workloads, and journals each connection's recording. Its methods are
 // safe from any goroutine; the On… hooks are called from engine
 // goroutines (never the main one), so a hook that touches widgets must
@@ -51,7 +51,7 @@ type Bridge struct {
 
 	mu     sync.Mutex
 	target engine.Target
-	cb     engine.AnswerPolicy
+	policy engine.AnswerPolicy
 	sess   *engine.Session
 	// extra are the sessions a run over several opened beside sess, while
 	// it lasts.
@@ -97,9 +97,9 @@ func (b *Bridge) onSession(s *engine.Session, err error) {
 	}
 }
 
-// NewBridge returns a disconnected bridge with the given callbacks.
-func NewBridge(cb engine.AnswerPolicy) *Bridge {
-	return &Bridge{cb: cb, JournalDir: recorder.DefaultJournalDir(), MaxSpans: recorder.DefaultMaxSpans}
+// NewBridge returns a disconnected bridge with the given answer policy.
+func NewBridge(policy engine.AnswerPolicy) *Bridge {
+	return &Bridge{policy: policy, JournalDir: recorder.DefaultJournalDir(), MaxSpans: recorder.DefaultMaxSpans}
 }
 
 // ErrNotConnected is returned by [Bridge.Run] without a connection.
@@ -118,7 +118,7 @@ var ErrConnectionEnded = errors.New("the connection ended")
 var ErrRunning = errors.New("a run is already going on: stop it first")
 
 // Connect closes any previous connection, then connects to t with the
-// bridge's callbacks, recording into a new [recorder.Recording]. It
+// bridge's answer policy, recording into a new [recorder.Recording]. It
 // blocks until the server answered initialize (or ctx ends): call it from
 // a goroutine.
 func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session, error) {
@@ -126,7 +126,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	b.mu.Lock()
-	cb := b.cb
+	policy := b.policy
 	b.gen++
 	gen := b.gen
 	b.abandon = cancel
@@ -145,7 +145,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.Connect(ctx, t, cb)
+	s, err := c.Connect(ctx, t, policy)
 	if err != nil {
 		c.Close()
 		if b.replaced(gen) {
@@ -251,26 +251,26 @@ func (b *Bridge) JournalPath() string {
 	return b.capture.JournalPath()
 }
 
-// Callbacks returns the callbacks the next connection starts with.
-func (b *Bridge) Callbacks() engine.AnswerPolicy {
+// Policy returns the answer policy the next connection starts with.
+func (b *Bridge) Policy() engine.AnswerPolicy {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.cb
+	return b.policy
 }
 
-// SetCallbacks keeps cb for later connections and applies it to the
+// SetPolicy keeps policy for later connections and applies it to the
 // current one: the change applies to the next request.
-func (b *Bridge) SetCallbacks(cb engine.AnswerPolicy) {
+func (b *Bridge) SetPolicy(policy engine.AnswerPolicy) {
 	b.mu.Lock()
-	b.cb = cb
+	b.policy = policy
 	s := b.sess
 	extra := b.extra
 	b.mu.Unlock()
 	if s != nil {
-		s.SetAnswerPolicy(cb)
+		s.SetAnswerPolicy(policy)
 	}
 	for _, e := range extra {
-		e.SetAnswerPolicy(cb)
+		e.SetAnswerPolicy(policy)
 	}
 }
 
@@ -289,7 +289,7 @@ func (b *Bridge) Run(w engine.Workload) error { return b.RunOn(w, 1) }
 // RunOn is [Bridge.Run] over n sessions: the current one and n-1 more
 // connections to the same server, opened for the run (a server process
 // each over stdio) and closed after it, recording into the same
-// recording and answering under the same callbacks.
+// recording and answering under the same answer policy.
 func (b *Bridge) RunOn(w engine.Workload, n int) error {
 	if n < 1 || n > MaxSessions {
 		return fmt.Errorf("sessions: want 1 to %d, not %d", MaxSessions, n)
@@ -351,22 +351,22 @@ func (b *Bridge) RunOn(w engine.Workload, n int) error {
 const MaxSessions = 100
 
 // runWide opens n-1 more sessions beside s, runs w over all n and closes
-// the extra ones. While they live, a change of callbacks reaches them too.
+// the extra ones. While they live, a change of answer policy reaches them too.
 func (b *Bridge) runWide(ctx context.Context, s *engine.Session, w engine.Workload, n int, progress func(engine.Progress)) (engine.RunResult, error) {
 	b.mu.Lock()
-	t, cb := b.target, b.cb
+	t, policy := b.target, b.policy
 	b.mu.Unlock()
-	g, err := engine.Widen(ctx, s, t, cb, n)
+	g, err := engine.Widen(ctx, s, t, policy, n)
 	if err != nil {
 		return engine.RunResult{}, fmt.Errorf("opening %d more sessions for the run: %w", n-1, err)
 	}
 	extra := g.Sessions()[1:]
 	b.mu.Lock()
 	b.extra = extra
-	cb = b.cb // a change made while they connected
+	policy = b.policy // a change made while they connected
 	b.mu.Unlock()
 	for _, e := range extra {
-		e.SetAnswerPolicy(cb)
+		e.SetAnswerPolicy(policy)
 		if f := b.OnLog; f != nil {
 			e.OnLog(func(ev recorder.Event) { b.hook(func() { f(ev) }) })
 		}

@@ -31,11 +31,11 @@ func TestBridge(t *testing.T) {
 	if _, err := b.Connect(ctx, engine.Target{}); err != nil {
 		t.Fatal(err)
 	}
-	cb := b.Callbacks()
-	cb.Dispatch = engine.DispatchPolicy{Mode: engine.Serial}
-	b.SetCallbacks(cb)
+	policy := b.Policy()
+	policy.Dispatch = engine.DispatchPolicy{Mode: engine.Serial}
+	b.SetPolicy(policy)
 	if got := b.Session().AnswerPolicy().Dispatch.Mode; got != engine.Serial {
-		t.Errorf("SetCallbacks did not reach the session: %v", got)
+		t.Errorf("SetPolicy did not reach the session: %v", got)
 	}
 	if err := b.Run(engine.Workload{Tool: "slow", Args: []byte(`{"ms":10000,"steps":2}`)}); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/fanout-inspector/inspector/engine"
 )
 
-// The sources of sampling answers the callbacks panel offers.
+// The sources of sampling answers the policy panel offers.
 const (
 	samplingFromReply    = "reply template"
 	samplingFromEndpoint = "model endpoint"
@@ -48,7 +48,7 @@ func newEndpointInputs(changed func()) *EndpointInputs {
 	return in
 }
 
-// formItems are the inputs' rows of the callbacks form.
+// formItems are the inputs' rows of the policy panel's form.
 func (in *EndpointInputs) formItems() []*widget.FormItem {
 	url := widget.NewFormItem("Endpoint", in.URL)
 	url.HintText = "base URL; /chat/completions is appended"

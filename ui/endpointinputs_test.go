@@ -17,12 +17,12 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// TestCallbacksPanelSamplingEndpoint: choosing "model endpoint" and
+// TestPolicyPanelSamplingEndpoint: choosing "model endpoint" and
 // filling in a local chat-completions API makes the session answer
 // sampling from it, with the key taken from the variable named (the
 // policy holds the name, never the key); an empty URL is a problem shown
 // in the panel; choosing the reply template again stops using it.
-func TestCallbacksPanelSamplingEndpoint(t *testing.T) {
+func TestPolicyPanelSamplingEndpoint(t *testing.T) {
 	const key = "sk-ui-test-31415926"
 	t.Setenv("UI_TEST_MODEL_KEY", key)
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +44,7 @@ func TestCallbacksPanelSamplingEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	p := NewCallbacksPanel(s.AnswerPolicy())
+	p := NewPolicyPanel(s.AnswerPolicy())
 	p.OnChanged = s.SetAnswerPolicy
 	w := test.NewWindow(p)
 	defer w.Close()

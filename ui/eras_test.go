@@ -45,11 +45,11 @@ func TestTimelineRoundDetails(t *testing.T) {
 	}
 }
 
-func TestCallbacksInlineDispatch(t *testing.T) {
+func TestPolicyInlineDispatch(t *testing.T) {
 	test.NewTempApp(t)
-	p := NewCallbacksPanel(engine.DefaultAnswerPolicy())
+	p := NewPolicyPanel(engine.DefaultAnswerPolicy())
 	var got []engine.AnswerPolicy
-	p.OnChanged = func(cb engine.AnswerPolicy) { got = append(got, cb) }
+	p.OnChanged = func(policy engine.AnswerPolicy) { got = append(got, policy) }
 	w := test.NewTempWindow(t, p)
 	w.Resize(fyne.NewSize(500, 900))
 	if !slices.Contains(p.Dispatch.Options, "inline") {

@@ -17,9 +17,9 @@ import (
 // Run, and the dispatch toggle next to Run sets the Callbacks panel.
 func TestFirstRunOpensWhereRunIs(t *testing.T) {
 	loop := newMainLoop(t)
-	cb := engine.DefaultAnswerPolicy()
-	cb.Latency = FirstRunLatency
-	m := openMainWindow(t, loop, Options{Callbacks: cb})
+	policy := engine.DefaultAnswerPolicy()
+	policy.Latency = FirstRunLatency
+	m := openMainWindow(t, loop, Options{Policy: policy})
 
 	if got := m.Tabs.Selected().Text; got != "Workload" {
 		t.Errorf("the window opens on the %q tab, want Workload (where Run is)", got)
@@ -27,7 +27,7 @@ func TestFirstRunOpensWhereRunIs(t *testing.T) {
 	if sc, ok := m.Tabs.Selected().Content.(*container.Scroll); !ok || sc.Content != m.Workload {
 		t.Errorf("the tab the window opens on does not hold the Workload panel and its Run button")
 	}
-	if got := m.Callbacks.Latency.A.Text; got != "500ms" {
+	if got := m.Policy.Latency.A.Text; got != "500ms" {
 		t.Errorf("latency field %q, want 500ms", got)
 	}
 	if got := m.Workload.Answering.Text; !strings.Contains(got, "after 500ms, at once") {
@@ -37,13 +37,13 @@ func TestFirstRunOpensWhereRunIs(t *testing.T) {
 		t.Errorf("dispatch toggle %q, want concurrent", got)
 	}
 	m.Workload.Dispatch.SetSelected("serial") // one click
-	if got := m.Callbacks.Dispatch.Selected; got != "serial" {
+	if got := m.Policy.Dispatch.Selected; got != "serial" {
 		t.Errorf("Callbacks dispatch %q after choosing serial next to Run", got)
 	}
 	if got := m.Workload.Answering.Text; !strings.Contains(got, "one at a time") {
 		t.Errorf("line next to Run %q after choosing serial", got)
 	}
-	m.Callbacks.Dispatch.SetSelected("bounded")
+	m.Policy.Dispatch.SetSelected("bounded")
 	if got := m.Workload.Dispatch.Selected; got != "" {
 		t.Errorf("dispatch toggle %q while Callbacks says bounded, want neither", got)
 	}
@@ -57,12 +57,12 @@ func TestFirstRunOpensWhereRunIs(t *testing.T) {
 // serial run takes several times as long.
 func TestSerialConcurrentOneClickApart(t *testing.T) {
 	loop := newMainLoop(t)
-	cb := engine.DefaultAnswerPolicy()
+	policy := engine.DefaultAnswerPolicy()
 	// 300 ms, not less: the elapsed times are seen through the UI loop, whose
 	// delays on a loaded machine (a few hundred ms) must stay small beside
 	// the five latencies of the serial run.
-	cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
-	m := openMainWindow(t, loop, Options{Callbacks: cb, Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}})
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
+	m := openMainWindow(t, loop, Options{Policy: policy, Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}})
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
 

@@ -21,8 +21,8 @@ const maxHistory = 50
 // history keeps it: what was run, how the server's requests were
 // answered, how it went, and the run's part of the recording.
 type RunRecord struct {
-	Workload  engine.Workload
-	Callbacks engine.AnswerPolicy
+	Workload engine.Workload
+	Policy   engine.AnswerPolicy
 	// Sessions is how many sessions the calls were spread over (1: the
 	// connection alone).
 	Sessions int
@@ -105,7 +105,7 @@ func (r RunRecord) summary() string {
 	}
 	return fmt.Sprintf("%s  %s %s%s\n%s, %s · %s · %s · %s",
 		r.When.Format("15:04:05"), r.Workload.Tool, args, calls,
-		dispatchText(r.Callbacks.Dispatch), latencyText(r.Callbacks.Latency),
+		dispatchText(r.Policy.Dispatch), latencyText(r.Policy.Latency),
 		outcome, verdict, r.Elapsed.Round(time.Millisecond))
 }
 
@@ -316,8 +316,8 @@ func (p *WorkloadPanel) runAgain(r RunRecord) {
 		p.ShowProblem("A run is already going on: stop it first, then run again.")
 		return
 	}
-	if p.OnCallbacks != nil {
-		p.OnCallbacks(r.Callbacks)
+	if p.OnPolicy != nil {
+		p.OnPolicy(r.Policy)
 	}
 	p.SetWorkload(r.Workload)
 	p.SetSessions(r.Sessions)
@@ -328,16 +328,16 @@ func (p *WorkloadPanel) runAgain(r RunRecord) {
 	p.run()
 }
 
-// RunStarted tells the panel a run of w began, answering with cb and
+// RunStarted tells the panel a run of w began, answering with policy and
 // recording into rec (nil: none), so that when it ends the panel can
 // show its last call's result and add it to the history.
-func (p *WorkloadPanel) RunStarted(w engine.Workload, cb engine.AnswerPolicy, rec *recorder.Recording) {
+func (p *WorkloadPanel) RunStarted(w engine.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
 	n, _ := p.SessionCount()
-	p.current = RunRecord{Workload: w, Callbacks: cb, When: time.Now(), Sessions: max(n, 1)}
+	p.current = RunRecord{Workload: w, Policy: policy, When: time.Now(), Sessions: max(n, 1)}
 	p.rec = rec
 	p.runNo = 0
 	if rec != nil { // the run is a segment of the recording from now
-		p.runNo = rec.BeginRun(w.Tool, dispatchText(cb.Dispatch))
+		p.runNo = rec.BeginRun(w.Tool, dispatchText(policy.Dispatch))
 	}
 }
 

@@ -42,7 +42,7 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 
 	// 1. echo: its result shows, pretty-printed, and Copy copies it.
 	m.Workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"hello from the test"}`)})
-	m.Callbacks.Dispatch.SetSelected("serial")
+	m.Policy.Dispatch.SetSelected("serial")
 	runOnce("the echo run")
 	res := m.Workload.ResultText()
 	if !strings.Contains(res, "hello from the test") || !strings.HasPrefix(res, "hello from the test\n") || !strings.Contains(res, "structuredContent:\n{\n  \"text\"") {
@@ -96,7 +96,7 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	// 3. Run again on the echo row, after changing the form and the
 	// dispatch: it runs echo again, serial, with its arguments.
 	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":2}`)})
-	m.Callbacks.Dispatch.SetSelected("concurrent")
+	m.Policy.Dispatch.SetSelected("concurrent")
 	test.Tap(h[1].RunAgain)
 	if !m.Workload.Running() {
 		t.Fatalf("Run again did not start a run: %s", m.Workload.problem.Text)
@@ -106,12 +106,12 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	})
 	again := m.Workload.History()[0]
 	if again.Run.Workload.Tool != "echo" || string(again.Run.Workload.Args) != `{"text":"hello from the test"}` ||
-		again.Run.Callbacks.Dispatch.Mode != engine.Serial {
+		again.Run.Policy.Dispatch.Mode != engine.Serial {
 		t.Errorf("Run again ran %s %s under %v, want echo with its arguments, serial",
-			again.Run.Workload.Tool, again.Run.Workload.Args, again.Run.Callbacks.Dispatch)
+			again.Run.Workload.Tool, again.Run.Workload.Args, again.Run.Policy.Dispatch)
 	}
-	if m.Bridge.Callbacks().Dispatch.Mode != engine.Serial || m.Workload.Dispatch.Selected != "serial" {
-		t.Errorf("after Run again the session answers %v and the toggle says %q, want serial", m.Bridge.Callbacks().Dispatch, m.Workload.Dispatch.Selected)
+	if m.Bridge.Policy().Dispatch.Mode != engine.Serial || m.Workload.Dispatch.Selected != "serial" {
+		t.Errorf("after Run again the session answers %v and the toggle says %q, want serial", m.Bridge.Policy().Dispatch, m.Workload.Dispatch.Selected)
 	}
 	if !strings.Contains(m.Workload.ResultText(), "hello from the test") {
 		t.Errorf("after Run again the result area shows %q", m.Workload.ResultText())

@@ -22,9 +22,9 @@ func queueOf16(t *testing.T, kind string) (*mainLoop, *MainWindow) {
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
 	if kind == "elicitation" {
-		m.Callbacks.Elicitation.SetSelected("manual")
+		m.Policy.Elicitation.SetSelected("manual")
 	} else {
-		test.Tap(m.Callbacks.SamplingManual)
+		test.Tap(m.Policy.SamplingManual)
 	}
 	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":16,"kind":"` + kind + `"}`)})
 	test.Tap(m.Workload.RunButton)
@@ -125,7 +125,7 @@ func TestManualQueueStop(t *testing.T) {
 func TestManualQueuePolicyChange(t *testing.T) {
 	t.Run("elicitation accept", func(t *testing.T) {
 		loop, m := queueOf16(t, "elicitation")
-		m.Callbacks.Elicitation.SetSelected("accept")
+		m.Policy.Elicitation.SetSelected("accept")
 		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.Manual.Pending()) == 0 })
 		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
 		for _, s := range spansOf(m, recorder.KindElicitation) {
@@ -136,7 +136,7 @@ func TestManualQueuePolicyChange(t *testing.T) {
 	})
 	t.Run("sampling automatic", func(t *testing.T) {
 		loop, m := queueOf16(t, "sampling")
-		test.Tap(m.Callbacks.SamplingManual) // untick: answer sampling automatically
+		test.Tap(m.Policy.SamplingManual) // untick: answer sampling automatically
 		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.Manual.Pending()) == 0 })
 		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
 		for _, s := range spansOf(m, recorder.KindSampling) {
@@ -158,8 +158,8 @@ func TestManualFormInlineValidation(t *testing.T) {
 	m.Window.Resize(fyne.NewSize(1024, 700))
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	m.Callbacks.Elicitation.SetSelected("manual")
-	typeInto(m.Callbacks.Timeout, "30s")
+	m.Policy.Elicitation.SetSelected("manual")
+	typeInto(m.Policy.Timeout, "30s")
 	// The split gives the left column at least the room its panels ask
 	// for: a form that asks for more widens it and squeezes the timeline.
 	leftBefore := m.Manual.MinSize().Width

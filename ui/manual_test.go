@@ -25,10 +25,10 @@ func TestManualAnswers(t *testing.T) {
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
 
-	m.Callbacks.Elicitation.SetSelected("manual")
-	test.Tap(m.Callbacks.SamplingManual)
+	m.Policy.Elicitation.SetSelected("manual")
+	test.Tap(m.Policy.SamplingManual)
 	if got := m.Bridge.Session().AnswerPolicy(); got.Elicitation != engine.ElicitManual || !got.SamplingManual {
-		t.Fatalf("session callbacks after choosing manual: %+v", got)
+		t.Fatalf("session answer policy after choosing manual: %+v", got)
 	}
 
 	run := func(kind string, n int) {

@@ -52,19 +52,19 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 	}
 
 	// the client: five sampling requests answered one at a time
-	cb := engine.DefaultAnswerPolicy()
+	policy := engine.DefaultAnswerPolicy()
 	var err error
-	if cb.Dispatch, err = engine.ParseDispatch("serial"); err != nil {
+	if policy.Dispatch, err = engine.ParseDispatch("serial"); err != nil {
 		t.Fatal(err)
 	}
-	if cb.Latency, err = engine.ParseLatency("60ms"); err != nil {
+	if policy.Latency, err = engine.ParseLatency("60ms"); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportHTTP, URL: url}, cb, recorder.New(recorder.Meta{}))
+		s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportHTTP, URL: url}, policy, recorder.New(recorder.Meta{}))
 		if err != nil {
 			done <- err
 			return

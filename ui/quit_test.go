@@ -49,10 +49,10 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			loop := newMainLoop(t)
 			journals := t.TempDir()
-			cb := engine.DefaultAnswerPolicy()
-			cb.Latency.A = 150 * time.Millisecond
+			policy := engine.DefaultAnswerPolicy()
+			policy.Latency.A = 150 * time.Millisecond
 			m := openMainWindow(t, loop, Options{
-				JournalDir: &journals, Version: "test", Callbacks: cb,
+				JournalDir: &journals, Version: "test", Policy: policy,
 				Connect: true, AutoRun: true,
 				Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":4,"kind":"sampling"}`), Calls: 40, Concurrency: 2},
 			})

@@ -20,9 +20,9 @@ import (
 // run labels the panes by run and aligns them at their first tool call.
 func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	loop := newMainLoop(t)
-	cb := engine.DefaultAnswerPolicy()
-	cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
-	m := openMainWindow(t, loop, Options{Callbacks: cb})
+	policy := engine.DefaultAnswerPolicy()
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
+	m := openMainWindow(t, loop, Options{Policy: policy})
 	m.Window.Resize(fyne.NewSize(1400, 900))
 	m.Connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
@@ -31,7 +31,7 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 		t.Helper()
 		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.Workload.Running() })
 		m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
-		m.Callbacks.Dispatch.SetSelected(dispatch)
+		m.Policy.Dispatch.SetSelected(dispatch)
 		m.Run()
 		if !m.Workload.Running() {
 			t.Fatalf("the %s run did not start: %s", dispatch, m.Workload.problem.Text)

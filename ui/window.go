@@ -24,9 +24,9 @@ const connectTimeout = 30 * time.Second
 type Options struct {
 	// Target is the server to connect to; the zero value is the demo server.
 	Target engine.Target
-	// Callbacks answer the server's requests; use [engine.DefaultAnswerPolicy]
+	// Policy answers the server's requests; use [engine.DefaultAnswerPolicy]
 	// when there is nothing better.
-	Callbacks engine.AnswerPolicy
+	Policy engine.AnswerPolicy
 	// Workload presets the Workload panel (its tool is chosen once the
 	// server lists it).
 	Workload engine.Workload
@@ -79,7 +79,7 @@ type MainWindow struct {
 
 	// The panels and the timeline; Tabs holds the panels.
 	Connection *ConnectionPanel
-	Callbacks  *CallbacksPanel
+	Policy     *PolicyPanel
 	Workload   *WorkloadPanel
 	Manual     *ManualPanel
 	Log        *LogView
@@ -112,7 +112,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		w.SetIcon(opts.Icon)
 	}
 	m.Errors = NewErrorReporter(w)
-	m.Bridge = NewBridge(opts.Callbacks)
+	m.Bridge = NewBridge(opts.Policy)
 	m.Bridge.Inspector = opts.Version
 	m.Bridge.OnRecording = opts.OnRecording
 	if opts.JournalDir != nil {
@@ -125,7 +125,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	}
 	m.Settings = OpenSettings(settings, a.Preferences()) // Fyne's preferences held them before
 	m.Connection = NewConnectionPanel(opts.Target, m.Settings)
-	m.Callbacks = NewCallbacksPanel(opts.Callbacks)
+	m.Policy = NewPolicyPanel(opts.Policy)
 	m.Workload = NewWorkloadPanel()
 	m.Workload.SetWorkload(opts.Workload)
 	m.Workload.SetSessions(opts.Sessions)
@@ -142,17 +142,17 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	workloadTab := container.NewTabItem("Workload", workloadScroll)
 	m.Tabs = container.NewAppTabs(
 		container.NewTabItem("Server", container.NewScroll(m.Connection)), // the connection; short so all five tabs fit,
-		container.NewTabItem("Callbacks", container.NewScroll(m.Callbacks)),
+		container.NewTabItem("Callbacks", container.NewScroll(m.Policy)),
 		workloadTab,
 		m.manualTab,
 		container.NewTabItem("Log", m.Log),
 	)
 	m.Tabs.Select(workloadTab) // open where Run is: the first thing to do is run
-	m.Workload.ShowCallbacks(opts.Callbacks)
+	m.Workload.ShowPolicy(opts.Policy)
 	// the panels, the timeline and its details side by side: the sides
 	// fold, and give up their room first when the window is narrow
 	panelsWidth := func() float32 { // what the panels would like
-		return max(m.Connection.MinSize().Width, m.Callbacks.MinSize().Width, m.Workload.MinSize().Width, m.Manual.MinSize().Width)
+		return max(m.Connection.MinSize().Width, m.Policy.MinSize().Width, m.Workload.MinSize().Width, m.Manual.MinSize().Width)
 	}
 	m.panes = newSidePanes(m.Tabs, panelsWidth, m.Timeline, m.Timeline.detachDetails())
 	w.SetContent(m.panes)
@@ -172,16 +172,16 @@ func (m *MainWindow) wire() {
 		m.Errors.Show("Starting the proxy", m.StartProxy(listen, upstream))
 	}
 	m.Connection.OnStopProxy = m.StopProxy
-	m.Callbacks.OnChanged = func(cb engine.AnswerPolicy) {
-		m.Bridge.SetCallbacks(cb)
-		m.Workload.ShowCallbacks(cb)
+	m.Policy.OnChanged = func(policy engine.AnswerPolicy) {
+		m.Bridge.SetPolicy(policy)
+		m.Workload.ShowPolicy(policy)
 	}
-	m.Workload.OnDispatch = func(mode string) { m.Callbacks.Dispatch.SetSelected(mode) }
+	m.Workload.OnDispatch = func(mode string) { m.Policy.Dispatch.SetSelected(mode) }
 	m.Workload.OnRun = func(engine.Workload) { m.Run() }
 	m.Workload.OnStop = m.Stop
-	m.Workload.OnCallbacks = func(cb engine.AnswerPolicy) {
-		m.Callbacks.SetCallbacks(cb)
-		m.Callbacks.OnChanged(cb)
+	m.Workload.OnPolicy = func(policy engine.AnswerPolicy) {
+		m.Policy.SetPolicy(policy)
+		m.Policy.OnChanged(policy)
 	}
 	m.Workload.OnCompare = m.setCompare
 	m.Workload.OnRefresh = func() {
@@ -358,8 +358,8 @@ func (m *MainWindow) Run() {
 	}
 	w, err := m.Workload.Workload()
 	if err == nil {
-		n, _ := m.Workload.SessionCount()                      // checked by Workload()
-		m.Workload.RunStarted(w, m.Bridge.Callbacks(), m.live) // before its first call: opens the run's segment
+		n, _ := m.Workload.SessionCount()                   // checked by Workload()
+		m.Workload.RunStarted(w, m.Bridge.Policy(), m.live) // before its first call: opens the run's segment
 		if err = m.Bridge.RunOn(w, n); err != nil {
 			m.Workload.RunNotStarted() // closes it
 		}
@@ -403,7 +403,7 @@ func (m *MainWindow) runDone(res engine.RunResult, err error) {
 	m.stopping = false
 	if again := m.opts.AutoRunAgain; again != "" && m.autoRan && !m.ranAgain {
 		m.ranAgain = true
-		m.Callbacks.Dispatch.SetSelected(again)
+		m.Policy.Dispatch.SetSelected(again)
 		m.Run()
 	}
 }

@@ -126,8 +126,8 @@ func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 		file := filepath.Join(t.TempDir(), "settings.json")
 		opts.SettingsFile = &file
 	}
-	if opts.Callbacks.Dispatch.Mode == "" {
-		opts.Callbacks = engine.DefaultAnswerPolicy()
+	if opts.Policy.Dispatch.Mode == "" {
+		opts.Policy = engine.DefaultAnswerPolicy()
 	}
 	m := NewMainWindow(loop, opts)
 	t.Cleanup(func() {
@@ -150,7 +150,7 @@ func typeInto(e interface {
 	test.Type(e, text)
 }
 
-func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
+func TestPolicyPanelChangesTheSessionsPolicy(t *testing.T) {
 	newMainLoop(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -160,7 +160,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 	}
 	defer s.Close()
 
-	p := NewCallbacksPanel(s.AnswerPolicy())
+	p := NewPolicyPanel(s.AnswerPolicy())
 	p.OnChanged = s.SetAnswerPolicy
 	w := test.NewWindow(p)
 	defer w.Close()
@@ -170,21 +170,21 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 		do    func()
 		check func(engine.AnswerPolicy) string
 	}{
-		{"serial dispatch", func() { p.Dispatch.SetSelected("serial") }, func(cb engine.AnswerPolicy) string {
-			if cb.Dispatch.Mode != engine.Serial {
-				return "dispatch " + cb.Dispatch.String()
+		{"serial dispatch", func() { p.Dispatch.SetSelected("serial") }, func(policy engine.AnswerPolicy) string {
+			if policy.Dispatch.Mode != engine.Serial {
+				return "dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
-		{"fixed latency 300 ms", func() { typeInto(p.Latency.A, "300ms") }, func(cb engine.AnswerPolicy) string {
-			if cb.Latency.Dist != engine.Fixed || cb.Latency.A != 300*time.Millisecond || cb.Dispatch.Mode != engine.Serial {
-				return "latency " + cb.Latency.String() + ", dispatch " + cb.Dispatch.String()
+		{"fixed latency 300 ms", func() { typeInto(p.Latency.A, "300ms") }, func(policy engine.AnswerPolicy) string {
+			if policy.Latency.Dist != engine.Fixed || policy.Latency.A != 300*time.Millisecond || policy.Dispatch.Mode != engine.Serial {
+				return "latency " + policy.Latency.String() + ", dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
-		{"bounded 3", func() { p.Dispatch.SetSelected("bounded"); typeInto(p.Slots, "3") }, func(cb engine.AnswerPolicy) string {
-			if cb.Dispatch.String() != "bounded:3" {
-				return "dispatch " + cb.Dispatch.String()
+		{"bounded 3", func() { p.Dispatch.SetSelected("bounded"); typeInto(p.Slots, "3") }, func(policy engine.AnswerPolicy) string {
+			if policy.Dispatch.String() != "bounded:3" {
+				return "dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
@@ -193,8 +193,8 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 			in.Dist.SetSelected("uniform")
 			typeInto(in.A, "100ms")
 			typeInto(in.B, "200")
-		}, func(cb engine.AnswerPolicy) string {
-			if m := cb.MethodLatency["sampling/createMessage"]; m.Dist != engine.Uniform || m.A != 100*time.Millisecond || m.B != 200*time.Millisecond {
+		}, func(policy engine.AnswerPolicy) string {
+			if m := policy.MethodLatency["sampling/createMessage"]; m.Dist != engine.Uniform || m.A != 100*time.Millisecond || m.B != 200*time.Millisecond {
 				return "sampling latency " + m.String()
 			}
 			return ""
@@ -204,15 +204,15 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 			typeInto(p.FailRate, "10%")
 			typeInto(p.Timeout, "5s")
 			typeInto(p.Roots, "file:///a\nfile:///b")
-		}, func(cb engine.AnswerPolicy) string {
-			if cb.Elicitation != engine.ElicitManual || cb.FailRate != 0.1 || cb.RequestTimeout != 5*time.Second || strings.Join(cb.Roots, " ") != "file:///a file:///b" {
-				return "got elicitation " + string(cb.Elicitation) + ", roots " + strings.Join(cb.Roots, " ")
+		}, func(policy engine.AnswerPolicy) string {
+			if policy.Elicitation != engine.ElicitManual || policy.FailRate != 0.1 || policy.RequestTimeout != 5*time.Second || strings.Join(policy.Roots, " ") != "file:///a file:///b" {
+				return "got elicitation " + string(policy.Elicitation) + ", roots " + strings.Join(policy.Roots, " ")
 			}
 			return ""
 		}},
-		{"invalid latency keeps the last valid callbacks", func() { test.Type(p.Latency.A, " soon") }, func(cb engine.AnswerPolicy) string {
-			if cb.Latency.A != 300*time.Millisecond {
-				return "latency changed to " + cb.Latency.String()
+		{"invalid latency keeps the last valid policy", func() { test.Type(p.Latency.A, " soon") }, func(policy engine.AnswerPolicy) string {
+			if policy.Latency.A != 300*time.Millisecond {
+				return "latency changed to " + policy.Latency.String()
 			}
 			if !strings.Contains(p.Problem(), "not a duration") {
 				return "problem shown: " + p.Problem()
@@ -224,7 +224,7 @@ func TestCallbacksPanelChangesTheSessionsPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.do()
 			if msg := tt.check(s.AnswerPolicy()); msg != "" {
-				t.Errorf("session callbacks: %s", msg)
+				t.Errorf("session answer policy: %s", msg)
 			}
 		})
 	}
@@ -251,10 +251,10 @@ func TestMainWindowEndToEnd(t *testing.T) {
 		t.Errorf("window title %q does not name the target", m.Window.Title())
 	}
 
-	m.Callbacks.Dispatch.SetSelected("serial")
-	typeInto(m.Callbacks.Latency.A, "300ms")
-	if cb := m.Bridge.Session().AnswerPolicy(); cb.Dispatch.Mode != engine.Serial || cb.Latency.A != 300*time.Millisecond {
-		t.Fatalf("after choosing serial and 300ms the session has %v, %v", cb.Dispatch, cb.Latency)
+	m.Policy.Dispatch.SetSelected("serial")
+	typeInto(m.Policy.Latency.A, "300ms")
+	if policy := m.Bridge.Session().AnswerPolicy(); policy.Dispatch.Mode != engine.Serial || policy.Latency.A != 300*time.Millisecond {
+		t.Fatalf("after choosing serial and 300ms the session has %v, %v", policy.Dispatch, policy.Latency)
 	}
 
 	m.Workload.Tool.SetSelected("fanout")
@@ -316,7 +316,7 @@ func TestMainWindowEndToEnd(t *testing.T) {
 		t.Errorf("4 serial requests of 300 ms took %v, want at least 1.2 s", serial.Total())
 	}
 
-	m.Callbacks.Dispatch.SetSelected("concurrent")
+	m.Policy.Dispatch.SetSelected("concurrent")
 	concurrent := run(2, 4)
 	if concurrent.Total()*2 > serial.Total() {
 		t.Errorf("concurrent run took %v, serial %v: want concurrent well under half", concurrent.Total(), serial.Total())
@@ -590,9 +590,9 @@ func TestDisconnectWhileConnecting(t *testing.T) {
 // ended, the run ends, and the panel offers Connect again.
 func TestConnectionLostMidRun(t *testing.T) {
 	loop := newMainLoop(t)
-	cb := engine.DefaultAnswerPolicy()
-	cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 2 * time.Second}
-	m := openMainWindow(t, loop, Options{Callbacks: cb})
+	policy := engine.DefaultAnswerPolicy()
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 2 * time.Second}
+	m := openMainWindow(t, loop, Options{Policy: policy})
 	target := engine.Target{Transport: engine.TransportStdio, Command: os.Args[0],
 		Env: []string{"UI_TEST_DEMO_STDIO=1", "UI_TEST_DEMO_EXIT_AFTER=1500ms"}}
 	m.Connect(target)

@@ -40,9 +40,9 @@ type WorkloadPanel struct {
 	// OnDispatch is called when the person picks a dispatch mode with
 	// the toggle next to Run.
 	OnDispatch func(mode string)
-	// OnCallbacks is called by a history row's Run again with the
+	// OnPolicy is called by a history row's Run again with the
 	// answering the run had, before it runs.
-	OnCallbacks func(engine.AnswerPolicy)
+	OnPolicy func(engine.AnswerPolicy)
 	// OnCompare is called by a history row's Compare with that run's
 	// spans, offsets counted from its start.
 	OnCompare func(*recorder.Snapshot)
@@ -84,7 +84,7 @@ type WorkloadPanel struct {
 	args        map[string]json.RawMessage // last arguments per tool, kept across tool switches
 	want        engine.Workload            // preset to apply once its tool is listed
 	running     bool
-	showing     bool // ShowCallbacks is setting the toggle: do not report
+	showing     bool // ShowPolicy is setting the toggle: do not report
 	started     time.Time
 	last        engine.Progress
 	ticker      mainTicker // moves the elapsed time while a run goes on
@@ -273,12 +273,12 @@ func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
 	}
 }
 
-// ShowCallbacks shows how cb answers the server's requests: the dispatch
+// ShowPolicy shows how policy answers the server's requests: the dispatch
 // toggle and the line under it. It does not call OnDispatch.
-func (p *WorkloadPanel) ShowCallbacks(cb engine.AnswerPolicy) {
+func (p *WorkloadPanel) ShowPolicy(policy engine.AnswerPolicy) {
 	p.showing = true
 	defer func() { p.showing = false }()
-	mode := cb.Dispatch.Mode
+	mode := policy.Dispatch.Mode
 	if mode == "" {
 		mode = engine.Concurrent
 	}
@@ -292,11 +292,11 @@ func (p *WorkloadPanel) ShowCallbacks(cb engine.AnswerPolicy) {
 	case engine.Serial:
 		how = "one at a time"
 	case engine.Bounded:
-		how = fmt.Sprintf("at most %d at once", cb.Dispatch.Limit)
+		how = fmt.Sprintf("at most %d at once", policy.Dispatch.Limit)
 	case engine.Inline:
 		how = "inline (the client reads nothing else while it serves one)"
 	}
-	p.Answering.SetText(fmt.Sprintf("The server's requests are answered after %s, %s. Change it in Callbacks.", latencyText(cb.Latency), how))
+	p.Answering.SetText(fmt.Sprintf("The server's requests are answered after %s, %s. Change it in Callbacks.", latencyText(policy.Latency), how))
 }
 
 // latencyText says a latency model in a few words.

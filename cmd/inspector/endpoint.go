@@ -11,15 +11,15 @@ import (
 // endpointFlags defines on fs the flags of sampling mode "endpoint"
 // (--sampling-endpoint, --sampling-model, --sampling-key-env,
 // --sampling-timeout). Call the returned function after fs.Parse: it
-// puts them into cb, or says which flag is wrong.
-func endpointFlags(fs *flag.FlagSet) func(cb *engine.AnswerPolicy) error {
+// puts them into the answer policy, or says which flag is wrong.
+func endpointFlags(fs *flag.FlagSet) func(policy *engine.AnswerPolicy) error {
 	var (
 		endpoint = fs.String("sampling-endpoint", "", "answer sampling requests with a model behind an OpenAI-compatible chat-completions API at `URL` (its base, as in http://127.0.0.1:11434/v1; /chat/completions is appended unless given)")
 		model    = fs.String("sampling-model", "", "the `NAME` of the model: asked of --sampling-endpoint (default: the request's first modelPreferences hint), or put in the answers of --sampling-reply (default "+engine.DefaultAnswerPolicy().SamplingModel+")")
 		keyEnv   = fs.String("sampling-key-env", engine.DefaultEndpointKeyEnv, "the environment `VARIABLE` holding --sampling-endpoint's API key, sent as a bearer token and never recorded ('' or an empty variable: no key)")
 		timeout  = fs.Duration("sampling-timeout", engine.DefaultEndpointTimeout, "give up on a call to --sampling-endpoint after `D`, answering the request with an error")
 	)
-	return func(cb *engine.AnswerPolicy) error {
+	return func(policy *engine.AnswerPolicy) error {
 		url := strings.TrimSpace(*endpoint)
 		if url == "" {
 			if flagWasSet(fs, "sampling-endpoint") {
@@ -31,7 +31,7 @@ func endpointFlags(fs *flag.FlagSet) func(cb *engine.AnswerPolicy) error {
 				}
 			}
 			if m := strings.TrimSpace(*model); m != "" {
-				cb.SamplingModel = m
+				policy.SamplingModel = m
 			}
 			return nil
 		}
@@ -44,11 +44,11 @@ func endpointFlags(fs *flag.FlagSet) func(cb *engine.AnswerPolicy) error {
 		if flagWasSet(fs, "sampling-reply") {
 			return fmt.Errorf("--sampling-reply and --sampling-endpoint: choose one way to answer sampling")
 		}
-		cb.SamplingEndpoint = engine.SamplingEndpoint{URL: url, Model: strings.TrimSpace(*model), KeyEnv: strings.TrimSpace(*keyEnv), Timeout: *timeout}
-		if cb.SamplingEndpoint.Model != "" {
-			cb.SamplingModel = cb.SamplingEndpoint.Model
+		policy.SamplingEndpoint = engine.SamplingEndpoint{URL: url, Model: strings.TrimSpace(*model), KeyEnv: strings.TrimSpace(*keyEnv), Timeout: *timeout}
+		if policy.SamplingEndpoint.Model != "" {
+			policy.SamplingModel = policy.SamplingEndpoint.Model
 		}
-		if err := cb.Validate(); err != nil {
+		if err := policy.Validate(); err != nil {
 			return fmt.Errorf("--sampling-endpoint: %w", err)
 		}
 		return nil

@@ -19,19 +19,19 @@ import (
 // TestEndpointFlags: the endpoint flags fill the policy, and wrong ones
 // are usage errors that say what to give.
 func TestEndpointFlags(t *testing.T) {
-	_, cb, err := parseConn(t, "--sampling-endpoint", "http://127.0.0.1:8080/v1", "--sampling-model", "llama3",
+	_, policy, err := parseConn(t, "--sampling-endpoint", "http://127.0.0.1:8080/v1", "--sampling-model", "llama3",
 		"--sampling-key-env", "MY_KEY", "--sampling-timeout", "5s")
 	want := engine.SamplingEndpoint{URL: "http://127.0.0.1:8080/v1", Model: "llama3", KeyEnv: "MY_KEY", Timeout: 5 * time.Second}
-	if err != nil || cb.SamplingEndpoint != want || cb.SamplingModel != "llama3" {
-		t.Errorf("endpoint flags: %+v, %v; want %+v", cb.SamplingEndpoint, err, want)
+	if err != nil || policy.SamplingEndpoint != want || policy.SamplingModel != "llama3" {
+		t.Errorf("endpoint flags: %+v, %v; want %+v", policy.SamplingEndpoint, err, want)
 	}
-	_, cb, err = parseConn(t, "--sampling-endpoint", "http://127.0.0.1:8080/v1")
-	if err != nil || cb.SamplingEndpoint.KeyEnv != "OPENAI_API_KEY" || cb.SamplingEndpoint.Timeout != time.Minute || cb.SamplingEndpoint.Model != "" {
-		t.Errorf("endpoint defaults: %+v, %v; want key from OPENAI_API_KEY, 1m timeout, model from the request", cb.SamplingEndpoint, err)
+	_, policy, err = parseConn(t, "--sampling-endpoint", "http://127.0.0.1:8080/v1")
+	if err != nil || policy.SamplingEndpoint.KeyEnv != "OPENAI_API_KEY" || policy.SamplingEndpoint.Timeout != time.Minute || policy.SamplingEndpoint.Model != "" {
+		t.Errorf("endpoint defaults: %+v, %v; want key from OPENAI_API_KEY, 1m timeout, model from the request", policy.SamplingEndpoint, err)
 	}
-	_, cb, err = parseConn(t, "--sampling-model", "named")
-	if err != nil || cb.SamplingModel != "named" || cb.SamplingEndpoint.Enabled() {
-		t.Errorf("--sampling-model alone: %+v, %v; want the model of the template answers", cb, err)
+	_, policy, err = parseConn(t, "--sampling-model", "named")
+	if err != nil || policy.SamplingModel != "named" || policy.SamplingEndpoint.Enabled() {
+		t.Errorf("--sampling-model alone: %+v, %v; want the model of the template answers", policy, err)
 	}
 	for _, tc := range []struct {
 		args []string

@@ -177,15 +177,15 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 			return t, def, fmt.Errorf("--protocol %q: want latest or one of %s", p, strings.Join(mcp.SupportedProtocolVersions(), ", "))
 		}
 
-		cb := def
+		policy := def
 		var err error
-		if cb.Dispatch, err = engine.ParseDispatch(*dispatch); err != nil {
+		if policy.Dispatch, err = engine.ParseDispatch(*dispatch); err != nil {
 			return t, def, fmt.Errorf("--dispatch: %w", err)
 		}
-		if cb.Dispatch.Mode == engine.Inline && (t.Transport == engine.TransportHTTP || t.Transport == engine.TransportSSE) {
+		if policy.Dispatch.Mode == engine.Inline && (t.Transport == engine.TransportHTTP || t.Transport == engine.TransportSSE) {
 			return t, def, fmt.Errorf("--dispatch: %w", engine.ErrInlineOverHTTP)
 		}
-		if cb.Latency, err = engine.ParseLatency(*latency); err != nil {
+		if policy.Latency, err = engine.ParseLatency(*latency); err != nil {
 			return t, def, fmt.Errorf("--latency: %w", err)
 		}
 		for _, ml := range []struct{ flag, spec, method string }{
@@ -200,25 +200,25 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 			if err != nil {
 				return t, def, fmt.Errorf("%s: %w", ml.flag, err)
 			}
-			if cb.MethodLatency == nil {
-				cb.MethodLatency = map[string]engine.LatencyModel{}
+			if policy.MethodLatency == nil {
+				policy.MethodLatency = map[string]engine.LatencyModel{}
 			}
-			cb.MethodLatency[ml.method] = m
+			policy.MethodLatency[ml.method] = m
 		}
-		cb.Seed = *seed
+		policy.Seed = *seed
 		probe := def
 		probe.SamplingReply = *reply
 		if err := probe.Validate(); err != nil { // parses and renders it for a sample request
 			return t, def, fmt.Errorf("--sampling-reply %q: %v", *reply, err)
 		}
-		cb.SamplingReply = *reply
+		policy.SamplingReply = *reply
 		switch m := engine.ElicitationMode(strings.TrimSpace(*elicit)); m {
 		case engine.ElicitAccept, engine.ElicitDecline, engine.ElicitCancel, engine.ElicitManual:
-			cb.Elicitation = m
+			policy.Elicitation = m
 		default:
 			return t, def, fmt.Errorf("--elicitation %q: want accept, decline, cancel or manual (manual: you answer each one in the GUI)", *elicit)
 		}
-		cb.Roots = nil
+		policy.Roots = nil
 		for _, r := range strings.Split(*roots, ",") {
 			r = strings.TrimSpace(r)
 			if r == "" {
@@ -227,23 +227,23 @@ func parseConnectionFlags(fs *flag.FlagSet) func() (engine.Target, engine.Answer
 			if u, err := url.Parse(r); err != nil || u.Scheme == "" {
 				return t, def, fmt.Errorf("--roots: %q is not a URI like file:///home/me/project", r)
 			}
-			cb.Roots = append(cb.Roots, r)
+			policy.Roots = append(policy.Roots, r)
 		}
 		if !(*failRate >= 0 && *failRate <= 1) { // NaN too
 			return t, def, fmt.Errorf("--fail-rate %s: want a fraction between 0 and 1, as in 0.1", strconv.FormatFloat(*failRate, 'g', -1, 64))
 		}
-		cb.FailRate = *failRate
+		policy.FailRate = *failRate
 		if *reqTimeout < 0 {
 			return t, def, fmt.Errorf("--request-timeout %v: must not be negative", *reqTimeout)
 		}
-		cb.RequestTimeout = time.Duration(*reqTimeout)
-		if err := setEndpoint(&cb); err != nil {
+		policy.RequestTimeout = time.Duration(*reqTimeout)
+		if err := setEndpoint(&policy); err != nil {
 			return t, def, err
 		}
-		if err := cb.Validate(); err != nil {
+		if err := policy.Validate(); err != nil {
 			return t, def, err
 		}
-		return t, cb, nil
+		return t, policy, nil
 	}
 }
 

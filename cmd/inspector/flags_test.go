@@ -30,7 +30,7 @@ func TestParseConnectionFlags(t *testing.T) {
 		target engine.Target
 		check  func(engine.AnswerPolicy) bool
 	}{
-		{nil, engine.Target{Transport: engine.TransportDemo}, func(cb engine.AnswerPolicy) bool { return reflect.DeepEqual(cb, def) }},
+		{nil, engine.Target{Transport: engine.TransportDemo}, func(policy engine.AnswerPolicy) bool { return reflect.DeepEqual(policy, def) }},
 		{[]string{"--stdio", `node "my server.js" --x`, "--env", "A=1", "--env", "B=x=y"},
 			engine.Target{Transport: engine.TransportStdio, Command: `node "my server.js" --x`, Env: []string{"A=1", "B=x=y"}}, nil},
 		{[]string{"--url", "https://h/mcp", "--header", "Authorization: Bearer abc", "--protocol", "latest"},
@@ -42,17 +42,17 @@ func TestParseConnectionFlags(t *testing.T) {
 		{[]string{"--sse", "http://h/sse", "--protocol", "2025-06-18"}, engine.Target{Transport: engine.TransportSSE, URL: "http://h/sse", Protocol: "2025-06-18"}, nil},
 		{[]string{"--dispatch", "bounded:3", "--latency", "uniform:1ms-2ms", "--sampling-latency", "exp:5ms", "--seed", "7",
 			"--elicitation", "decline", "--roots", "file:///a, file:///b", "--fail-rate", "0.5", "--request-timeout", "2s", "--sampling-reply", "hi {{.Index}}"},
-			engine.Target{Transport: engine.TransportDemo}, func(cb engine.AnswerPolicy) bool {
-				return cb.Dispatch == engine.DispatchPolicy{Mode: engine.Bounded, Limit: 3} &&
-					cb.Latency == engine.LatencyModel{Dist: engine.Uniform, A: time.Millisecond, B: 2 * time.Millisecond} &&
-					cb.MethodLatency["sampling/createMessage"] == engine.LatencyModel{Dist: engine.Exponential, A: 5 * time.Millisecond} &&
-					cb.Seed == 7 && cb.Elicitation == engine.ElicitDecline && reflect.DeepEqual(cb.Roots, []string{"file:///a", "file:///b"}) &&
-					cb.FailRate == 0.5 && cb.RequestTimeout == 2*time.Second && cb.SamplingReply == "hi {{.Index}}"
+			engine.Target{Transport: engine.TransportDemo}, func(policy engine.AnswerPolicy) bool {
+				return policy.Dispatch == engine.DispatchPolicy{Mode: engine.Bounded, Limit: 3} &&
+					policy.Latency == engine.LatencyModel{Dist: engine.Uniform, A: time.Millisecond, B: 2 * time.Millisecond} &&
+					policy.MethodLatency["sampling/createMessage"] == engine.LatencyModel{Dist: engine.Exponential, A: 5 * time.Millisecond} &&
+					policy.Seed == 7 && policy.Elicitation == engine.ElicitDecline && reflect.DeepEqual(policy.Roots, []string{"file:///a", "file:///b"}) &&
+					policy.FailRate == 0.5 && policy.RequestTimeout == 2*time.Second && policy.SamplingReply == "hi {{.Index}}"
 			}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			target, cb, err := parseConn(t, tc.args...)
+			target, policy, err := parseConn(t, tc.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,8 +63,8 @@ func TestParseConnectionFlags(t *testing.T) {
 			if !reflect.DeepEqual(target, tc.target) {
 				t.Errorf("target = %+v, want %+v", target, tc.target)
 			}
-			if tc.check != nil && !tc.check(cb) {
-				t.Errorf("callbacks = %+v, not as the flags say", cb)
+			if tc.check != nil && !tc.check(policy) {
+				t.Errorf("answer policy = %+v, not as the flags say", policy)
 			}
 		})
 	}

@@ -95,7 +95,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q: every option is a flag (to open a recording, use --open FILE)", fs.Arg(0))
 	}
-	target, cb, err := conn()
+	target, policy, err := conn()
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -103,7 +103,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	cb = guiDefaults(fs, cb)
+	policy = guiDefaults(fs, policy)
 	if *exitAfter < 0 || lo.callTimeout < 0 {
 		return usageErr("--exit-after and --call-timeout must not be negative")
 	}
@@ -178,18 +178,18 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	catchSignalsEarly()
 	return runWindowSafely(func() int {
-		return runWindow(target, cb, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
+		return runWindow(target, policy, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
 			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap})
 	}, stderr)
 }
 
 // guiDefaults gives the app the latency that shows the effect on a first
 // run ([ui.FirstRunLatency]) unless --latency chose one.
-func guiDefaults(fs *flag.FlagSet, cb engine.AnswerPolicy) engine.AnswerPolicy {
+func guiDefaults(fs *flag.FlagSet, policy engine.AnswerPolicy) engine.AnswerPolicy {
 	if !flagWasSet(fs, "latency") {
-		cb.Latency = ui.FirstRunLatency
+		policy.Latency = ui.FirstRunLatency
 	}
-	return cb
+	return policy
 }
 
 // runWindowSafely runs the window; a window system that cannot be
@@ -208,13 +208,13 @@ func runWindowSafely(run func() int, stderr io.Writer) (code int) {
 }
 
 // runWindow opens the main window and runs the app until it quits.
-func runWindow(target engine.Target, cb engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer, extras guiExtras) int {
+func runWindow(target engine.Target, policy engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer, extras guiExtras) int {
 	log.SetOutput(newLogFilter(log.Writer())) // no favourites noise from file dialogs
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 	m := ui.NewMainWindow(a, ui.Options{
 		Target:       target,
-		Callbacks:    cb,
+		Policy:       policy,
 		Workload:     w,
 		Sessions:     extras.sessions,
 		Connect:      (open == "" && extras.follow == "") || serverFlag,

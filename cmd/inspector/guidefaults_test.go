@@ -29,16 +29,16 @@ func TestGUIDefaultLatency(t *testing.T) {
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		_, cb, err := conn()
+		_, policy, err := conn()
 		if err != nil {
 			t.Fatal(err)
 		}
-		cb = guiDefaults(fs, cb)
-		if cb.Latency.A != tc.want {
-			t.Errorf("gui %q: latency %v, want %v", tc.args, cb.Latency.A, tc.want)
+		policy = guiDefaults(fs, policy)
+		if policy.Latency.A != tc.want {
+			t.Errorf("gui %q: latency %v, want %v", tc.args, policy.Latency.A, tc.want)
 		}
-		if len(tc.args) == 2 && tc.args[0] == "--dispatch" && cb.Dispatch.Mode != "serial" {
-			t.Errorf("gui %q: dispatch %q", tc.args, cb.Dispatch.Mode)
+		if len(tc.args) == 2 && tc.args[0] == "--dispatch" && policy.Dispatch.Mode != "serial" {
+			t.Errorf("gui %q: dispatch %q", tc.args, policy.Dispatch.Mode)
 		}
 	}
 	if ui.FirstRunLatency.A != 500*time.Millisecond {

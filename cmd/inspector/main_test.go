@@ -43,8 +43,8 @@ func TestElicitationManualHelp(t *testing.T) {
 	if err := fs.Parse([]string{"--elicitation", "manual"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, cb, err := get(); err != nil || cb.Elicitation != engine.ElicitManual {
-		t.Fatalf("--elicitation manual: %v, %q", err, cb.Elicitation)
+	if _, policy, err := get(); err != nil || policy.Elicitation != engine.ElicitManual {
+		t.Fatalf("--elicitation manual: %v, %q", err, policy.Elicitation)
 	}
 	if usage := fs.Lookup("elicitation").Usage; !strings.Contains(usage, "manual") {
 		t.Errorf("--elicitation's help %q does not name manual", usage)

@@ -167,11 +167,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q: every option is a flag (did you forget to quote --stdio 'CMD ARGS'?)", fs.Arg(0))
 	}
-	target, cb, err := conn()
+	target, policy, err := conn()
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if cb.Elicitation == engine.ElicitManual || cb.SamplingManual {
+	if policy.Elicitation == engine.ElicitManual || policy.SamplingManual {
 		return usageErr("--elicitation manual needs a person to answer each request, and a headless run has nobody there: use inspector gui --elicitation manual, or here accept, decline or cancel")
 	}
 	asserts, err := parseAssertions(o.asserts)
@@ -224,7 +224,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	r := &runner{cmd: "run", ctx: ctx, o: o, c: c, stderr: stderr}
 
-	group, err := c.ConnectGroup(ctx, target, cb, o.sessions)
+	group, err := c.ConnectGroup(ctx, target, policy, o.sessions)
 	if err != nil {
 		return r.fail(connectFailure(target, err))
 	}
@@ -250,7 +250,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	w.Tool, w.Args = o.tool, toolArgs
 	// the run is a named segment of the recording, its dispatch said as
 	// the app says it ("bounded 4")
-	endSegment := c.Segment(o.tool, strings.Replace(cb.Dispatch.String(), ":", " ", 1))
+	endSegment := c.Segment(o.tool, strings.Replace(policy.Dispatch.String(), ":", " ", 1))
 	progress, clearProgress := progressLine(stderr, w)
 	res, runErr := group.Run(ctx, w, progress)
 	clearProgress()

@@ -111,11 +111,11 @@ func BenchmarkFidelity(b *testing.B) {
 	})
 	for _, tg := range targets {
 		b.Run(tg.name, func(b *testing.B) {
-			cb := engine.DefaultAnswerPolicy()
-			cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: latency}
+			policy := engine.DefaultAnswerPolicy()
+			policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: latency}
 			ctx := context.Background()
 			rec := recorder.New(recorder.Meta{Title: "fidelity"})
-			s, err := engine.Connect(ctx, tg.target(b), cb, rec)
+			s, err := engine.Connect(ctx, tg.target(b), policy, rec)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -24,13 +24,13 @@ func TestTypeScriptServerLinking(t *testing.T) {
 	needTSServer(t)
 	for _, tc := range tsTargets() {
 		t.Run(tc.name, func(t *testing.T) {
-			cb := engine.DefaultAnswerPolicy()
-			cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 150 * time.Millisecond}
+			policy := engine.DefaultAnswerPolicy()
+			policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 150 * time.Millisecond}
 			rec := recorder.New(recorder.Meta{Title: t.Name()})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			target := tc.target(t)
-			s, err := engine.Connect(ctx, target, cb, rec)
+			s, err := engine.Connect(ctx, target, policy, rec)
 			if err != nil {
 				t.Fatalf("connect to %s: %v", target, err)
 			}

@@ -55,14 +55,14 @@ func TestTypeScriptServer(t *testing.T) {
 					{engine.DispatchPolicy{Mode: engine.Serial}, 1},
 				} {
 					t.Run(kind+"/"+tc.dispatch.String(), func(t *testing.T) {
-						cb := engine.DefaultAnswerPolicy()
-						cb.Dispatch = tc.dispatch
-						cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: latency}
-						cb.SamplingReply = "interop reply {{.Index}}"
+						policy := engine.DefaultAnswerPolicy()
+						policy.Dispatch = tc.dispatch
+						policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: latency}
+						policy.SamplingReply = "interop reply {{.Index}}"
 						rec := recorder.New(recorder.Meta{Title: t.Name()})
 						ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 						defer cancel()
-						s, err := engine.Connect(ctx, target, cb, rec)
+						s, err := engine.Connect(ctx, target, policy, rec)
 						if err != nil {
 							t.Fatalf("connect to %s: %v", target, err)
 						}

@@ -51,13 +51,13 @@ type v2Run struct {
 // fanout call of the v2 workload.
 func runV2Fanout(t *testing.T, target engine.Target, dispatch engine.DispatchPolicy) v2Run {
 	t.Helper()
-	cb := engine.DefaultAnswerPolicy()
-	cb.Dispatch = dispatch
-	cb.Latency = engine.LatencyModel{Dist: engine.Fixed, A: v2Latency}
+	policy := engine.DefaultAnswerPolicy()
+	policy.Dispatch = dispatch
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: v2Latency}
 	rec := recorder.New(recorder.Meta{Title: t.Name()})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := engine.Connect(ctx, target, cb, rec)
+	s, err := engine.Connect(ctx, target, policy, rec)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", target, err)
 	}

@@ -72,13 +72,13 @@ type LatencyInputs struct {
 	A, B *widget.Entry
 }
 
-// CallbacksPanel sets how the inspector answers the server's requests:
+// PolicyPanel sets how the inspector answers the server's requests:
 // dispatch policy, latency (default and per method), seed, the sampling
 // reply, elicitation answers, roots, failure rate and timeout. Every valid
 // change is passed to OnChanged at once, so it applies to the next
 // request without reconnecting; an invalid one shows what is wrong and
-// keeps the last valid callbacks.
-type CallbacksPanel struct {
+// keeps the last valid answer policy.
+type PolicyPanel struct {
 	widget.BaseWidget
 
 	// OnChanged is called on the main goroutine with each valid change.
@@ -105,13 +105,13 @@ type CallbacksPanel struct {
 
 	problem *widget.Label
 	base    engine.AnswerPolicy
-	filling bool // SetCallbacks is filling the widgets: do not report
+	filling bool // SetPolicy is filling the widgets: do not report
 	content fyne.CanvasObject
 }
 
-// NewCallbacksPanel makes the panel, filled from cb.
-func NewCallbacksPanel(cb engine.AnswerPolicy) *CallbacksPanel {
-	p := &CallbacksPanel{Overrides: map[string]*LatencyInputs{}}
+// NewPolicyPanel makes the panel, filled from policy.
+func NewPolicyPanel(policy engine.AnswerPolicy) *PolicyPanel {
+	p := &PolicyPanel{Overrides: map[string]*LatencyInputs{}}
 	p.ExtendBaseWidget(p)
 	changed := func() { p.changed() }
 	onText := func(string) { changed() }
@@ -194,152 +194,150 @@ func NewCallbacksPanel(cb engine.AnswerPolicy) *CallbacksPanel {
 		latency,
 		p.problem,
 	)
-	p.SetCallbacks(cb)
+	p.SetPolicy(policy)
 	return p
 }
 
 // CreateRenderer implements [fyne.Widget].
-func (p *CallbacksPanel) CreateRenderer() fyne.WidgetRenderer {
+func (p *PolicyPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(p.content)
 }
 
 // Problem returns what is wrong with the panel's input, or "".
-func (p *CallbacksPanel) Problem() string {
+func (p *PolicyPanel) Problem() string {
 	if !p.problem.Visible() {
 		return ""
 	}
 	return p.problem.Text
 }
 
-// SetCallbacks fills the widgets from cb without calling OnChanged.
-func (p *CallbacksPanel) SetCallbacks(cb engine.AnswerPolicy) {
+// SetPolicy fills the widgets from policy without calling OnChanged.
+func (p *PolicyPanel) SetPolicy(policy engine.AnswerPolicy) {
 	p.filling = true
 	defer func() { p.filling = false }()
-	p.base = cb
-	mode := cb.Dispatch.Mode
+	p.base = policy
+	mode := policy.Dispatch.Mode
 	if mode == "" {
 		mode = engine.Concurrent
 	}
 	p.Dispatch.SetSelected(string(mode))
-	if cb.Dispatch.Limit > 0 {
-		p.Slots.SetText(strconv.Itoa(cb.Dispatch.Limit))
+	if policy.Dispatch.Limit > 0 {
+		p.Slots.SetText(strconv.Itoa(policy.Dispatch.Limit))
 	} else {
 		p.Slots.SetText("4")
 	}
-	p.Latency.set(cb.Latency, true)
+	p.Latency.set(policy.Latency, true)
 	for _, m := range latencyMethods {
-		lm, ok := cb.MethodLatency[m.method]
+		lm, ok := policy.MethodLatency[m.method]
 		p.Overrides[m.method].set(lm, ok)
 	}
-	p.Seed.SetText(strconv.FormatInt(cb.Seed, 10))
-	p.SamplingReply.SetText(cb.SamplingReply)
-	p.SamplingModel.SetText(cb.SamplingModel)
-	p.SamplingManual.SetChecked(cb.SamplingManual)
-	p.Endpoint.set(cb.SamplingEndpoint)
-	el := cb.Elicitation
+	p.Seed.SetText(strconv.FormatInt(policy.Seed, 10))
+	p.SamplingReply.SetText(policy.SamplingReply)
+	p.SamplingModel.SetText(policy.SamplingModel)
+	p.SamplingManual.SetChecked(policy.SamplingManual)
+	p.Endpoint.set(policy.SamplingEndpoint)
+	el := policy.Elicitation
 	if el == "" {
 		el = engine.ElicitAccept
 	}
 	p.Elicitation.SetSelected(string(el))
-	p.Roots.SetText(strings.Join(cb.Roots, "\n"))
-	p.FailRate.SetText(strconv.FormatFloat(cb.FailRate, 'f', -1, 64))
-	if cb.RequestTimeout > 0 {
-		p.Timeout.SetText(cb.RequestTimeout.String())
+	p.Roots.SetText(strings.Join(policy.Roots, "\n"))
+	p.FailRate.SetText(strconv.FormatFloat(policy.FailRate, 'f', -1, 64))
+	if policy.RequestTimeout > 0 {
+		p.Timeout.SetText(policy.RequestTimeout.String())
 	} else {
 		p.Timeout.SetText("")
 	}
 	p.problem.Hide()
 }
 
-// Callbacks reads the widgets. The error says what to fix.
-func (p *CallbacksPanel) Callbacks() (engine.AnswerPolicy, error) {
-	cb := p.base
-	spec := p.Dispatch.Selected
-	if spec == string(engine.Bounded) {
+// Policy reads the answer policy the widgets set. The error says what to fix.
+func (p *PolicyPanel) Policy() (engine.AnswerPolicy, error) {
+	policy := p.base
+	var err error
+	if mode := p.Dispatch.Selected; mode == string(engine.Bounded) {
 		n, err := strconv.Atoi(strings.TrimSpace(p.Slots.Text))
 		if err != nil || n < 1 {
-			return cb, fmt.Errorf("bounded dispatch: slots must be a whole number of at least 1, not %q", p.Slots.Text)
+			return policy, fmt.Errorf("bounded dispatch: slots must be a whole number of at least 1, not %q", p.Slots.Text)
 		}
-		spec = fmt.Sprintf("bounded:%d", n)
+		policy.Dispatch = engine.DispatchPolicy{Mode: engine.Bounded, Limit: n}
+	} else if policy.Dispatch, err = engine.ParseDispatch(mode); err != nil {
+		// the engine reads the other modes by name, so a mode it does
+		// not know (yet) is its error, shown like any other
+		return policy, err
 	}
-	// the engine reads the mode by name, so a mode it does not know
-	// (yet) is its error, shown like any other
-	var err error
-	if cb.Dispatch, err = engine.ParseDispatch(spec); err != nil {
-		return cb, err
+	if policy.Latency, _, err = p.Latency.model("default latency"); err != nil {
+		return policy, err
 	}
-	if cb.Latency, _, err = p.Latency.model("default latency"); err != nil {
-		return cb, err
-	}
-	cb.MethodLatency = nil
+	policy.MethodLatency = nil
 	for _, m := range latencyMethods {
 		lm, set, err := p.Overrides[m.method].model(m.label + " latency")
 		if err != nil {
-			return cb, err
+			return policy, err
 		}
 		if set {
-			if cb.MethodLatency == nil {
-				cb.MethodLatency = map[string]engine.LatencyModel{}
+			if policy.MethodLatency == nil {
+				policy.MethodLatency = map[string]engine.LatencyModel{}
 			}
-			cb.MethodLatency[m.method] = lm
+			policy.MethodLatency[m.method] = lm
 		}
 	}
 	// Keep overrides of other methods (ping) that the panel does not show.
 	for method, lm := range p.base.MethodLatency {
 		if _, shown := p.Overrides[method]; !shown {
-			if cb.MethodLatency == nil {
-				cb.MethodLatency = map[string]engine.LatencyModel{}
+			if policy.MethodLatency == nil {
+				policy.MethodLatency = map[string]engine.LatencyModel{}
 			}
-			cb.MethodLatency[method] = lm
+			policy.MethodLatency[method] = lm
 		}
 	}
 	if s := strings.TrimSpace(p.Seed.Text); s != "" {
-		if cb.Seed, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return cb, fmt.Errorf("seed: %q is not a whole number", s)
+		if policy.Seed, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return policy, fmt.Errorf("seed: %q is not a whole number", s)
 		}
 	} else {
-		cb.Seed = 0
+		policy.Seed = 0
 	}
-	cb.SamplingReply = p.SamplingReply.Text
-	cb.SamplingModel = strings.TrimSpace(p.SamplingModel.Text)
-	cb.SamplingManual = p.SamplingManual.Checked
-	if cb.SamplingEndpoint, err = p.Endpoint.endpoint(); err != nil {
-		return cb, err
+	policy.SamplingReply = p.SamplingReply.Text
+	policy.SamplingModel = strings.TrimSpace(p.SamplingModel.Text)
+	policy.SamplingManual = p.SamplingManual.Checked
+	if policy.SamplingEndpoint, err = p.Endpoint.endpoint(); err != nil {
+		return policy, err
 	}
-	cb.Elicitation = engine.ElicitationMode(p.Elicitation.Selected)
-	cb.Roots = nil
+	policy.Elicitation = engine.ElicitationMode(p.Elicitation.Selected)
+	policy.Roots = nil
 	for _, line := range strings.Split(p.Roots.Text, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			cb.Roots = append(cb.Roots, line)
+			policy.Roots = append(policy.Roots, line)
 		}
 	}
-	if cb.FailRate, err = parseRate(p.FailRate.Text); err != nil {
-		return cb, err
+	if policy.FailRate, err = parseRate(p.FailRate.Text); err != nil {
+		return policy, err
 	}
-	if cb.RequestTimeout, err = parseOptionalDuration("timeout", p.Timeout.Text); err != nil {
-		return cb, err
+	if policy.RequestTimeout, err = parseOptionalDuration("timeout", p.Timeout.Text); err != nil {
+		return policy, err
 	}
-	if err := cb.Validate(); err != nil {
-		return cb, err
+	if err := policy.Validate(); err != nil {
+		return policy, err
 	}
-	return cb, nil
+	return policy, nil
 }
 
 // changed reports a valid change, or shows the problem.
-func (p *CallbacksPanel) changed() {
+func (p *PolicyPanel) changed() {
 	if p.filling {
 		return
 	}
-	cb, err := p.Callbacks()
+	policy, err := p.Policy()
 	if err != nil {
 		p.problem.SetText(err.Error())
 		p.problem.Show()
 		return
 	}
 	p.problem.Hide()
-	p.base = cb
+	p.base = policy
 	if p.OnChanged != nil {
-		p.OnChanged(cb)
+		p.OnChanged(policy)
 	}
 }
 
