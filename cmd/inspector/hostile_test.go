@@ -54,9 +54,6 @@ func runHostileIn(t *testing.T, dir string, env []string, stdin io.Reader, watch
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = 2 * time.Second
-	var self syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	parentPeak := int64(self.Maxrss) << 10
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -79,6 +76,11 @@ func runHostileIn(t *testing.T, dir string, env []string, stdin io.Reader, watch
 	} else if err != nil {
 		t.Fatalf("inspector %q: %v", args, err)
 	}
+	// The parent's peak read after the child ended is at least what it
+	// was when the child started (other tests run beside this one).
+	var self syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	parentPeak := int64(self.Maxrss) << 10
 	r.maxRSS = max(childPeak(cmd.ProcessState, parentPeak), <-sampled)
 	t.Logf("exit %d in %v, peak RSS %.1f MB: inspector %.100s", r.code, r.took.Round(time.Millisecond), float64(r.maxRSS)/1e6, strings.Join(args, " "))
 	return r

@@ -41,7 +41,7 @@ func proxyRole() {
 	os.Setenv("PROXY_TEST_ROLE", os.Getenv("PROXY_TEST_SERVE"))
 	rec := recorder.New(recorder.Meta{})
 	p := &Stdio{Command: []string{os.Args[0], "-test.run=^$"}, ClientIn: os.Stdin, ClientOut: os.Stdout,
-		Stderr: os.Stderr, Rec: rec}
+		Stderr: os.Stderr, Rec: rec, InheritEnv: true} // the server's role is in the environment
 	_, err := p.Run(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "proxy:", err)
