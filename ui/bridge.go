@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"log"
 	"sync"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -140,7 +140,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		OnJournalError: func(err error) { b.note("no journal for this run: " + err.Error()) },
 		Observers:      []capture.Observer{b.OnRecording},
 		Tell:           func(msg string) { b.note("OAuth: " + msg) }, OpenBrowser: openInBrowser,
-		Log: os.Stderr, // net/http logs what peers send
+		Log: log.Writer(), // net/http logs what peers send, through the app's log filter
 	})
 	if err != nil {
 		return nil, err

@@ -3,7 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"os"
+	"log"
 
 	"github.com/fanout-inspector/inspector/engine/proxy"
 	"github.com/fanout-inspector/inspector/internal/capture"
@@ -49,7 +49,7 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 			m.logNote(recorder.EventOther, "no journal for this proxy session: "+err.Error())
 		},
 		Observers: []capture.Observer{m.Bridge.OnRecording},
-		Log:       os.Stderr, // net/http logs what peers send
+		Log:       log.Writer(), // net/http logs what peers send, through the app's log filter
 	})
 	if err != nil {
 		l.Close()

@@ -94,7 +94,9 @@ type Options struct {
 
 	// Log, when set, receives the standard logger's lines (net/http's
 	// errors, which may quote what a peer sent) through the scrubber of
-	// this capture and of every capture before it in the process.
+	// this capture and of every capture before it in the process. The app
+	// passes log.Writer(), its log filter; once routed, that is the
+	// router itself, and the lines keep going where they went.
 	Log io.Writer
 
 	// Tell shows the person a notice of the OAuth sign-in (where to sign

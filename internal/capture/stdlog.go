@@ -28,7 +28,9 @@ type scrubbedLog struct {
 // scrubbers routed before.
 func (s *scrubbedLog) route(w io.Writer, scrub func(string) string) {
 	s.mu.Lock()
-	s.w = w
+	if w != io.Writer(s) { // log.Writer() once routed: keep writing where it went
+		s.w = w
+	}
 	s.scrubs = append(s.scrubs, scrub)
 	s.mu.Unlock()
 	s.once.Do(func() { log.SetOutput(s) })
