@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -233,30 +234,73 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w engine.Worklo
 	if fpsReport {
 		fps = startFPSMeter(m.Timeline.FramesDrawn)
 	}
+	var (
+		returned   atomic.Bool // ShowAndRun returned
+		finishOnce sync.Once
+	)
+	finish := func() {
+		finishOnce.Do(func() {
+			m.Close() // in case the app quit without closing the window: end the connection and its journal cleanly
+			if fps != nil {
+				fmt.Fprintln(stdout, fps.report())
+			}
+			if extras.statsReport { // the main loop has ended: this goroutine reads the widgets alone
+				fmt.Fprint(stdout, statsReport(m.Timeline))
+				if path, note := m.Following(); path != "" {
+					fmt.Fprint(stdout, followReport(m.Timeline, path, note))
+				}
+			}
+		})
+	}
+	quit := func() {
+		fyne.Do(m.Quit)
+		exitIfStuck(quitGrace, &returned, finish, os.Stderr)
+	}
 	if exitAfter > 0 {
-		time.AfterFunc(exitAfter, func() { fyne.Do(m.Quit) })
+		time.AfterFunc(exitAfter, quit)
 	}
 	a.Lifecycle().SetOnStarted(func() {
 		go func() {
 			// Fyne registers its handler in a goroutine it starts just
 			// before this hook: let it, then take the signals over.
 			waitForGoroutine(fyneSignalHandler, "chan receive", 2*time.Second)
-			quitOnSignal(func() { fyne.Do(m.Quit) })
+			quitOnSignal(quit)
 		}()
 	})
 	m.Window.SetMaster()
 	m.Window.ShowAndRun()
-	m.Close() // in case the app quit without closing the window: end the connection and its journal cleanly
-	if fps != nil {
-		fmt.Fprintln(stdout, fps.report())
-	}
-	if extras.statsReport { // the main loop has ended: this goroutine reads the widgets alone
-		fmt.Fprint(stdout, statsReport(m.Timeline))
-		if path, note := m.Following(); path != "" {
-			fmt.Fprint(stdout, followReport(m.Timeline, path, note))
-		}
-	}
+	returned.Store(true)
+	finish()
 	return exitOK
+}
+
+// quitGrace is how long the app waits, once told to quit, for Fyne's main
+// loop to hand control back before it exits by itself.
+const quitGrace = 15 * time.Second
+
+// exitIfStuck exits the process (status 0) when returned is still false
+// grace from now, after running finish (at most 5 s more). Fyne 2.7's
+// shutdown can hang: its main loop ends while its lifecycle goroutine
+// waits for that loop to run one more function, and Run waits for that
+// goroutine for ever. By then the app has closed its connection and its
+// journal (the quit did), so exiting loses nothing.
+func exitIfStuck(grace time.Duration, returned *atomic.Bool, finish func(), stderr io.Writer) {
+	time.AfterFunc(grace, func() {
+		if returned.Load() {
+			return
+		}
+		done := make(chan struct{})
+		go func() { finish(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		if returned.Load() {
+			return
+		}
+		fmt.Fprintf(stderr, "inspector gui: the window system had not let go %v after quitting (a hang in Fyne's shutdown); exiting, the recording is closed\n", grace)
+		os.Exit(exitOK)
+	})
 }
 
 // guiExtras are the gui flags for scripts and smoke tests.
