@@ -437,17 +437,21 @@ func agree(t *testing.T, what string, proxy time.Duration, serverMS float64) {
 	t.Helper()
 	server := time.Duration(serverMS * float64(time.Millisecond))
 	diff := (proxy - server).Abs()
-	if diff > clockSlack && float64(diff) > 0.05*float64(server) {
-		t.Errorf("%s: the proxy measured %v, the server reports %v", what, proxy, server)
+	t.Logf("%s: the proxy measured %v, the server reports %v (%v apart)", what, proxy, server, diff)
+	if diff > clockSlack && float64(diff) > 0.10*float64(server) {
+		t.Errorf("%s: the proxy measured %v, the server reports %v: more than %v and 10%% apart", what, proxy, server, clockSlack)
 	}
 }
 
 // clockSlack is how far the proxy's and the server's times of one call
-// may differ when 5% of it is less: two processes' clocks and the pipe
-// or HTTP exchange between them. On a quiet machine they agree within a
-// few milliseconds; with the machine's two cores shared by several test
-// runs (load 7), the proxy or the server was seen scheduled 45 ms late.
-const clockSlack = 75 * time.Millisecond
+// may differ when 10% of it is less: two processes' clocks, the pipe or
+// HTTP exchange between them, and a real client (node) between the
+// rounds of a call. On a quiet machine they agree within a few
+// milliseconds (the log says how far apart they were); on a busy one a
+// process was seen scheduled ~100 ms late. A proxy that timed the wrong
+// events would be off by a whole latency (500 ms here), which this still
+// catches.
+const clockSlack = 250 * time.Millisecond
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
 
