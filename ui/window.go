@@ -501,6 +501,7 @@ func (m *MainWindow) shutdown() {
 	m.Errors.Stop()
 	m.Log.Stop()
 	m.Timeline.Stop()
+	m.Workload.Stop()
 	if h := m.proxy; h != nil {
 		m.proxy = nil
 		h.stop("the app quit while proxying")

@@ -105,6 +105,14 @@ type WorkloadPanel struct {
 	mu        sync.Mutex // guards the fields below, written from engine goroutines
 	latest    engine.Progress
 	scheduled bool
+
+	// handing is held while a progress report is shown, and by Stop;
+	// stopped (guarded by handing) says the window is going: once Fyne's
+	// main loop has ended, fyne.Do runs the report on the reporting
+	// goroutine, beside the window's shutdown. No lock is held across
+	// fyne.Do, which may wait for the main loop.
+	handing sync.Mutex
+	stopped bool
 }
 
 // NewWorkloadPanel makes an empty panel; [WorkloadPanel.SetTools] fills
@@ -395,7 +403,9 @@ func (p *WorkloadPanel) SetRunning(on bool) {
 		p.showProgress()
 		// The elapsed time moves on even while no call finishes.
 		p.ticker.start(200*time.Millisecond, func() {
-			if p.running {
+			p.handing.Lock()
+			defer p.handing.Unlock()
+			if !p.stopped && p.running {
 				p.showProgress()
 			}
 		})
@@ -426,12 +436,23 @@ func (p *WorkloadPanel) ReportProgress(pr engine.Progress) {
 		p.scheduled = false
 		p.mu.Unlock()
 		fyne.Do(func() {
-			if p.running {
+			p.handing.Lock()
+			defer p.handing.Unlock()
+			if !p.stopped && p.running {
 				p.last = pr
 				p.showProgress()
 			}
 		})
 	})
+}
+
+// Stop makes progress reported from now on leave the widgets alone, and
+// waits for a report being shown to finish: for the window's shutdown,
+// which may run after Fyne's main loop has ended.
+func (p *WorkloadPanel) Stop() {
+	p.handing.Lock()
+	p.stopped = true
+	p.handing.Unlock()
 }
 
 // SetResult shows how a run ended and re-enables Run; stopped says the
