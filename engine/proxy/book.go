@@ -135,47 +135,51 @@ type message struct {
 
 // Message records raw, one message (or batch) that side wrote, read at
 // offset at. via says, for a message the server sent over HTTP, which
-// stream it came on.
-func (b *Book) Message(from Side, raw []byte, at time.Duration, via Stream) {
+// stream it came on. When raw is one request, Message returns its id key
+// (the HTTP proxy names the response stream by it), so the body is parsed
+// once; otherwise "".
+func (b *Book) Message(from Side, raw []byte, at time.Duration, via Stream) (request string) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return
+		return ""
 	}
 	if raw[0] == '[' {
 		var batch []json.RawMessage
 		if err := json.Unmarshal(raw, &batch); err != nil {
 			b.garbage(from, raw, at, err)
-			return
+			return ""
 		}
 		for _, m := range batch {
 			b.one(from, m, at, via)
 		}
-		return
+		return ""
 	}
-	b.one(from, raw, at, via)
+	return b.one(from, raw, at, via)
 }
 
-func (b *Book) one(from Side, raw []byte, at time.Duration, via Stream) {
+func (b *Book) one(from Side, raw []byte, at time.Duration, via Stream) (request string) {
 	var m message
 	if err := json.Unmarshal(raw, &m); err != nil {
 		b.garbage(from, raw, at, err)
-		return
+		return ""
 	}
 	id := wire.Key(m.ID)
 	switch {
 	case m.Method != "" && id != "":
 		b.request(from, id, &m, at, via)
+		return id
 	case m.Method != "":
 		b.notification(from, &m, at)
 	case m.Result != nil || m.Error != nil:
 		if id == "" {
 			b.protocolEventData(at, wire.IdlessText(from.String())+"; passed on unchanged", raw)
-			return
+			return ""
 		}
 		b.response(from, id, &m, at)
 	default:
 		b.protocolEvent(at, fmt.Sprintf("the %s wrote a JSON message that is neither a request, a notification nor a response (%s); passed on unchanged", from, head(raw)))
 	}
+	return ""
 }
 
 func (b *Book) garbage(from Side, raw []byte, at time.Duration, err error) {

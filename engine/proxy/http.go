@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
-	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -175,8 +173,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				io.Closer
 			}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
 		} else {
-			ex.call = requestKey(head)
-			p.book.Message(FromClient, head, at, Stream{})
+			ex.call = p.book.Message(FromClient, head, at, Stream{})
 			r.Body = &heldBody{data: head, give: give}
 		}
 	case http.MethodDelete:
@@ -190,19 +187,6 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
-}
-
-// requestKey is the id key of the request body carries, or "" when it is
-// not one request with an id.
-func requestKey(body []byte) string {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(body, &m) != nil || m.Method == "" {
-		return ""
-	}
-	return wire.Key(m.ID)
 }
 
 // rewrite points the outbound request at the upstream.
