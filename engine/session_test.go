@@ -1028,6 +1028,7 @@ func TestManualRefusals(t *testing.T) {
 // recorded as queued until it ended, not as served: counting it in flight
 // would show two requests served at once under serial.
 func TestCancelledWhileQueuedWasNeverServed(t *testing.T) {
+	var s *Session // connected below, before the tool is called
 	srv := mcp.NewServer(&mcp.Implementation{Name: "queue-cancel", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "two"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		ask := func(ctx context.Context, text string) {
@@ -1039,7 +1040,14 @@ func TestCancelledWhileQueuedWasNeverServed(t *testing.T) {
 			defer close(first)
 			ask(ctx, "first")
 		}()
-		time.Sleep(50 * time.Millisecond)
+		// The second goes out once the client is serving the first, so it
+		// is the one that waits in the queue.
+		if !waitFor(10*time.Second, func() bool {
+			spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
+			return len(spans) == 1 && spans[0].Serving != recorder.Unset
+		}) {
+			return nil, nil, errors.New("the client never started serving the first request")
+		}
 		cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		ask(cctx, "second") // queued behind the first, given up on
 		cancel()
@@ -1049,7 +1057,7 @@ func TestCancelledWhileQueuedWasNeverServed(t *testing.T) {
 	policy := DefaultAnswerPolicy()
 	policy.Dispatch = DispatchPolicy{Mode: Serial}
 	policy.Latency = LatencyModel{Dist: Fixed, A: 600 * time.Millisecond}
-	s := connectServer(t, srv, policy)
+	s = connectServer(t, srv, policy)
 	run(t, s, Workload{Tool: "two"})
 	var spans []*recorder.Span
 	if !waitFor(2*time.Second, func() bool {
