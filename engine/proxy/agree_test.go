@@ -140,26 +140,50 @@ func dupStdioRole() {
 // and then the call's answer.
 func dupHTTP(t *testing.T) string {
 	d := newDupScript(nil)
+	return scriptHTTP(t, "dup-1", func(body []byte, stream func() eventStream, gone <-chan struct{}) string {
+		return d.handle(body, func(id json.RawMessage) {
+			es := stream()
+			es.send(dupLine("first"), dupLine("second"))
+			select {
+			case <-d.result:
+				es.send(callDone(id))
+			case <-gone:
+			}
+		})
+	})
+}
+
+// eventStream is the event stream of one POST to a scripted server.
+type eventStream struct{ w http.ResponseWriter }
+
+// send writes msgs as events and flushes them to the client.
+func (es eventStream) send(msgs ...string) {
+	for _, m := range msgs {
+		fmt.Fprintf(es.w, "data: %s\n\n", m)
+	}
+	es.w.(http.Flusher).Flush()
+}
+
+// scriptHTTP serves a scripted server over streamable HTTP, as session:
+// handle takes each POST's body and returns the JSON answer, or "" for
+// 202 Accepted; a tool call instead opens the POST's event stream
+// (stream) and writes on it until the call is done or the client is gone.
+func scriptHTTP(t *testing.T, session string, handle func(body []byte, stream func() eventStream, gone <-chan struct{}) string) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Mcp-Session-Id", "dup-1")
+		w.Header().Set("Mcp-Session-Id", session)
 		streamed := false
-		a := d.handle(body, func(id json.RawMessage) {
+		a := handle(body, func() eventStream {
 			streamed = true
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
-			fmt.Fprintf(w, "data: %s\n\ndata: %s\n\n", dupLine("first"), dupLine("second"))
 			w.(http.Flusher).Flush()
-			select {
-			case <-d.result:
-				fmt.Fprintf(w, "data: %s\n\n", callDone(id))
-			case <-r.Context().Done():
-			}
-		})
+			return eventStream{w}
+		}, r.Context().Done())
 		switch {
 		case streamed:
 		case a != "":
@@ -277,39 +301,18 @@ func traceStdioRole() {
 // request and answer go on its POST's event stream.
 func traceHTTP(t *testing.T) string {
 	ts := newTraceScript()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Mcp-Session-Id", "trace-1")
-		streamed := false
-		a := ts.handle(body, func(id, params json.RawMessage) {
-			streamed = true
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			w.(http.Flusher).Flush()
+	return scriptHTTP(t, "trace-1", func(body []byte, stream func() eventStream, gone <-chan struct{}) string {
+		return ts.handle(body, func(id, params json.RawMessage) {
+			es := stream()
 			req, answered := ts.call(id, params)
-			fmt.Fprintf(w, "data: %s\n\n", req)
-			w.(http.Flusher).Flush()
+			es.send(req)
 			select {
 			case <-answered:
-				fmt.Fprintf(w, "data: %s\n\n", callDone(id))
-			case <-r.Context().Done():
+				es.send(callDone(id))
+			case <-gone:
 			}
 		})
-		switch {
-		case streamed:
-		case a != "":
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, a)
-		default:
-			w.WriteHeader(http.StatusAccepted)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/mcp"
+	})
 }
 
 // agreement is one scripted server and what the client does with it.
