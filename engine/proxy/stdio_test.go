@@ -224,6 +224,26 @@ func sampleAfter(d time.Duration, mu *sync.Mutex) func(context.Context, *mcp.Cre
 	}
 }
 
+// proxiedFanout calls the demo server's fanout tool (5 samplings)
+// through the stdio proxy on protocol, from a client that samples after
+// latency, one at a time when serial, and returns the proxy's recording.
+func proxiedFanout(t *testing.T, protocol string, latency time.Duration, serial bool) *recorder.Snapshot {
+	t.Helper()
+	var mu *sync.Mutex
+	if serial {
+		mu = &sync.Mutex{}
+	}
+	rec := recorder.New(recorder.Meta{})
+	cs, closeAll := proxiedClient(t, rec, protocol, sampleAfter(latency, mu))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": 5}}); err != nil {
+		t.Fatal(err)
+	}
+	closeAll()
+	return rec.Snapshot()
+}
+
 // TestStdioRecordsClientFanout: through the proxy, a client that serves
 // sampling one at a time (a lock around its handler) answers the demo
 // server's five pushed requests (protocol 2025-11-25) a latency apart; a
@@ -232,19 +252,7 @@ func sampleAfter(d time.Duration, mu *sync.Mutex) func(context.Context, *mcp.Cre
 func TestStdioRecordsClientFanout(t *testing.T) {
 	const latency = 200 * time.Millisecond
 	spread := func(serial bool) (time.Duration, *recorder.Snapshot) {
-		var mu *sync.Mutex
-		if serial {
-			mu = &sync.Mutex{}
-		}
-		rec := recorder.New(recorder.Meta{})
-		cs, closeAll := proxiedClient(t, rec, "2025-11-25", sampleAfter(latency, mu))
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": 5}}); err != nil {
-			t.Fatal(err)
-		}
-		closeAll()
-		snap := rec.Snapshot()
+		snap := proxiedFanout(t, "2025-11-25", latency, serial)
 		var call *recorder.Span
 		var first, last time.Duration = -1, 0
 		n := 0
@@ -296,19 +304,7 @@ func TestStdioRecordsClientFanout(t *testing.T) {
 func TestStdioRecordsRounds(t *testing.T) {
 	const latency = 200 * time.Millisecond
 	fulfil := func(serial bool) time.Duration {
-		var mu *sync.Mutex
-		if serial {
-			mu = &sync.Mutex{}
-		}
-		rec := recorder.New(recorder.Meta{})
-		cs, closeAll := proxiedClient(t, rec, "2026-07-28", sampleAfter(latency, mu))
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fanout", Arguments: map[string]any{"n": 5}}); err != nil {
-			t.Fatal(err)
-		}
-		closeAll()
-		snap := rec.Snapshot()
+		snap := proxiedFanout(t, "2026-07-28", latency, serial)
 		if snap.Meta.Protocol != "2026-07-28" {
 			t.Errorf("protocol %q, want 2026-07-28", snap.Meta.Protocol)
 		}
