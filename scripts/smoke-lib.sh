@@ -3,12 +3,23 @@
 # free display (from SMOKE_DISPLAY, default 99, up) and exports DISPLAY.
 # Before sourcing it, a script sets smoke_name (its name in messages) and
 # smoke_log (the app's log file under $out, shown when it fails). After
-# it: root, out, bin, fail, and Xvfb is killed when the script exits.
+# it: root, out, bin, fail, drawn, and Xvfb is killed when the script exits.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${SMOKE_OUT:-$(mktemp -d)}
 mkdir -p "$out"
 fail() { echo "$smoke_name: FAIL: $*" >&2; [ -f "$out/$smoke_log" ] && sed 's/^/  app: /' "$out/$smoke_log" >&2; exit 1; }
+# drawn FILE: a screenshot of the display is not blank (more than 64
+# colours, standard deviation over 0.05); it is kept as $out/FILE.
+drawn() {
+  import -window root "$out/shot.png" 2>/dev/null || return 1
+  local colours stddev
+  colours=$(identify -format '%k' "$out/shot.png")
+  stddev=$(identify -format '%[fx:standard_deviation]' "$out/shot.png")
+  awk -v s="$stddev" -v c="$colours" 'BEGIN { exit !(s > 0.05 && c > 64) }' || return 1
+  mv "$out/shot.png" "$out/$1"
+  echo "$smoke_name: screenshot $out/$1: $colours colours, standard deviation $stddev"
+}
 
 for tool in Xvfb import identify xwininfo xprop; do
   command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install xvfb x11-utils imagemagick)"
