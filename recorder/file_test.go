@@ -19,6 +19,14 @@ func TestSaveLoadIdentical(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := LoadFile(path)
+			if name == "disordered" {
+				// Saved as it is (a writer never loses data), refused on
+				// load: its phases run backwards.
+				if err == nil || !strings.Contains(err.Error(), `span 1: field "queued" (4ms) comes before field "received" (5ms)`) {
+					t.Fatalf("loading phases out of order: error %v, want span 1's queued before its received named", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

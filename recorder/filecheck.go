@@ -98,7 +98,7 @@ const maxOffset = 100 * 365 * 24 * time.Hour
 
 // checkSpans rejects spans that would break readers: IDs must be positive
 // and increasing, and phase times between the recording's start and
-// [maxOffset] (or unset).
+// [maxOffset] (or unset), in the order of the phases ([checkPhases]).
 func checkSpans(spans []*Span) error {
 	var last SpanID
 	for i, s := range spans {
@@ -118,17 +118,33 @@ func checkSpans(spans []*Span) error {
 		if s.Stalled < 0 || s.Stalled > maxOffset {
 			return fmt.Errorf("span %d: field \"stalled\" is %d ns, outside 0 .. 100 years: the file was edited or is damaged", s.ID, int64(s.Stalled))
 		}
-		for _, p := range []struct {
-			field string
-			d     time.Duration
-		}{{"received", s.Received}, {"queued", s.Queued}, {"serving", s.Serving}, {"answered", s.Answered}} {
-			if p.d == Unset {
-				continue
-			}
-			if err := checkOffset(p.field, p.d); err != nil {
-				return fmt.Errorf("span %d: %v", s.ID, err)
-			}
+		if err := checkPhases(s); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkPhases rejects a span whose phase times are out of range or out
+// of order: the phases reached follow one another (received, queued,
+// serving, answered), or every duration drawn from them would be negative.
+func checkPhases(s *Span) error {
+	prev, prevField := Unset, ""
+	for _, p := range []struct {
+		field string
+		d     time.Duration
+	}{{"received", s.Received}, {"queued", s.Queued}, {"serving", s.Serving}, {"answered", s.Answered}} {
+		if p.d == Unset {
+			continue
+		}
+		if err := checkOffset(p.field, p.d); err != nil {
+			return fmt.Errorf("span %d: %v", s.ID, err)
+		}
+		if prev != Unset && p.d < prev {
+			return fmt.Errorf("span %d: field %q (%v) comes before field %q (%v), but a request's phases follow one another: the file was edited or is damaged",
+				s.ID, p.field, p.d, prevField, prev)
+		}
+		prev, prevField = p.d, p.field
 	}
 	return nil
 }
