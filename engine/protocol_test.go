@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -526,11 +527,11 @@ func TestHostileHTTPServer(t *testing.T) {
 
 // TestProtocolEventsAreBounded checks that a server sending responses
 // without an id without end cannot grow the recording without end: the
-// first maxProtocolEvents are recorded, then one event says the rest
+// first wire.MaxProtocolEvents are recorded, then one event says the rest
 // were not.
 func TestProtocolEventsAreBounded(t *testing.T) {
 	s, rs := connectRaw(t, DefaultAnswerPolicy())
-	for range maxProtocolEvents + 500 {
+	for range wire.MaxProtocolEvents + 500 {
 		rs.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 	}
 	rs.send(samplingLine(`9`, "after the flood"))
@@ -538,8 +539,8 @@ func TestProtocolEventsAreBounded(t *testing.T) {
 		t.Fatalf("the request after the flood got %s, want an answer", a)
 	}
 	evs := protocolEvents(s.Recording().Snapshot())
-	if len(evs) != maxProtocolEvents+1 {
-		t.Fatalf("%d protocol events, want %d", len(evs), maxProtocolEvents+1)
+	if len(evs) != wire.MaxProtocolEvents+1 {
+		t.Fatalf("%d protocol events, want %d", len(evs), wire.MaxProtocolEvents+1)
 	}
 	if last := evs[len(evs)-1].Text; !strings.Contains(last, "only the first 1000 are recorded") {
 		t.Errorf("last protocol event %q does not say the rest were dropped", last)

@@ -176,19 +176,15 @@ func (s *Session) protocolError(text string, raw []byte) {
 	s.addProtocolEvent(ev)
 }
 
-// maxProtocolEvents is how many protocol_error events a session records;
-// a server that keeps misbehaving cannot grow the recording without end.
-const maxProtocolEvents = 1000
-
-// addProtocolEvent records ev, up to maxProtocolEvents per session, and
-// then one event saying that the rest were not recorded.
+// addProtocolEvent records ev, up to [wire.MaxProtocolEvents] per
+// session, and then one event saying that the rest were not recorded.
 func (s *Session) addProtocolEvent(ev recorder.Event) {
-	n := s.wire.countProtocolEvent()
+	keep, summary := s.wire.protocolEvents.Next()
 	switch {
-	case n == maxProtocolEvents+1:
-		ev.Text = fmt.Sprintf("more protocol errors from the server: only the first %d are recorded", maxProtocolEvents)
+	case summary != "":
+		ev.Text = summary
 		ev.Method, ev.Span, ev.Data = "", 0, nil
-	case n > maxProtocolEvents:
+	case !keep:
 		return
 	}
 	ev.At, ev.Session = s.rec.Now(), s.name

@@ -27,7 +27,7 @@ type wireState struct {
 	closeErr  error
 	isClosed  bool
 
-	protocolEvents int // protocol_error events recorded so far
+	protocolEvents wire.ProtocolEvents // protocol_error events recorded so far
 }
 
 func newWireState() *wireState {
@@ -118,14 +118,6 @@ func (w *wireState) reset() {
 	clear(w.answering)
 	w.out.Clear()
 	w.mu.Unlock()
-}
-
-// countProtocolEvent counts one more protocol event and returns the count.
-func (w *wireState) countProtocolEvent() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.protocolEvents++
-	return w.protocolEvents
 }
 
 func (w *wireState) fail(err error) {

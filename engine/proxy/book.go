@@ -68,6 +68,8 @@ type Book struct {
 	rec   *recorder.Recording
 	calls *wire.Calls // tool calls in flight, for linking
 
+	protocolEvents wire.ProtocolEvents // protocol_error events so far, capped
+
 	mu       sync.Mutex
 	protocol string
 	client   *wire.Pending[*pending] // requests the client sent
@@ -187,12 +189,20 @@ func (b *Book) garbage(from Side, raw []byte, at time.Duration, err error) {
 }
 
 func (b *Book) protocolEvent(at time.Duration, text string) {
-	b.rec.AddEvent(recorder.Event{At: at, Session: Session, Kind: recorder.EventProtocol, Text: text})
+	b.protocolEventData(at, text, nil)
 }
 
+// protocolEventData records a protocol event with the message it is
+// about (when that is JSON), up to [wire.MaxProtocolEvents], as the
+// engine does: then one event says the rest were not recorded.
 func (b *Book) protocolEventData(at time.Duration, text string, raw []byte) {
 	ev := recorder.Event{At: at, Session: Session, Kind: recorder.EventProtocol, Text: text}
-	if json.Valid(raw) {
+	switch keep, summary := b.protocolEvents.Next(); {
+	case summary != "":
+		ev.Text = summary
+	case !keep:
+		return
+	case raw != nil && json.Valid(raw):
 		ev.Data = recorder.CapPayload(raw)
 	}
 	b.rec.AddEvent(ev)

@@ -102,9 +102,8 @@ func (f *framer) feed(p []byte, at time.Duration) {
 // complete ends the current message at a newline.
 func (f *framer) complete(at time.Duration) {
 	if f.over > 0 {
-		f.rec.AddEvent(recorder.Event{At: at, Session: Session, Kind: recorder.EventProtocol,
-			Text: fmt.Sprintf("the %s wrote a message of at least %s, over --max-message-size %s: passed on unchanged, not recorded",
-				f.side, engine.FormatSize(f.over), engine.FormatSize(f.limit))})
+		f.book.protocolEvent(at, fmt.Sprintf("the %s wrote a message of at least %s, over --max-message-size %s: passed on unchanged, not recorded",
+			f.side, engine.FormatSize(f.over), engine.FormatSize(f.limit)))
 		f.over = 0
 		return
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -336,5 +337,43 @@ func TestStdioRecordsRounds(t *testing.T) {
 	serial, concurrent := fulfil(true), fulfil(false)
 	if serial < 4*latency || concurrent > 2*latency {
 		t.Errorf("fulfilment: serial %v (want ≥ %v), concurrent %v (want ≤ %v)", serial, 4*latency, concurrent, 2*latency)
+	}
+}
+
+// TestStdioProtocolEventsAreBounded: a server that writes garbage without
+// end cannot grow the proxy's recording without end: the first
+// [wire.MaxProtocolEvents] protocol events are recorded, then one says
+// the rest were not, as the client engine does; every byte still passes.
+func TestStdioProtocolEventsAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	serverStream := []byte(strings.Repeat("progress: not a JSON-RPC message\n", wire.MaxProtocolEvents+500))
+	outFile, inFile := dir+"/out", dir+"/in"
+	if err := os.WriteFile(outFile, serverStream, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var toClient bytes.Buffer
+	rec := recorder.New(recorder.Meta{})
+	p := &Stdio{Command: []string{os.Args[0], "-test.run=^$"}, ClientIn: strings.NewReader(""), ClientOut: &toClient,
+		Env:    []string{"PROXY_TEST_ROLE=script", "PROXY_TEST_OUT=" + outFile, "PROXY_TEST_IN=" + inFile},
+		Stderr: io.Discard, Rec: rec}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := p.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(toClient.Bytes(), serverStream) {
+		t.Errorf("the client got %d bytes, the server wrote %d: not the same", toClient.Len(), len(serverStream))
+	}
+	var evs []recorder.Event
+	for _, e := range rec.Snapshot().Events {
+		if e.Kind == recorder.EventProtocol {
+			evs = append(evs, e)
+		}
+	}
+	if len(evs) != wire.MaxProtocolEvents+1 {
+		t.Fatalf("%d protocol events, want %d", len(evs), wire.MaxProtocolEvents+1)
+	}
+	if last := evs[len(evs)-1].Text; !strings.Contains(last, "only the first 1000 are recorded") {
+		t.Errorf("last protocol event %q does not say the rest were dropped", last)
 	}
 }
