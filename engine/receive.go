@@ -153,15 +153,11 @@ func (s *Session) refuseDuplicate(req *jsonrpc.Request, from wireSource, key str
 // duplicate records a request that reused a pending request's id as a
 // span of its own, ended at once with an error saying so.
 func (s *Session) duplicate(req *jsonrpc.Request, from wireSource, text string) {
-	now := s.rec.Now()
 	sp := recorder.NewSpan(s.name, recorder.Incoming, req.Method)
 	sp.RequestID = wire.KeyOf(req.ID)
-	sp.Duplicate = true
-	sp.Received = now
 	sp.Params = recorder.CapPayload(req.Params)
 	sp.Parent, sp.Unlinked = s.link(req.Params, from)
-	id := s.rec.Begin(sp)
-	s.rec.End(id, now, recorder.Outcome{Status: recorder.StatusError, Error: text})
+	id := wire.RecordDuplicate(s.rec, sp, s.rec.Now(), text)
 	s.noteInvalidUTF8(id, req.Method, sp.RequestID, req.Params)
 }
 

@@ -316,6 +316,9 @@ func traceHTTP(t *testing.T) string {
 }
 
 // agreement is one scripted server and what the client does with it.
+// The rounds case answers after 400 ms: the proxy judges rounds from
+// their times alone (a round of 3 against a round of 1), and on a busy
+// machine 100 ms rounds came out 4× apart for a concurrent client.
 type agreement struct {
 	name     string
 	server   string // the test binary's role serving it over stdio
@@ -344,7 +347,7 @@ func agreements() []agreement {
 		{name: "fanout-concurrent-calls", server: "demo", http: demoHTTP, protocol: "2025-11-25",
 			work: engine.Workload{Tool: "fanout", Args: fanout, Calls: 4, Concurrency: 2}, latency: 100 * time.Millisecond},
 		{name: "rounds", server: "demo", http: demoHTTP, protocol: "2026-07-28",
-			work: engine.Workload{Tool: "probe", Args: json.RawMessage(`{"n":3,"kind":"sampling"}`)}, latency: 100 * time.Millisecond, verdict: recorder.VerdictConcurrent},
+			work: engine.Workload{Tool: "probe", Args: json.RawMessage(`{"n":3,"kind":"sampling"}`)}, latency: 400 * time.Millisecond, verdict: recorder.VerdictConcurrent},
 		{name: "duplicate-ids", server: "dup-server", http: dupHTTP, protocol: "2025-11-25",
 			work: engine.Workload{Tool: "dup"}, latency: 50 * time.Millisecond, verdict: recorder.VerdictNoFanout},
 		{name: "traceparent", server: "trace-server", http: traceHTTP, protocol: "2025-11-25",

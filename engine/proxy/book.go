@@ -240,9 +240,7 @@ func (b *Book) request(from Side, id string, m *message, at time.Duration, via S
 		// The id of a request still pending: recorded on its own, its
 		// refusal (an Invalid Request error with the id) told apart
 		// from the first request's answer by the wire model.
-		sp.Duplicate = true
-		sp.Serving = at
-		b.rec.End(b.rec.Begin(sp), at, recorder.Outcome{Status: recorder.StatusError, Error: wire.DuplicateText(id)})
+		wire.RecordDuplicate(b.rec, sp, at, wire.DuplicateText(id))
 		return
 	}
 	var p *pending

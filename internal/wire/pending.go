@@ -2,7 +2,9 @@ package wire
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -164,4 +166,17 @@ func AnswerText(from, key string, pairing Pairing) string {
 func IdlessText(from string) string {
 	return "the " + from + " sent a response without a usable id (id null or missing), which matches no request: " +
 		"recorded and skipped, the session goes on. JSON-RPC allows id null only for an error the " + from + " could not tie to a request, such as a parse error"
+}
+
+// RecordDuplicate records in rec a request that reused the id of one
+// still pending, as the client engine and the proxy both do: a span of
+// its own (sp, as the observer built it: session, direction, method, id,
+// params, link), marked Duplicate, received and ended at once at at with
+// text as its error. It returns the span's id.
+func RecordDuplicate(rec *recorder.Recording, sp recorder.Span, at time.Duration, text string) recorder.SpanID {
+	sp.Duplicate = true
+	sp.Received = at
+	id := rec.Begin(sp)
+	rec.End(id, at, recorder.Outcome{Status: recorder.StatusError, Error: text})
+	return id
 }
