@@ -316,9 +316,10 @@ func traceHTTP(t *testing.T) string {
 }
 
 // agreement is one scripted server and what the client does with it.
-// The rounds case answers after 400 ms: the proxy judges rounds from
-// their times alone (a round of 3 against a round of 1), and on a busy
-// machine 100 ms rounds came out 4× apart for a concurrent client.
+// The cases with a verdict answer after 400 ms: the proxy judges a
+// fan-out from when the answers came back and rounds from their times
+// alone (a round of 3 against a round of 1), and on a busy machine
+// 100 ms rounds came out 4× apart for a concurrent client.
 type agreement struct {
 	name     string
 	server   string // the test binary's role serving it over stdio
@@ -343,7 +344,7 @@ func agreements() []agreement {
 	}
 	return []agreement{
 		{name: "fanout", server: "demo", http: demoHTTP, protocol: "2025-11-25",
-			work: engine.Workload{Tool: "fanout", Args: fanout}, latency: 100 * time.Millisecond, verdict: recorder.VerdictConcurrent},
+			work: engine.Workload{Tool: "fanout", Args: fanout}, latency: 400 * time.Millisecond, verdict: recorder.VerdictConcurrent},
 		{name: "fanout-concurrent-calls", server: "demo", http: demoHTTP, protocol: "2025-11-25",
 			work: engine.Workload{Tool: "fanout", Args: fanout, Calls: 4, Concurrency: 2}, latency: 100 * time.Millisecond},
 		{name: "rounds", server: "demo", http: demoHTTP, protocol: "2026-07-28",
@@ -496,6 +497,25 @@ func inputRequests(snap *recorder.Snapshot) []int32 {
 	return out
 }
 
+// noticeLines describes the server's progress and log notifications, one
+// line each: what the event says and which call it is about, the call
+// named by the JSON-RPC id of its request.
+func noticeLines(snap *recorder.Snapshot) []string {
+	var out []string
+	for _, e := range snap.Events {
+		if e.Kind != recorder.EventProgress && e.Kind != recorder.EventLog {
+			continue
+		}
+		call := "none"
+		if sp := snap.SpanByID(e.Span); sp != nil {
+			call = sp.RequestID
+		}
+		out = append(out, fmt.Sprintf("%s %q about call %s", e.Kind, e.Text, call))
+	}
+	slices.Sort(out)
+	return out
+}
+
 func protocolTexts(snap *recorder.Snapshot) []string {
 	var out []string
 	for _, e := range snap.Events {
@@ -516,6 +536,11 @@ func compareRecordings(t *testing.T, a agreement, client, proxied *recorder.Snap
 	}
 	if ci, pi := inputRequests(client), inputRequests(proxied); !slices.Equal(ci, pi) {
 		t.Errorf("input requests per round: the client %v, the proxy %v", ci, pi)
+	}
+	if cn, pn := noticeLines(client), noticeLines(proxied); !slices.Equal(cn, pn) {
+		t.Errorf("notifications: the client recorded\n  %s\nthe proxy\n  %s", strings.Join(cn, "\n  "), strings.Join(pn, "\n  "))
+	} else if a.name == "fanout" && len(cn) == 0 {
+		t.Errorf("the fan-out recorded no progress notifications: the demo server sends one per answered request")
 	}
 	if ce, pe := protocolTexts(client), protocolTexts(proxied); len(ce) != len(pe) {
 		t.Errorf("protocol events: the client recorded %d %q, the proxy %d %q", len(ce), ce, len(pe), pe)

@@ -428,34 +428,13 @@ func (b *Book) forget(c *call) {
 func (b *Book) notification(from Side, m *message, at time.Duration) {
 	ev := recorder.Event{At: at, Session: Session, Method: m.Method, Kind: recorder.EventOther,
 		Data: recorder.CapPayload(m.Params)}
-	var p struct {
-		Progress  float64         `json:"progress"`
-		Total     float64         `json:"total"`
-		Message   string          `json:"message"`
-		RequestID json.RawMessage `json:"requestId"`
-		Reason    string          `json:"reason"`
-		Level     string          `json:"level"`
-		Data      json.RawMessage `json:"data"`
-	}
-	_ = json.Unmarshal(m.Params, &p)
+	n := wire.ReadNotification(from.String(), m.Method, m.Params)
+	ev.Kind, ev.Text = n.Kind, n.Text
 	switch {
-	case m.Method == "notifications/progress":
-		ev.Kind = recorder.EventProgress
-		ev.Span = b.calls.ByToken(wire.Token(m.Params))
-		ev.Text = strings.TrimSpace(fmt.Sprintf("%g/%g %s", p.Progress, p.Total, p.Message))
-	case m.Method == "notifications/cancelled":
-		ev.Kind = recorder.EventCancelled
-		id := wire.Key(p.RequestID)
-		ev.Text = fmt.Sprintf("the %s cancelled its request %s", from, id)
-		if p.Reason != "" {
-			ev.Text += ": " + p.Reason
-		}
-		ev.Span = b.cancelled(from, id, at, ev.Text)
-	case m.Method == "notifications/message":
-		ev.Kind = recorder.EventLog
-		ev.Text = strings.TrimSpace(p.Level + " " + string(p.Data))
-	case strings.HasSuffix(m.Method, "/list_changed"):
-		ev.Kind = recorder.EventListChanged
+	case n.Token != "":
+		ev.Span = b.calls.ByToken(n.Token)
+	case n.Kind == recorder.EventCancelled:
+		ev.Span = b.cancelled(from, n.Cancels, at, ev.Text)
 	}
 	b.rec.AddEvent(ev)
 }
