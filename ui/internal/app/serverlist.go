@@ -1,0 +1,302 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/clientconfig"
+)
+
+// ServerList lists the MCP servers of the client configs found on this
+// machine (Claude Desktop, Claude Code, Cursor, VS Code: see
+// [clientconfig.Discover]), each with the file it came from, and a file
+// that cannot be read with what is wrong. Picking one calls OnPick; a
+// server whose VS Code config asks a person for inputs first shows an
+// entry for each (a password entry for a password input) and a Use
+// button.
+type ServerList struct {
+	widget.BaseWidget
+
+	// OnPick is called with the server picked: shown is the target as its
+	// file writes it (placeholders unfilled, for the panel's inputs), real
+	// the one to connect to (placeholders filled).
+	OnPick func(s clientconfig.Server, shown, real engine.Target)
+
+	// Buttons pick the servers of Servers, one each, in precedence order;
+	// exported so tests and scripts can pick as a person would.
+	Buttons []*widget.Button
+	Servers []clientconfig.Server
+	// Inputs are the entries of the inputs the server being picked needs,
+	// UseInputs the button that picks it with them.
+	Inputs    []*widget.Entry
+	UseInputs *widget.Button
+	// Rescan reads the config files again.
+	Rescan *widget.Button
+	// Accordion folds the list away.
+	Accordion *widget.Accordion
+
+	places  clientconfig.Places
+	found   clientconfig.Found
+	title   *widget.Label
+	rows    *fyne.Container
+	form    *fyne.Container
+	problem *widget.Label
+	content fyne.CanvasObject
+	pending clientconfig.Server
+}
+
+// NewServerList makes the list and fills it from the config files in
+// places.
+func NewServerList(places clientconfig.Places) *ServerList {
+	l := &ServerList{places: places}
+	l.ExtendBaseWidget(l)
+	l.title = widget.NewLabel("")
+	l.title.Wrapping = fyne.TextWrapWord
+	l.rows = container.NewVBox()
+	l.form = container.NewVBox()
+	l.problem = widget.NewLabel("")
+	l.problem.Importance = widget.DangerImportance
+	l.problem.Wrapping = fyne.TextWrapWord
+	l.problem.Hide()
+	l.Rescan = widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), func() { l.SetFound(clientconfig.Discover(l.places)) })
+	l.Rescan.Importance = widget.LowImportance
+	l.Accordion = widget.NewAccordion(widget.NewAccordionItem("Servers in your client configs",
+		container.NewVBox(container.NewBorder(nil, nil, nil, l.Rescan, l.title), l.rows, l.form, l.problem)))
+	l.Accordion.Open(0)
+	l.content = l.Accordion
+	l.SetFound(clientconfig.Discover(places))
+	return l
+}
+
+// CreateRenderer implements [fyne.Widget].
+func (l *ServerList) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(l.content)
+}
+
+// SetFound lists the files of found and their servers.
+func (l *ServerList) SetFound(found clientconfig.Found) {
+	l.found = found
+	l.Buttons, l.Servers = nil, nil
+	l.rows.RemoveAll()
+	l.form.RemoveAll()
+	l.problem.Hide()
+	n := 0
+	for _, f := range found.Files {
+		head := widget.NewLabelWithStyle(string(f.Format)+" — "+l.short(f.Path), fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+		head.Truncation = fyne.TextTruncateEllipsis
+		l.rows.Add(head)
+		if f.Err != nil {
+			l.rows.Add(dangerLabel(f.Err.Error()))
+			continue
+		}
+		for _, s := range f.Servers {
+			if s.Err != nil {
+				l.rows.Add(dangerLabel(s.Name + ": " + s.Err.Error()))
+				continue
+			}
+			n++
+			s := s
+			b := widget.NewButton(s.Name, func() { l.pick(s) })
+			b.Alignment = widget.ButtonAlignLeading
+			detail := string(s.Transport) + " · " + s.Summary()
+			if by, ok := found.Shadowed(s); ok {
+				detail += " (the name is also in " + l.short(by.File) + ", which --server takes)"
+			}
+			if ins := s.Inputs(); len(ins) > 0 {
+				detail += fmt.Sprintf(" · asks for %d input(s)", len(ins))
+			}
+			info := widget.NewLabel(detail)
+			info.Truncation = fyne.TextTruncateEllipsis
+			l.rows.Add(container.NewBorder(nil, nil, b, nil, info))
+			l.Buttons = append(l.Buttons, b)
+			l.Servers = append(l.Servers, s)
+		}
+	}
+	switch {
+	case len(found.Files) == 0:
+		l.title.SetText("No client config found (Claude Desktop, Claude Code, Cursor, VS Code).")
+	default:
+		l.title.SetText(fmt.Sprintf("%d server(s) in %d file(s); press one to fill the connection.", n, len(found.Files)))
+	}
+	l.Accordion.Items[0].Title = fmt.Sprintf("Servers in your client configs (%d)", n)
+	l.Accordion.Refresh()
+	l.Refresh()
+}
+
+// Rows returns the list's text as shown, one line a row, for tests.
+func (l *ServerList) Rows() []string {
+	var out []string
+	for _, o := range l.rows.Objects {
+		switch w := o.(type) {
+		case *widget.Label:
+			out = append(out, w.Text)
+		case *fyne.Container: // a server: its button and its details
+			out = append(out, w.Objects[1].(*widget.Button).Text+"  "+w.Objects[0].(*widget.Label).Text)
+		}
+	}
+	return out
+}
+
+// pick fills the connection from s, or asks for the inputs it needs.
+func (l *ServerList) pick(s clientconfig.Server) {
+	l.form.RemoveAll()
+	l.problem.Hide()
+	real, err := s.Target(clientconfig.Values{})
+	var miss *clientconfig.MissingInputsError
+	switch {
+	case errors.As(err, &miss):
+		l.askInputs(s)
+		return
+	case err != nil:
+		l.problem.SetText(err.Error())
+		l.problem.Show()
+		return
+	}
+	l.use(s, real)
+}
+
+// askInputs shows an entry for each input s needs and a Use button.
+func (l *ServerList) askInputs(s clientconfig.Server) {
+	l.pending = s
+	l.Inputs = nil
+	ins := s.Inputs()
+	l.form.Add(widget.NewLabel(fmt.Sprintf("%s asks for %s:", s.Name, plural(len(ins), "a value", "these values"))))
+	for _, in := range ins {
+		e := widget.NewEntry()
+		if in.Password {
+			e = widget.NewPasswordEntry()
+		}
+		e.SetText(in.Default)
+		e.PlaceHolder = in.ID
+		label := in.Description
+		if label == "" {
+			label = in.ID
+		}
+		l.Inputs = append(l.Inputs, e)
+		l.form.Add(container.NewBorder(nil, nil, widget.NewLabel(label), nil, e))
+	}
+	l.UseInputs = widget.NewButton("Use "+s.Name, func() {
+		vals := clientconfig.Values{Inputs: map[string]string{}}
+		for i, in := range ins {
+			vals.Inputs[in.ID] = l.Inputs[i].Text
+		}
+		real, err := s.Target(vals)
+		if err != nil {
+			l.problem.SetText(err.Error())
+			l.problem.Show()
+			return
+		}
+		l.form.RemoveAll()
+		l.Inputs, l.UseInputs = nil, nil
+		l.use(s, real)
+	})
+	l.UseInputs.Importance = widget.HighImportance
+	l.form.Add(l.UseInputs)
+}
+
+// use hands the picked server on.
+func (l *ServerList) use(s clientconfig.Server, real engine.Target) {
+	shown := s.Written()
+	shown.Dir = real.Dir
+	// an envFile's variables are not in the entry: show their names only
+	written := map[string]bool{}
+	for k := range s.Env {
+		written[k] = true
+	}
+	for _, kv := range real.Env {
+		if k, _, _ := strings.Cut(kv, "="); !written[k] {
+			shown.Env = append(shown.Env, k+"=(from "+filepath.Base(s.EnvFile)+")")
+		}
+	}
+	if l.OnPick != nil {
+		l.OnPick(s, shown, real)
+	}
+}
+
+// short writes a path with the home folder as ~.
+func (l *ServerList) short(path string) string {
+	if h := l.places.Home; h != "" && strings.HasPrefix(path, h+string(filepath.Separator)) {
+		return "~" + path[len(h):]
+	}
+	return path
+}
+
+func dangerLabel(text string) *widget.Label {
+	w := widget.NewLabel(text)
+	w.Importance = widget.DangerImportance
+	w.Wrapping = fyne.TextWrapWord
+	return w
+}
+
+// configPick is the server picked from a config, kept by the connection
+// panel: the target shown in its inputs and the one to connect to.
+type configPick struct {
+	shown, real engine.Target
+}
+
+// pickFromConfig fills the panel from a server of a client config: its
+// inputs show the entry as written, and Connect uses the values it was
+// filled with (and its working directory) for whatever the person left as
+// shown.
+func (p *ConnectionPanel) pickFromConfig(s clientconfig.Server, shown, real engine.Target) {
+	p.SetTarget(shown)
+	p.picked = &configPick{shown: shown, real: real}
+	p.problem.Hide()
+	p.info.SetText("From " + s.Label())
+}
+
+// keepHidden remembers what the panel cannot show of a target it is
+// filled with (its working directory and secret values), so that
+// connecting to it unchanged keeps them.
+func (p *ConnectionPanel) keepHidden(t engine.Target) {
+	p.picked = nil
+	if t.Dir != "" || len(t.SecretValues) > 0 {
+		p.picked = &configPick{shown: t, real: t}
+	}
+}
+
+// withPicked puts back into t, read from the panel's inputs, the values
+// of the server picked from a config where t still shows it as written.
+func (p *ConnectionPanel) withPicked(t engine.Target) engine.Target {
+	pk := p.picked
+	if pk == nil || t.Transport != pk.real.Transport {
+		return t
+	}
+	switch t.Transport {
+	case engine.TransportStdio:
+		if t.Command == pk.shown.Command {
+			t.Command, t.Dir = pk.real.Command, pk.real.Dir
+		}
+		realByKey := map[string]string{}
+		for _, kv := range pk.real.Env {
+			k, _, _ := strings.Cut(kv, "=")
+			realByKey[k] = kv
+		}
+		for i, kv := range t.Env {
+			k, _, _ := strings.Cut(kv, "=")
+			for _, shown := range pk.shown.Env {
+				if shown == kv && realByKey[k] != "" {
+					t.Env[i] = realByKey[k]
+				}
+			}
+		}
+	case engine.TransportHTTP, engine.TransportSSE:
+		if t.URL == pk.shown.URL {
+			t.URL = pk.real.URL
+		}
+		for k, v := range t.Headers {
+			if pk.shown.Headers[k] == v {
+				t.Headers[k] = pk.real.Headers[k]
+			}
+		}
+	}
+	t.SecretValues = pk.real.SecretValues
+	return t
+}
