@@ -77,8 +77,8 @@ func NewMainWindow(a fyne.App, o Options) *MainWindow {
 		Icon:         o.Icon,
 		Version:      o.Version,
 		OnRecording:  o.OnRecording,
+		MaxSpans:     &o.MaxSpans,
 	})
-	m.Bridge.MaxSpans = o.MaxSpans
 	return &MainWindow{m: m}
 }
 
@@ -88,10 +88,7 @@ func (w *MainWindow) Start() { w.m.Start() }
 
 // Run shows the window as the app's master window (closing it quits the
 // app) and runs Fyne's main loop until the app quits.
-func (w *MainWindow) Run() {
-	w.m.Window.SetMaster()
-	w.m.Window.ShowAndRun()
-}
+func (w *MainWindow) Run() { w.m.ShowAndRun() }
 
 // Quit ends the connection (so that its journal ends cleanly), then quits
 // the app.
@@ -104,7 +101,7 @@ func (w *MainWindow) Close() { w.m.Close() }
 
 // FramesDrawn returns how many frames the timeline has drawn; sample it
 // twice during a live run to measure frames per second.
-func (w *MainWindow) FramesDrawn() int64 { return w.m.Timeline.FramesDrawn() }
+func (w *MainWindow) FramesDrawn() int64 { return w.m.FramesDrawn() }
 
 // Stats is what the window's statistics describe.
 type Stats struct {
@@ -120,9 +117,9 @@ type Stats struct {
 
 // Stats returns what the statistics describe and their figures.
 func (w *MainWindow) Stats() Stats {
-	t := w.m.Timeline
-	runs, chosen := t.RunPicker()
-	return Stats{Runs: runs, Run: chosen, Summary: t.Summary(), Provisional: t.Provisional()}
+	var s Stats
+	s.Runs, s.Run, s.Summary, s.Provisional = w.m.Stats()
+	return s
 }
 
 // Follow is how following a journal went.
@@ -139,9 +136,9 @@ type Follow struct {
 // Following returns how following a journal went; ok is false when the
 // window follows none.
 func (w *MainWindow) Following() (f Follow, ok bool) {
-	path, note := w.m.Following()
+	path, note, seen := w.m.Following()
 	if path == "" {
 		return Follow{}, false
 	}
-	return Follow{Path: path, State: note, EndedSpansSeen: w.m.Timeline.FollowSeen()}, true
+	return Follow{Path: path, State: note, EndedSpansSeen: seen}, true
 }

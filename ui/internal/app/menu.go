@@ -246,9 +246,13 @@ func (m *MainWindow) FollowFile(path string) {
 	m.updateTitle()
 }
 
-// Following returns the journal followed ("" for none) and how it goes,
-// as the title says it.
-func (m *MainWindow) Following() (path, note string) { return m.following, m.followNote }
+// Following returns the journal followed ("" for none), how it goes, as
+// the title says it, and the number of ended spans of each frame drawn
+// that had a different number than the frame before
+// ([TimelineView.FollowSeen]).
+func (m *MainWindow) Following() (path, note string, seen []int) {
+	return m.following, m.followNote, m.Timeline.FollowSeen()
+}
 
 // compareDialog asks for a second recording to compare.
 func (m *MainWindow) compareDialog() {

@@ -60,6 +60,9 @@ type Options struct {
 	// SettingsFile keeps the recent connections and the last folder; nil
 	// means [DefaultSettingsFile], "" keeps them in memory only.
 	SettingsFile *string
+	// MaxSpans caps the spans a connection's recording keeps; nil means
+	// [recorder.DefaultMaxSpans], 0 keeps every span.
+	MaxSpans *int
 }
 
 // MainWindow is Fanout Inspector's window: the panels on the left
@@ -104,7 +107,7 @@ type MainWindow struct {
 }
 
 // NewMainWindow builds the main window of app a (not shown yet: call
-// [MainWindow.Start], then Show or ShowAndRun on its Window).
+// [MainWindow.Start], then [MainWindow.ShowAndRun]; tests show its window).
 func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	w := a.NewWindow("Fanout Inspector")
 	m := &MainWindow{App: a, Window: w, opts: opts}
@@ -117,6 +120,9 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.Bridge.OnRecording = opts.OnRecording
 	if opts.JournalDir != nil {
 		m.Bridge.JournalDir = *opts.JournalDir
+	}
+	if opts.MaxSpans != nil {
+		m.Bridge.MaxSpans = *opts.MaxSpans
 	}
 
 	settings := DefaultSettingsFile()
@@ -232,6 +238,24 @@ func (m *MainWindow) Start() {
 	if m.opts.Connect {
 		m.Connect(m.opts.Target)
 	}
+}
+
+// ShowAndRun shows the window as the app's master window (closing it
+// quits the app) and runs Fyne's main loop until the app quits.
+func (m *MainWindow) ShowAndRun() {
+	m.Window.SetMaster()
+	m.Window.ShowAndRun()
+}
+
+// FramesDrawn returns how many frames the timeline has drawn.
+func (m *MainWindow) FramesDrawn() int64 { return m.Timeline.FramesDrawn() }
+
+// Stats returns the run picker's choices and the run chosen ("" while
+// the recording has no runs), the statistics shown, and whether their
+// verdict is of a run still going.
+func (m *MainWindow) Stats() (runs []string, chosen string, sum recorder.Summary, provisional bool) {
+	runs, chosen = m.Timeline.RunPicker()
+	return runs, chosen, m.Timeline.Summary(), m.Timeline.Provisional()
 }
 
 // Dropped opens a recording or journal dropped on the window: the first
