@@ -24,16 +24,16 @@ type Bridge struct {
 	// session) and after it ended (with nil and the reason, nil after a
 	// Disconnect).
 	OnSession func(s *engine.Session, err error)
-	// OnLog receives the server's stderr lines and log messages.
-	OnLog func(recorder.Event)
-	// OnToolsChanged is called when the server says its tools changed.
-	OnToolsChanged func()
-	// OnPending is called when a request waits for a person's answer.
-	OnPending func(*engine.PendingRequest)
-	// OnProgress is called as a run's calls finish.
-	OnProgress func(engine.Progress)
-	// OnRunDone is called when a run ends, however it ended.
-	OnRunDone func(engine.RunResult, error)
+	// onLog receives the server's stderr lines and log messages.
+	onLog func(recorder.Event)
+	// onToolsChanged is called when the server says its tools changed.
+	onToolsChanged func()
+	// onPending is called when a request waits for a person's answer.
+	onPending func(*engine.PendingRequest)
+	// onProgress is called as a run's calls finish.
+	onProgress func(engine.Progress)
+	// onRunDone is called when a run ends, however it ended.
+	onRunDone func(engine.RunResult, error)
 	// JournalDir is where live recordings are journaled; "" turns
 	// journaling off. NewBridge sets it to [recorder.DefaultJournalDir].
 	JournalDir string
@@ -47,7 +47,7 @@ type Bridge struct {
 	// connection is made or the hosted proxy starts (the OTLP push
 	// observes it, a [capture.Observer]); the function it returns is
 	// called once that connection or proxy is closed.
-	OnRecording func(*recorder.Recording) (done func())
+	onRecording func(*recorder.Recording) (done func())
 
 	mu     sync.Mutex
 	target engine.Target
@@ -138,7 +138,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		// the recording is still kept in memory and can be saved.
 		JournalDir: b.JournalDir, JournalPrefix: "run",
 		OnJournalError: func(err error) { b.note("no journal for this run: " + err.Error()) },
-		Observers:      []capture.Observer{b.OnRecording},
+		Observers:      []capture.Observer{b.onRecording},
 		Tell:           func(msg string) { b.note("OAuth: " + msg) }, OpenBrowser: openInBrowser,
 		Log: log.Writer(), // net/http logs what peers send, through the app's log filter
 	})
@@ -153,13 +153,13 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		}
 		return nil, err
 	}
-	if f := b.OnLog; f != nil {
+	if f := b.onLog; f != nil {
 		s.OnLog(func(e recorder.Event) { b.hook(func() { f(e) }) })
 	}
-	if f := b.OnToolsChanged; f != nil {
+	if f := b.onToolsChanged; f != nil {
 		s.OnToolsChanged(func() { b.hook(f) })
 	}
-	if f := b.OnPending; f != nil {
+	if f := b.onPending; f != nil {
 		s.SetManualHandler(func(req *engine.PendingRequest) { b.hook(func() { f(req) }) })
 	}
 	b.mu.Lock()
@@ -319,12 +319,12 @@ func (b *Bridge) RunOn(w engine.Workload, n int) error {
 			b.mu.Lock()
 			b.cancel = nil
 			b.mu.Unlock()
-			if b.OnRunDone != nil {
-				b.hook(func() { b.OnRunDone(res, err) })
+			if b.onRunDone != nil {
+				b.hook(func() { b.onRunDone(res, err) })
 			}
 		}()
 		var progress func(engine.Progress)
-		if f := b.OnProgress; f != nil {
+		if f := b.onProgress; f != nil {
 			progress = func(p engine.Progress) { b.hook(func() { f(p) }) }
 		}
 		if n == 1 {
@@ -367,10 +367,10 @@ func (b *Bridge) runWide(ctx context.Context, s *engine.Session, w engine.Worklo
 	b.mu.Unlock()
 	for _, e := range extra {
 		e.SetAnswerPolicy(policy)
-		if f := b.OnLog; f != nil {
+		if f := b.onLog; f != nil {
 			e.OnLog(func(ev recorder.Event) { b.hook(func() { f(ev) }) })
 		}
-		if f := b.OnPending; f != nil {
+		if f := b.onPending; f != nil {
 			e.SetManualHandler(func(req *engine.PendingRequest) { b.hook(func() { f(req) }) })
 		}
 	}
@@ -412,7 +412,7 @@ func (b *Bridge) Stop() {
 
 // note shows a notice in the log view.
 func (b *Bridge) note(msg string) {
-	if f := b.OnLog; f != nil {
+	if f := b.onLog; f != nil {
 		b.hook(func() { f(recorder.Event{Kind: recorder.EventOther, Text: msg}) })
 	}
 }

@@ -21,7 +21,7 @@ func TestBridgeOnRecording(t *testing.T) {
 	b.JournalDir = ""
 	var stats otlppush.Stats
 	var rec *recorder.Recording
-	b.OnRecording = func(r *recorder.Recording) func() {
+	b.onRecording = func(r *recorder.Recording) func() {
 		rec = r
 		p, err := otlppush.Start(r, otlppush.Options{Endpoint: c.URL})
 		if err != nil {
@@ -30,7 +30,7 @@ func TestBridgeOnRecording(t *testing.T) {
 		return func() { stats = p.Close(context.Background()) }
 	}
 	done := make(chan error, 1)
-	b.OnRunDone = func(_ engine.RunResult, err error) { done <- err }
+	b.onRunDone = func(_ engine.RunResult, err error) { done <- err }
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := b.Connect(ctx, engine.Target{}); err != nil {

@@ -21,7 +21,7 @@ func TestBridge(t *testing.T) {
 		sessions = append(sessions, s != nil)
 		mu.Unlock()
 	}
-	b.OnRunDone = func(_ engine.RunResult, err error) { done <- err }
+	b.onRunDone = func(_ engine.RunResult, err error) { done <- err }
 
 	if err := b.Run(engine.Workload{Tool: "echo"}); !errors.Is(err, ErrNotConnected) {
 		t.Errorf("Run without a connection: %v, want ErrNotConnected", err)

@@ -87,15 +87,15 @@ func protocolOf(text string) string {
 type ConnectionPanel struct {
 	widget.BaseWidget
 
-	// OnConnect is called when the person asks to connect to a target.
-	OnConnect func(engine.Target)
-	// OnDisconnect is called when the person asks to disconnect.
-	OnDisconnect func()
-	// OnStartProxy is called when the person asks to host the HTTP proxy
+	// onConnect is called when the person asks to connect to a target.
+	onConnect func(engine.Target)
+	// onDisconnect is called when the person asks to disconnect.
+	onDisconnect func()
+	// onStartProxy is called when the person asks to host the HTTP proxy
 	// (the Proxy (HTTP) choice): listen on listen, forward to upstream.
-	OnStartProxy func(listen, upstream string)
-	// OnStopProxy is called when the person asks to stop it.
-	OnStopProxy func()
+	onStartProxy func(listen, upstream string)
+	// onStopProxy is called when the person asks to stop it.
+	onStopProxy func()
 
 	// The panel's inputs and buttons, exported so tests and scripts can
 	// drive the panel as a person would.
@@ -168,7 +168,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 	})
 	p.Recent.PlaceHolder = "(recent connections)"
 	p.Servers = NewServerList(clientconfig.Here())
-	p.Servers.OnPick = p.pickFromConfig
+	p.Servers.onPick = p.pickFromConfig
 	p.Listen = newEntry("e.g. "+DefaultProxyListen+" (127.0.0.1:0: any free port)", nil)
 	p.Listen.SetText(DefaultProxyListen)
 	p.Upstream = newEntry("the server's URL, e.g. http://127.0.0.1:8080/mcp", nil)
@@ -188,8 +188,8 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 				return
 			}
 			p.problem.Hide()
-			if p.OnStartProxy != nil {
-				p.OnStartProxy(listen, upstream)
+			if p.onStartProxy != nil {
+				p.onStartProxy(listen, upstream)
 			}
 			return
 		}
@@ -200,20 +200,20 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 			return
 		}
 		p.problem.Hide()
-		if p.OnConnect != nil {
-			p.OnConnect(t)
+		if p.onConnect != nil {
+			p.onConnect(t)
 		}
 	})
 	p.ConnectBtn.Importance = widget.HighImportance
 	p.Disconnect = widget.NewButton("Disconnect", func() {
 		if p.proxying {
-			if p.OnStopProxy != nil {
-				p.OnStopProxy()
+			if p.onStopProxy != nil {
+				p.onStopProxy()
 			}
 			return
 		}
-		if p.OnDisconnect != nil {
-			p.OnDisconnect()
+		if p.onDisconnect != nil {
+			p.onDisconnect()
 		}
 	})
 	p.Disconnect.Disable()

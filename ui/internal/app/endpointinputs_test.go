@@ -45,7 +45,7 @@ func TestPolicyPanelSamplingEndpoint(t *testing.T) {
 	}
 	defer s.Close()
 	p := NewPolicyPanel(s.AnswerPolicy())
-	p.OnChanged = s.SetAnswerPolicy
+	p.onChanged = s.SetAnswerPolicy
 	w := test.NewWindow(p)
 	defer w.Close()
 

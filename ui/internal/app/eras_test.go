@@ -49,7 +49,7 @@ func TestPolicyInlineDispatch(t *testing.T) {
 	test.NewTempApp(t)
 	p := NewPolicyPanel(engine.DefaultAnswerPolicy())
 	var got []engine.AnswerPolicy
-	p.OnChanged = func(policy engine.AnswerPolicy) { got = append(got, policy) }
+	p.onChanged = func(policy engine.AnswerPolicy) { got = append(got, policy) }
 	w := test.NewTempWindow(t, p)
 	w.Resize(fyne.NewSize(500, 900))
 	if !slices.Contains(p.Dispatch.Options, "inline") {

@@ -20,7 +20,7 @@ type ErrorReporter struct {
 
 	// OnError, when set, is called on the main goroutine with each error's
 	// text after its dialog is shown.
-	OnError func(text string)
+	onError func(text string)
 
 	mu      sync.Mutex
 	shown   []string
@@ -66,8 +66,8 @@ func (r *ErrorReporter) Show(doing string, err error) {
 		if r.win != nil {
 			dialog.ShowError(errors.New(text), r.win)
 		}
-		if r.OnError != nil {
-			r.OnError(text)
+		if r.onError != nil {
+			r.onError(text)
 		}
 	})
 }

@@ -21,33 +21,33 @@ func TestFirstRunOpensWhereRunIs(t *testing.T) {
 	policy.Latency = FirstRunLatency
 	m := openMainWindow(t, loop, Options{Policy: policy})
 
-	if got := m.Tabs.Selected().Text; got != "Workload" {
+	if got := m.tabs.Selected().Text; got != "Workload" {
 		t.Errorf("the window opens on the %q tab, want Workload (where Run is)", got)
 	}
-	if sc, ok := m.Tabs.Selected().Content.(*container.Scroll); !ok || sc.Content != m.Workload {
+	if sc, ok := m.tabs.Selected().Content.(*container.Scroll); !ok || sc.Content != m.workload {
 		t.Errorf("the tab the window opens on does not hold the Workload panel and its Run button")
 	}
-	if got := m.Policy.Latency.A.Text; got != "500ms" {
+	if got := m.policy.Latency.A.Text; got != "500ms" {
 		t.Errorf("latency field %q, want 500ms", got)
 	}
-	if got := m.Workload.Answering.Text; !strings.Contains(got, "after 500ms, at once") {
+	if got := m.workload.Answering.Text; !strings.Contains(got, "after 500ms, at once") {
 		t.Errorf("line next to Run %q, want it to say 500ms, at once", got)
 	}
-	if got := m.Workload.Dispatch.Selected; got != "concurrent" {
+	if got := m.workload.Dispatch.Selected; got != "concurrent" {
 		t.Errorf("dispatch toggle %q, want concurrent", got)
 	}
-	m.Workload.Dispatch.SetSelected("serial") // one click
-	if got := m.Policy.Dispatch.Selected; got != "serial" {
+	m.workload.Dispatch.SetSelected("serial") // one click
+	if got := m.policy.Dispatch.Selected; got != "serial" {
 		t.Errorf("Callbacks dispatch %q after choosing serial next to Run", got)
 	}
-	if got := m.Workload.Answering.Text; !strings.Contains(got, "one at a time") {
+	if got := m.workload.Answering.Text; !strings.Contains(got, "one at a time") {
 		t.Errorf("line next to Run %q after choosing serial", got)
 	}
-	m.Policy.Dispatch.SetSelected("bounded")
-	if got := m.Workload.Dispatch.Selected; got != "" {
+	m.policy.Dispatch.SetSelected("bounded")
+	if got := m.workload.Dispatch.Selected; got != "" {
 		t.Errorf("dispatch toggle %q while Callbacks says bounded, want neither", got)
 	}
-	if got := m.Workload.Answering.Text; !strings.Contains(got, "at most 4 at once") {
+	if got := m.workload.Answering.Text; !strings.Contains(got, "at most 4 at once") {
 		t.Errorf("line next to Run %q with bounded:4", got)
 	}
 }
@@ -64,16 +64,16 @@ func TestSerialConcurrentOneClickApart(t *testing.T) {
 	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
 	m := openMainWindow(t, loop, Options{Policy: policy, Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
 
 	elapsed := func(mode string) time.Duration {
 		t.Helper()
-		m.Workload.Dispatch.SetSelected(mode)
+		m.workload.Dispatch.SetSelected(mode)
 		start := time.Now()
-		test.Tap(m.Workload.RunButton)
-		loop.waitFor(t, "the "+mode+" run to end", 15*time.Second, func() bool { return !m.Workload.Running() })
-		if !strings.HasPrefix(m.Workload.Status(), "Done: 1 of 1 calls ok") {
-			t.Fatalf("%s run: %q", mode, m.Workload.Status())
+		test.Tap(m.workload.RunButton)
+		loop.waitFor(t, "the "+mode+" run to end", 15*time.Second, func() bool { return !m.workload.Running() })
+		if !strings.HasPrefix(m.workload.Status(), "Done: 1 of 1 calls ok") {
+			t.Fatalf("%s run: %q", mode, m.workload.Status())
 		}
 		return time.Since(start)
 	}

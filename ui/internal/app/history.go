@@ -279,8 +279,8 @@ func (p *WorkloadPanel) addHistory(r RunRecord) {
 	}
 	row.RunAgain = widget.NewButton("Run again", func() { p.runAgain(row.Run) })
 	row.Compare = widget.NewButton("Compare", func() {
-		if p.OnCompare != nil {
-			p.OnCompare(row.Run.Segment)
+		if p.onCompare != nil {
+			p.onCompare(row.Run.Segment)
 		}
 	})
 	if r.Segment == nil {
@@ -316,8 +316,8 @@ func (p *WorkloadPanel) runAgain(r RunRecord) {
 		p.ShowProblem("A run is already going on: stop it first, then run again.")
 		return
 	}
-	if p.OnPolicy != nil {
-		p.OnPolicy(r.Policy)
+	if p.onPolicy != nil {
+		p.onPolicy(r.Policy)
 	}
 	p.SetWorkload(r.Workload)
 	p.SetSessions(r.Sessions)

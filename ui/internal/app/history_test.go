@@ -20,39 +20,39 @@ import (
 func TestRunShowsResultAndHistory(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Window.Resize(fyne.NewSize(1024, 600)) // too short for the whole panel
+	m.window.Resize(fyne.NewSize(1024, 600)) // too short for the whole panel
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	if !m.Workload.CopyResult.Disabled() {
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	if !m.workload.CopyResult.Disabled() {
 		t.Errorf("Copy is enabled before anything ran")
 	}
 
 	runOnce := func(what string) {
 		t.Helper()
-		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.Workload.Running() })
-		n := len(m.Workload.History())
+		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.workload.Running() })
+		n := len(m.workload.History())
 		m.Run()
-		if !m.Workload.Running() {
-			t.Fatalf("%s did not start: %s", what, m.Workload.problem.Text)
+		if !m.workload.Running() {
+			t.Fatalf("%s did not start: %s", what, m.workload.problem.Text)
 		}
 		loop.waitFor(t, what+" to end", 15*time.Second, func() bool {
-			return !m.Workload.Running() && len(m.Workload.History()) == n+1
+			return !m.workload.Running() && len(m.workload.History()) == n+1
 		})
 	}
 
 	// 1. echo: its result shows, pretty-printed, and Copy copies it.
-	m.Workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"hello from the test"}`)})
-	m.Policy.Dispatch.SetSelected("serial")
+	m.workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"hello from the test"}`)})
+	m.policy.Dispatch.SetSelected("serial")
 	runOnce("the echo run")
-	res := m.Workload.ResultText()
+	res := m.workload.ResultText()
 	if !strings.Contains(res, "hello from the test") || !strings.HasPrefix(res, "hello from the test\n") || !strings.Contains(res, "structuredContent:\n{\n  \"text\"") {
 		t.Errorf("after the echo run the result area shows %q, want its text, then its structured content indented", res)
 	}
 	if strings.Contains(res, `\"`) {
 		t.Errorf("the result shows escaped JSON: %q", res)
 	}
-	if sc := m.Workload.scroller; sc != nil {
-		top := m.Workload.results.Position().Y
+	if sc := m.workload.scroller; sc != nil {
+		top := m.workload.results.Position().Y
 		if top < sc.Offset.Y || top+40 > sc.Offset.Y+sc.Size().Height {
 			t.Errorf("the result (at y=%v) is out of view (showing %v to %v): a person must scroll to find it",
 				top, sc.Offset.Y, sc.Offset.Y+sc.Size().Height)
@@ -60,24 +60,24 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	} else {
 		t.Errorf("the Workload panel does not know its scroller")
 	}
-	test.Tap(m.Workload.CopyResult)
+	test.Tap(m.workload.CopyResult)
 	if got := loop.Clipboard().Content(); got != res {
 		t.Errorf("Copy put %q on the clipboard, want the result %q", got, res)
 	}
 
 	// 2. fanout with arguments its schema refuses: the error shows.
-	m.Workload.Tool.SetSelected("fanout")
-	m.Workload.RawJSON.SetChecked(true) // the form would refuse them
-	typeInto(m.Workload.Raw, `{"n":"many"}`)
+	m.workload.Tool.SetSelected("fanout")
+	m.workload.RawJSON.SetChecked(true) // the form would refuse them
+	typeInto(m.workload.Raw, `{"n":"many"}`)
 	runOnce("the bad fanout run")
-	if got := m.Workload.ResultText(); !strings.Contains(got, "The call failed") || !strings.Contains(got, `want "integer"`) || m.Workload.result.Importance != widget.DangerImportance {
-		t.Errorf("after a call with bad arguments the result area shows %q (importance %v), want the error", got, m.Workload.result.Importance)
+	if got := m.workload.ResultText(); !strings.Contains(got, "The call failed") || !strings.Contains(got, `want "integer"`) || m.workload.result.Importance != widget.DangerImportance {
+		t.Errorf("after a call with bad arguments the result area shows %q (importance %v), want the error", got, m.workload.result.Importance)
 	}
-	if !strings.HasPrefix(m.Workload.resultWhat.Text, "Error of the last call") {
-		t.Errorf("the result's heading says %q, want it to say it is an error", m.Workload.resultWhat.Text)
+	if !strings.HasPrefix(m.workload.resultWhat.Text, "Error of the last call") {
+		t.Errorf("the result's heading says %q, want it to say it is an error", m.workload.resultWhat.Text)
 	}
 
-	h := m.Workload.History()
+	h := m.workload.History()
 	if len(h) != 2 {
 		t.Fatalf("after two runs the history has %d rows, want 2", len(h))
 	}
@@ -95,30 +95,30 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 
 	// 3. Run again on the echo row, after changing the form and the
 	// dispatch: it runs echo again, serial, with its arguments.
-	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":2}`)})
-	m.Policy.Dispatch.SetSelected("concurrent")
+	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":2}`)})
+	m.policy.Dispatch.SetSelected("concurrent")
 	test.Tap(h[1].RunAgain)
-	if !m.Workload.Running() {
-		t.Fatalf("Run again did not start a run: %s", m.Workload.problem.Text)
+	if !m.workload.Running() {
+		t.Fatalf("Run again did not start a run: %s", m.workload.problem.Text)
 	}
 	loop.waitFor(t, "the run again to end", 15*time.Second, func() bool {
-		return !m.Workload.Running() && len(m.Workload.History()) == 3
+		return !m.workload.Running() && len(m.workload.History()) == 3
 	})
-	again := m.Workload.History()[0]
+	again := m.workload.History()[0]
 	if again.Run.Workload.Tool != "echo" || string(again.Run.Workload.Args) != `{"text":"hello from the test"}` ||
 		again.Run.Policy.Dispatch.Mode != engine.Serial {
 		t.Errorf("Run again ran %s %s under %v, want echo with its arguments, serial",
 			again.Run.Workload.Tool, again.Run.Workload.Args, again.Run.Policy.Dispatch)
 	}
-	if m.Bridge.Policy().Dispatch.Mode != engine.Serial || m.Workload.Dispatch.Selected != "serial" {
-		t.Errorf("after Run again the session answers %v and the toggle says %q, want serial", m.Bridge.Policy().Dispatch, m.Workload.Dispatch.Selected)
+	if m.bridge.Policy().Dispatch.Mode != engine.Serial || m.workload.Dispatch.Selected != "serial" {
+		t.Errorf("after Run again the session answers %v and the toggle says %q, want serial", m.bridge.Policy().Dispatch, m.workload.Dispatch.Selected)
 	}
-	if !strings.Contains(m.Workload.ResultText(), "hello from the test") {
-		t.Errorf("after Run again the result area shows %q", m.Workload.ResultText())
+	if !strings.Contains(m.workload.ResultText(), "hello from the test") {
+		t.Errorf("after Run again the result area shows %q", m.workload.ResultText())
 	}
 
 	// 4. Compare shows that run's own spans beside the live recording.
-	test.Tap(m.Workload.History()[2].Compare)
+	test.Tap(m.workload.History()[2].Compare)
 	cmp := m.compare
 	if cmp == nil {
 		t.Fatal("Compare showed nothing")

@@ -17,25 +17,25 @@ import (
 func TestWorkloadRateAndDuration(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Window.Resize(fyne.NewSize(1024, 700))
+	m.window.Resize(fyne.NewSize(1024, 700))
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	m.Workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	m.workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
 
-	typeInto(m.Workload.Rate, "50")
-	if _, err := m.Workload.Workload(); err == nil || !strings.Contains(err.Error(), "give a duration too") {
+	typeInto(m.workload.Rate, "50")
+	if _, err := m.workload.Workload(); err == nil || !strings.Contains(err.Error(), "give a duration too") {
 		t.Errorf("a rate without a duration: %v, want it to ask for a duration", err)
 	}
-	typeInto(m.Workload.Duration, "1s")
-	w, err := m.Workload.Workload()
+	typeInto(m.workload.Duration, "1s")
+	w, err := m.workload.Workload()
 	if err != nil || w.Rate != 50 || w.Duration != time.Second || w.Calls != 0 {
 		t.Fatalf("Workload() = %+v, %v; want 50 calls/s for 1s", w, err)
 	}
 	m.Run()
 	loop.waitFor(t, "the open-loop run to end", 15*time.Second, func() bool {
-		return !m.Workload.Running() && len(m.Workload.History()) == 1
+		return !m.workload.Running() && len(m.workload.History()) == 1
 	})
-	h := m.Workload.History()[0]
+	h := m.workload.History()[0]
 	if h.Run.OK != 50 {
 		t.Errorf("the run made %d calls, want 50 (50/s for 1 s)", h.Run.OK)
 	}
@@ -55,20 +55,20 @@ func TestWorkloadOverSessions(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	first := m.Bridge.Session()
-	m.Workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: 30, Concurrency: 3})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	first := m.bridge.Session()
+	m.workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: 30, Concurrency: 3})
 
-	typeInto(m.Workload.Sessions, "0")
-	if _, err := m.Workload.Workload(); err == nil || !strings.Contains(err.Error(), "sessions") {
+	typeInto(m.workload.Sessions, "0")
+	if _, err := m.workload.Workload(); err == nil || !strings.Contains(err.Error(), "sessions") {
 		t.Errorf("0 sessions: %v, want an error about sessions", err)
 	}
-	typeInto(m.Workload.Sessions, "3")
+	typeInto(m.workload.Sessions, "3")
 	m.Run()
 	loop.waitFor(t, "the run over 3 sessions to end", 20*time.Second, func() bool {
-		return !m.Workload.Running() && len(m.Workload.History()) == 1
+		return !m.workload.Running() && len(m.workload.History()) == 1
 	})
-	h := m.Workload.History()[0]
+	h := m.workload.History()[0]
 	if h.Run.OK != 30 {
 		t.Fatalf("the run made %d calls ok, want 30", h.Run.OK)
 	}
@@ -78,7 +78,7 @@ func TestWorkloadOverSessions(t *testing.T) {
 	if row := h.Text.Text; !strings.Contains(row, "over 3 sessions") {
 		t.Errorf("the history row says %q, want it to name the 3 sessions", row)
 	}
-	if m.Bridge.Session() != first {
+	if m.bridge.Session() != first {
 		t.Error("the app's own connection changed with the run")
 	}
 	select {
@@ -86,9 +86,9 @@ func TestWorkloadOverSessions(t *testing.T) {
 		t.Error("the app's own connection closed with the run's extra sessions")
 	default:
 	}
-	m.Bridge.mu.Lock()
-	extra := len(m.Bridge.extra)
-	m.Bridge.mu.Unlock()
+	m.bridge.mu.Lock()
+	extra := len(m.bridge.extra)
+	m.bridge.mu.Unlock()
 	if extra != 0 {
 		t.Errorf("%d extra sessions still held after the run", extra)
 	}
@@ -100,31 +100,31 @@ func TestWorkloadStages(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	m.Workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	m.workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
 
-	typeInto(m.Workload.Stages, "1s:40")
-	typeInto(m.Workload.Rate, "10")
-	if _, err := m.Workload.Workload(); err == nil || !strings.Contains(err.Error(), "empty the Rate field") {
+	typeInto(m.workload.Stages, "1s:40")
+	typeInto(m.workload.Rate, "10")
+	if _, err := m.workload.Workload(); err == nil || !strings.Contains(err.Error(), "empty the Rate field") {
 		t.Errorf("stages with a rate: %v, want it to say the stages give the rate", err)
 	}
-	typeInto(m.Workload.Rate, "")
-	typeInto(m.Workload.MaxInFlight, "5")
-	w, err := m.Workload.Workload()
+	typeInto(m.workload.Rate, "")
+	typeInto(m.workload.MaxInFlight, "5")
+	w, err := m.workload.Workload()
 	if err != nil || len(w.Stages) != 1 || w.Ramp != engine.RampRate || w.MaxInFlight != 5 || w.Concurrency != 0 {
 		t.Fatalf("Workload() = %+v, %v; want one rate stage to 40/s, at most 5 in flight", w, err)
 	}
-	m.Workload.StagesRamp.SetSelected(rampCallersText)
-	if _, err := m.Workload.Workload(); err == nil || !strings.Contains(err.Error(), "max in flight") {
+	m.workload.StagesRamp.SetSelected(rampCallersText)
+	if _, err := m.workload.Workload(); err == nil || !strings.Contains(err.Error(), "max in flight") {
 		t.Errorf("stages of callers with max in flight: %v, want it refused", err)
 	}
-	typeInto(m.Workload.MaxInFlight, "")
-	m.Workload.StagesRamp.SetSelected(rampRateText)
+	typeInto(m.workload.MaxInFlight, "")
+	m.workload.StagesRamp.SetSelected(rampRateText)
 	m.Run()
 	loop.waitFor(t, "the ramp to end", 15*time.Second, func() bool {
-		return !m.Workload.Running() && len(m.Workload.History()) == 1
+		return !m.workload.Running() && len(m.workload.History()) == 1
 	})
-	h := m.Workload.History()[0]
+	h := m.workload.History()[0]
 	// A ramp from 0 to 40 calls/s over 1 s starts about 20 calls.
 	if h.Run.OK < 15 || h.Run.OK > 25 {
 		t.Errorf("the ramp made %d calls, want about 20 (0 to 40/s over 1 s)", h.Run.OK)
@@ -132,8 +132,8 @@ func TestWorkloadStages(t *testing.T) {
 	if row := h.Text.Text; !strings.Contains(row, "ramping calls/s 1s:40") {
 		t.Errorf("the history row says %q, want it to name the ramp", row)
 	}
-	m.Workload.SetWorkload(h.Run.Workload)
-	if got := m.Workload.Stages.Text; got != "1s:40" {
+	m.workload.SetWorkload(h.Run.Workload)
+	if got := m.workload.Stages.Text; got != "1s:40" {
 		t.Errorf("the stages field shows %q after presetting the run, want 1s:40", got)
 	}
 }

@@ -26,11 +26,11 @@ import (
 type ManualPanel struct {
 	widget.BaseWidget
 
-	// OnCountChanged is called on the main goroutine when the number of
+	// onCountChanged is called on the main goroutine when the number of
 	// waiting requests changes.
-	OnCountChanged func(n int)
-	// OnError reports a problem answering that is not the form's.
-	OnError func(doing string, err error)
+	onCountChanged func(n int)
+	// onError reports a problem answering that is not the form's.
+	onError func(doing string, err error)
 
 	list     *widget.List
 	detail   *fyne.Container
@@ -298,8 +298,8 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 	answer := func() {
 		// An invalid form says so under its field (see focusInvalid):
 		// no dialog to dismiss.
-		if err := p.AnswerSelected(); err != nil && p.Form == nil && p.OnError != nil {
-			p.OnError("Answering the request", err)
+		if err := p.AnswerSelected(); err != nil && p.Form == nil && p.onError != nil {
+			p.onError("Answering the request", err)
 		}
 	}
 	if req.Method == "sampling/createMessage" {
@@ -324,7 +324,7 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 			p.detail.Add(widget.NewLabel("The requested schema cannot be shown as a form (" + err.Error() + "); you can still decline or cancel."))
 		} else {
 			p.Form = form
-			form.OnSubmit = answer
+			form.onSubmit = answer
 			p.detail.Add(form)
 		}
 		accept := widget.NewButton("Accept", answer)
@@ -348,8 +348,8 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 func (p *ManualPanel) countChanged() {
 	p.enableAll()
 	p.clock()
-	if p.OnCountChanged != nil {
-		p.OnCountChanged(len(p.pending))
+	if p.onCountChanged != nil {
+		p.onCountChanged(len(p.pending))
 	}
 }
 

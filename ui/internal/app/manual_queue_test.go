@@ -20,19 +20,19 @@ func queueOf16(t *testing.T, kind string) (*mainLoop, *MainWindow) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
 	if kind == "elicitation" {
-		m.Policy.Elicitation.SetSelected("manual")
+		m.policy.Elicitation.SetSelected("manual")
 	} else {
-		test.Tap(m.Policy.SamplingManual)
+		test.Tap(m.policy.SamplingManual)
 	}
-	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":16,"kind":"` + kind + `"}`)})
-	test.Tap(m.Workload.RunButton)
-	loop.waitFor(t, "16 requests waiting in the Manual panel", 15*time.Second, func() bool { return len(m.Manual.Pending()) == 16 })
-	if got := m.Tabs.Selected().Text; got != "Manual (16)" {
+	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":16,"kind":"` + kind + `"}`)})
+	test.Tap(m.workload.RunButton)
+	loop.waitFor(t, "16 requests waiting in the Manual panel", 15*time.Second, func() bool { return len(m.manual.Pending()) == 16 })
+	if got := m.tabs.Selected().Text; got != "Manual (16)" {
 		t.Errorf("selected tab %q, want %q", got, "Manual (16)")
 	}
-	if m.Manual.AcceptAll.Disabled() {
+	if m.manual.AcceptAll.Disabled() {
 		t.Errorf("Accept all is disabled with 16 requests waiting")
 	}
 	return loop, m
@@ -41,7 +41,7 @@ func queueOf16(t *testing.T, kind string) (*mainLoop, *MainWindow) {
 // spansOf returns the status and error (or answer) of the spans of kind.
 func spansOf(m *MainWindow, kind recorder.Kind) []recorder.Span {
 	var out []recorder.Span
-	for _, s := range m.Bridge.Session().Recording().Snapshot().Spans {
+	for _, s := range m.bridge.Session().Recording().Snapshot().Spans {
 		if s.Kind == kind {
 			out = append(out, *s)
 		}
@@ -54,13 +54,13 @@ func spansOf(m *MainWindow, kind recorder.Kind) []recorder.Span {
 // call completes.
 func TestManualQueueAcceptAll(t *testing.T) {
 	loop, m := queueOf16(t, "elicitation")
-	test.Tap(m.Manual.AcceptAll)
-	if n := len(m.Manual.Pending()); n != 0 {
+	test.Tap(m.manual.AcceptAll)
+	if n := len(m.manual.Pending()); n != 0 {
 		t.Errorf("%d requests still listed right after Accept all", n)
 	}
-	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
-	if !strings.HasPrefix(m.Workload.Status(), "Done: 1 of 1 calls ok") {
-		t.Errorf("status %q, want the call done ok", m.Workload.Status())
+	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
+	if !strings.HasPrefix(m.workload.Status(), "Done: 1 of 1 calls ok") {
+		t.Errorf("status %q, want the call done ok", m.workload.Status())
 	}
 	spans := spansOf(m, recorder.KindElicitation)
 	if len(spans) != 16 {
@@ -71,8 +71,8 @@ func TestManualQueueAcceptAll(t *testing.T) {
 			t.Errorf("span %d: %s %s %s, want accepted", s.ID, s.Status, s.Error, s.Result)
 		}
 	}
-	if m.Tabs.Items[3].Text != "Manual" || !m.Manual.AcceptAll.Disabled() {
-		t.Errorf("after Accept all: tab %q, Accept all disabled %v; want %q and disabled", m.Tabs.Items[3].Text, m.Manual.AcceptAll.Disabled(), "Manual")
+	if m.tabs.Items[3].Text != "Manual" || !m.manual.AcceptAll.Disabled() {
+		t.Errorf("after Accept all: tab %q, Accept all disabled %v; want %q and disabled", m.tabs.Items[3].Text, m.manual.AcceptAll.Disabled(), "Manual")
 	}
 }
 
@@ -80,8 +80,8 @@ func TestManualQueueAcceptAll(t *testing.T) {
 // one click.
 func TestManualQueueDeclineAllSampling(t *testing.T) {
 	loop, m := queueOf16(t, "sampling")
-	test.Tap(m.Manual.DeclineAll)
-	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+	test.Tap(m.manual.DeclineAll)
+	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 	for _, s := range spansOf(m, recorder.KindSampling) {
 		if s.Status != recorder.StatusError || s.Error != engine.SamplingRejected {
 			t.Errorf("span %d: %s %q, want error %q", s.ID, s.Status, s.Error, engine.SamplingRejected)
@@ -93,11 +93,11 @@ func TestManualQueueDeclineAllSampling(t *testing.T) {
 // they leave the queue at once and their spans end cancelled, saying why.
 func TestManualQueueStop(t *testing.T) {
 	loop, m := queueOf16(t, "elicitation")
-	test.Tap(m.Workload.StopButton)
-	if n := len(m.Manual.Pending()); n != 0 {
+	test.Tap(m.workload.StopButton)
+	if n := len(m.manual.Pending()); n != 0 {
 		t.Errorf("%d requests still waiting for a person after Stop", n)
 	}
-	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 	loop.waitFor(t, "the 16 spans to end", 10*time.Second, func() bool {
 		for _, s := range spansOf(m, recorder.KindElicitation) {
 			if s.Open() {
@@ -115,7 +115,7 @@ func TestManualQueueStop(t *testing.T) {
 			t.Errorf("span %d: %s %q, want cancelled because the run was stopped", s.ID, s.Status, s.Error)
 		}
 	}
-	if errs := m.Errors.Shown(); len(errs) > 0 {
+	if errs := m.errors.Shown(); len(errs) > 0 {
 		t.Errorf("errors shown: %q", errs)
 	}
 }
@@ -125,9 +125,9 @@ func TestManualQueueStop(t *testing.T) {
 func TestManualQueuePolicyChange(t *testing.T) {
 	t.Run("elicitation accept", func(t *testing.T) {
 		loop, m := queueOf16(t, "elicitation")
-		m.Policy.Elicitation.SetSelected("accept")
-		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.Manual.Pending()) == 0 })
-		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+		m.policy.Elicitation.SetSelected("accept")
+		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.manual.Pending()) == 0 })
+		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 		for _, s := range spansOf(m, recorder.KindElicitation) {
 			if s.Status != recorder.StatusOK || !strings.Contains(string(s.Result), `"action":"accept"`) {
 				t.Errorf("span %d: %s %s %s, want accepted by the new policy", s.ID, s.Status, s.Error, s.Result)
@@ -136,9 +136,9 @@ func TestManualQueuePolicyChange(t *testing.T) {
 	})
 	t.Run("sampling automatic", func(t *testing.T) {
 		loop, m := queueOf16(t, "sampling")
-		test.Tap(m.Policy.SamplingManual) // untick: answer sampling automatically
-		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.Manual.Pending()) == 0 })
-		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+		test.Tap(m.policy.SamplingManual) // untick: answer sampling automatically
+		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.manual.Pending()) == 0 })
+		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 		for _, s := range spansOf(m, recorder.KindSampling) {
 			if s.Status != recorder.StatusOK || !strings.Contains(string(s.Result), "reply ") {
 				t.Errorf("span %d: %s %s %s, want the reply template's answer", s.ID, s.Status, s.Error, s.Result)
@@ -155,47 +155,47 @@ func TestManualQueuePolicyChange(t *testing.T) {
 func TestManualFormInlineValidation(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Window.Resize(fyne.NewSize(1024, 700))
+	m.window.Resize(fyne.NewSize(1024, 700))
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	m.Policy.Elicitation.SetSelected("manual")
-	typeInto(m.Policy.Timeout, "30s")
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	m.policy.Elicitation.SetSelected("manual")
+	typeInto(m.policy.Timeout, "30s")
 	// The split gives the left column at least the room its panels ask
 	// for: a form that asks for more widens it and squeezes the timeline.
-	leftBefore := m.Manual.MinSize().Width
-	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1,"kind":"elicitation"}`)})
-	test.Tap(m.Workload.RunButton)
-	loop.waitFor(t, "the form", 10*time.Second, func() bool { return m.Manual.Form != nil })
-	if got := m.Manual.MinSize().Width; got > leftBefore {
+	leftBefore := m.manual.MinSize().Width
+	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1,"kind":"elicitation"}`)})
+	test.Tap(m.workload.RunButton)
+	loop.waitFor(t, "the form", 10*time.Second, func() bool { return m.manual.Form != nil })
+	if got := m.manual.MinSize().Width; got > leftBefore {
 		t.Errorf("the Manual panel asks for %v wide instead of %v when the form appears", got, leftBefore)
 	}
-	if got := m.Manual.Clock.Text; !strings.HasPrefix(got, "Times out in 30s") && !strings.HasPrefix(got, "Times out in 29s") {
+	if got := m.manual.Clock.Text; !strings.HasPrefix(got, "Times out in 30s") && !strings.HasPrefix(got, "Times out in 29s") {
 		t.Errorf("clock %q, want the 30 s request timeout counting down", got)
 	}
 
-	form := m.Manual.Form
+	form := m.manual.Form
 	name := form.Field("name")
 	form.Field("color").Select.SetSelected("green") // the name is left empty
-	test.Tap(findButton(m.Manual.detail, "Accept"))
-	if errs := m.Errors.Shown(); len(errs) > 0 {
+	test.Tap(findButton(m.manual.detail, "Accept"))
+	if errs := m.errors.Shown(); len(errs) > 0 {
 		t.Errorf("a dialog opened for an invalid form: %q", errs)
 	}
-	if len(m.Manual.Pending()) != 1 {
+	if len(m.manual.Pending()) != 1 {
 		t.Fatalf("the invalid answer was sent")
 	}
 	if !strings.Contains(name.Message(), "Required") {
 		t.Errorf("message under the name field %q, want it to say it is required", name.Message())
 	}
-	if got := m.Window.Canvas().Focused(); got != name.Entry {
+	if got := m.window.Canvas().Focused(); got != name.Entry {
 		t.Errorf("focus on %T, want the name field's entry", got)
 	}
-	if !m.Manual.Problem.Visible() || !strings.Contains(m.Manual.Problem.Text, name.Title) {
-		t.Errorf("line under the buttons %q (shown %v), want it to name the field", m.Manual.Problem.Text, m.Manual.Problem.Visible())
+	if !m.manual.Problem.Visible() || !strings.Contains(m.manual.Problem.Text, name.Title) {
+		t.Errorf("line under the buttons %q (shown %v), want it to name the field", m.manual.Problem.Text, m.manual.Problem.Visible())
 	}
 
 	test.Type(name.Entry, "Ada")
 	name.Entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 	spans := spansOf(m, recorder.KindElicitation)
 	if len(spans) != 1 || !strings.Contains(string(spans[0].Result), `"name":"Ada"`) {
 		t.Errorf("elicitation answers %v, want one accepted with name Ada after Enter", spans)

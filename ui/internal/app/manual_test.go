@@ -23,47 +23,47 @@ func TestManualAnswers(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
 
-	m.Policy.Elicitation.SetSelected("manual")
-	test.Tap(m.Policy.SamplingManual)
-	if got := m.Bridge.Session().AnswerPolicy(); got.Elicitation != engine.ElicitManual || !got.SamplingManual {
+	m.policy.Elicitation.SetSelected("manual")
+	test.Tap(m.policy.SamplingManual)
+	if got := m.bridge.Session().AnswerPolicy(); got.Elicitation != engine.ElicitManual || !got.SamplingManual {
 		t.Fatalf("session answer policy after choosing manual: %+v", got)
 	}
 
 	run := func(kind string, n int) {
 		t.Helper()
-		m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)})
+		m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)})
 		m.Run()
-		loop.waitFor(t, "requests waiting in the Manual panel", 10*time.Second, func() bool { return len(m.Manual.Pending()) == n })
-		if m.Tabs.Selected().Text != "Manual ("+string(rune('0'+n))+")" {
-			t.Errorf("selected tab %q, want the Manual tab with its count", m.Tabs.Selected().Text)
+		loop.waitFor(t, "requests waiting in the Manual panel", 10*time.Second, func() bool { return len(m.manual.Pending()) == n })
+		if m.tabs.Selected().Text != "Manual ("+string(rune('0'+n))+")" {
+			t.Errorf("selected tab %q, want the Manual tab with its count", m.tabs.Selected().Text)
 		}
 	}
 
 	t.Run("elicitation", func(t *testing.T) {
 		run("elicitation", 2)
 		time.Sleep(200 * time.Millisecond) // the person reads the form
-		form := m.Manual.Form
+		form := m.manual.Form
 		if form == nil {
 			t.Fatal("no form for the selected elicitation")
 		}
-		if err := m.Manual.AnswerSelected(); err == nil || !strings.Contains(err.Error(), "Required") {
+		if err := m.manual.AnswerSelected(); err == nil || !strings.Contains(err.Error(), "Required") {
 			t.Errorf("answering with required fields empty: %v, want a 'Required' refusal", err)
 		}
 		typeInto(form.Field("name").Entry, "Ada")
 		form.Field("color").Select.SetSelected("green")
-		if err := m.Manual.AnswerSelected(); err != nil {
+		if err := m.manual.AnswerSelected(); err != nil {
 			t.Fatalf("answering the filled form: %v", err)
 		}
 		loop.waitFor(t, "the second request to be selected", 5*time.Second, func() bool {
-			return len(m.Manual.Pending()) == 1 && m.Manual.Selected() != nil
+			return len(m.manual.Pending()) == 1 && m.manual.Selected() != nil
 		})
-		m.Manual.DeclineSelected()
-		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+		m.manual.DeclineSelected()
+		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 
 		var actions []string
-		for _, s := range m.Bridge.Session().Recording().Snapshot().Spans {
+		for _, s := range m.bridge.Session().Recording().Snapshot().Spans {
 			if s.Kind != recorder.KindElicitation {
 				continue
 			}
@@ -88,13 +88,13 @@ func TestManualAnswers(t *testing.T) {
 
 	t.Run("sampling", func(t *testing.T) {
 		run("sampling", 1)
-		typeInto(m.Manual.ReplyText, "typed by hand")
-		if err := m.Manual.AnswerSelected(); err != nil {
+		typeInto(m.manual.ReplyText, "typed by hand")
+		if err := m.manual.AnswerSelected(); err != nil {
 			t.Fatal(err)
 		}
-		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
+		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 		found := false
-		for _, s := range m.Bridge.Session().Recording().Snapshot().Spans {
+		for _, s := range m.bridge.Session().Recording().Snapshot().Spans {
 			if s.Kind == recorder.KindSampling && strings.Contains(string(s.Result), "typed by hand") {
 				found = true
 			}
@@ -102,27 +102,27 @@ func TestManualAnswers(t *testing.T) {
 		if !found {
 			t.Errorf("no sampling answer carries the typed reply")
 		}
-		if m.Tabs.Items[3].Text != "Manual" {
-			t.Errorf("manual tab %q after answering everything", m.Tabs.Items[3].Text)
+		if m.tabs.Items[3].Text != "Manual" {
+			t.Errorf("manual tab %q after answering everything", m.tabs.Items[3].Text)
 		}
 	})
 	t.Run("sampling declined and cancelled", func(t *testing.T) {
 		run("sampling", 2)
 		// A person turns both down with the buttons under the reply.
 		for _, label := range []string{"Decline", "Cancel"} {
-			loop.waitFor(t, "a sampling request to be selected", 5*time.Second, func() bool { return m.Manual.Selected() != nil })
-			b := findButton(m.Manual.detail, label)
+			loop.waitFor(t, "a sampling request to be selected", 5*time.Second, func() bool { return m.manual.Selected() != nil })
+			b := findButton(m.manual.detail, label)
 			if b == nil {
 				t.Fatalf("no %q button for the selected sampling request", label)
 			}
 			test.Tap(b)
 		}
-		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.Workload.Running() })
-		if n := len(m.Manual.Pending()); n != 0 {
+		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
+		if n := len(m.manual.Pending()); n != 0 {
 			t.Errorf("%d requests still waiting after declining and cancelling", n)
 		}
 		var got []string
-		for _, s := range m.Bridge.Session().Recording().Snapshot().Spans {
+		for _, s := range m.bridge.Session().Recording().Snapshot().Spans {
 			if s.Kind == recorder.KindSampling && s.Status != recorder.StatusOK {
 				got = append(got, s.Status.String()+": "+s.Error)
 			}
@@ -133,7 +133,7 @@ func TestManualAnswers(t *testing.T) {
 			t.Errorf("refused sampling spans %q, want %q", got, want)
 		}
 	})
-	if errs := m.Errors.Shown(); len(errs) > 0 {
+	if errs := m.errors.Shown(); len(errs) > 0 {
 		t.Errorf("errors shown: %q", errs)
 	}
 }

@@ -65,7 +65,7 @@ func (m *MainWindow) buildMenu() {
 		it := fyne.NewMenuItem(label, action)
 		if sc != nil {
 			it.Shortcut = sc
-			m.Window.Canvas().AddShortcut(sc, func(fyne.Shortcut) { action() })
+			m.window.Canvas().AddShortcut(sc, func(fyne.Shortcut) { action() })
 		}
 		return it
 	}
@@ -99,24 +99,24 @@ func (m *MainWindow) buildMenu() {
 		item("Run workload", shortcut(fyne.KeyR, ctrl), m.Run),
 		item("Stop", shortcut(fyne.KeyPeriod, ctrl), m.Stop),
 		fyne.NewMenuItemSeparator(),
-		item("Connect", shortcut(fyne.KeyK, ctrl), m.Connection.ConnectBtn.OnTapped),
+		item("Connect", shortcut(fyne.KeyK, ctrl), m.connection.ConnectBtn.OnTapped),
 		item("Disconnect", nil, m.Disconnect),
 	)
 	view := fyne.NewMenu("View",
-		item("Zoom in", shortcut(fyne.KeyEqual, ctrl), m.Timeline.ZoomIn),
-		item("Zoom out", shortcut(fyne.KeyMinus, ctrl), m.Timeline.ZoomOut),
-		item("Fit", shortcut(fyne.Key0, ctrl), m.Timeline.Fit),
+		item("Zoom in", shortcut(fyne.KeyEqual, ctrl), m.timeline.ZoomIn),
+		item("Zoom out", shortcut(fyne.KeyMinus, ctrl), m.timeline.ZoomOut),
+		item("Fit", shortcut(fyne.Key0, ctrl), m.timeline.Fit),
 		fyne.NewMenuItemSeparator(),
 		item("Show panels", shortcut(fyne.KeyB, ctrl), func() { m.panes.SetLeft(!m.panes.LeftShown()) }),
 		item("Show details", shortcut(fyne.KeyI, ctrl), func() { m.panes.SetRight(!m.panes.RightShown()) }),
 	)
 	panels, details := view.Items[len(view.Items)-2], view.Items[len(view.Items)-1]
-	m.panes.OnChanged = func() { // tick the items of the sides shown
+	m.panes.onChanged = func() { // tick the items of the sides shown
 		panels.Checked, details.Checked = m.panes.LeftShown(), m.panes.RightShown()
 		view.Refresh()
 	}
-	m.panes.OnChanged()
-	m.Window.SetMainMenu(fyne.NewMainMenu(file, run, view))
+	m.panes.onChanged()
+	m.window.SetMainMenu(fyne.NewMainMenu(file, run, view))
 }
 
 // OpenFile shows a saved recording or a journal. Call it on the main
@@ -126,9 +126,9 @@ func (m *MainWindow) OpenFile(path string) error {
 	if err != nil {
 		return err
 	}
-	m.Timeline.SetSnapshot(snap)
+	m.timeline.SetSnapshot(snap)
 	m.opened, m.following = filepath.Base(path), ""
-	m.Timeline.SetName(m.opened)
+	m.timeline.SetName(m.opened)
 	m.updateTitle()
 	return nil
 }
@@ -140,15 +140,15 @@ func (m *MainWindow) OpenCompare(path string) error {
 		return err
 	}
 	m.setCompare(snap)
-	m.Timeline.SetCompareName(filepath.Base(path))
+	m.timeline.SetCompareName(filepath.Base(path))
 	return nil
 }
 
 // setCompare shows snap (nil: nothing) for comparison.
 func (m *MainWindow) setCompare(snap *recorder.Snapshot) {
 	m.compare = snap
-	m.Timeline.SetCompare(snap)
-	m.Timeline.SetCompareName("") // a run of this session: named by its run
+	m.timeline.SetCompare(snap)
+	m.timeline.SetCompareName("") // a run of this session: named by its run
 }
 
 // SaveFile saves the recording shown as path.
@@ -185,7 +185,7 @@ func (m *MainWindow) exportTo(w io.Writer, e Export, snap *recorder.Snapshot) (e
 // shown is the recording the timeline shows, or an error saying there is
 // none yet.
 func (m *MainWindow) shown() (*recorder.Snapshot, error) {
-	snap := m.Timeline.Snapshot()
+	snap := m.timeline.Snapshot()
 	if rec := m.liveRecording(); rec != nil && m.opened == "" {
 		snap = rec.Snapshot() // the latest, not the last frame drawn
 	}
@@ -220,8 +220,8 @@ func (m *MainWindow) followDialog() {
 func (m *MainWindow) FollowFile(path string) {
 	m.following, m.followNote = path, ""
 	m.opened = filepath.Base(path)
-	m.Timeline.SetName(m.opened)
-	m.Timeline.FollowJournal(path, func(st FollowState) {
+	m.timeline.SetName(m.opened)
+	m.timeline.FollowJournal(path, func(st FollowState) {
 		if m.following != path {
 			return // another file is shown by now
 		}
@@ -229,10 +229,10 @@ func (m *MainWindow) FollowFile(path string) {
 		case st.Err != nil:
 			m.followNote = "stopped: the journal could not be read further"
 			m.logNote(recorder.EventOther, "following "+path+" stopped: "+st.Err.Error())
-			m.Errors.Show("Following "+path+" (what was read stays shown)", st.Err)
+			m.errors.Show("Following "+path+" (what was read stays shown)", st.Err)
 		case st.Ended:
 			m.followNote = "the journal ended"
-			m.Timeline.Fit() // the whole session, now that it is whole
+			m.timeline.Fit() // the whole session, now that it is whole
 			m.logNote(recorder.EventOther, "the journal "+path+" ended: its writer closed it")
 		case st.Waiting:
 			m.followNote = "waiting for it to appear"
@@ -251,7 +251,7 @@ func (m *MainWindow) FollowFile(path string) {
 // that had a different number than the frame before
 // ([TimelineView.FollowSeen]).
 func (m *MainWindow) Following() (path, note string, seen []int) {
-	return m.following, m.followNote, m.Timeline.FollowSeen()
+	return m.following, m.followNote, m.timeline.FollowSeen()
 }
 
 // compareDialog asks for a second recording to compare.
@@ -262,7 +262,7 @@ func (m *MainWindow) compareDialog() {
 // saveDialog asks where to save the recording.
 func (m *MainWindow) saveDialog() {
 	if _, err := m.shown(); err != nil {
-		m.Errors.Show("Saving the recording", err)
+		m.errors.Show("Saving the recording", err)
 		return
 	}
 	m.fileSave("Saving the recording", m.suggestedName(".json"), func(w io.Writer, _ string) error {
@@ -278,7 +278,7 @@ func (m *MainWindow) saveDialog() {
 func (m *MainWindow) exportDialog(e Export) {
 	doing := "Exporting " + strings.TrimSuffix(e.Name, "…")
 	if _, err := m.shown(); err != nil {
-		m.Errors.Show(doing, err)
+		m.errors.Show(doing, err)
 		return
 	}
 	m.fileSave(doing, m.suggestedName(e.Ext), func(w io.Writer, _ string) error {
@@ -294,7 +294,7 @@ func (m *MainWindow) exportDialog(e Export) {
 func (m *MainWindow) fileOpen(doing string, open func(path string) error) {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
-			m.Errors.Show(doing, err)
+			m.errors.Show(doing, err)
 			return
 		}
 		if r == nil {
@@ -303,8 +303,8 @@ func (m *MainWindow) fileOpen(doing string, open func(path string) error) {
 		path := r.URI().Path()
 		r.Close()
 		m.rememberDir(path)
-		m.Errors.Show(doing+" "+filepath.Base(path), open(path))
-	}, m.Window)
+		m.errors.Show(doing+" "+filepath.Base(path), open(path))
+	}, m.window)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json", ".jsonl"}))
 	m.startIn(d.SetLocation)
 	d.Resize(fyne.NewSize(900, 600))
@@ -315,7 +315,7 @@ func (m *MainWindow) fileOpen(doing string, open func(path string) error) {
 func (m *MainWindow) fileSave(doing, name string, write func(w io.Writer, path string) error) {
 	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
 		if err != nil {
-			m.Errors.Show(doing, err)
+			m.errors.Show(doing, err)
 			return
 		}
 		if wc == nil {
@@ -327,8 +327,8 @@ func (m *MainWindow) fileSave(doing, name string, write func(w io.Writer, path s
 		if cerr := wc.Close(); err == nil {
 			err = cerr
 		}
-		m.Errors.Show(doing+" as "+filepath.Base(path), err)
-	}, m.Window)
+		m.errors.Show(doing+" as "+filepath.Base(path), err)
+	}, m.window)
 	d.SetFileName(name)
 	m.startIn(d.SetLocation)
 	d.Resize(fyne.NewSize(900, 600))
@@ -337,7 +337,7 @@ func (m *MainWindow) fileSave(doing, name string, write func(w io.Writer, path s
 
 // startIn points a file dialog at the folder last used.
 func (m *MainWindow) startIn(set func(fyne.ListableURI)) {
-	dir := m.Settings.String("lastDir")
+	dir := m.settings.String("lastDir")
 	if dir == "" {
 		return
 	}
@@ -348,7 +348,7 @@ func (m *MainWindow) startIn(set func(fyne.ListableURI)) {
 
 // rememberDir keeps the folder of path for the next file dialog.
 func (m *MainWindow) rememberDir(path string) {
-	m.Settings.SetString("lastDir", filepath.Dir(path))
+	m.settings.SetString("lastDir", filepath.Dir(path))
 }
 
 // suggestedName is a file name for the shown recording.

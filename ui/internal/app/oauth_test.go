@@ -52,7 +52,7 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 	var logged []string
 	b := NewBridge(engine.DefaultAnswerPolicy())
 	b.JournalDir = filepath.Join(dir, "journal")
-	b.OnLog = func(e recorder.Event) {
+	b.onLog = func(e recorder.Event) {
 		mu.Lock()
 		logged = append(logged, e.Text)
 		mu.Unlock()

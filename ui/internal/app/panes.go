@@ -65,8 +65,8 @@ type sidePanes struct {
 	leftDrag, rightDrag float32 // widths set by dragging; 0 until then
 	shown               recorder.SpanID
 
-	// OnChanged hears when a side folds or unfolds.
-	OnChanged func()
+	// onChanged hears when a side folds or unfolds.
+	onChanged func()
 }
 
 // newSidePanes lays left, the timeline and the details side by side;
@@ -132,8 +132,8 @@ func (p *sidePanes) RightShown() bool { return p.rightOn }
 func (p *sidePanes) changed() {
 	p.sync()
 	p.Refresh()
-	if p.OnChanged != nil {
-		p.OnChanged()
+	if p.onChanged != nil {
+		p.onChanged()
 	}
 }
 

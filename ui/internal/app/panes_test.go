@@ -17,22 +17,22 @@ func TestLayoutAt1024(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	const W, H = 1024, 700
-	m.Window.Resize(fyne.NewSize(W, H))
-	m.Timeline.SetSnapshot(fixedSnapshot())
+	m.window.Resize(fyne.NewSize(W, H))
+	m.timeline.SetSnapshot(fixedSnapshot())
 	look := func() (timeline, plot, details, left float32) {
-		m.Window.Canvas().Capture()
+		m.window.Canvas().Capture()
 		if m.panes.RightShown() {
-			details = m.Timeline.Details().Size().Width
+			details = m.timeline.Details().Size().Width
 		}
 		if m.panes.LeftShown() {
 			left = m.panes.left.Size().Width
 		}
-		return m.Timeline.Size().Width, m.Timeline.Gantt().Size().Width - ganttGutter, details, left
+		return m.timeline.Size().Width, m.timeline.Gantt().Size().Width - ganttGutter, details, left
 	}
 	press := func(key fyne.KeyName) {
-		m.Window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault})
+		m.window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault})
 	}
-	if min := m.Window.Content().MinSize().Width; min > W {
+	if min := m.window.Content().MinSize().Width; min > W {
 		t.Fatalf("the window cannot be %d px wide: its content needs %.0f", W, min)
 	}
 
@@ -45,7 +45,7 @@ func TestLayoutAt1024(t *testing.T) {
 		t.Errorf("the left panel has %.0f px, want at least %d", left, leftFloor)
 	}
 
-	m.Timeline.Gantt().Select(4)
+	m.timeline.Gantt().Select(4)
 	tl, plot, details, left = look()
 	t.Logf("a request selected: timeline %.0f px (%.0f%%), plot %.0f px, left %.0f, details %.0f", tl, 100*tl/W, plot, left, details)
 	if !m.panes.RightShown() || details < detailsMinWidth {
@@ -67,7 +67,7 @@ func TestLayoutAt1024(t *testing.T) {
 		t.Errorf("Ctrl+I: details shown %v, timeline %.0f px of %d", m.panes.RightShown(), tl3, W)
 	}
 	// a live frame of the same selection does not unfold them again
-	m.Timeline.Details().SetSpan(m.Timeline.Gantt().Selected(), nil)
+	m.timeline.Details().SetSpan(m.timeline.Gantt().Selected(), nil)
 	if m.panes.RightShown() {
 		t.Errorf("the same request shown again unfolded the details a person folded")
 	}
@@ -77,14 +77,14 @@ func TestLayoutAt1024(t *testing.T) {
 	if !m.panes.LeftShown() || !m.panes.RightShown() {
 		t.Errorf("tapping the handles did not unfold the sides")
 	}
-	view := m.Window.MainMenu().Items[2]
+	view := m.window.MainMenu().Items[2]
 	for _, it := range view.Items[len(view.Items)-2:] {
 		if !it.Checked {
 			t.Errorf("View ▸ %s is not ticked while shown", it.Label)
 		}
 	}
 	// Escape clears the selection: the details fold
-	m.Timeline.Gantt().Select(0)
+	m.timeline.Gantt().Select(0)
 	if m.panes.RightShown() {
 		t.Errorf("the details stay unfolded with nothing selected")
 	}

@@ -81,8 +81,8 @@ type LatencyInputs struct {
 type PolicyPanel struct {
 	widget.BaseWidget
 
-	// OnChanged is called on the main goroutine with each valid change.
-	OnChanged func(engine.AnswerPolicy)
+	// onChanged is called on the main goroutine with each valid change.
+	onChanged func(engine.AnswerPolicy)
 
 	// The panel's inputs, exported so tests and scripts can drive the
 	// panel as a person would. Overrides holds the per-method latency
@@ -336,8 +336,8 @@ func (p *PolicyPanel) changed() {
 	}
 	p.problem.Hide()
 	p.base = policy
-	if p.OnChanged != nil {
-		p.OnChanged(policy)
+	if p.onChanged != nil {
+		p.onChanged(policy)
 	}
 }
 

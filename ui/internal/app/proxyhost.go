@@ -43,12 +43,12 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 	}
 	c, err := capture.Start(capture.Options{
 		Meta:     recorder.Meta{Title: "proxy: " + target, Target: target, Inspector: m.opts.Version},
-		MaxSpans: m.Bridge.MaxSpans, Upstream: upstream, Limits: m.opts.Target.Limits,
-		JournalDir: m.Bridge.JournalDir, JournalPrefix: "proxy",
+		MaxSpans: m.bridge.MaxSpans, Upstream: upstream, Limits: m.opts.Target.Limits,
+		JournalDir: m.bridge.JournalDir, JournalPrefix: "proxy",
 		OnJournalError: func(err error) {
 			m.logNote(recorder.EventOther, "no journal for this proxy session: "+err.Error())
 		},
-		Observers: []capture.Observer{m.Bridge.OnRecording},
+		Observers: []capture.Observer{m.bridge.onRecording},
 		Log:       log.Writer(), // net/http logs what peers send, through the app's log filter
 	})
 	if err != nil {
@@ -57,14 +57,14 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 	}
 	h := &hostedProxy{c: c, serving: c.ServeHTTP(l), upstream: upstream}
 	h.url = h.serving.URL()
-	go m.Bridge.Disconnect() // the window shows one live recording at a time
+	go m.bridge.Disconnect() // the window shows one live recording at a time
 	rec := c.Recording()
 	m.proxy = h
 	m.live = rec
 	m.opened, m.following = "", ""
-	m.Timeline.SetRecording(rec)
-	m.Connection.SetProxying(h.url, upstream, nil)
-	m.Workload.SetProxying(true)
+	m.timeline.SetRecording(rec)
+	m.connection.SetProxying(h.url, upstream, nil)
+	m.workload.SetProxying(true)
 	m.logNote(recorder.EventConnection, "proxy: listening on "+h.url+" → "+target)
 	if path := c.JournalPath(); path != "" {
 		m.logNote(recorder.EventOther, "journaling this proxy session to "+path)
@@ -84,7 +84,7 @@ func (m *MainWindow) watchProxy(h *hostedProxy) {
 	m.do(func() {
 		if m.proxy == h {
 			m.StopProxy()
-			m.Errors.Show("The proxy stopped serving", err)
+			m.errors.Show("The proxy stopped serving", err)
 		}
 	})
 }
@@ -100,10 +100,10 @@ func (m *MainWindow) StopProxy() {
 	m.proxy = nil
 	h.stop("the proxy was stopped in the app (Stop proxy)")
 	if rec := h.c.Recording(); m.live == rec && m.opened == "" {
-		m.Timeline.SetSnapshot(rec.Snapshot())
+		m.timeline.SetSnapshot(rec.Snapshot())
 	}
-	m.Connection.SetProxying("", "", nil)
-	m.Workload.SetProxying(false)
+	m.connection.SetProxying("", "", nil)
+	m.workload.SetProxying(false)
 	m.logNote(recorder.EventConnection, "proxy stopped")
 	m.updateTitle()
 }

@@ -28,27 +28,27 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 	defer upstream.Close()
 	m := openMainWindow(t, loop, Options{})
 
-	m.Connection.Transport.SetSelected(proxyChoice)
-	if m.Connection.ConnectBtn.Text != "Start proxy" || !m.Connection.rows["upstream"].Visible() || m.Connection.rows["protocol"].Visible() {
-		t.Fatalf("the Proxy (HTTP) choice shows button %q, upstream row %v, protocol row %v", m.Connection.ConnectBtn.Text,
-			m.Connection.rows["upstream"].Visible(), m.Connection.rows["protocol"].Visible())
+	m.connection.Transport.SetSelected(proxyChoice)
+	if m.connection.ConnectBtn.Text != "Start proxy" || !m.connection.rows["upstream"].Visible() || m.connection.rows["protocol"].Visible() {
+		t.Fatalf("the Proxy (HTTP) choice shows button %q, upstream row %v, protocol row %v", m.connection.ConnectBtn.Text,
+			m.connection.rows["upstream"].Visible(), m.connection.rows["protocol"].Visible())
 	}
-	test.Tap(m.Connection.ConnectBtn)
-	if !strings.Contains(m.Connection.problem.Text, "upstream URL") {
-		t.Errorf("Start proxy without an upstream: problem %q", m.Connection.problem.Text)
+	test.Tap(m.connection.ConnectBtn)
+	if !strings.Contains(m.connection.problem.Text, "upstream URL") {
+		t.Errorf("Start proxy without an upstream: problem %q", m.connection.problem.Text)
 	}
-	m.Connection.Listen.SetText("127.0.0.1:0")
-	m.Connection.Upstream.SetText(upstream.URL + "/mcp")
-	test.Tap(m.Connection.ConnectBtn)
+	m.connection.Listen.SetText("127.0.0.1:0")
+	m.connection.Upstream.SetText(upstream.URL + "/mcp")
+	test.Tap(m.connection.ConnectBtn)
 	url := m.ProxyURL()
-	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") || m.Connection.ProxyURL.Text != url {
-		t.Fatalf("the proxy listens at %q, the panel says %q", url, m.Connection.ProxyURL.Text)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") || m.connection.ProxyURL.Text != url {
+		t.Fatalf("the proxy listens at %q, the panel says %q", url, m.connection.ProxyURL.Text)
 	}
-	if !strings.Contains(m.Connection.Status(), "listening on "+url+" → ") || !strings.Contains(m.Window.Title(), "proxy "+url) {
-		t.Errorf("status %q, title %q: want them to say where the proxy listens", m.Connection.Status(), m.Window.Title())
+	if !strings.Contains(m.connection.Status(), "listening on "+url+" → ") || !strings.Contains(m.window.Title(), "proxy "+url) {
+		t.Errorf("status %q, title %q: want them to say where the proxy listens", m.connection.Status(), m.window.Title())
 	}
-	if !m.Workload.RunButton.Disabled() || !strings.Contains(m.Workload.problem.Text, "hosting the proxy") {
-		t.Errorf("while proxying: Run disabled %v, note %q", m.Workload.RunButton.Disabled(), m.Workload.problem.Text)
+	if !m.workload.RunButton.Disabled() || !strings.Contains(m.workload.problem.Text, "hosting the proxy") {
+		t.Errorf("while proxying: Run disabled %v, note %q", m.workload.RunButton.Disabled(), m.workload.problem.Text)
 	}
 
 	// the client: five sampling requests answered one at a time
@@ -86,27 +86,27 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 		t.Fatalf("the client through the hosted proxy: %v", clientErr)
 	}
 	loop.waitFor(t, "the fan-out drawn", 5*time.Second, func() bool {
-		return m.Timeline.Summary().ServerRequests.Total == 5
+		return m.timeline.Summary().ServerRequests.Total == 5
 	})
-	snap := m.Timeline.Snapshot()
+	snap := m.timeline.Snapshot()
 	if snap.Meta.Mode != recorder.ModeProxy {
 		t.Errorf("the hosted proxy's recording has mode %q, want proxy", snap.Meta.Mode)
 	}
 	// peak pending is exact through a proxy (the in-flight peak is an
 	// estimate, which a loaded machine's jitter can move: not this test's)
-	if sum := m.Timeline.Summary(); !sum.Estimated || sum.PeakPending != 5 {
+	if sum := m.timeline.Summary(); !sum.Estimated || sum.PeakPending != 5 {
 		t.Errorf("the serial client through the hosted proxy: estimated %v, peak pending %d, verdict %q; want the proxy summary, 5",
 			sum.Estimated, sum.PeakPending, sum.VerdictText)
 	}
 
-	test.Tap(m.Connection.Disconnect) // Stop proxy
-	if m.ProxyURL() != "" || m.Workload.RunButton.Disabled() || m.Connection.ConnectBtn.Disabled() {
-		t.Errorf("after Stop proxy: url %q, Run disabled %v, Start disabled %v", m.ProxyURL(), m.Workload.RunButton.Disabled(), m.Connection.ConnectBtn.Disabled())
+	test.Tap(m.connection.Disconnect) // Stop proxy
+	if m.ProxyURL() != "" || m.workload.RunButton.Disabled() || m.connection.ConnectBtn.Disabled() {
+		t.Errorf("after Stop proxy: url %q, Run disabled %v, Start disabled %v", m.ProxyURL(), m.workload.RunButton.Disabled(), m.connection.ConnectBtn.Disabled())
 	}
-	if !strings.Contains(m.Connection.Status(), "Proxy stopped") {
-		t.Errorf("status after Stop proxy: %q", m.Connection.Status())
+	if !strings.Contains(m.connection.Status(), "Proxy stopped") {
+		t.Errorf("status after Stop proxy: %q", m.connection.Status())
 	}
-	if n := len(m.Timeline.Snapshot().Spans); n < 6 {
+	if n := len(m.timeline.Snapshot().Spans); n < 6 {
 		t.Errorf("after Stop proxy the timeline shows %d spans: want the session kept", n)
 	}
 }

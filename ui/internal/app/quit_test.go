@@ -29,7 +29,7 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 		quit func(l *mainLoop, m *MainWindow)
 	}{
 		{"window closed", func(l *mainLoop, m *MainWindow) {
-			m.Window.Close()
+			m.window.Close()
 			l.drv.ended.Store(true)
 		}},
 		{"File > Quit (Ctrl+Q)", func(l *mainLoop, m *MainWindow) {
@@ -58,12 +58,12 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 			})
 			m.Start()
 			loop.waitFor(t, "the run to be under way", 15*time.Second, func() bool {
-				return m.Workload.Running() && m.Workload.last.Done > 0
+				return m.workload.Running() && m.workload.last.Done > 0
 			})
-			title, status := m.Window.Title(), m.Workload.Status()
+			title, status := m.window.Title(), m.workload.Status()
 
 			tc.quit(loop, m)
-			if m.Bridge.Session() != nil {
+			if m.bridge.Session() != nil {
 				t.Fatalf("the connection is still open after quitting")
 			}
 			// Nothing may change from now on: for longer than every throttle
@@ -71,14 +71,14 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 			// loop (a bare sleep would leave it queued, unseen).
 			loop.settle(600 * time.Millisecond)
 
-			m.Errors.Show("Listing the server's tools", errors.New("a late answer")) // a goroutine's late error
-			if top := m.Window.Canvas().Overlays().Top(); top != nil {
+			m.errors.Show("Listing the server's tools", errors.New("a late answer")) // a goroutine's late error
+			if top := m.window.Canvas().Overlays().Top(); top != nil {
 				t.Errorf("after quitting an error dialog opened: %T", top)
 			}
-			if got := m.Window.Title(); got != title {
+			if got := m.window.Title(); got != title {
 				t.Errorf("after quitting the title changed from %q to %q", title, got)
 			}
-			if got := m.Workload.Status(); got != status {
+			if got := m.workload.Status(); got != status {
 				t.Errorf("after quitting the run's status changed from %q to %q", status, got)
 			}
 			files, _ := filepath.Glob(filepath.Join(journals, "*.jsonl"))
@@ -100,7 +100,7 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 // quitItem finds the main menu's Quit item.
 func quitItem(t *testing.T, m *MainWindow) *fyne.MenuItem {
 	t.Helper()
-	for _, menu := range m.Window.MainMenu().Items {
+	for _, menu := range m.window.MainMenu().Items {
 		for _, it := range menu.Items {
 			if it.IsQuit {
 				return it

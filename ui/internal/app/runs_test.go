@@ -23,82 +23,82 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	policy := engine.DefaultAnswerPolicy()
 	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
 	m := openMainWindow(t, loop, Options{Policy: policy})
-	m.Window.Resize(fyne.NewSize(1400, 900))
+	m.window.Resize(fyne.NewSize(1400, 900))
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
 
 	run := func(dispatch string) {
 		t.Helper()
-		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.Workload.Running() })
-		m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
-		m.Policy.Dispatch.SetSelected(dispatch)
+		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.workload.Running() })
+		m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+		m.policy.Dispatch.SetSelected(dispatch)
 		m.Run()
-		if !m.Workload.Running() {
-			t.Fatalf("the %s run did not start: %s", dispatch, m.Workload.problem.Text)
+		if !m.workload.Running() {
+			t.Fatalf("the %s run did not start: %s", dispatch, m.workload.problem.Text)
 		}
 		loop.waitFor(t, "the "+dispatch+" run's verdict marked as so far", 10*time.Second, func() bool {
-			return m.Timeline.Provisional() && strings.Contains(m.Timeline.StatsText(), provisionalPrefix)
+			return m.timeline.Provisional() && strings.Contains(m.timeline.StatsText(), provisionalPrefix)
 		})
 		loop.waitFor(t, "the "+dispatch+" run to end and be shown", 15*time.Second, func() bool {
-			return !m.Workload.Running() && !m.Timeline.Provisional() && m.Timeline.Summary().ToolCalls.Total == 1 &&
-				m.Timeline.Summary().Verdict != ""
+			return !m.workload.Running() && !m.timeline.Provisional() && m.timeline.Summary().ToolCalls.Total == 1 &&
+				m.timeline.Summary().Verdict != ""
 		})
 	}
 	run("serial")
-	if got := m.Timeline.Summary().Verdict; got != recorder.VerdictSerialized {
+	if got := m.timeline.Summary().Verdict; got != recorder.VerdictSerialized {
 		t.Fatalf("after the serial run the verdict is %q, want %q", got, recorder.VerdictSerialized)
 	}
 	loop.settle(300 * time.Millisecond) // idle time between the runs
 	run("concurrent")
 
-	sum := m.Timeline.Summary()
+	sum := m.timeline.Summary()
 	if sum.Verdict != recorder.VerdictConcurrent {
-		t.Errorf("after the concurrent run the verdict is %q, want %q (the last run, not the session)\n%s", sum.Verdict, recorder.VerdictConcurrent, m.Timeline.StatsText())
+		t.Errorf("after the concurrent run the verdict is %q, want %q (the last run, not the session)\n%s", sum.Verdict, recorder.VerdictConcurrent, m.timeline.StatsText())
 	}
 	if sum.ElapsedMS > 800 { // one latency (300 ms) and overhead, not 3 latencies plus the serial run
 		t.Errorf("elapsed %.0f ms: want the concurrent run's own (about 300 ms)", sum.ElapsedMS)
 	}
-	if strings.Contains(m.Timeline.StatsText(), provisionalPrefix) {
-		t.Errorf("an ended run's verdict still says so far:\n%s", m.Timeline.StatsText())
+	if strings.Contains(m.timeline.StatsText(), provisionalPrefix) {
+		t.Errorf("an ended run's verdict still says so far:\n%s", m.timeline.StatsText())
 	}
-	opts, chosen := m.Timeline.RunPicker()
+	opts, chosen := m.timeline.RunPicker()
 	want := []string{"Run 1 · fanout · serial", "Run 2 · fanout · concurrent", wholeSession}
 	if strings.Join(opts, "|") != strings.Join(want, "|") || chosen != want[1] {
 		t.Fatalf("run picker offers %q with %q chosen, want %q with the latest chosen", opts, chosen, want)
 	}
 	// Fit shows the latest run, not the whole connection
-	m.Timeline.Fit()
-	start, end := m.Timeline.Gantt().VisibleRange()
-	latest := m.Timeline.Snapshot().LatestRun()
+	m.timeline.Fit()
+	start, end := m.timeline.Gantt().VisibleRange()
+	latest := m.timeline.Snapshot().LatestRun()
 	if start < latest.Start-latest.Start/10 || end > latest.End+(latest.End-latest.Start) {
 		t.Errorf("Fit shows %v – %v, want about the latest run %v – %v", start, end, latest.Start, latest.End)
 	}
 
-	m.Timeline.PickRun(wholeSession)
-	whole := m.Timeline.Summary()
+	m.timeline.PickRun(wholeSession)
+	whole := m.timeline.Summary()
 	if whole.ToolCalls.Total != 2 || whole.ElapsedMS < 900+sum.ElapsedMS {
 		t.Errorf("whole session: %d tool calls over %.0f ms, want both runs' 2 calls over more than both runs' time", whole.ToolCalls.Total, whole.ElapsedMS)
 	}
-	m.Timeline.PickRun(want[0])
-	if got := m.Timeline.Summary().Verdict; got != recorder.VerdictSerialized {
+	m.timeline.PickRun(want[0])
+	if got := m.timeline.Summary().Verdict; got != recorder.VerdictSerialized {
 		t.Errorf("run 1 picked: verdict %q, want %q", got, recorder.VerdictSerialized)
 	}
-	m.Timeline.PickRun(want[1])
+	m.timeline.PickRun(want[1])
 
 	// Compare run 1 (the older history row) with the live session.
-	h := m.Workload.History()
+	h := m.workload.History()
 	if len(h) != 2 {
 		t.Fatalf("history has %d rows, want 2", len(h))
 	}
 	test.Tap(h[1].Compare)
-	if got := m.Timeline.title.Text; got != "A: Run 2 · fanout · concurrent — demo" {
+	if got := m.timeline.title.Text; got != "A: Run 2 · fanout · concurrent — demo" {
 		t.Errorf("pane A labelled %q, want the latest run's name", got)
 	}
-	if got := m.Timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: Run 1 · fanout · serial — demo (moved ") {
+	if got := m.timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: Run 1 · fanout · serial — demo (moved ") {
 		t.Errorf("pane B labelled %q, want run 1's name and that it was moved", got)
 	}
-	a, _ := firstCall(m.Timeline.Snapshot(), m.Timeline.scope)
-	b, ok := firstCall(m.Timeline.cmpShown, runScope{whole: true})
+	a, _ := firstCall(m.timeline.Snapshot(), m.timeline.scope)
+	b, ok := firstCall(m.timeline.cmpShown, runScope{whole: true})
 	if !ok || a != b {
 		t.Errorf("first tool calls start at %v (A) and %v (B), want them aligned", a, b)
 	}
@@ -124,14 +124,14 @@ func TestCompareFilesLabelledByName(t *testing.T) {
 	if err := m.OpenCompare(b); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Timeline.title.Text; got != "A: serial.json" {
+	if got := m.timeline.title.Text; got != "A: serial.json" {
 		t.Errorf("pane A labelled %q, want its file name", got)
 	}
-	if got := m.Timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: concurrent.json (moved 2") || !strings.Contains(got, "earlier") {
+	if got := m.timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: concurrent.json (moved 2") || !strings.Contains(got, "earlier") {
 		t.Errorf("pane B labelled %q, want its file name and that it was moved 2 s earlier", got)
 	}
-	x, _ := firstCall(m.Timeline.Snapshot(), runScope{whole: true})
-	y, _ := firstCall(m.Timeline.cmpShown, runScope{whole: true})
+	x, _ := firstCall(m.timeline.Snapshot(), runScope{whole: true})
+	y, _ := firstCall(m.timeline.cmpShown, runScope{whole: true})
 	if x != y {
 		t.Errorf("first tool calls at %v and %v: not aligned", x, y)
 	}

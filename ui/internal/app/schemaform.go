@@ -48,11 +48,11 @@ const (
 type SchemaForm struct {
 	widget.BaseWidget
 
-	// OnChanged is called on the main goroutine after any input changed.
-	OnChanged func()
-	// OnSubmit is called when the person presses Enter in a one-line
+	// onChanged is called on the main goroutine after any input changed.
+	onChanged func()
+	// onSubmit is called when the person presses Enter in a one-line
 	// entry of the form.
-	OnSubmit func()
+	onSubmit func()
 
 	fields  []*SchemaField
 	content fyne.CanvasObject
@@ -113,14 +113,14 @@ func NewSchemaForm(schema json.RawMessage) (*SchemaForm, error) {
 		fld := newSchemaField(name, fs, slices.Contains(s.Required, name))
 		fld.onEdit = func() {
 			fld.validateShown()
-			if f.OnChanged != nil {
-				f.OnChanged()
+			if f.onChanged != nil {
+				f.onChanged()
 			}
 		}
 		if fld.Entry != nil && !fld.Entry.MultiLine {
 			fld.Entry.OnSubmitted = func(string) {
-				if f.OnSubmit != nil {
-					f.OnSubmit()
+				if f.onSubmit != nil {
+					f.onSubmit()
 				}
 			}
 		}

@@ -24,10 +24,10 @@ import (
 type ServerList struct {
 	widget.BaseWidget
 
-	// OnPick is called with the server picked: shown is the target as its
+	// onPick is called with the server picked: shown is the target as its
 	// file writes it (placeholders unfilled, for the panel's inputs), real
 	// the one to connect to (placeholders filled).
-	OnPick func(s clientconfig.Server, shown, real engine.Target)
+	onPick func(s clientconfig.Server, shown, real engine.Target)
 
 	// Buttons pick the servers of Servers, one each, in precedence order;
 	// exported so tests and scripts can pick as a person would.
@@ -215,8 +215,8 @@ func (l *ServerList) use(s clientconfig.Server, real engine.Target) {
 			shown.Env = append(shown.Env, k+"=(from "+filepath.Base(s.EnvFile)+")")
 		}
 	}
-	if l.OnPick != nil {
-		l.OnPick(s, shown, real)
+	if l.onPick != nil {
+		l.onPick(s, shown, real)
 	}
 }
 

@@ -52,7 +52,7 @@ type Options struct {
 	Version string
 	// OnRecording is handed each live recording as its connection is
 	// made or the hosted proxy starts; the function it returns is called
-	// when the connection or proxy closes ([Bridge.OnRecording]).
+	// when the connection or proxy closes ([Bridge.onRecording]).
 	OnRecording func(*recorder.Recording) func()
 	// JournalDir is where live runs are journaled; nil means
 	// [recorder.DefaultJournalDir], "" turns journaling off.
@@ -71,23 +71,23 @@ type Options struct {
 // Fyne's main goroutine; the work that blocks (connecting, running)
 // happens in goroutines that report back through fyne.Do.
 type MainWindow struct {
-	// App and Window are the Fyne app and the window; Bridge talks to the
-	// engine; Errors shows every error.
-	App    fyne.App
-	Window fyne.Window
-	Bridge *Bridge
-	Errors *ErrorReporter
-	// Settings is what the window remembers between starts.
-	Settings *Settings
+	// app and window are the Fyne app and the window; bridge talks to the
+	// engine; errors shows every error.
+	app    fyne.App
+	window fyne.Window
+	bridge *Bridge
+	errors *ErrorReporter
+	// settings is what the window remembers between starts.
+	settings *Settings
 
-	// The panels and the timeline; Tabs holds the panels.
-	Connection *ConnectionPanel
-	Policy     *PolicyPanel
-	Workload   *WorkloadPanel
-	Manual     *ManualPanel
-	Log        *LogView
-	Timeline   *TimelineView
-	Tabs       *container.AppTabs
+	// The panels and the timeline; tabs holds the panels.
+	connection *ConnectionPanel
+	policy     *PolicyPanel
+	workload   *WorkloadPanel
+	manual     *ManualPanel
+	log        *LogView
+	timeline   *TimelineView
+	tabs       *container.AppTabs
 
 	opts       Options
 	panes      *sidePanes // the panels, the timeline and the details
@@ -110,57 +110,57 @@ type MainWindow struct {
 // [MainWindow.Start], then [MainWindow.ShowAndRun]; tests show its window).
 func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	w := a.NewWindow("Fanout Inspector")
-	m := &MainWindow{App: a, Window: w, opts: opts}
+	m := &MainWindow{app: a, window: w, opts: opts}
 	if opts.Icon != nil {
 		w.SetIcon(opts.Icon)
 	}
-	m.Errors = NewErrorReporter(w)
-	m.Bridge = NewBridge(opts.Policy)
-	m.Bridge.Inspector = opts.Version
-	m.Bridge.OnRecording = opts.OnRecording
+	m.errors = NewErrorReporter(w)
+	m.bridge = NewBridge(opts.Policy)
+	m.bridge.Inspector = opts.Version
+	m.bridge.onRecording = opts.OnRecording
 	if opts.JournalDir != nil {
-		m.Bridge.JournalDir = *opts.JournalDir
+		m.bridge.JournalDir = *opts.JournalDir
 	}
 	if opts.MaxSpans != nil {
-		m.Bridge.MaxSpans = *opts.MaxSpans
+		m.bridge.MaxSpans = *opts.MaxSpans
 	}
 
 	settings := DefaultSettingsFile()
 	if opts.SettingsFile != nil {
 		settings = *opts.SettingsFile
 	}
-	m.Settings = OpenSettings(settings, a.Preferences()) // Fyne's preferences held them before
-	m.Connection = NewConnectionPanel(opts.Target, m.Settings)
-	m.Policy = NewPolicyPanel(opts.Policy)
-	m.Workload = NewWorkloadPanel()
-	m.Workload.SetWorkload(opts.Workload)
-	m.Workload.SetSessions(opts.Sessions)
-	m.Manual = NewManualPanel()
-	m.Log = NewLogView()
-	m.Timeline = NewTimelineView()
+	m.settings = OpenSettings(settings, a.Preferences()) // Fyne's preferences held them before
+	m.connection = NewConnectionPanel(opts.Target, m.settings)
+	m.policy = NewPolicyPanel(opts.Policy)
+	m.workload = NewWorkloadPanel()
+	m.workload.SetWorkload(opts.Workload)
+	m.workload.SetSessions(opts.Sessions)
+	m.manual = NewManualPanel()
+	m.log = NewLogView()
+	m.timeline = NewTimelineView()
 	m.wire()
 
-	m.manualTab = container.NewTabItem("Manual", m.Manual)
+	m.manualTab = container.NewTabItem("Manual", m.manual)
 	// the panels scroll sideways too when the window leaves them less
 	// than their width (the tab bar folds its tabs into a menu by itself)
-	workloadScroll := container.NewScroll(m.Workload)
-	m.Workload.ShowIn(workloadScroll) // to scroll a run's result into view
+	workloadScroll := container.NewScroll(m.workload)
+	m.workload.ShowIn(workloadScroll) // to scroll a run's result into view
 	workloadTab := container.NewTabItem("Workload", workloadScroll)
-	m.Tabs = container.NewAppTabs(
-		container.NewTabItem("Server", container.NewScroll(m.Connection)), // the connection; short so all five tabs fit,
-		container.NewTabItem("Callbacks", container.NewScroll(m.Policy)),
+	m.tabs = container.NewAppTabs(
+		container.NewTabItem("Server", container.NewScroll(m.connection)), // the connection; short so all five tabs fit,
+		container.NewTabItem("Callbacks", container.NewScroll(m.policy)),
 		workloadTab,
 		m.manualTab,
-		container.NewTabItem("Log", m.Log),
+		container.NewTabItem("Log", m.log),
 	)
-	m.Tabs.Select(workloadTab) // open where Run is: the first thing to do is run
-	m.Workload.ShowPolicy(opts.Policy)
+	m.tabs.Select(workloadTab) // open where Run is: the first thing to do is run
+	m.workload.ShowPolicy(opts.Policy)
 	// the panels, the timeline and its details side by side: the sides
 	// fold, and give up their room first when the window is narrow
 	panelsWidth := func() float32 { // what the panels would like
-		return max(m.Connection.MinSize().Width, m.Policy.MinSize().Width, m.Workload.MinSize().Width, m.Manual.MinSize().Width)
+		return max(m.connection.MinSize().Width, m.policy.MinSize().Width, m.workload.MinSize().Width, m.manual.MinSize().Width)
 	}
-	m.panes = newSidePanes(m.Tabs, panelsWidth, m.Timeline, m.Timeline.detachDetails())
+	m.panes = newSidePanes(m.tabs, panelsWidth, m.timeline, m.timeline.detachDetails())
 	w.SetContent(m.panes)
 	w.Resize(fyne.NewSize(1400, 900))
 	m.buildMenu()
@@ -172,56 +172,56 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 
 // wire connects the panels to the bridge and the bridge back to the panels.
 func (m *MainWindow) wire() {
-	m.Connection.OnConnect = m.Connect
-	m.Connection.OnDisconnect = m.Disconnect
-	m.Connection.OnStartProxy = func(listen, upstream string) {
-		m.Errors.Show("Starting the proxy", m.StartProxy(listen, upstream))
+	m.connection.onConnect = m.Connect
+	m.connection.onDisconnect = m.Disconnect
+	m.connection.onStartProxy = func(listen, upstream string) {
+		m.errors.Show("Starting the proxy", m.StartProxy(listen, upstream))
 	}
-	m.Connection.OnStopProxy = m.StopProxy
-	m.Policy.OnChanged = func(policy engine.AnswerPolicy) {
-		m.Bridge.SetPolicy(policy)
-		m.Workload.ShowPolicy(policy)
+	m.connection.onStopProxy = m.StopProxy
+	m.policy.onChanged = func(policy engine.AnswerPolicy) {
+		m.bridge.SetPolicy(policy)
+		m.workload.ShowPolicy(policy)
 	}
-	m.Workload.OnDispatch = func(mode string) { m.Policy.Dispatch.SetSelected(mode) }
-	m.Workload.OnRun = func(engine.Workload) { m.Run() }
-	m.Workload.OnStop = m.Stop
-	m.Workload.OnPolicy = func(policy engine.AnswerPolicy) {
-		m.Policy.SetPolicy(policy)
-		m.Policy.OnChanged(policy)
+	m.workload.onDispatch = func(mode string) { m.policy.Dispatch.SetSelected(mode) }
+	m.workload.onRun = func(engine.Workload) { m.Run() }
+	m.workload.onStop = m.Stop
+	m.workload.onPolicy = func(policy engine.AnswerPolicy) {
+		m.policy.SetPolicy(policy)
+		m.policy.onChanged(policy)
 	}
-	m.Workload.OnCompare = m.setCompare
-	m.Workload.OnRefresh = func() {
-		if s := m.Bridge.Session(); s != nil {
+	m.workload.onCompare = m.setCompare
+	m.workload.onRefresh = func() {
+		if s := m.bridge.Session(); s != nil {
 			go m.listTools(s)
 		}
 	}
-	m.Manual.OnError = m.Errors.Show
-	m.Manual.OnCountChanged = func(n int) {
+	m.manual.onError = m.errors.Show
+	m.manual.onCountChanged = func(n int) {
 		m.manualTab.Text = "Manual"
 		if n > 0 {
 			m.manualTab.Text = fmt.Sprintf("Manual (%d)", n)
 		}
-		m.Tabs.Refresh()
+		m.tabs.Refresh()
 	}
 
-	m.Bridge.OnSession = func(s *engine.Session, err error) {
+	m.bridge.OnSession = func(s *engine.Session, err error) {
 		m.do(func() { m.sessionChanged(s, err) })
 	}
-	m.Bridge.OnLog = m.Log.AppendEvent
-	m.Bridge.OnToolsChanged = func() {
-		if s := m.Bridge.Session(); s != nil {
+	m.bridge.onLog = m.log.AppendEvent
+	m.bridge.onToolsChanged = func() {
+		if s := m.bridge.Session(); s != nil {
 			go m.listTools(s)
 		}
 	}
-	m.Bridge.OnPending = func(req *engine.PendingRequest) {
+	m.bridge.onPending = func(req *engine.PendingRequest) {
 		m.do(func() {
-			defer m.Errors.Recover("showing a request that waits for you") // its schema is the server's data
-			m.Manual.Add(req)
-			m.Tabs.Select(m.manualTab)
+			defer m.errors.Recover("showing a request that waits for you") // its schema is the server's data
+			m.manual.Add(req)
+			m.tabs.Select(m.manualTab)
 		})
 	}
-	m.Bridge.OnProgress = m.Workload.ReportProgress
-	m.Bridge.OnRunDone = func(res engine.RunResult, err error) {
+	m.bridge.onProgress = m.workload.ReportProgress
+	m.bridge.onRunDone = func(res engine.RunResult, err error) {
 		m.do(func() { m.runDone(res, err) })
 	}
 }
@@ -230,7 +230,7 @@ func (m *MainWindow) wire() {
 // then maybe run). It returns at once.
 func (m *MainWindow) Start() {
 	if m.opts.Open != "" {
-		m.Errors.Show("Opening "+m.opts.Open, m.OpenFile(m.opts.Open))
+		m.errors.Show("Opening "+m.opts.Open, m.OpenFile(m.opts.Open))
 	}
 	if m.opts.Follow != "" {
 		m.FollowFile(m.opts.Follow)
@@ -243,19 +243,19 @@ func (m *MainWindow) Start() {
 // ShowAndRun shows the window as the app's master window (closing it
 // quits the app) and runs Fyne's main loop until the app quits.
 func (m *MainWindow) ShowAndRun() {
-	m.Window.SetMaster()
-	m.Window.ShowAndRun()
+	m.window.SetMaster()
+	m.window.ShowAndRun()
 }
 
 // FramesDrawn returns how many frames the timeline has drawn.
-func (m *MainWindow) FramesDrawn() int64 { return m.Timeline.FramesDrawn() }
+func (m *MainWindow) FramesDrawn() int64 { return m.timeline.FramesDrawn() }
 
 // Stats returns the run picker's choices and the run chosen ("" while
 // the recording has no runs), the statistics shown, and whether their
 // verdict is of a run still going.
 func (m *MainWindow) Stats() (runs []string, chosen string, sum recorder.Summary, provisional bool) {
-	runs, chosen = m.Timeline.RunPicker()
-	return runs, chosen, m.Timeline.Summary(), m.Timeline.Provisional()
+	runs, chosen = m.timeline.RunPicker()
+	return runs, chosen, m.timeline.Summary(), m.timeline.Provisional()
 }
 
 // Dropped opens a recording or journal dropped on the window: the first
@@ -264,9 +264,9 @@ func (m *MainWindow) Dropped(uris []fyne.URI) {
 	for i, u := range uris {
 		switch i {
 		case 0:
-			m.Errors.Show("Opening "+u.Name(), m.OpenFile(u.Path()))
+			m.errors.Show("Opening "+u.Name(), m.OpenFile(u.Path()))
 		case 1:
-			m.Errors.Show("Opening "+u.Name()+" to compare", m.OpenCompare(u.Path()))
+			m.errors.Show("Opening "+u.Name()+" to compare", m.OpenCompare(u.Path()))
 		}
 	}
 }
@@ -280,21 +280,21 @@ func (m *MainWindow) Connect(t engine.Target) {
 		t.Limits = m.opts.Target.Limits
 	}
 	m.connecting = true
-	m.Connection.SetConnecting(t)
+	m.connection.SetConnecting(t)
 	go func() {
-		defer m.Errors.Recover("connecting")
-		s, err := m.Bridge.Connect(context.Background(), t)
+		defer m.errors.Recover("connecting")
+		s, err := m.bridge.Connect(context.Background(), t)
 		m.do(func() {
 			m.connecting = false
 			if err != nil {
-				m.Connection.SetConnected(t, nil, nil)
+				m.connection.SetConnected(t, nil, nil)
 			}
 		})
 		if errors.Is(err, ErrAbandoned) {
 			return // Disconnect pressed, or another Connect: not an error
 		}
 		if err != nil {
-			m.Errors.Show("Connecting to "+t.String(), err)
+			m.errors.Show("Connecting to "+t.String(), err)
 			return
 		}
 		m.listTools(s)
@@ -304,33 +304,33 @@ func (m *MainWindow) Connect(t engine.Target) {
 // Disconnect closes the connection in the background.
 func (m *MainWindow) Disconnect() {
 	go func() {
-		defer m.Errors.Recover("disconnecting")
-		m.Errors.Show("Disconnecting", m.Bridge.Disconnect())
+		defer m.errors.Recover("disconnecting")
+		m.errors.Show("Disconnecting", m.bridge.Disconnect())
 	}()
 }
 
 // listTools asks the server for its tools and shows them; call it from a
 // goroutine.
 func (m *MainWindow) listTools(s *engine.Session) {
-	defer m.Errors.Recover("listing the tools")
+	defer m.errors.Recover("listing the tools")
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	tools, err := s.ListTools(ctx)
 	if err != nil {
-		if m.Bridge.Session() == s { // not an old session's late answer
-			m.Errors.Show("Listing the server's tools", err)
+		if m.bridge.Session() == s { // not an old session's late answer
+			m.errors.Show("Listing the server's tools", err)
 		}
 		return
 	}
 	m.do(func() {
-		defer m.Errors.Recover("showing the server's tools") // their schemas are the server's data
-		if m.Bridge.Session() != s {
+		defer m.errors.Recover("showing the server's tools") // their schemas are the server's data
+		if m.bridge.Session() != s {
 			return
 		}
-		m.Workload.SetTools(tools)
+		m.workload.SetTools(tools)
 		if m.opts.AutoRun && !m.autoRan {
 			m.autoRan = true
-			m.Tabs.SelectIndex(2) // show the run's progress
+			m.tabs.SelectIndex(2) // show the run's progress
 			m.Run()
 		}
 	})
@@ -338,15 +338,15 @@ func (m *MainWindow) listTools(s *engine.Session) {
 
 // sessionChanged follows a new or ended session on the main goroutine.
 func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
-	target := m.Bridge.Target()
+	target := m.bridge.Target()
 	if s != nil {
 		info := s.Info()
 		m.live = s.Recording()
 		m.opened, m.following = "", ""
-		m.Timeline.SetRecording(m.live)
-		m.Connection.SetConnected(target, &info, nil)
+		m.timeline.SetRecording(m.live)
+		m.connection.SetConnected(target, &info, nil)
 		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, protocol %s", target, info.Name, info.Version, info.Protocol))
-		if p := m.Bridge.JournalPath(); p != "" {
+		if p := m.bridge.JournalPath(); p != "" {
 			m.logNote(recorder.EventOther, "journaling this connection's recording to "+p)
 		}
 		m.updateTitle()
@@ -359,9 +359,9 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 		return // closed to make way for the hosted proxy, which the panel and timeline show
 	}
 	if m.live != nil && m.opened == "" {
-		m.Timeline.SetSnapshot(m.live.Snapshot()) // stop following, keep showing it
+		m.timeline.SetSnapshot(m.live.Snapshot()) // stop following, keep showing it
 	}
-	m.Connection.SetConnected(target, nil, err)
+	m.connection.SetConnected(target, nil, err)
 	m.updateTitle()
 	if err != nil {
 		m.logNote(recorder.EventConnection, "connection lost: "+err.Error())
@@ -369,37 +369,37 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 		m.logNote(recorder.EventConnection, "disconnected from "+target.String())
 	}
 	if err != nil {
-		m.Errors.Show("The connection to "+target.String()+" ended", err)
+		m.errors.Show("The connection to "+target.String()+" ended", err)
 	}
 }
 
 // Run runs the Workload panel's workload on the current connection.
 func (m *MainWindow) Run() {
 	if m.proxy != nil {
-		m.Workload.ShowProblem(proxyNoRun)
-		m.Tabs.SelectIndex(2)
+		m.workload.ShowProblem(proxyNoRun)
+		m.tabs.SelectIndex(2)
 		return
 	}
-	w, err := m.Workload.Workload()
+	w, err := m.workload.Workload()
 	if err == nil {
-		n, _ := m.Workload.SessionCount()                   // checked by Workload()
-		m.Workload.RunStarted(w, m.Bridge.Policy(), m.live) // before its first call: opens the run's segment
-		if err = m.Bridge.RunOn(w, n); err != nil {
-			m.Workload.RunNotStarted() // closes it
+		n, _ := m.workload.SessionCount()                   // checked by Workload()
+		m.workload.RunStarted(w, m.bridge.Policy(), m.live) // before its first call: opens the run's segment
+		if err = m.bridge.RunOn(w, n); err != nil {
+			m.workload.RunNotStarted() // closes it
 		}
 	}
 	if err != nil {
-		m.Workload.ShowProblem(err.Error())
-		m.Tabs.SelectIndex(2)
+		m.workload.ShowProblem(err.Error())
+		m.tabs.SelectIndex(2)
 		return
 	}
-	m.Workload.ShowProblem("")
+	m.workload.ShowProblem("")
 	m.stopping = false
-	m.Workload.SetRunning(true)
+	m.workload.SetRunning(true)
 	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", w.Tool, w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
 	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
 		m.opened, m.following = "", ""
-		m.Timeline.SetRecording(m.live)
+		m.timeline.SetRecording(m.live)
 		m.updateTitle()
 	}
 }
@@ -410,24 +410,24 @@ func (m *MainWindow) Stop() {
 	m.stopping = true
 	// First, so that their spans say why even when the server cancels
 	// them too once its call is cancelled.
-	m.Manual.WithdrawAll("cancelled: the run was stopped (Stop) before anyone answered")
-	m.Bridge.Stop()
+	m.manual.WithdrawAll("cancelled: the run was stopped (Stop) before anyone answered")
+	m.bridge.Stop()
 }
 
 // runDone shows how a run ended.
 func (m *MainWindow) runDone(res engine.RunResult, err error) {
-	m.Workload.SetResult(res, err, m.stopping)
+	m.workload.SetResult(res, err, m.stopping)
 	if m.proxy != nil {
-		m.Workload.SetProxying(true) // a run the proxy's start ended: Run stays off
+		m.workload.SetProxying(true) // a run the proxy's start ended: Run stays off
 	}
-	m.logNote(recorder.EventOther, "run ended: "+m.Workload.Status())
+	m.logNote(recorder.EventOther, "run ended: "+m.workload.Status())
 	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrConnectionEnded) {
-		m.Errors.Show("Running the workload", err) // a lost connection has its own dialog
+		m.errors.Show("Running the workload", err) // a lost connection has its own dialog
 	}
 	m.stopping = false
 	if again := m.opts.AutoRunAgain; again != "" && m.autoRan && !m.ranAgain {
 		m.ranAgain = true
-		m.Policy.Dispatch.SetSelected(again)
+		m.policy.Dispatch.SetSelected(again)
 		m.Run()
 	}
 }
@@ -437,16 +437,16 @@ func (m *MainWindow) runDone(res engine.RunResult, err error) {
 // connected.
 func (m *MainWindow) NewRun() {
 	if m.proxy != nil {
-		m.Errors.Show("Starting a new recording", errors.New("the proxy is recording: stop it first (Server panel, Stop proxy), then start a new run"))
+		m.errors.Show("Starting a new recording", errors.New("the proxy is recording: stop it first (Server panel, Stop proxy), then start a new run"))
 		return
 	}
 	m.opened, m.following = "", ""
-	if m.Bridge.Session() != nil {
-		m.Connect(m.Bridge.Target())
+	if m.bridge.Session() != nil {
+		m.Connect(m.bridge.Target())
 		return
 	}
 	m.live = nil
-	m.Timeline.SetSnapshot(nil)
+	m.timeline.SetSnapshot(nil)
 	m.updateTitle()
 }
 
@@ -457,12 +457,12 @@ func (m *MainWindow) logNote(kind recorder.EventKind, text string) {
 	if rec := m.liveRecording(); rec != nil {
 		at = rec.Now()
 	}
-	m.Log.AppendEvent(recorder.Event{At: at, Kind: kind, Text: text})
+	m.log.AppendEvent(recorder.Event{At: at, Kind: kind, Text: text})
 }
 
 // liveRecording is the current connection's recording, or nil.
 func (m *MainWindow) liveRecording() *recorder.Recording {
-	if s := m.Bridge.Session(); s != nil {
+	if s := m.bridge.Session(); s != nil {
 		return s.Recording()
 	}
 	return m.live
@@ -481,12 +481,12 @@ func (m *MainWindow) updateTitle() {
 		}
 	case m.opened != "":
 		title += " — " + m.opened
-	case m.Bridge.Session() != nil:
-		title += " — " + m.Bridge.Target().String()
+	case m.bridge.Session() != nil:
+		title += " — " + m.bridge.Target().String()
 	default:
 		title += " — not connected"
 	}
-	m.Window.SetTitle(title)
+	m.window.SetTitle(title)
 }
 
 // do runs f on the main goroutine, unless the window was closed by then.
@@ -506,7 +506,7 @@ func (m *MainWindow) do(f func()) {
 // does, and so does the command for SIGINT and SIGTERM, through fyne.Do.
 func (m *MainWindow) Quit() {
 	m.Close()
-	m.App.Quit()
+	m.app.Quit()
 }
 
 // Close stops the live view and closes the connection, so that its
@@ -521,22 +521,22 @@ func (m *MainWindow) Close() { m.closeOnce.Do(m.shutdown) }
 // then close the connection, waiting a little for its journal to end.
 func (m *MainWindow) shutdown() {
 	m.stopped.Store(true)
-	m.Bridge.Quiet()
-	m.Errors.Stop()
-	m.Log.Stop()
-	m.Timeline.Stop()
-	m.Workload.Stop()
+	m.bridge.Quiet()
+	m.errors.Stop()
+	m.log.Stop()
+	m.timeline.Stop()
+	m.workload.Stop()
 	if h := m.proxy; h != nil {
 		m.proxy = nil
 		h.stop("the app quit while proxying")
 	}
-	if m.Workload.Running() {
-		m.Workload.SetRunning(false) // stops its elapsed-time ticker
+	if m.workload.Running() {
+		m.workload.SetRunning(false) // stops its elapsed-time ticker
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		m.Bridge.Disconnect()
+		m.bridge.Disconnect()
 	}()
 	select {
 	case <-done:

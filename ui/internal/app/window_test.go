@@ -133,8 +133,8 @@ func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 	t.Cleanup(func() {
 		m.Close()
 		loop.settle(300 * time.Millisecond)                        // longer than any throttle or flush delay
-		if slices.Contains(loop.Driver().AllWindows(), m.Window) { // not closed by the test
-			m.Window.Close()
+		if slices.Contains(loop.Driver().AllWindows(), m.window) { // not closed by the test
+			m.window.Close()
 		}
 	})
 	return m
@@ -161,7 +161,7 @@ func TestPolicyPanelChangesTheSessionsPolicy(t *testing.T) {
 	defer s.Close()
 
 	p := NewPolicyPanel(s.AnswerPolicy())
-	p.OnChanged = s.SetAnswerPolicy
+	p.onChanged = s.SetAnswerPolicy
 	w := test.NewWindow(p)
 	defer w.Close()
 
@@ -238,27 +238,27 @@ func TestMainWindowEndToEnd(t *testing.T) {
 	loop := newMainLoop(t)
 	journals := filepath.Join(t.TempDir(), "not", "made", "yet")
 	m := openMainWindow(t, loop, Options{JournalDir: &journals, Version: "test"})
-	m.Window.Resize(fyne.NewSize(1400, 900))
+	m.window.Resize(fyne.NewSize(1400, 900))
 
-	test.Tap(m.Connection.ConnectBtn)
+	test.Tap(m.connection.ConnectBtn)
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool {
-		return m.Bridge.Session() != nil && len(m.Workload.Tool.Options) > 0
+		return m.bridge.Session() != nil && len(m.workload.Tool.Options) > 0
 	})
-	if got := m.Connection.Status(); !strings.Contains(got, "Connected to") || !strings.Contains(got, "Protocol: 2025-11-25") || !strings.Contains(got, "tools") {
+	if got := m.connection.Status(); !strings.Contains(got, "Connected to") || !strings.Contains(got, "Protocol: 2025-11-25") || !strings.Contains(got, "tools") {
 		t.Errorf("connection status = %q, want the server's name, protocol and capabilities", got)
 	}
-	if !strings.Contains(m.Window.Title(), "demo") {
-		t.Errorf("window title %q does not name the target", m.Window.Title())
+	if !strings.Contains(m.window.Title(), "demo") {
+		t.Errorf("window title %q does not name the target", m.window.Title())
 	}
 
-	m.Policy.Dispatch.SetSelected("serial")
-	typeInto(m.Policy.Latency.A, "300ms")
-	if policy := m.Bridge.Session().AnswerPolicy(); policy.Dispatch.Mode != engine.Serial || policy.Latency.A != 300*time.Millisecond {
+	m.policy.Dispatch.SetSelected("serial")
+	typeInto(m.policy.Latency.A, "300ms")
+	if policy := m.bridge.Session().AnswerPolicy(); policy.Dispatch.Mode != engine.Serial || policy.Latency.A != 300*time.Millisecond {
 		t.Fatalf("after choosing serial and 300ms the session has %v, %v", policy.Dispatch, policy.Latency)
 	}
 
-	m.Workload.Tool.SetSelected("fanout")
-	form := m.Workload.Form()
+	m.workload.Tool.SetSelected("fanout")
+	form := m.workload.Form()
 	if form == nil || form.Field("n") == nil || form.Field("kind") == nil {
 		t.Fatalf("the fanout tool's arguments form lacks n or kind")
 	}
@@ -271,19 +271,19 @@ func TestMainWindowEndToEnd(t *testing.T) {
 
 	run := func(wantCalls, wantPeak int) *recorder.Span {
 		t.Helper()
-		test.Tap(m.Workload.RunButton)
-		if !m.Workload.Running() {
-			t.Fatalf("Run did not start: %v", m.Workload.problem.Text)
+		test.Tap(m.workload.RunButton)
+		if !m.workload.Running() {
+			t.Fatalf("Run did not start: %v", m.workload.problem.Text)
 		}
-		loop.waitFor(t, "the run to end", 20*time.Second, func() bool { return !m.Workload.Running() })
-		if !strings.HasPrefix(m.Workload.Status(), "Done: 1 of 1 calls ok") {
-			t.Errorf("workload status = %q", m.Workload.Status())
+		loop.waitFor(t, "the run to end", 20*time.Second, func() bool { return !m.workload.Running() })
+		if !strings.HasPrefix(m.workload.Status(), "Done: 1 of 1 calls ok") {
+			t.Errorf("workload status = %q", m.workload.Status())
 		}
 		var last *recorder.Span
 		loop.waitFor(t, "the timeline to show the run", 5*time.Second, func() bool {
 			var calls, samples int
 			last = nil
-			for _, r := range m.Timeline.Rows() {
+			for _, r := range m.timeline.Rows() {
 				switch {
 				case r.Depth == 0 && r.Span.Kind == recorder.KindTool && !r.Span.Open():
 					calls++
@@ -294,10 +294,10 @@ func TestMainWindowEndToEnd(t *testing.T) {
 					samples++
 				}
 			}
-			return calls == wantCalls && samples == 4*calls && m.Timeline.Summary().PeakInFlight == wantPeak
+			return calls == wantCalls && samples == 4*calls && m.timeline.Summary().PeakInFlight == wantPeak
 		})
 		var children int
-		for _, r := range m.Timeline.Rows() {
+		for _, r := range m.timeline.Rows() {
 			if r.Depth == 1 && r.Span.Parent == last.ID && r.Span.Kind == recorder.KindSampling {
 				children++
 			}
@@ -309,14 +309,14 @@ func TestMainWindowEndToEnd(t *testing.T) {
 	}
 
 	serial := run(1, 1)
-	if !strings.Contains(m.Timeline.StatsText(), "1") {
-		t.Errorf("stats text %q", m.Timeline.StatsText())
+	if !strings.Contains(m.timeline.StatsText(), "1") {
+		t.Errorf("stats text %q", m.timeline.StatsText())
 	}
 	if serial.Total() < 1100*time.Millisecond {
 		t.Errorf("4 serial requests of 300 ms took %v, want at least 1.2 s", serial.Total())
 	}
 
-	m.Policy.Dispatch.SetSelected("concurrent")
+	m.policy.Dispatch.SetSelected("concurrent")
 	concurrent := run(2, 4)
 	if concurrent.Total()*2 > serial.Total() {
 		t.Errorf("concurrent run took %v, serial %v: want concurrent well under half", concurrent.Total(), serial.Total())
@@ -331,22 +331,22 @@ func TestMainWindowEndToEnd(t *testing.T) {
 	if err := m.SaveFile(saved); err != nil {
 		t.Fatal(err)
 	}
-	rows := len(m.Timeline.Rows())
+	rows := len(m.timeline.Rows())
 	if err := m.OpenFile(saved); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(m.Timeline.Rows()); got != rows {
+	if got := len(m.timeline.Rows()); got != rows {
 		t.Errorf("the saved recording shows %d rows, the live one %d", got, rows)
 	}
-	if !strings.Contains(m.Window.Title(), "run.json") {
-		t.Errorf("title %q does not name the opened file", m.Window.Title())
+	if !strings.Contains(m.window.Title(), "run.json") {
+		t.Errorf("title %q does not name the opened file", m.window.Title())
 	}
 	// Dropping two recordings on the window shows the second for comparison.
 	m.Dropped([]fyne.URI{storage.NewFileURI(saved), storage.NewFileURI(saved)})
-	if m.compare == nil || len(m.Errors.Shown()) > 0 {
-		t.Errorf("dropping two recordings: compare %v, errors %q", m.compare != nil, m.Errors.Shown())
+	if m.compare == nil || len(m.errors.Shown()) > 0 {
+		t.Errorf("dropping two recordings: compare %v, errors %q", m.compare != nil, m.errors.Shown())
 	}
-	if errs := m.Errors.Shown(); len(errs) > 0 {
+	if errs := m.errors.Shown(); len(errs) > 0 {
 		t.Errorf("errors shown: %q", errs)
 	}
 }
@@ -359,10 +359,10 @@ func TestMainWindowExports(t *testing.T) {
 		t.Errorf("saving with nothing recorded: %v, want 'nothing to save'", err)
 	}
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`), Calls: 2, Concurrency: 2})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`), Calls: 2, Concurrency: 2})
 	m.Run()
-	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.Workload.Running() })
+	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
 	for _, e := range Exports {
 		t.Run(e.Name, func(t *testing.T) {
 			path := filepath.Join(dir, "out"+e.Ext)
@@ -388,12 +388,12 @@ func TestLogAndRecentConnections(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	m.Workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	m.workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
 	m.Run()
 	loop.waitFor(t, "the slow tool's log messages in the Log panel", 10*time.Second, func() bool {
 		n, ended := 0, false
-		for _, l := range m.Log.Lines() {
+		for _, l := range m.log.Lines() {
 			if strings.Contains(l, " log ") {
 				n++
 			}
@@ -403,15 +403,15 @@ func TestLogAndRecentConnections(t *testing.T) {
 	})
 
 	var connected, ran bool
-	for _, l := range m.Log.Lines() {
+	for _, l := range m.log.Lines() {
 		connected = connected || strings.Contains(l, "connected to demo: fanout-demo")
 		ran = ran || strings.Contains(l, "run ended: Done: 1 of 1 calls ok")
 	}
 	if !connected || !ran {
-		t.Errorf("the log lacks the connection or the run's end:\n%s", strings.Join(m.Log.Lines(), "\n"))
+		t.Errorf("the log lacks the connection or the run's end:\n%s", strings.Join(m.log.Lines(), "\n"))
 	}
 
-	again := NewConnectionPanel(engine.Target{}, OpenSettings(m.Settings.Path(), nil)) // as the next start reads them
+	again := NewConnectionPanel(engine.Target{}, OpenSettings(m.settings.Path(), nil)) // as the next start reads them
 	if recent := again.RecentTargets(); len(recent) != 1 || recent[0].String() != "demo" {
 		t.Errorf("recent connections on the next start: %v, want [demo]", recent)
 	}
@@ -423,39 +423,39 @@ func TestStopAndNewRun(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	first := m.Bridge.Session()
-	m.Workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":30000,"steps":3}`)})
-	test.Tap(m.Workload.RunButton)
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	first := m.bridge.Session()
+	m.workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":30000,"steps":3}`)})
+	test.Tap(m.workload.RunButton)
 	loop.settle(300 * time.Millisecond)
-	if !m.Workload.Running() || m.Workload.StopButton.Disabled() {
+	if !m.workload.Running() || m.workload.StopButton.Disabled() {
 		t.Fatal("the run did not start, or Stop is not enabled")
 	}
 	start := time.Now()
-	test.Tap(m.Workload.StopButton)
-	loop.waitFor(t, "the run to stop", 5*time.Second, func() bool { return !m.Workload.Running() })
+	test.Tap(m.workload.StopButton)
+	loop.waitFor(t, "the run to stop", 5*time.Second, func() bool { return !m.workload.Running() })
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("stopping took %v", took)
 	}
-	if st := m.Workload.Status(); !strings.HasPrefix(st, "Stopped after") || !strings.Contains(st, "0 of 1 calls had finished ok") {
+	if st := m.workload.Status(); !strings.HasPrefix(st, "Stopped after") || !strings.Contains(st, "0 of 1 calls had finished ok") {
 		t.Errorf("status after Stop: %q", st)
 	}
-	if errs := m.Errors.Shown(); len(errs) > 0 {
+	if errs := m.errors.Shown(); len(errs) > 0 {
 		t.Errorf("Stop showed errors: %q", errs)
 	}
 
 	m.NewRun()
 	loop.waitFor(t, "a new connection", 15*time.Second, func() bool {
-		s := m.Bridge.Session()
-		return s != nil && s != first && len(m.Workload.Tool.Options) > 0
+		s := m.bridge.Session()
+		return s != nil && s != first && len(m.workload.Tool.Options) > 0
 	})
 	loop.waitFor(t, "the timeline to show the new recording", 5*time.Second, func() bool {
-		for _, r := range m.Timeline.Rows() {
+		for _, r := range m.timeline.Rows() {
 			if r.Span.Kind == recorder.KindTool {
 				return false
 			}
 		}
-		return len(m.Timeline.Rows()) > 0
+		return len(m.timeline.Rows()) > 0
 	})
 }
 
@@ -465,23 +465,23 @@ func TestStopAndNewRun(t *testing.T) {
 func TestConnectFailureShowsOneDialog(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connection.SetTarget(engine.Target{Transport: engine.TransportStdio, Command: "/no/such/mcp-server --flag"})
-	test.Tap(m.Connection.ConnectBtn)
-	loop.waitFor(t, "the error dialog", 15*time.Second, func() bool { return len(m.Errors.Shown()) > 0 })
+	m.connection.SetTarget(engine.Target{Transport: engine.TransportStdio, Command: "/no/such/mcp-server --flag"})
+	test.Tap(m.connection.ConnectBtn)
+	loop.waitFor(t, "the error dialog", 15*time.Second, func() bool { return len(m.errors.Shown()) > 0 })
 	loop.settle(100 * time.Millisecond)
-	errs := m.Errors.Shown()
+	errs := m.errors.Shown()
 	if len(errs) != 1 || !strings.HasPrefix(errs[0], "Connecting to stdio: /no/such/mcp-server") {
 		t.Errorf("errors shown: %q, want one that says what was being connected to", errs)
 	}
-	overlays := m.Window.Canvas().Overlays().List()
+	overlays := m.window.Canvas().Overlays().List()
 	if len(overlays) == 0 {
 		t.Errorf("no dialog on the window")
 	}
-	if m.Connection.ConnectBtn.Disabled() || !strings.HasPrefix(m.Connection.Status(), "Not connected") {
-		t.Errorf("after the failure: connect disabled %v, status %q", m.Connection.ConnectBtn.Disabled(), m.Connection.Status())
+	if m.connection.ConnectBtn.Disabled() || !strings.HasPrefix(m.connection.Status(), "Not connected") {
+		t.Errorf("after the failure: connect disabled %v, status %q", m.connection.ConnectBtn.Disabled(), m.connection.Status())
 	}
-	if !strings.Contains(m.Window.Title(), "not connected") {
-		t.Errorf("title %q", m.Window.Title())
+	if !strings.Contains(m.window.Title(), "not connected") {
+		t.Errorf("title %q", m.window.Title())
 	}
 }
 
@@ -491,10 +491,10 @@ func TestCompareAndReport(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"roots"}`)})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"roots"}`)})
 	m.Run()
-	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.Workload.Running() })
+	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.json")
 	if err := m.SaveFile(first); err != nil {
@@ -534,7 +534,7 @@ func TestMenuAndShortcuts(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	var file []string
-	for _, it := range m.Window.MainMenu().Items[0].Items {
+	for _, it := range m.window.MainMenu().Items[0].Items {
 		file = append(file, it.Label)
 	}
 	for _, want := range []string{"Open recording…", "Open second recording to compare…", "Save recording…", "Export", "New run", "Quit"} {
@@ -543,17 +543,17 @@ func TestMenuAndShortcuts(t *testing.T) {
 		}
 	}
 	press := func(key fyne.KeyName) {
-		m.Window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault})
+		m.window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault})
 	}
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
 	press(fyne.KeyR)
-	if !m.Workload.Running() {
-		t.Fatalf("Ctrl+R did not start the run: %q", m.Workload.problem.Text)
+	if !m.workload.Running() {
+		t.Fatalf("Ctrl+R did not start the run: %q", m.workload.problem.Text)
 	}
-	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.Workload.Running() })
+	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
 	press(fyne.KeyS)
-	if len(m.Window.Canvas().Overlays().List()) == 0 {
+	if len(m.window.Canvas().Overlays().List()) == 0 {
 		t.Errorf("Ctrl+S opened no save dialog")
 	}
 }
@@ -564,24 +564,24 @@ func TestMenuAndShortcuts(t *testing.T) {
 func TestDisconnectWhileConnecting(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connection.SetTarget(engine.Target{Transport: engine.TransportStdio, Command: "sleep 30"})
-	test.Tap(m.Connection.ConnectBtn)
+	m.connection.SetTarget(engine.Target{Transport: engine.TransportStdio, Command: "sleep 30"})
+	test.Tap(m.connection.ConnectBtn)
 	loop.settle(300 * time.Millisecond)
-	if !strings.HasPrefix(m.Connection.Status(), "Connecting to stdio: sleep 30") {
-		t.Fatalf("status while connecting: %q", m.Connection.Status())
+	if !strings.HasPrefix(m.connection.Status(), "Connecting to stdio: sleep 30") {
+		t.Fatalf("status while connecting: %q", m.connection.Status())
 	}
 	start := time.Now()
-	test.Tap(m.Connection.Disconnect)
-	loop.waitFor(t, "Connect to be offered again", 5*time.Second, func() bool { return !m.Connection.ConnectBtn.Disabled() })
+	test.Tap(m.connection.Disconnect)
+	loop.waitFor(t, "Connect to be offered again", 5*time.Second, func() bool { return !m.connection.ConnectBtn.Disabled() })
 	loop.settle(300 * time.Millisecond)
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("giving up took %v", took)
 	}
-	if errs := m.Errors.Shown(); len(errs) > 0 {
+	if errs := m.errors.Shown(); len(errs) > 0 {
 		t.Errorf("giving up a connection showed errors: %q", errs)
 	}
-	if !strings.HasPrefix(m.Connection.Status(), "Not connected") {
-		t.Errorf("status after giving up: %q", m.Connection.Status())
+	if !strings.HasPrefix(m.connection.Status(), "Not connected") {
+		t.Errorf("status after giving up: %q", m.connection.Status())
 	}
 }
 
@@ -596,23 +596,23 @@ func TestConnectionLostMidRun(t *testing.T) {
 	target := engine.Target{Transport: engine.TransportStdio, Command: os.Args[0],
 		Env: []string{"UI_TEST_DEMO_STDIO=1", "UI_TEST_DEMO_EXIT_AFTER=1500ms"}}
 	m.Connect(target)
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.Workload.Tool.Options) > 0 })
-	m.Workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
 	m.Run()
 	start := time.Now()
 	loop.waitFor(t, "the run to end with the connection", 15*time.Second, func() bool {
-		return !m.Workload.Running() && m.Bridge.Session() == nil
+		return !m.workload.Running() && m.bridge.Session() == nil
 	})
 	t.Logf("the run and the connection ended %v after the run started (the server exited after 1.5 s of life)", time.Since(start))
 	loop.settle(300 * time.Millisecond)
-	errs := m.Errors.Shown()
+	errs := m.errors.Shown()
 	if len(errs) != 1 || !strings.HasPrefix(errs[0], "The connection to stdio:") {
 		t.Errorf("errors shown: %q, want one saying the connection ended", errs)
 	}
-	if st := m.Workload.Status(); !strings.HasPrefix(st, "Ended after") {
+	if st := m.workload.Status(); !strings.HasPrefix(st, "Ended after") {
 		t.Errorf("workload status %q", st)
 	}
-	if !strings.HasPrefix(m.Connection.Status(), "Connection lost") || m.Connection.ConnectBtn.Disabled() {
-		t.Errorf("connection status %q, connect disabled %v", m.Connection.Status(), m.Connection.ConnectBtn.Disabled())
+	if !strings.HasPrefix(m.connection.Status(), "Connection lost") || m.connection.ConnectBtn.Disabled() {
+		t.Errorf("connection status %q, connect disabled %v", m.connection.Status(), m.connection.ConnectBtn.Disabled())
 	}
 }

@@ -31,21 +31,21 @@ const progressEvery = 50 * time.Millisecond
 type WorkloadPanel struct {
 	widget.BaseWidget
 
-	// OnRun is called when the person asks for a run with a valid workload.
-	OnRun func(engine.Workload)
-	// OnStop is called when the person stops the run.
-	OnStop func()
-	// OnRefresh is called when the person asks for the tool list again.
-	OnRefresh func()
-	// OnDispatch is called when the person picks a dispatch mode with
+	// onRun is called when the person asks for a run with a valid workload.
+	onRun func(engine.Workload)
+	// onStop is called when the person stops the run.
+	onStop func()
+	// onRefresh is called when the person asks for the tool list again.
+	onRefresh func()
+	// onDispatch is called when the person picks a dispatch mode with
 	// the toggle next to Run.
-	OnDispatch func(mode string)
-	// OnPolicy is called by a history row's Run again with the
+	onDispatch func(mode string)
+	// onPolicy is called by a history row's Run again with the
 	// answering the run had, before it runs.
-	OnPolicy func(engine.AnswerPolicy)
-	// OnCompare is called by a history row's Compare with that run's
+	onPolicy func(engine.AnswerPolicy)
+	// onCompare is called by a history row's Compare with that run's
 	// spans, offsets counted from its start.
-	OnCompare func(*recorder.Snapshot)
+	onCompare func(*recorder.Snapshot)
 
 	// The panel's inputs, buttons and progress bar, exported so tests and
 	// scripts can drive the panel as a person would.
@@ -123,8 +123,8 @@ func NewWorkloadPanel() *WorkloadPanel {
 	p.Tool = widget.NewSelect(nil, func(name string) { p.toolChosen(name) })
 	p.Tool.PlaceHolder = "(connect to list the tools)"
 	p.RefreshTools = widget.NewButton("Refresh", func() {
-		if p.OnRefresh != nil {
-			p.OnRefresh()
+		if p.onRefresh != nil {
+			p.onRefresh()
 		}
 	})
 	p.description = widget.NewLabel("")
@@ -146,14 +146,14 @@ func NewWorkloadPanel() *WorkloadPanel {
 	p.RunButton = widget.NewButton("Run", func() { p.run() })
 	p.RunButton.Importance = widget.HighImportance
 	p.StopButton = widget.NewButton("Stop", func() {
-		if p.OnStop != nil {
-			p.OnStop()
+		if p.onStop != nil {
+			p.onStop()
 		}
 	})
 	p.StopButton.Disable()
 	p.Dispatch = widget.NewRadioGroup([]string{string(engine.Concurrent), string(engine.Serial)}, func(mode string) {
-		if mode != "" && !p.showing && p.OnDispatch != nil {
-			p.OnDispatch(mode)
+		if mode != "" && !p.showing && p.onDispatch != nil {
+			p.onDispatch(mode)
 		}
 	})
 	p.Dispatch.Horizontal = true
@@ -540,8 +540,8 @@ func (p *WorkloadPanel) run() {
 	}
 	p.ShowProblem("")
 	p.want.Calls = w.Calls
-	if p.OnRun != nil {
-		p.OnRun(w)
+	if p.onRun != nil {
+		p.onRun(w)
 	}
 }
 
@@ -567,7 +567,7 @@ func (p *WorkloadPanel) toolChosen(name string) {
 			p.description.SetText(desc + "\n(its input schema cannot be shown as a form: " + err.Error() + "; use raw JSON)")
 		} else {
 			p.form = form
-			p.form.OnChanged = func() {
+			p.form.onChanged = func() {
 				if b, err := json.Marshal(p.form.Values()); err == nil {
 					p.args[name] = b
 				}
