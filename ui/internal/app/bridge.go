@@ -12,14 +12,14 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// Bridge is the small, widget-free layer between the window and the
+// bridge is the small, widget-free layer between the window and the
 // engine: it connects and disconnects, keeps the answer policy, runs and stops
 // workloads, and journals each connection's recording. Its methods are
 // safe from any goroutine; the On… hooks are called from engine
 // goroutines (never the main one), so a hook that touches widgets must
 // hand the work over with fyne.Do, and must not wait for the main
-// goroutine (see [Bridge.Quiet]).
-type Bridge struct {
+// goroutine (see [bridge.Quiet]).
+type bridge struct {
 	// OnSession is called after a connection is made (with the new
 	// session) and after it ended (with nil and the reason, nil after a
 	// Disconnect).
@@ -34,15 +34,15 @@ type Bridge struct {
 	onProgress func(engine.Progress)
 	// onRunDone is called when a run ends, however it ended.
 	onRunDone func(engine.RunResult, error)
-	// JournalDir is where live recordings are journaled; "" turns
-	// journaling off. NewBridge sets it to [recorder.DefaultJournalDir].
-	JournalDir string
-	// MaxSpans caps the spans a connection's recording keeps
-	// ([recorder.Recording.SetMaxSpans]); NewBridge sets it to
+	// journalDir is where live recordings are journaled; "" turns
+	// journaling off. newBridge sets it to [recorder.DefaultJournalDir].
+	journalDir string
+	// maxSpans caps the spans a connection's recording keeps
+	// ([recorder.Recording.SetMaxSpans]); newBridge sets it to
 	// [recorder.DefaultMaxSpans], 0 keeps every span.
-	MaxSpans int
-	// Inspector is the version written into recordings.
-	Inspector string
+	maxSpans int
+	// inspector is the version written into recordings.
+	inspector string
 	// OnRecording, when set, is handed each live recording as its
 	// connection is made or the hosted proxy starts (the OTLP push
 	// observes it, a [capture.Observer]); the function it returns is
@@ -74,7 +74,7 @@ type Bridge struct {
 // fyne.Do no longer waits for the main goroutine but runs the widget work
 // at once on the caller's goroutine, where it races with the main one and
 // may call a window system that is gone.
-func (b *Bridge) Quiet() {
+func (b *bridge) Quiet() {
 	b.hookMu.Lock()
 	b.quiet = true
 	b.hookMu.Unlock()
@@ -82,7 +82,7 @@ func (b *Bridge) Quiet() {
 
 // hook runs f, which calls one of the On… hooks, unless the bridge was
 // made quiet.
-func (b *Bridge) hook(f func()) {
+func (b *bridge) hook(f func()) {
 	b.hookMu.RLock()
 	defer b.hookMu.RUnlock()
 	if !b.quiet {
@@ -91,38 +91,38 @@ func (b *Bridge) hook(f func()) {
 }
 
 // onSession calls OnSession, unless the bridge is quiet.
-func (b *Bridge) onSession(s *engine.Session, err error) {
+func (b *bridge) onSession(s *engine.Session, err error) {
 	if b.OnSession != nil {
 		b.hook(func() { b.OnSession(s, err) })
 	}
 }
 
-// NewBridge returns a disconnected bridge with the given answer policy.
-func NewBridge(policy engine.AnswerPolicy) *Bridge {
-	return &Bridge{policy: policy, JournalDir: recorder.DefaultJournalDir(), MaxSpans: recorder.DefaultMaxSpans}
+// newBridge returns a disconnected bridge with the given answer policy.
+func newBridge(policy engine.AnswerPolicy) *bridge {
+	return &bridge{policy: policy, journalDir: recorder.DefaultJournalDir(), maxSpans: recorder.DefaultMaxSpans}
 }
 
-// ErrNotConnected is returned by [Bridge.Run] without a connection.
-var ErrNotConnected = errors.New("not connected: connect to a server first (Server panel)")
+// errNotConnected is returned by [bridge.Run] without a connection.
+var errNotConnected = errors.New("not connected: connect to a server first (Server panel)")
 
-// ErrAbandoned is returned by [Bridge.Connect] when a Disconnect or a
+// errAbandoned is returned by [bridge.Connect] when a Disconnect or a
 // newer Connect gave up the connection while it was being made: the
 // person changed their mind, nothing failed.
-var ErrAbandoned = errors.New("the connection was given up while it was being made")
+var errAbandoned = errors.New("the connection was given up while it was being made")
 
-// ErrConnectionEnded marks a run's error when the connection ended
+// errConnectionEnded marks a run's error when the connection ended
 // during the run (the connection's end is reported on its own).
-var ErrConnectionEnded = errors.New("the connection ended")
+var errConnectionEnded = errors.New("the connection ended")
 
-// ErrRunning is returned by [Bridge.Run] while a run is going on.
-var ErrRunning = errors.New("a run is already going on: stop it first")
+// errRunning is returned by [bridge.Run] while a run is going on.
+var errRunning = errors.New("a run is already going on: stop it first")
 
 // Connect closes any previous connection, then connects to t with the
 // bridge's answer policy, recording into a new [recorder.Recording]. It
 // blocks until the server answered initialize (or ctx ends): call it from
 // a goroutine.
-func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session, error) {
-	b.Disconnect()
+func (b *bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session, error) {
+	b.disconnect()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	b.mu.Lock()
@@ -133,10 +133,10 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	b.mu.Unlock()
 
 	c, err := capture.Start(capture.Options{
-		Meta: recorder.Meta{Target: t.String(), Inspector: b.Inspector}, MaxSpans: b.MaxSpans, Secrets: t.Secrets(),
+		Meta: recorder.Meta{Target: t.String(), Inspector: b.inspector}, MaxSpans: b.maxSpans, Secrets: t.Secrets(),
 		// A journal that cannot be opened is no reason not to connect;
 		// the recording is still kept in memory and can be saved.
-		JournalDir: b.JournalDir, JournalPrefix: "run",
+		JournalDir: b.journalDir, JournalPrefix: "run",
 		OnJournalError: func(err error) { b.note("no journal for this run: " + err.Error()) },
 		Observers:      []capture.Observer{b.onRecording},
 		Tell:           func(msg string) { b.note("OAuth: " + msg) }, OpenBrowser: openInBrowser,
@@ -149,7 +149,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 	if err != nil {
 		c.Close()
 		if b.replaced(gen) {
-			return nil, ErrAbandoned
+			return nil, errAbandoned
 		}
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 		b.mu.Unlock()
 		s.Close()
 		c.Close()
-		return nil, ErrAbandoned
+		return nil, errAbandoned
 	}
 	b.sess, b.capture, b.target, b.abandon = s, c, t, nil
 	b.mu.Unlock()
@@ -178,14 +178,14 @@ func (b *Bridge) Connect(ctx context.Context, t engine.Target) (*engine.Session,
 
 // replaced reports whether connection gen was given up by a Disconnect
 // or a newer Connect.
-func (b *Bridge) replaced(gen int) bool {
+func (b *bridge) replaced(gen int) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.gen != gen
 }
 
 // watch reports when the connection ends by itself.
-func (b *Bridge) watch(s *engine.Session, gen int) {
+func (b *bridge) watch(s *engine.Session, gen int) {
 	<-s.Done()
 	b.mu.Lock()
 	current := b.gen == gen && b.sess == s
@@ -202,9 +202,9 @@ func (b *Bridge) watch(s *engine.Session, gen int) {
 	b.onSession(nil, s.Err())
 }
 
-// Disconnect stops a running workload and closes the connection (open
+// disconnect stops a running workload and closes the connection (open
 // requests end as aborted). It does nothing when not connected.
-func (b *Bridge) Disconnect() error {
+func (b *bridge) disconnect() error {
 	b.mu.Lock()
 	s, c, cancel, abandon := b.sess, b.capture, b.cancel, b.abandon
 	b.sess, b.capture, b.abandon = nil, nil, nil
@@ -227,22 +227,22 @@ func (b *Bridge) Disconnect() error {
 	return err
 }
 
-// Session returns the current session, or nil when disconnected.
-func (b *Bridge) Session() *engine.Session {
+// session returns the current session, or nil when disconnected.
+func (b *bridge) session() *engine.Session {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.sess
 }
 
 // Target returns the target of the current (or last) connection.
-func (b *Bridge) Target() engine.Target {
+func (b *bridge) Target() engine.Target {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.target
 }
 
-// JournalPath returns the file the current connection is journaled to, or "".
-func (b *Bridge) JournalPath() string {
+// journalPath returns the file the current connection is journaled to, or "".
+func (b *bridge) journalPath() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.capture == nil {
@@ -252,15 +252,15 @@ func (b *Bridge) JournalPath() string {
 }
 
 // Policy returns the answer policy the next connection starts with.
-func (b *Bridge) Policy() engine.AnswerPolicy {
+func (b *bridge) Policy() engine.AnswerPolicy {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.policy
 }
 
-// SetPolicy keeps policy for later connections and applies it to the
+// setPolicy keeps policy for later connections and applies it to the
 // current one: the change applies to the next request.
-func (b *Bridge) SetPolicy(policy engine.AnswerPolicy) {
+func (b *bridge) setPolicy(policy engine.AnswerPolicy) {
 	b.mu.Lock()
 	b.policy = policy
 	s := b.sess
@@ -274,8 +274,8 @@ func (b *Bridge) SetPolicy(policy engine.AnswerPolicy) {
 	}
 }
 
-// Running reports whether a workload is running.
-func (b *Bridge) Running() bool {
+// running reports whether a workload is running.
+func (b *bridge) running() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.cancel != nil
@@ -284,13 +284,13 @@ func (b *Bridge) Running() bool {
 // Run starts w on the current session in a goroutine and returns at once;
 // progress goes to OnProgress and the end to OnRunDone. It fails when not
 // connected or while another run is going on.
-func (b *Bridge) Run(w engine.Workload) error { return b.RunOn(w, 1) }
+func (b *bridge) Run(w engine.Workload) error { return b.runOn(w, 1) }
 
-// RunOn is [Bridge.Run] over n sessions: the current one and n-1 more
+// runOn is [bridge.Run] over n sessions: the current one and n-1 more
 // connections to the same server, opened for the run (a server process
 // each over stdio) and closed after it, recording into the same
 // recording and answering under the same answer policy.
-func (b *Bridge) RunOn(w engine.Workload, n int) error {
+func (b *bridge) runOn(w engine.Workload, n int) error {
 	if n < 1 || n > MaxSessions {
 		return fmt.Errorf("sessions: want 1 to %d, not %d", MaxSessions, n)
 	}
@@ -298,11 +298,11 @@ func (b *Bridge) RunOn(w engine.Workload, n int) error {
 	s := b.sess
 	if s == nil {
 		b.mu.Unlock()
-		return ErrNotConnected
+		return errNotConnected
 	}
 	if b.cancel != nil {
 		b.mu.Unlock()
-		return ErrRunning
+		return errRunning
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
@@ -335,7 +335,7 @@ func (b *Bridge) RunOn(w engine.Workload, n int) error {
 		select {
 		case <-s.Done():
 			if err != nil {
-				err = fmt.Errorf("%w: %w", ErrConnectionEnded, err)
+				err = fmt.Errorf("%w: %w", errConnectionEnded, err)
 			}
 		default:
 		}
@@ -352,7 +352,7 @@ const MaxSessions = 100
 
 // runWide opens n-1 more sessions beside s, runs w over all n and closes
 // the extra ones. While they live, a change of answer policy reaches them too.
-func (b *Bridge) runWide(ctx context.Context, s *engine.Session, w engine.Workload, n int, progress func(engine.Progress)) (engine.RunResult, error) {
+func (b *bridge) runWide(ctx context.Context, s *engine.Session, w engine.Workload, n int, progress func(engine.Progress)) (engine.RunResult, error) {
 	b.mu.Lock()
 	t, policy := b.target, b.policy
 	b.mu.Unlock()
@@ -401,7 +401,7 @@ func (c *closer) close() {
 
 // Stop cancels the running workload, if any; calls still out end as
 // cancelled.
-func (b *Bridge) Stop() {
+func (b *bridge) Stop() {
 	b.mu.Lock()
 	cancel := b.cancel
 	b.mu.Unlock()
@@ -411,7 +411,7 @@ func (b *Bridge) Stop() {
 }
 
 // note shows a notice in the log view.
-func (b *Bridge) note(msg string) {
+func (b *bridge) note(msg string) {
 	if f := b.onLog; f != nil {
 		b.hook(func() { f(recorder.Event{Kind: recorder.EventOther, Text: msg}) })
 	}

@@ -17,8 +17,8 @@ import (
 // arrives at the collector, all of it, by the time Disconnect returns.
 func TestBridgeOnRecording(t *testing.T) {
 	c := otlptest.NewCollector(t)
-	b := NewBridge(engine.DefaultAnswerPolicy())
-	b.JournalDir = ""
+	b := newBridge(engine.DefaultAnswerPolicy())
+	b.journalDir = ""
 	var stats otlppush.Stats
 	var rec *recorder.Recording
 	b.onRecording = func(r *recorder.Recording) func() {
@@ -50,7 +50,7 @@ func TestBridgeOnRecording(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the run did not end")
 	}
-	if err := b.Disconnect(); err != nil {
+	if err := b.disconnect(); err != nil {
 		t.Fatal(err)
 	}
 	n := int64(len(rec.Snapshot().Spans))

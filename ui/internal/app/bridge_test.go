@@ -11,8 +11,8 @@ import (
 )
 
 func TestBridge(t *testing.T) {
-	b := NewBridge(engine.DefaultAnswerPolicy())
-	b.JournalDir = ""
+	b := newBridge(engine.DefaultAnswerPolicy())
+	b.journalDir = ""
 	var mu sync.Mutex
 	var sessions []bool
 	done := make(chan error, 1)
@@ -23,7 +23,7 @@ func TestBridge(t *testing.T) {
 	}
 	b.onRunDone = func(_ engine.RunResult, err error) { done <- err }
 
-	if err := b.Run(engine.Workload{Tool: "echo"}); !errors.Is(err, ErrNotConnected) {
+	if err := b.Run(engine.Workload{Tool: "echo"}); !errors.Is(err, errNotConnected) {
 		t.Errorf("Run without a connection: %v, want ErrNotConnected", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -33,14 +33,14 @@ func TestBridge(t *testing.T) {
 	}
 	policy := b.Policy()
 	policy.Dispatch = engine.DispatchPolicy{Mode: engine.Serial}
-	b.SetPolicy(policy)
-	if got := b.Session().AnswerPolicy().Dispatch.Mode; got != engine.Serial {
+	b.setPolicy(policy)
+	if got := b.session().AnswerPolicy().Dispatch.Mode; got != engine.Serial {
 		t.Errorf("SetPolicy did not reach the session: %v", got)
 	}
 	if err := b.Run(engine.Workload{Tool: "slow", Args: []byte(`{"ms":10000,"steps":2}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Run(engine.Workload{Tool: "echo"}); !errors.Is(err, ErrRunning) {
+	if err := b.Run(engine.Workload{Tool: "echo"}); !errors.Is(err, errRunning) {
 		t.Errorf("a second Run: %v, want ErrRunning", err)
 	}
 	b.Stop()
@@ -52,13 +52,13 @@ func TestBridge(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Stop did not end the run")
 	}
-	if b.Running() {
+	if b.running() {
 		t.Errorf("still running after the run ended")
 	}
-	if err := b.Disconnect(); err != nil {
+	if err := b.disconnect(); err != nil {
 		t.Errorf("Disconnect: %v", err)
 	}
-	if b.Session() != nil {
+	if b.session() != nil {
 		t.Errorf("a session after Disconnect")
 	}
 	mu.Lock()

@@ -10,12 +10,12 @@ import (
 	"github.com/fanout-inspector/inspector/ui/internal/timeline"
 )
 
-// SetCompare shows snap under the current recording, on the same time
+// setCompare shows snap under the current recording, on the same time
 // scale, each labelled by its title or target; nil removes it.
-func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
+func (t *TimelineView) setCompare(snap *recorder.Snapshot) {
 	t.cmpSnap = snap
 	if snap == nil {
-		t.setStats(func() { t.stats.SetCompare(nil) })
+		t.setStats(func() { t.stats.setCompare(nil) })
 		if t.cmpRelease != nil {
 			t.cmpRelease() // the shared axis forgets the removed widgets
 			t.cmpRelease = nil
@@ -53,25 +53,25 @@ func (t *TimelineView) SetCompare(snap *recorder.Snapshot) {
 		t.area.Objects = []fyne.CanvasObject{split}
 	}
 	cmpSum := recorder.Summarize(snap)
-	t.setStats(func() { t.stats.SetCompare(&cmpSum) })
+	t.setStats(func() { t.stats.setCompare(&cmpSum) })
 	t.cmpShown, t.cmpShift = nil, 0
 	t.alignCompare()
 	t.setTitles()
 	t.area.Refresh()
-	t.Fit()
+	t.fit()
 }
 
 // SetName labels the recording shown when comparing, with its file's
 // name say; "" labels it with its run and target. A live recording (see
-// [TimelineView.SetRecording]) has no name.
+// [TimelineView.setRecording]) has no name.
 func (t *TimelineView) SetName(name string) {
 	t.names[0] = name
 	t.setTitles()
 }
 
-// SetCompareName labels the compared recording, with its file's name
+// setCompareName labels the compared recording, with its file's name
 // say; "" labels it with its title or target.
-func (t *TimelineView) SetCompareName(name string) {
+func (t *TimelineView) setCompareName(name string) {
 	t.names[1] = name
 	t.setTitles()
 }

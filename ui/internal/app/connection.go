@@ -41,10 +41,10 @@ const transportProxyHTTP engine.TransportKind = "proxy-http"
 // proxyChoice is the transport select's label of [transportProxyHTTP].
 const proxyChoice = "Proxy (HTTP)"
 
-// DefaultProxyListen is the address the hosted proxy listens on unless
+// defaultProxyListen is the address the hosted proxy listens on unless
 // the person types another: loopback, a fixed port a client's config can
 // name.
-const DefaultProxyListen = "127.0.0.1:8931"
+const defaultProxyListen = "127.0.0.1:8931"
 
 // protocolChoices are offered in the protocol select, each with the era
 // it belongs to; any other version can be typed. Only the version (the
@@ -78,13 +78,13 @@ func protocolOf(text string) string {
 	return strings.TrimSpace(v)
 }
 
-// ConnectionPanel chooses the server: the transport (the built-in demo, a
+// connectionPanel chooses the server: the transport (the built-in demo, a
 // command over stdio, a streamable HTTP or SSE URL), its headers or
 // environment, and the protocol version; Connect and Disconnect; the
 // status with the server's name, version, protocol and capabilities; and
 // the recent connections, remembered in the app's preferences (headers
 // and environment are not remembered: they often hold secrets).
-type ConnectionPanel struct {
+type connectionPanel struct {
 	widget.BaseWidget
 
 	// onConnect is called when the person asks to connect to a target.
@@ -99,28 +99,28 @@ type ConnectionPanel struct {
 
 	// The panel's inputs and buttons, exported so tests and scripts can
 	// drive the panel as a person would.
-	Transport  *widget.Select
-	Command    *widget.Entry
-	URL        *widget.Entry
-	Headers    *widget.Entry
-	Env        *widget.Entry
-	Protocol   *widget.SelectEntry
+	transport  *widget.Select
+	command    *widget.Entry
+	url        *widget.Entry
+	headers    *widget.Entry
+	env        *widget.Entry
+	protocol   *widget.SelectEntry
 	Recent     *widget.Select
-	ConnectBtn *widget.Button
-	Disconnect *widget.Button
-	// Listen and Upstream are the hosted proxy's address and server.
-	Listen   *widget.Entry
-	Upstream *widget.Entry
-	// ProxyURL is where clients reach the hosted proxy, once started
-	// (read-only, selectable); CopyURL puts it on the clipboard.
-	ProxyURL *widget.Entry
-	CopyURL  *widget.Button
-	// OAuth signs in to an HTTP or SSE server before connecting.
-	OAuth    *OAuthChoice
+	connectBtn *widget.Button
+	disconnect *widget.Button
+	// listen and upstream are the hosted proxy's address and server.
+	listen   *widget.Entry
+	upstream *widget.Entry
+	// proxyURL is where clients reach the hosted proxy, once started
+	// (read-only, selectable); copyURL puts it on the clipboard.
+	proxyURL *widget.Entry
+	copyURL  *widget.Button
+	// oauth signs in to an HTTP or SSE server before connecting.
+	oauth    *oauthChoice
 	proxying bool
-	// Servers lists the servers of the client configs found; picking one
+	// servers lists the servers of the client configs found; picking one
 	// fills the panel (serverlist.go).
-	Servers *ServerList
+	servers *serverList
 	picked  *configPick
 
 	status  *widget.Label
@@ -132,54 +132,54 @@ type ConnectionPanel struct {
 	content fyne.CanvasObject
 }
 
-// keyValues keeps string values by key between starts: [Settings], or
+// keyValues keeps string values by key between starts: [settings], or
 // Fyne's preferences.
 type keyValues interface {
 	String(key string) string
 	SetString(key, value string)
 }
 
-// NewConnectionPanel makes the panel, filled from t; prefs (may be nil)
+// newConnectionPanel makes the panel, filled from t; prefs (may be nil)
 // keeps the recent connections.
-func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
-	p := &ConnectionPanel{prefs: prefs, rows: map[string]*fyne.Container{}}
+func newConnectionPanel(t engine.Target, prefs keyValues) *connectionPanel {
+	p := &connectionPanel{prefs: prefs, rows: map[string]*fyne.Container{}}
 	p.ExtendBaseWidget(p)
 	labels := make([]string, len(transportChoices))
 	for i, c := range transportChoices {
 		labels[i] = c.label
 	}
-	p.Transport = widget.NewSelect(labels, func(string) { p.showRows() })
-	p.Command = newEntry("e.g. npx -y my-server --flag", nil)
-	p.URL = newEntry("e.g. http://localhost:3000/mcp", nil)
-	p.Headers = widget.NewMultiLineEntry()
-	p.Headers.SetMinRowsVisible(2)
-	p.Headers.PlaceHolder = "Name: value, one a line\nAuthorization: Bearer …"
-	p.OAuth = newOAuthChoice(func() string { return strings.TrimSpace(p.URL.Text) }, p.showProblem)
-	p.Env = widget.NewMultiLineEntry()
-	p.Env.SetMinRowsVisible(2)
-	p.Env.PlaceHolder = "KEY=value, one a line"
-	p.Protocol = widget.NewSelectEntry(protocolChoices)
+	p.transport = widget.NewSelect(labels, func(string) { p.showRows() })
+	p.command = newEntry("e.g. npx -y my-server --flag", nil)
+	p.url = newEntry("e.g. http://localhost:3000/mcp", nil)
+	p.headers = widget.NewMultiLineEntry()
+	p.headers.SetMinRowsVisible(2)
+	p.headers.PlaceHolder = "Name: value, one a line\nAuthorization: Bearer …"
+	p.oauth = newOAuthChoice(func() string { return strings.TrimSpace(p.url.Text) }, p.showProblem)
+	p.env = widget.NewMultiLineEntry()
+	p.env.SetMinRowsVisible(2)
+	p.env.PlaceHolder = "KEY=value, one a line"
+	p.protocol = widget.NewSelectEntry(protocolChoices)
 	p.Recent = widget.NewSelect(nil, func(label string) {
 		for _, t := range p.recent {
 			if t.String() == label {
-				p.SetTarget(t)
+				p.setTarget(t)
 			}
 		}
 	})
 	p.Recent.PlaceHolder = "(recent connections)"
-	p.Servers = NewServerList(clientconfig.Here())
-	p.Servers.onPick = p.pickFromConfig
-	p.Listen = newEntry("e.g. "+DefaultProxyListen+" (127.0.0.1:0: any free port)", nil)
-	p.Listen.SetText(DefaultProxyListen)
-	p.Upstream = newEntry("the server's URL, e.g. http://127.0.0.1:8080/mcp", nil)
-	p.ProxyURL = widget.NewEntry()
-	p.ProxyURL.Disable()
-	p.CopyURL = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
-		if p.ProxyURL.Text != "" {
-			fyne.CurrentApp().Clipboard().SetContent(p.ProxyURL.Text)
+	p.servers = newServerList(clientconfig.Here())
+	p.servers.onPick = p.pickFromConfig
+	p.listen = newEntry("e.g. "+defaultProxyListen+" (127.0.0.1:0: any free port)", nil)
+	p.listen.SetText(defaultProxyListen)
+	p.upstream = newEntry("the server's URL, e.g. http://127.0.0.1:8080/mcp", nil)
+	p.proxyURL = widget.NewEntry()
+	p.proxyURL.Disable()
+	p.copyURL = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+		if p.proxyURL.Text != "" {
+			fyne.CurrentApp().Clipboard().SetContent(p.proxyURL.Text)
 		}
 	})
-	p.ConnectBtn = widget.NewButton("Connect", func() {
+	p.connectBtn = widget.NewButton("Connect", func() {
 		if p.proxySelected() {
 			listen, upstream, err := p.proxyTarget()
 			if err != nil {
@@ -193,7 +193,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 			}
 			return
 		}
-		t, err := p.Target()
+		t, err := p.target()
 		if err != nil {
 			p.problem.SetText(err.Error())
 			p.problem.Show()
@@ -204,8 +204,8 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 			p.onConnect(t)
 		}
 	})
-	p.ConnectBtn.Importance = widget.HighImportance
-	p.Disconnect = widget.NewButton("Disconnect", func() {
+	p.connectBtn.Importance = widget.HighImportance
+	p.disconnect = widget.NewButton("Disconnect", func() {
 		if p.proxying {
 			if p.onStopProxy != nil {
 				p.onStopProxy()
@@ -216,7 +216,7 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 			p.onDisconnect()
 		}
 	})
-	p.Disconnect.Disable()
+	p.disconnect.Disable()
 	p.status = boldLabel("Not connected.")
 	p.status.Wrapping = fyne.TextWrapWord
 	p.info = widget.NewLabel("")
@@ -233,35 +233,35 @@ func NewConnectionPanel(t engine.Target, prefs keyValues) *ConnectionPanel {
 	}
 	p.content = container.NewVBox(
 		p.Recent,
-		p.Servers,
-		container.NewBorder(nil, nil, widget.NewLabel("Transport"), nil, p.Transport),
-		row("command", "Command", p.Command),
-		row("env", "Environment", p.Env),
-		row("url", "URL", p.URL),
-		row("headers", "Headers", p.Headers),
-		row("oauth", "OAuth", p.OAuth.content),
-		row("listen", "Listen on", p.Listen),
-		row("upstream", "Upstream URL", p.Upstream),
-		row("protocol", "Protocol", p.Protocol),
-		container.NewGridWithColumns(2, p.ConnectBtn, p.Disconnect),
+		p.servers,
+		container.NewBorder(nil, nil, widget.NewLabel("Transport"), nil, p.transport),
+		row("command", "Command", p.command),
+		row("env", "Environment", p.env),
+		row("url", "URL", p.url),
+		row("headers", "Headers", p.headers),
+		row("oauth", "OAuth", p.oauth.content),
+		row("listen", "Listen on", p.listen),
+		row("upstream", "Upstream URL", p.upstream),
+		row("protocol", "Protocol", p.protocol),
+		container.NewGridWithColumns(2, p.connectBtn, p.disconnect),
 		p.problem,
 		widget.NewSeparator(),
 		p.status,
-		row("proxyurl", "Clients use", container.NewBorder(nil, nil, nil, p.CopyURL, p.ProxyURL)),
+		row("proxyurl", "Clients use", container.NewBorder(nil, nil, nil, p.copyURL, p.proxyURL)),
 		p.info,
 	)
 	p.loadRecent()
-	p.SetTarget(t)
+	p.setTarget(t)
 	return p
 }
 
 // CreateRenderer implements [fyne.Widget].
-func (p *ConnectionPanel) CreateRenderer() fyne.WidgetRenderer {
+func (p *connectionPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(p.content)
 }
 
-// SetTarget fills the widgets from t.
-func (p *ConnectionPanel) SetTarget(t engine.Target) {
+// setTarget fills the widgets from t.
+func (p *connectionPanel) setTarget(t engine.Target) {
 	p.keepHidden(t)
 	kind := t.Transport
 	if kind == "" {
@@ -269,35 +269,35 @@ func (p *ConnectionPanel) SetTarget(t engine.Target) {
 	}
 	for _, c := range transportChoices {
 		if c.kind == kind {
-			p.Transport.SetSelected(c.label)
+			p.transport.SetSelected(c.label)
 		}
 	}
-	p.Command.SetText(t.Command)
-	p.URL.SetText(t.URL)
+	p.command.SetText(t.Command)
+	p.url.SetText(t.URL)
 	var hs []string
 	for k, v := range t.Headers {
 		hs = append(hs, k+": "+v)
 	}
 	slices.Sort(hs)
-	p.Headers.SetText(strings.Join(hs, "\n"))
-	p.Env.SetText(strings.Join(t.Env, "\n"))
-	p.OAuth.set(t)
+	p.headers.SetText(strings.Join(hs, "\n"))
+	p.env.SetText(strings.Join(t.Env, "\n"))
+	p.oauth.set(t)
 	proto := t.Protocol
 	if proto == "" {
 		proto = engine.DefaultProtocol
 	}
-	p.Protocol.SetText(protocolChoice(proto))
+	p.protocol.SetText(protocolChoice(proto))
 	p.showRows()
 }
 
 // proxySelected reports whether the transport chosen is Proxy (HTTP).
-func (p *ConnectionPanel) proxySelected() bool { return p.Transport.Selected == proxyChoice }
+func (p *connectionPanel) proxySelected() bool { return p.transport.Selected == proxyChoice }
 
 // proxyTarget reads the hosted proxy's listen address and upstream URL.
-func (p *ConnectionPanel) proxyTarget() (listen, upstream string, err error) {
-	listen, upstream = strings.TrimSpace(p.Listen.Text), strings.TrimSpace(p.Upstream.Text)
+func (p *connectionPanel) proxyTarget() (listen, upstream string, err error) {
+	listen, upstream = strings.TrimSpace(p.listen.Text), strings.TrimSpace(p.upstream.Text)
 	if listen == "" {
-		listen = DefaultProxyListen
+		listen = defaultProxyListen
 	}
 	if !strings.HasPrefix(upstream, "http://") && !strings.HasPrefix(upstream, "https://") {
 		return "", "", fmt.Errorf("upstream URL %q: give the MCP server's full http:// or https:// address; your client will talk to the proxy instead", recorder.RedactURL(upstream))
@@ -305,47 +305,47 @@ func (p *ConnectionPanel) proxyTarget() (listen, upstream string, err error) {
 	return listen, upstream, nil
 }
 
-// SetProxying shows the hosted proxy listening at url (clients use it)
+// setProxying shows the hosted proxy listening at url (clients use it)
 // and forwarding to upstream; SetProxying("", "", err) shows it stopped,
 // with why when err is not nil.
-func (p *ConnectionPanel) SetProxying(url, upstream string, err error) {
+func (p *connectionPanel) setProxying(url, upstream string, err error) {
 	p.proxying = url != ""
 	p.info.SetText("")
 	if p.proxying {
-		p.ProxyURL.SetText(url)
+		p.proxyURL.SetText(url)
 		p.status.SetText("Proxy: listening on " + url + " → " + recorder.RedactURL(upstream))
 		p.info.SetText("Point your client at the address above. Its requests and the server's are recorded and drawn live; the inspector is not the client, so Workload and Run are off until you stop the proxy.")
-		p.ConnectBtn.Disable()
-		p.Disconnect.Enable()
-		p.Transport.Disable()
+		p.connectBtn.Disable()
+		p.disconnect.Enable()
+		p.transport.Disable()
 	} else {
-		p.ProxyURL.SetText("")
+		p.proxyURL.SetText("")
 		p.status.SetText("Proxy stopped.")
 		if err != nil {
 			p.status.SetText("Proxy stopped: " + err.Error())
 		}
-		p.ConnectBtn.Enable()
-		p.Disconnect.Disable()
-		p.Transport.Enable()
+		p.connectBtn.Enable()
+		p.disconnect.Disable()
+		p.transport.Enable()
 	}
 	p.showRows()
 }
 
-// Target reads the widgets. The error says what to fix.
-func (p *ConnectionPanel) Target() (engine.Target, error) {
+// target reads the widgets. The error says what to fix.
+func (p *connectionPanel) target() (engine.Target, error) {
 	var t engine.Target
 	for _, c := range transportChoices {
-		if c.label == p.Transport.Selected {
+		if c.label == p.transport.Selected {
 			t.Transport = c.kind
 		}
 	}
 	switch t.Transport {
 	case engine.TransportStdio:
-		t.Command = strings.TrimSpace(p.Command.Text)
+		t.Command = strings.TrimSpace(p.command.Text)
 		if t.Command == "" {
 			return t, fmt.Errorf("no command: type the command that starts the server, such as: npx -y my-server")
 		}
-		for i, line := range strings.Split(p.Env.Text, "\n") {
+		for i, line := range strings.Split(p.env.Text, "\n") {
 			line = strings.TrimSpace(line)
 			if line == "" {
 				continue
@@ -356,11 +356,11 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 			t.Env = append(t.Env, line)
 		}
 	case engine.TransportHTTP, engine.TransportSSE:
-		t.URL = strings.TrimSpace(p.URL.Text)
+		t.URL = strings.TrimSpace(p.url.Text)
 		if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
 			return t, fmt.Errorf("URL %q: give the server's full http:// or https:// address", recorder.RedactURL(t.URL))
 		}
-		for i, line := range strings.Split(p.Headers.Text, "\n") {
+		for i, line := range strings.Split(p.headers.Text, "\n") {
 			line = strings.TrimSpace(line)
 			if line == "" {
 				continue
@@ -374,7 +374,7 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 			}
 			t.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
-		if err := p.OAuth.apply(&t); err != nil {
+		if err := p.oauth.apply(&t); err != nil {
 			return t, err
 		}
 	case transportProxyHTTP:
@@ -382,28 +382,28 @@ func (p *ConnectionPanel) Target() (engine.Target, error) {
 	case "":
 		return t, fmt.Errorf("choose a transport")
 	}
-	t.Protocol = protocolOf(p.Protocol.Text)
+	t.Protocol = protocolOf(p.protocol.Text)
 	if t.Protocol == engine.DefaultProtocol {
 		t.Protocol = ""
 	}
 	return p.withPicked(t), nil
 }
 
-// SetConnecting shows that a connection is being made.
-func (p *ConnectionPanel) SetConnecting(t engine.Target) {
+// setConnecting shows that a connection is being made.
+func (p *connectionPanel) setConnecting(t engine.Target) {
 	p.status.SetText("Connecting to " + t.String() + "…")
 	p.info.SetText("")
-	p.ConnectBtn.Disable()
-	p.Disconnect.Enable()
+	p.connectBtn.Disable()
+	p.disconnect.Enable()
 	p.problem.Hide()
 }
 
-// SetConnected shows the server's details, or the disconnected state when
+// setConnected shows the server's details, or the disconnected state when
 // info is nil (with why, when the connection was lost).
-func (p *ConnectionPanel) SetConnected(t engine.Target, info *engine.ServerInfo, lost error) {
-	p.ConnectBtn.Enable()
+func (p *connectionPanel) setConnected(t engine.Target, info *engine.ServerInfo, lost error) {
+	p.connectBtn.Enable()
 	if info == nil {
-		p.Disconnect.Disable()
+		p.disconnect.Disable()
 		p.info.SetText("")
 		if lost != nil {
 			p.status.SetText("Connection lost: " + lost.Error())
@@ -412,7 +412,7 @@ func (p *ConnectionPanel) SetConnected(t engine.Target, info *engine.ServerInfo,
 		}
 		return
 	}
-	p.Disconnect.Enable()
+	p.disconnect.Enable()
 	name := strings.TrimSpace(info.Name + " " + info.Version)
 	if name == "" {
 		name = "(the server gave no name)"
@@ -431,12 +431,12 @@ func (p *ConnectionPanel) SetConnected(t engine.Target, info *engine.ServerInfo,
 }
 
 // Status returns the status line and details as shown.
-func (p *ConnectionPanel) Status() string {
+func (p *connectionPanel) Status() string {
 	return strings.TrimSpace(p.status.Text + "\n" + p.info.Text)
 }
 
-// RecentTargets returns the remembered connections, newest first.
-func (p *ConnectionPanel) RecentTargets() []engine.Target {
+// recentTargets returns the remembered connections, newest first.
+func (p *connectionPanel) recentTargets() []engine.Target {
 	return append([]engine.Target(nil), p.recent...)
 }
 
@@ -444,7 +444,7 @@ func (p *ConnectionPanel) RecentTargets() []engine.Target {
 // and environment. The preferences get its URL with the credentials
 // redacted (they are a plain file); until the app quits, choosing it
 // again gives the URL whole.
-func (p *ConnectionPanel) remember(t engine.Target) {
+func (p *connectionPanel) remember(t engine.Target) {
 	t.Headers, t.Env = nil, nil
 	p.recent = slices.DeleteFunc(p.recent, func(r engine.Target) bool { return r.String() == t.String() && r.Protocol == t.Protocol })
 	p.recent = append([]engine.Target{t}, p.recent...)
@@ -457,7 +457,7 @@ func (p *ConnectionPanel) remember(t engine.Target) {
 
 // saveRecent writes the recent connections to the preferences, their
 // URLs' credentials redacted.
-func (p *ConnectionPanel) saveRecent() {
+func (p *connectionPanel) saveRecent() {
 	if p.prefs != nil {
 		saved := slices.Clone(p.recent)
 		for i := range saved {
@@ -470,7 +470,7 @@ func (p *ConnectionPanel) saveRecent() {
 }
 
 // loadRecent reads the recent connections from the preferences.
-func (p *ConnectionPanel) loadRecent() {
+func (p *connectionPanel) loadRecent() {
 	if p.prefs == nil {
 		return
 	}
@@ -492,7 +492,7 @@ func (p *ConnectionPanel) loadRecent() {
 }
 
 // showRecent fills the recent select.
-func (p *ConnectionPanel) showRecent() {
+func (p *connectionPanel) showRecent() {
 	labels := make([]string, len(p.recent))
 	for i, t := range p.recent {
 		labels[i] = t.String()
@@ -501,10 +501,10 @@ func (p *ConnectionPanel) showRecent() {
 }
 
 // showRows shows the inputs the chosen transport uses.
-func (p *ConnectionPanel) showRows() {
+func (p *connectionPanel) showRows() {
 	var kind engine.TransportKind
 	for _, c := range transportChoices {
-		if c.label == p.Transport.Selected {
+		if c.label == p.transport.Selected {
 			kind = c.kind
 		}
 	}
@@ -520,11 +520,11 @@ func (p *ConnectionPanel) showRows() {
 		"headers":  kind == engine.TransportHTTP || kind == engine.TransportSSE,
 		"oauth":    kind == engine.TransportHTTP || kind == engine.TransportSSE,
 	}
-	p.ConnectBtn.SetText("Connect")
-	p.Disconnect.SetText("Disconnect")
+	p.connectBtn.SetText("Connect")
+	p.disconnect.SetText("Disconnect")
 	if proxy || p.proxying {
-		p.ConnectBtn.SetText("Start proxy")
-		p.Disconnect.SetText("Stop proxy")
+		p.connectBtn.SetText("Start proxy")
+		p.disconnect.SetText("Stop proxy")
 	}
 	for key, row := range p.rows {
 		if show[key] {

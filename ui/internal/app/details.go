@@ -16,23 +16,23 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// Details shows everything about one request: its method, direction, kind,
+// details shows everything about one request: its method, direction, kind,
 // status and error, ids and parent, phase instants and durations, and its
 // params and result as JSON trees whose objects and arrays fold, with the
 // JSON that a string holds shown as JSON. Text wraps at words and can be
 // selected; the params and result can be copied with a button.
-type Details struct {
+type details struct {
 	widget.BaseWidget
 
 	span    *recorder.Span
 	parent  *recorder.Span
-	proxy   bool // the recording is a proxy's: see [Details.SetProxy]
+	proxy   bool // the recording is a proxy's: see [details.setProxy]
 	header  *widget.Label
 	facts   [][2]string     // (name, value) rows, in order
 	grid    *fyne.Container // the facts as a two-column form
 	why     *widget.Label   // why the request is unlinked, word-wrapped; hidden otherwise
-	params  *JSONTree
-	result  *JSONTree
+	params  *jsonTree
+	result  *jsonTree
 	body    *fyne.Container
 	content *container.Scroll
 
@@ -45,13 +45,13 @@ type Details struct {
 	onSpan func(*recorder.Span)
 }
 
-// NewDetails returns a details pane with nothing selected.
-func NewDetails() *Details {
-	d := &Details{
+// newDetails returns a details pane with nothing selected.
+func newDetails() *details {
+	d := &details{
 		header: widget.NewLabel(""),
 		grid:   container.New(layout.NewFormLayout()),
-		params: NewJSONTree(),
-		result: NewJSONTree(),
+		params: newJSONTree(),
+		result: newJSONTree(),
 	}
 	d.header.TextStyle.Bold = true
 	d.header.Wrapping = fyne.TextWrapWord
@@ -86,19 +86,19 @@ func NewDetails() *Details {
 	)
 	d.content = container.NewVScroll(container.NewThemeOverride(d.body, compactTheme{theme.Current()}))
 	d.ExtendBaseWidget(d)
-	d.SetSpan(nil, nil)
+	d.setSpan(nil, nil)
 	return d
 }
 
 // CreateRenderer is a private method to Fyne which links this widget to
 // its renderer.
-func (d *Details) CreateRenderer() fyne.WidgetRenderer {
+func (d *details) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(d.content)
 }
 
 // MinSize keeps the pane readable when the window gives it little room;
 // everything in it wraps at words below that.
-func (d *Details) MinSize() fyne.Size {
+func (d *details) MinSize() fyne.Size {
 	return fyne.NewSize(detailsMinWidth, d.BaseWidget.MinSize().Height)
 }
 
@@ -126,14 +126,14 @@ func (t compactTheme) Size(n fyne.ThemeSizeName) float32 {
 }
 
 // addFacts appends rows to the facts and shows them.
-func (d *Details) addFacts(rows ...[2]string) {
+func (d *details) addFacts(rows ...[2]string) {
 	d.facts = append(d.facts, rows...)
 	d.showFacts()
 }
 
 // showFacts lays the facts out as a form: names on the left, values
 // wrapped at words on the right.
-func (d *Details) showFacts() {
+func (d *details) showFacts() {
 	d.grid.Objects = d.grid.Objects[:0]
 	for _, f := range d.facts {
 		k := widget.NewLabel(f[0])
@@ -148,7 +148,7 @@ func (d *Details) showFacts() {
 }
 
 // factsText is the facts one per line, aligned.
-func (d *Details) factsText() string {
+func (d *details) factsText() string {
 	var b strings.Builder
 	for i, f := range d.facts {
 		if i > 0 {
@@ -162,10 +162,10 @@ func (d *Details) factsText() string {
 // maxNotes is the most notifications listed for one request.
 const maxNotes = 50
 
-// SetNotifications lists the notifications that name the request shown
+// setNotifications lists the notifications that name the request shown
 // (progress of a tool call, the cancellation of a request), up to
 // fifty; nil or none hides the list.
-func (d *Details) SetNotifications(events []recorder.Event) {
+func (d *details) setNotifications(events []recorder.Event) {
 	if len(events) == 0 {
 		d.notes.SetText("")
 		d.notesTitle.Hide()
@@ -199,9 +199,9 @@ func (d *Details) SetNotifications(events []recorder.Event) {
 	d.body.Refresh()
 }
 
-// SetChildren says how many requests the tool call shown caused, and how
+// setChildren says how many requests the tool call shown caused, and how
 // many of them failed; it is not shown for a request that caused none.
-func (d *Details) SetChildren(total, failed int) {
+func (d *details) setChildren(total, failed int) {
 	if total == 0 || d.span == nil {
 		return
 	}
@@ -209,11 +209,11 @@ func (d *Details) SetChildren(total, failed int) {
 	d.body.Refresh()
 }
 
-// SetRoundFacts adds what the recording says about s as part of a
+// setRoundFacts adds what the recording says about s as part of a
 // multi-round-trip call: a call's rounds and the client's fulfilment time,
 // a round's number, outcome and the fulfilment before and after it, an
 // input request's round and key. Set it after SetSpan.
-func (d *Details) SetRoundFacts(facts [][2]string) {
+func (d *details) setRoundFacts(facts [][2]string) {
 	if len(facts) == 0 || d.span == nil {
 		return
 	}
@@ -221,9 +221,9 @@ func (d *Details) SetRoundFacts(facts [][2]string) {
 	d.body.Refresh()
 }
 
-// SetSpan shows s (nil shows a hint) and the tool call that caused it, if
+// setSpan shows s (nil shows a hint) and the tool call that caused it, if
 // known. It clears the notifications: set them after it.
-func (d *Details) SetSpan(s, parent *recorder.Span) {
+func (d *details) setSpan(s, parent *recorder.Span) {
 	d.span, d.parent = s, parent
 	d.facts = nil
 	if s == nil {
@@ -231,8 +231,8 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 		d.copyResult.Disable()
 		d.header.SetText("Click a request in the timeline to see its details.")
 		d.why.SetText("")
-		d.params.SetJSON(nil)
-		d.result.SetJSON(nil)
+		d.params.setJSON(nil)
+		d.result.setJSON(nil)
 	} else {
 		d.copyParams.Enable()
 		d.copyResult.Enable()
@@ -242,8 +242,8 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 			d.facts = proxyFacts(s, d.facts)
 		}
 		d.why.SetText(unlinkedText(s, parent))
-		d.params.SetJSON(s.Params)
-		d.result.SetJSON(s.Result)
+		d.params.setJSON(s.Params)
+		d.result.setJSON(s.Result)
 		d.content.ScrollToTop()
 	}
 	d.showFacts()
@@ -263,11 +263,11 @@ func (d *Details) SetSpan(s, parent *recorder.Span) {
 	}
 }
 
-// SetProxy says whether the recording is a proxy's: a server request's
+// setProxy says whether the recording is a proxy's: a server request's
 // facts are then what a proxy can know (the wait at the client, exact; the
 // work inside it, estimated), and a round's fulfilment says its input
 // requests never crossed the wire. Set it before SetSpan.
-func (d *Details) SetProxy(on bool) { d.proxy = on }
+func (d *details) setProxy(on bool) { d.proxy = on }
 
 // proxyFacts rewrites the facts of a server request recorded by a proxy:
 // the proxy saw it reach the client and the client's answer come back,
@@ -306,11 +306,11 @@ func proxyFacts(s *recorder.Span, rows [][2]string) [][2]string {
 }
 
 // Span returns the span shown, or nil.
-func (d *Details) Span() *recorder.Span { return d.span }
+func (d *details) Span() *recorder.Span { return d.span }
 
 // Text returns everything the pane shows, as text, with every JSON value
 // unfolded.
-func (d *Details) Text() string {
+func (d *details) Text() string {
 	parts := []string{d.header.Text}
 	if len(d.facts) > 0 {
 		parts = append(parts, d.factsText())

@@ -48,9 +48,9 @@ func TestDetails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewDetails()
+			d := newDetails()
 			test.NewTempWindow(t, d)
-			d.SetSpan(tt.span, tt.parent)
+			d.setSpan(tt.span, tt.parent)
 			text := d.Text()
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
@@ -88,10 +88,10 @@ func TestDetailsJSON(t *testing.T) {
 	call.Result = json.RawMessage(`{"content":[{"type":"text","text":` + string(inner) + `}],"isError":false}`)
 	call.Params = json.RawMessage(`{"name":"search","arguments":{"q":"cats"}}`)
 
-	d := NewDetails()
+	d := newDetails()
 	w := test.NewTempWindow(t, d)
 	w.Resize(fyne.NewSize(320, 700))
-	d.SetSpan(&call, nil)
+	d.setSpan(&call, nil)
 	text := d.Text()
 	for _, want := range []string{`"query": "cats"`, `"text": (JSON inside a string) {`, `"title": "item number 7 of the search"`, "… 200 more (Copy has them all)"} {
 		if !strings.Contains(text, want) {
@@ -167,7 +167,7 @@ func TestDetailsDirectionWords(t *testing.T) {
 	round.ID, round.Kind, round.Round, round.Parent, round.Received = 2, recorder.KindRound, 2, 1, 5*ms
 	req := recorder.NewSpan("s1", recorder.Incoming, "sampling/createMessage")
 	req.ID, req.Received, req.Queued, req.Serving = 3, 3*ms, 3*ms, 4*ms
-	d := NewDetails()
+	d := newDetails()
 	test.NewTempWindow(t, d)
 	for _, tt := range []struct {
 		span      *recorder.Span
@@ -180,7 +180,7 @@ func TestDetailsDirectionWords(t *testing.T) {
 		{&req, []string{"direction  incoming: a request from the server to the client", "received   0.003 s", "queued     0.003 s", "serving    0.004 s", "answered   —"},
 			[]string{"sent "}},
 	} {
-		d.SetSpan(tt.span, nil)
+		d.setSpan(tt.span, nil)
 		text := d.Text()
 		for _, w := range tt.want {
 			if !strings.Contains(text, w) {
@@ -207,7 +207,7 @@ func labelTexts(o fyne.CanvasObject) []string {
 }
 
 // tapToggle taps the fold arrow of the tree row labelled row.
-func tapToggle(t *testing.T, tree *JSONTree, row string) {
+func tapToggle(t *testing.T, tree *jsonTree, row string) {
 	t.Helper()
 	for _, c := range test.LaidOutObjects(tree) {
 		box, ok := c.(*fyne.Container)

@@ -15,15 +15,15 @@
 //   - a [timeline.ConcurrencyChart] under it on the same time axis: requests in
 //     flight and pending over time, filled pixel by pixel into one reused
 //     image from steps downsampled to one value per pixel column;
-//   - a [StatsBar]: peaks, elapsed time, percentiles and the verdict in
+//   - a [statsBar]: peaks, elapsed time, percentiles and the verdict in
 //     words (serialized, concurrent, bounded…);
-//   - a [Details] pane: the selected request's phases, ids, params and
+//   - a [details] pane: the selected request's phases, ids, params and
 //     result as formatted JSON, and the notifications that name it.
 //
 // Give a TimelineView a live [recorder.Recording] with
-// [TimelineView.SetRecording] (one ticker redraws it at most about 30 times
+// [TimelineView.setRecording] (one ticker redraws it at most about 30 times
 // a second, and only when the recording changed) or a finished one with
-// [TimelineView.SetSnapshot]; [TimelineView.SetCompare] shows a second
+// [TimelineView.SetSnapshot]; [TimelineView.setCompare] shows a second
 // recording under the first on the same time scale. Every method of the
 // package's widgets must be called on Fyne's main goroutine; the live
 // ticker hands its snapshots over with [fyne.Do].

@@ -44,22 +44,22 @@ func TestPolicyPanelSamplingEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	p := NewPolicyPanel(s.AnswerPolicy())
+	p := newPolicyPanel(s.AnswerPolicy())
 	p.onChanged = s.SetAnswerPolicy
 	w := test.NewWindow(p)
 	defer w.Close()
 
-	if !p.Endpoint.URL.Disabled() {
+	if !p.endpoint.url.Disabled() {
 		t.Errorf("the endpoint's URL can be typed into while sampling comes from the reply template")
 	}
-	p.Endpoint.From.SetSelected(samplingFromEndpoint)
+	p.endpoint.from.SetSelected(samplingFromEndpoint)
 	if !strings.Contains(p.Problem(), "give the API's base URL") {
 		t.Errorf("an endpoint without a URL shows the problem %q", p.Problem())
 	}
-	typeInto(p.Endpoint.URL, model.URL+"/v1")
-	typeInto(p.Endpoint.Model, "small")
-	typeInto(p.Endpoint.KeyEnv, "UI_TEST_MODEL_KEY")
-	typeInto(p.Endpoint.Timeout, "5s")
+	typeInto(p.endpoint.url, model.URL+"/v1")
+	typeInto(p.endpoint.model, "small")
+	typeInto(p.endpoint.keyEnv, "UI_TEST_MODEL_KEY")
+	typeInto(p.endpoint.timeout, "5s")
 	if p.Problem() != "" {
 		t.Fatalf("problem: %s", p.Problem())
 	}
@@ -87,8 +87,8 @@ func TestPolicyPanelSamplingEndpoint(t *testing.T) {
 		t.Errorf("the recorded policy %s: want the variable's name and not the key", cfg)
 	}
 
-	p.Endpoint.From.SetSelected(samplingFromReply)
-	if s.AnswerPolicy().SamplingEndpoint.Enabled() || !p.Endpoint.URL.Disabled() {
+	p.endpoint.from.SetSelected(samplingFromReply)
+	if s.AnswerPolicy().SamplingEndpoint.Enabled() || !p.endpoint.url.Disabled() {
 		t.Errorf("back to the reply template: the session still asks the endpoint, or its URL can still be typed into")
 	}
 }

@@ -47,20 +47,20 @@ func TestTimelineRoundDetails(t *testing.T) {
 
 func TestPolicyInlineDispatch(t *testing.T) {
 	test.NewTempApp(t)
-	p := NewPolicyPanel(engine.DefaultAnswerPolicy())
+	p := newPolicyPanel(engine.DefaultAnswerPolicy())
 	var got []engine.AnswerPolicy
 	p.onChanged = func(policy engine.AnswerPolicy) { got = append(got, policy) }
 	w := test.NewTempWindow(t, p)
 	w.Resize(fyne.NewSize(500, 900))
-	if !slices.Contains(p.Dispatch.Options, "inline") {
-		t.Fatalf("dispatch choices %q lack inline", p.Dispatch.Options)
+	if !slices.Contains(p.dispatch.Options, "inline") {
+		t.Fatalf("dispatch choices %q lack inline", p.dispatch.Options)
 	}
-	p.Dispatch.SetSelected("inline")
-	if want := "a client whose receive loop awaits each request: nothing else is read while one is served"; p.DispatchHint.Text != want {
-		t.Errorf("hint under inline = %q, want %q", p.DispatchHint.Text, want)
+	p.dispatch.SetSelected("inline")
+	if want := "a client whose receive loop awaits each request: nothing else is read while one is served"; p.dispatchHint.Text != want {
+		t.Errorf("hint under inline = %q, want %q", p.dispatchHint.Text, want)
 	}
-	if p.Dispatch.Selected != "inline" {
-		t.Errorf("the choice did not stay: %q", p.Dispatch.Selected)
+	if p.dispatch.Selected != "inline" {
+		t.Errorf("the choice did not stay: %q", p.dispatch.Selected)
 	}
 	// the engine decides whether it knows inline; the panel shows its
 	// answer either way
@@ -71,9 +71,9 @@ func TestPolicyInlineDispatch(t *testing.T) {
 	} else if p.Problem() != "" || len(got) != 1 || got[0].Dispatch.String() != "inline" {
 		t.Errorf("inline: problem %q, changes %v; want one change with dispatch inline", p.Problem(), got)
 	}
-	p.Dispatch.SetSelected("serial")
-	if !strings.Contains(p.DispatchHint.Text, "keeps reading") || p.Problem() != "" {
-		t.Errorf("serial: hint %q, problem %q", p.DispatchHint.Text, p.Problem())
+	p.dispatch.SetSelected("serial")
+	if !strings.Contains(p.dispatchHint.Text, "keeps reading") || p.Problem() != "" {
+		t.Errorf("serial: hint %q, problem %q", p.dispatchHint.Text, p.Problem())
 	}
 }
 
@@ -99,14 +99,14 @@ func TestProtocolChoicesSayTheirEra(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := NewConnectionPanel(engine.Target{Protocol: tt.target}, nil)
+			p := newConnectionPanel(engine.Target{Protocol: tt.target}, nil)
 			if tt.typed != "" {
-				p.Protocol.SetText(tt.typed)
+				p.protocol.SetText(tt.typed)
 			}
-			if p.Protocol.Text != tt.shown {
-				t.Errorf("shows %q, want %q", p.Protocol.Text, tt.shown)
+			if p.protocol.Text != tt.shown {
+				t.Errorf("shows %q, want %q", p.protocol.Text, tt.shown)
 			}
-			tg, err := p.Target()
+			tg, err := p.target()
 			if err != nil || tg.Protocol != tt.want {
 				t.Errorf("target protocol %q (%v), want %q", tg.Protocol, err, tt.want)
 			}

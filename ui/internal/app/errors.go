@@ -11,11 +11,11 @@ import (
 	"fyne.io/fyne/v2/dialog"
 )
 
-// ErrorReporter is the one way errors reach the person: a dialog on the
+// errorReporter is the one way errors reach the person: a dialog on the
 // window, shown on Fyne's main goroutine whichever goroutine reports it.
 // It also logs each error and keeps the texts it showed (for tests and
 // the log panel).
-type ErrorReporter struct {
+type errorReporter struct {
 	win fyne.Window
 
 	// OnError, when set, is called on the main goroutine with each error's
@@ -30,21 +30,21 @@ type ErrorReporter struct {
 // Stop makes later errors go to the log only, not to a dialog: the window
 // calls it when it closes, as after Fyne's main loop ended a dialog would
 // be built off the main goroutine.
-func (r *ErrorReporter) Stop() {
+func (r *errorReporter) Stop() {
 	r.mu.Lock()
 	r.stopped = true
 	r.mu.Unlock()
 }
 
-// NewErrorReporter reports errors on win.
-func NewErrorReporter(win fyne.Window) *ErrorReporter {
-	return &ErrorReporter{win: win}
+// newErrorReporter reports errors on win.
+func newErrorReporter(win fyne.Window) *errorReporter {
+	return &errorReporter{win: win}
 }
 
 // Show reports err, saying what the app was doing ("Connecting to …",
 // "Saving the recording") so the person knows what failed. A nil err is
 // ignored. Safe to call from any goroutine.
-func (r *ErrorReporter) Show(doing string, err error) {
+func (r *errorReporter) Show(doing string, err error) {
 	if err == nil {
 		return
 	}
@@ -72,10 +72,10 @@ func (r *ErrorReporter) Show(doing string, err error) {
 	})
 }
 
-// Recover turns a panic in the calling goroutine into an error dialog
+// recover turns a panic in the calling goroutine into an error dialog
 // instead of a crash. Use it as `defer reporter.Recover("running the
 // workload")` at the top of goroutines that handle a peer's data.
-func (r *ErrorReporter) Recover(doing string) {
+func (r *errorReporter) recover(doing string) {
 	if p := recover(); p != nil {
 		log.Printf("panic while %s: %v\n%s", doing, p, debug.Stack())
 		r.Show(doing, fmt.Errorf("internal error (please report it): %v", p))
@@ -83,7 +83,7 @@ func (r *ErrorReporter) Recover(doing string) {
 }
 
 // Shown returns the texts of the errors reported so far.
-func (r *ErrorReporter) Shown() []string {
+func (r *errorReporter) Shown() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.shown...)

@@ -27,27 +27,27 @@ func TestFirstRunOpensWhereRunIs(t *testing.T) {
 	if sc, ok := m.tabs.Selected().Content.(*container.Scroll); !ok || sc.Content != m.workload {
 		t.Errorf("the tab the window opens on does not hold the Workload panel and its Run button")
 	}
-	if got := m.policy.Latency.A.Text; got != "500ms" {
+	if got := m.policy.latency.a.Text; got != "500ms" {
 		t.Errorf("latency field %q, want 500ms", got)
 	}
-	if got := m.workload.Answering.Text; !strings.Contains(got, "after 500ms, at once") {
+	if got := m.workload.answering.Text; !strings.Contains(got, "after 500ms, at once") {
 		t.Errorf("line next to Run %q, want it to say 500ms, at once", got)
 	}
-	if got := m.workload.Dispatch.Selected; got != "concurrent" {
+	if got := m.workload.dispatch.Selected; got != "concurrent" {
 		t.Errorf("dispatch toggle %q, want concurrent", got)
 	}
-	m.workload.Dispatch.SetSelected("serial") // one click
-	if got := m.policy.Dispatch.Selected; got != "serial" {
+	m.workload.dispatch.SetSelected("serial") // one click
+	if got := m.policy.dispatch.Selected; got != "serial" {
 		t.Errorf("Callbacks dispatch %q after choosing serial next to Run", got)
 	}
-	if got := m.workload.Answering.Text; !strings.Contains(got, "one at a time") {
+	if got := m.workload.answering.Text; !strings.Contains(got, "one at a time") {
 		t.Errorf("line next to Run %q after choosing serial", got)
 	}
-	m.policy.Dispatch.SetSelected("bounded")
-	if got := m.workload.Dispatch.Selected; got != "" {
+	m.policy.dispatch.SetSelected("bounded")
+	if got := m.workload.dispatch.Selected; got != "" {
 		t.Errorf("dispatch toggle %q while Callbacks says bounded, want neither", got)
 	}
-	if got := m.workload.Answering.Text; !strings.Contains(got, "at most 4 at once") {
+	if got := m.workload.answering.Text; !strings.Contains(got, "at most 4 at once") {
 		t.Errorf("line next to Run %q with bounded:4", got)
 	}
 }
@@ -64,13 +64,13 @@ func TestSerialConcurrentOneClickApart(t *testing.T) {
 	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
 	m := openMainWindow(t, loop, Options{Policy: policy, Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 
 	elapsed := func(mode string) time.Duration {
 		t.Helper()
-		m.workload.Dispatch.SetSelected(mode)
+		m.workload.dispatch.SetSelected(mode)
 		start := time.Now()
-		test.Tap(m.workload.RunButton)
+		test.Tap(m.workload.runButton)
 		loop.waitFor(t, "the "+mode+" run to end", 15*time.Second, func() bool { return !m.workload.Running() })
 		if !strings.HasPrefix(m.workload.Status(), "Done: 1 of 1 calls ok") {
 			t.Fatalf("%s run: %q", mode, m.workload.Status())

@@ -8,41 +8,41 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// FollowInterval is how often a followed journal is read: fifteen times a
+// followInterval is how often a followed journal is read: fifteen times a
 // second, often enough for a fan-out to grow smoothly, rarely enough that
 // an idle journal costs nothing.
-const FollowInterval = 66 * time.Millisecond
+const followInterval = 66 * time.Millisecond
 
-// FollowState is what following a journal has come to; the view reports
-// each change to the callback given to [TimelineView.FollowJournal].
-type FollowState struct {
+// followState is what following a journal has come to; the view reports
+// each change to the callback given to [TimelineView.followJournal].
+type followState struct {
 	// Waiting: the file does not exist yet; it is looked for again at
 	// every poll (start the inspector first, the proxy second).
-	Waiting bool
+	waiting bool
 	// Ended: the journal's writer closed it (its end line was read), so
 	// following stopped.
-	Ended bool
+	ended bool
 	// Err: reading failed (a damaged line, a file that shrank or cannot be
 	// read), so following stopped; what was read stays shown.
-	Err error
+	err error
 }
 
-// FollowJournal shows the journal at path as it grows, while another
+// followJournal shows the journal at path as it grows, while another
 // process (inspector proxy, inspector run) writes it: a goroutine reads
-// what was appended [FollowInterval] apart and hands each new frame to the
-// main goroutine, as [TimelineView.SetRecording] does for a live
+// what was appended [followInterval] apart and hands each new frame to the
+// main goroutine, as [TimelineView.setRecording] does for a live
 // recording. A file that does not exist yet is waited for. onState (on
 // the main goroutine) hears whether it is waiting, following, ended or
 // failed. The view is the follow's one owner: SetSnapshot, SetRecording,
 // another FollowJournal and Stop end it, and close the file.
-func (t *TimelineView) FollowJournal(path string, onState func(FollowState)) {
+func (t *TimelineView) followJournal(path string, onState func(followState)) {
 	t.Stop()
 	t.gantt.SetFollow(true)
 	t.pick.Store(pickLatest)
 	t.names[0] = ""
 	t.followSeen = nil
 	if onState == nil {
-		onState = func(FollowState) {}
+		onState = func(followState) {}
 	}
 	t.live = startJournalFeed(path, t.followEvery, t.runOnMain, t.pick.Load, func(f liveFrame) {
 		if n := endedSpans(f.raw); len(t.followSeen) == 0 || t.followSeen[len(t.followSeen)-1] != n {
@@ -60,10 +60,10 @@ func (t *TimelineView) FollowSeen() []int { return t.followSeen }
 // startJournalFeed follows the journal at path every interval on its own
 // goroutine, which alone touches the [recorder.Tail] and closes it when
 // the feed stops, the journal ends or reading fails.
-func startJournalFeed(path string, every time.Duration, runOnMain func(func()), pick func() int64, show func(liveFrame), state func(FollowState)) *liveFeed {
+func startJournalFeed(path string, every time.Duration, runOnMain func(func()), pick func() int64, show func(liveFrame), state func(followState)) *liveFeed {
 	l := newLiveFeed()
 	if every <= 0 {
-		every = FollowInterval
+		every = followInterval
 	}
 	// onMain runs f on the main goroutine unless the feed was stopped
 	// meanwhile, and waits for it: a busy main goroutine gets no backlog.
@@ -108,16 +108,16 @@ func startJournalFeed(path string, every time.Duration, runOnMain func(func()), 
 				if errors.Is(err, fs.ErrNotExist) {
 					if !waiting {
 						waiting = true
-						onMain(func() { state(FollowState{Waiting: true}) })
+						onMain(func() { state(followState{waiting: true}) })
 					}
 					continue
 				}
 				if err != nil {
-					onMain(func() { state(FollowState{Err: err}) })
+					onMain(func() { state(followState{err: err}) })
 					return
 				}
 				tail = t
-				if waiting && !onMain(func() { state(FollowState{}) }) {
+				if waiting && !onMain(func() { state(followState{}) }) {
 					return
 				}
 			}
@@ -131,10 +131,10 @@ func startJournalFeed(path string, every time.Duration, runOnMain func(func()), 
 			}
 			switch {
 			case err != nil:
-				onMain(func() { state(FollowState{Err: err}) })
+				onMain(func() { state(followState{err: err}) })
 				return
 			case tail.Ended():
-				onMain(func() { state(FollowState{Ended: true}) })
+				onMain(func() { state(followState{ended: true}) })
 				return
 			}
 		}

@@ -40,10 +40,10 @@ func TestTimelineFollowsAGrowingJournal(t *testing.T) {
 	tv.followEvery = 10 * time.Millisecond
 	path := filepath.Join(t.TempDir(), "proxy.jsonl")
 
-	var states []FollowState
-	tv.FollowJournal(path, func(st FollowState) { states = append(states, st) })
+	var states []followState
+	tv.followJournal(path, func(st followState) { states = append(states, st) })
 	pump(t, ch, func() bool { return len(states) > 0 })
-	if !states[0].Waiting {
+	if !states[0].waiting {
 		t.Fatalf("following a file that does not exist yet: first state %+v, want waiting", states[0])
 	}
 
@@ -71,32 +71,32 @@ func TestTimelineFollowsAGrowingJournal(t *testing.T) {
 		rec.Update(id, func(s *recorder.Span) {
 			s.Answered, s.Status, s.Result = rec.Now(), recorder.StatusOK, json.RawMessage(`{"ok":true}`)
 		})
-		pump(t, ch, func() bool { return endedSpans(tv.Snapshot()) == i+1 })
+		pump(t, ch, func() bool { return endedSpans(tv.snapshot()) == i+1 })
 	}
 	rec.Update(callID, func(s *recorder.Span) { s.Answered, s.Status = rec.Now(), recorder.StatusOK })
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	pump(t, ch, func() bool { return len(states) > 0 && states[len(states)-1].Ended })
+	pump(t, ch, func() bool { return len(states) > 0 && states[len(states)-1].ended })
 
 	if seen := tv.FollowSeen(); !slices.Equal(seen, []int{0, 1, 2, 3, 4}) {
 		t.Errorf("ended spans seen as the journal grew = %v, want 0 1 2 3 4 (one frame per answer)", seen)
 	}
 	for _, st := range states[1 : len(states)-1] {
-		if st != (FollowState{}) {
+		if st != (followState{}) {
 			t.Errorf("states between waiting and ended: %+v, want following", states)
 		}
 	}
 
 	// drawn with the work estimated; saved as recorded
-	raw := tv.Snapshot()
+	raw := tv.snapshot()
 	if raw.Spans[1].Serving != recorder.Unset {
 		t.Errorf("the recording kept for saving has an estimated Serving %v: it must be as recorded", raw.Spans[1].Serving)
 	}
 	if drawn := tv.Rows()[1].Span; drawn.Serving == recorder.Unset || drawn.Serving <= drawn.Received {
 		t.Errorf("the Gantt draws a proxied request with Serving %v (received %v): want the estimated work inside the wait", drawn.Serving, drawn.Received)
 	}
-	legend := strings.Join(tv.LegendText(), " | ")
+	legend := strings.Join(tv.legendText(), " | ")
 	for _, want := range []string{legendProxyQueued, legendProxyServing} {
 		if !strings.Contains(legend, want) {
 			t.Errorf("legend of a proxy recording lacks %q:\n%s", want, legend)
@@ -118,7 +118,7 @@ func TestTimelineFollowsAGrowingJournal(t *testing.T) {
 
 	// another recording: the legend speaks of the inspector's own again
 	tv.SetSnapshot(fixedSnapshot())
-	if legend := strings.Join(tv.LegendText(), " | "); strings.Contains(legend, legendProxyQueued) {
+	if legend := strings.Join(tv.legendText(), " | "); strings.Contains(legend, legendProxyQueued) {
 		t.Errorf("legend of the inspector's own recording: %s", legend)
 	}
 }
@@ -175,14 +175,14 @@ func TestTimelineFollowDamagedJournal(t *testing.T) {
 			if err := os.WriteFile(path, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var last FollowState
-			tv.FollowJournal(path, func(st FollowState) { last = st })
+			var last followState
+			tv.followJournal(path, func(st followState) { last = st })
 			pump(t, ch, func() bool { return len(tv.Rows()) == 2 })
 			if err := tc.damage(path); err != nil {
 				t.Fatal(err)
 			}
-			pump(t, ch, func() bool { return last.Err != nil })
-			if msg := last.Err.Error(); !strings.Contains(msg, tc.want) || !strings.Contains(msg, path) {
+			pump(t, ch, func() bool { return last.err != nil })
+			if msg := last.err.Error(); !strings.Contains(msg, tc.want) || !strings.Contains(msg, path) {
 				t.Errorf("error = %q, want it to say %q and name the file", msg, tc.want)
 			}
 			if len(tv.Rows()) != 2 {
@@ -211,11 +211,11 @@ func TestStatsOfAProxyRecordingAreTheProxySummary(t *testing.T) {
 
 func TestDetailsOfAFulfilment(t *testing.T) {
 	test.NewTempApp(t)
-	d := NewDetails()
-	d.SetProxy(true)
+	d := newDetails()
+	d.setProxy(true)
 	s := recorder.NewSpan("proxy", recorder.Incoming, "input_required")
 	s.ID, s.InputRequests, s.Received, s.Queued, s.Answered, s.Status = 7, 5, 100*ms, 100*ms, 600*ms, recorder.StatusOK
-	d.SetSpan(&s, nil)
+	d.setSpan(&s, nil)
 	text := d.Text()
 	for _, want := range []string{"5 input requests fulfilled inside the client; their concurrency cannot be seen on the wire", "500 ms"} {
 		if !strings.Contains(text, want) {

@@ -17,42 +17,42 @@ import (
 // maxHistory is how many runs the Workload panel's history keeps.
 const maxHistory = 50
 
-// RunRecord is one run made in this window, as the Workload panel's
+// runRecord is one run made in this window, as the Workload panel's
 // history keeps it: what was run, how the server's requests were
 // answered, how it went, and the run's part of the recording.
-type RunRecord struct {
-	Workload engine.Workload
-	Policy   engine.AnswerPolicy
-	// Sessions is how many sessions the calls were spread over (1: the
+type runRecord struct {
+	workload engine.Workload
+	policy   engine.AnswerPolicy
+	// sessions is how many sessions the calls were spread over (1: the
 	// connection alone).
-	Sessions int
-	// When is the wall-clock time the run started.
-	When time.Time
-	// OK and Failed count the run's calls; Stopped says the person
+	sessions int
+	// when is the wall-clock time the run started.
+	when time.Time
+	// ok and failed count the run's calls; stopped says the person
 	// stopped it.
-	OK, Failed int
-	Stopped    bool
-	Elapsed    time.Duration
-	// Verdict is the verdict word of the run's own spans ("serialized",
+	ok, failed int
+	stopped    bool
+	elapsed    time.Duration
+	// verdict is the verdict word of the run's own spans ("serialized",
 	// "concurrent", …), "" without a recording.
-	Verdict string
-	// Result is the last call's result, pretty-printed JSON, or its
-	// error; Failed says which.
-	Result    string
-	ResultErr bool
-	// Segment is the run's spans, offsets counted from its start; nil
+	verdict string
+	// result is the last call's result, pretty-printed JSON, or its
+	// error; failed says which.
+	result    string
+	resultErr bool
+	// segment is the run's spans, offsets counted from its start; nil
 	// without a recording.
-	Segment *recorder.Snapshot
+	segment *recorder.Snapshot
 }
 
-// HistoryRow is one line of the history: the run in a few words and its
+// historyRow is one line of the history: the run in a few words and its
 // two buttons.
-type HistoryRow struct {
-	Run      RunRecord
-	Text     *widget.Label
-	RunAgain *widget.Button
-	// Compare shows the run's spans beside the live recording.
-	Compare *widget.Button
+type historyRow struct {
+	run      runRecord
+	text     *widget.Label
+	runAgain *widget.Button
+	// compare shows the run's spans beside the live recording.
+	compare *widget.Button
 }
 
 // dispatchText says a dispatch in a word or two: "serial", "bounded 4".
@@ -68,8 +68,8 @@ func dispatchText(d engine.DispatchPolicy) string {
 }
 
 // summary says the run on one line, for its history row.
-func (r RunRecord) summary() string {
-	args := string(r.Workload.Args)
+func (r runRecord) summary() string {
+	args := string(r.workload.Args)
 	if args == "" {
 		args = "{}"
 	}
@@ -77,7 +77,7 @@ func (r RunRecord) summary() string {
 		args = args[:39] + "…"
 	}
 	calls := ""
-	switch w := r.Workload; {
+	switch w := r.workload; {
 	case len(w.Stages) > 0 && w.Ramp == engine.RampConcurrency:
 		calls = fmt.Sprintf(" ramping callers %s", stagesText(w.Stages))
 	case len(w.Stages) > 0:
@@ -89,24 +89,24 @@ func (r RunRecord) summary() string {
 	case max(w.Calls, 1) > 1:
 		calls = fmt.Sprintf(" ×%d (%d at once)", w.Calls, max(w.Concurrency, 1))
 	}
-	if r.Sessions > 1 {
-		calls += fmt.Sprintf(" over %d sessions", r.Sessions)
+	if r.sessions > 1 {
+		calls += fmt.Sprintf(" over %d sessions", r.sessions)
 	}
-	outcome := fmt.Sprintf("%d ok", r.OK)
-	if r.Failed > 0 {
-		outcome += fmt.Sprintf(", %d failed", r.Failed)
+	outcome := fmt.Sprintf("%d ok", r.ok)
+	if r.failed > 0 {
+		outcome += fmt.Sprintf(", %d failed", r.failed)
 	}
-	if r.Stopped {
+	if r.stopped {
 		outcome = "stopped, " + outcome
 	}
-	verdict := r.Verdict
+	verdict := r.verdict
 	if verdict == "" {
 		verdict = "no verdict"
 	}
 	return fmt.Sprintf("%s  %s %s%s\n%s, %s · %s · %s · %s",
-		r.When.Format("15:04:05"), r.Workload.Tool, args, calls,
-		dispatchText(r.Policy.Dispatch), latencyText(r.Policy.Latency),
-		outcome, verdict, r.Elapsed.Round(time.Millisecond))
+		r.when.Format("15:04:05"), r.workload.Tool, args, calls,
+		dispatchText(r.policy.Dispatch), latencyText(r.policy.Latency),
+		outcome, verdict, r.elapsed.Round(time.Millisecond))
 }
 
 // lastCall returns the tool call of seg sent last, nil without one.
@@ -216,50 +216,50 @@ func resultJSON(raw json.RawMessage) string {
 
 // newResultArea makes the area that shows the last call's result: a
 // selectable monospace label in a scroller, with a Copy button.
-func (p *WorkloadPanel) newResultArea() fyne.CanvasObject {
+func (p *workloadPanel) newResultArea() fyne.CanvasObject {
 	p.result = widget.NewLabel("Run a tool to see its result here.")
 	p.result.Selectable = true
 	p.result.Wrapping = fyne.TextWrapWord // words kept whole; a longer one is broken
 	p.result.TextStyle.Monospace = true
-	p.CopyResult = widget.NewButton("Copy", func() {
+	p.copyResult = widget.NewButton("Copy", func() {
 		if a := fyne.CurrentApp(); a != nil {
 			a.Clipboard().SetContent(p.result.Text)
 		}
 	})
-	p.CopyResult.Disable()
+	p.copyResult.Disable()
 	scroll := container.NewVScroll(p.result)
 	scroll.SetMinSize(fyne.NewSize(0, 160))
 	p.resultWhat = widget.NewLabel("")
 	p.resultWhat.Wrapping = fyne.TextWrapWord
-	return container.NewBorder(container.NewBorder(nil, nil, nil, p.CopyResult, p.resultWhat), nil, nil, nil, scroll)
+	return container.NewBorder(container.NewBorder(nil, nil, nil, p.copyResult, p.resultWhat), nil, nil, nil, scroll)
 }
 
 // showResult shows the last call's result or error.
-func (p *WorkloadPanel) showResult(r RunRecord) {
+func (p *workloadPanel) showResult(r runRecord) {
 	what := "Result of the last call"
 	p.result.Importance = widget.MediumImportance
-	if r.ResultErr {
+	if r.resultErr {
 		what = "Error of the last call"
 		p.result.Importance = widget.DangerImportance
 	}
-	if n := max(r.Workload.Calls, r.OK+r.Failed, 1); n > 1 {
+	if n := max(r.workload.Calls, r.ok+r.failed, 1); n > 1 {
 		what += fmt.Sprintf(" (of %d)", n)
 	}
-	p.resultWhat.SetText(what + " to " + r.Workload.Tool + ":")
-	p.result.SetText(r.Result)
-	p.CopyResult.Enable()
+	p.resultWhat.SetText(what + " to " + r.workload.Tool + ":")
+	p.result.SetText(r.result)
+	p.copyResult.Enable()
 	p.results.Items[0].Title = what
 	p.results.Open(0)
 	p.results.Refresh()
 }
 
-// ShowIn tells the panel the scroller it is shown in, so that when a
+// showIn tells the panel the scroller it is shown in, so that when a
 // run ends it can scroll its result into view.
-func (p *WorkloadPanel) ShowIn(s *container.Scroll) { p.scroller = s }
+func (p *workloadPanel) showIn(s *container.Scroll) { p.scroller = s }
 
 // scrollToResult scrolls the panel so that Run, the status line and the
 // result below them are in view.
-func (p *WorkloadPanel) scrollToResult() {
+func (p *workloadPanel) scrollToResult() {
 	s := p.scroller
 	if s == nil {
 		return
@@ -271,22 +271,22 @@ func (p *WorkloadPanel) scrollToResult() {
 
 // addHistory puts r at the top of the history, dropping the oldest past
 // maxHistory.
-func (p *WorkloadPanel) addHistory(r RunRecord) {
-	row := &HistoryRow{Run: r, Text: widget.NewLabel(r.summary())}
-	row.Text.Wrapping = fyne.TextWrapWord
-	if r.ResultErr || r.Failed > 0 {
-		row.Text.Importance = widget.DangerImportance
+func (p *workloadPanel) addHistory(r runRecord) {
+	row := &historyRow{run: r, text: widget.NewLabel(r.summary())}
+	row.text.Wrapping = fyne.TextWrapWord
+	if r.resultErr || r.failed > 0 {
+		row.text.Importance = widget.DangerImportance
 	}
-	row.RunAgain = widget.NewButton("Run again", func() { p.runAgain(row.Run) })
-	row.Compare = widget.NewButton("Compare", func() {
+	row.runAgain = widget.NewButton("Run again", func() { p.runAgain(row.run) })
+	row.compare = widget.NewButton("Compare", func() {
 		if p.onCompare != nil {
-			p.onCompare(row.Run.Segment)
+			p.onCompare(row.run.segment)
 		}
 	})
-	if r.Segment == nil {
-		row.Compare.Disable()
+	if r.segment == nil {
+		row.compare.Disable()
 	}
-	p.history = append([]*HistoryRow{row}, p.history...)
+	p.history = append([]*historyRow{row}, p.history...)
 	if len(p.history) > maxHistory {
 		p.history = p.history[:maxHistory]
 	}
@@ -296,7 +296,7 @@ func (p *WorkloadPanel) addHistory(r RunRecord) {
 			p.historyBox.Add(widget.NewSeparator())
 		}
 		p.historyBox.Add(container.NewBorder(nil, nil, nil,
-			container.NewVBox(h.RunAgain, h.Compare), h.Text))
+			container.NewVBox(h.runAgain, h.compare), h.text))
 	}
 	p.results.Items[1].Title = fmt.Sprintf("History (%d)", len(p.history))
 	p.results.Open(1)
@@ -305,35 +305,35 @@ func (p *WorkloadPanel) addHistory(r RunRecord) {
 }
 
 // History returns the history's rows, newest first.
-func (p *WorkloadPanel) History() []*HistoryRow { return p.history }
+func (p *workloadPanel) History() []*historyRow { return p.history }
 
-// ResultText returns the last call's result or error as shown.
-func (p *WorkloadPanel) ResultText() string { return p.result.Text }
+// resultText returns the last call's result or error as shown.
+func (p *workloadPanel) resultText() string { return p.result.Text }
 
 // runAgain fills the panel (and the answering) back from r and runs.
-func (p *WorkloadPanel) runAgain(r RunRecord) {
+func (p *workloadPanel) runAgain(r runRecord) {
 	if p.running {
-		p.ShowProblem("A run is already going on: stop it first, then run again.")
+		p.showProblem("A run is already going on: stop it first, then run again.")
 		return
 	}
 	if p.onPolicy != nil {
-		p.onPolicy(r.Policy)
+		p.onPolicy(r.policy)
 	}
-	p.SetWorkload(r.Workload)
-	p.SetSessions(r.Sessions)
-	if p.Tool.Selected != r.Workload.Tool {
-		p.ShowProblem(fmt.Sprintf("The server no longer lists the tool %q: refresh the tools or choose another.", r.Workload.Tool))
+	p.setWorkload(r.workload)
+	p.setSessions(r.sessions)
+	if p.tool.Selected != r.workload.Tool {
+		p.showProblem(fmt.Sprintf("The server no longer lists the tool %q: refresh the tools or choose another.", r.workload.Tool))
 		return
 	}
 	p.run()
 }
 
-// RunStarted tells the panel a run of w began, answering with policy and
+// runStarted tells the panel a run of w began, answering with policy and
 // recording into rec (nil: none), so that when it ends the panel can
 // show its last call's result and add it to the history.
-func (p *WorkloadPanel) RunStarted(w engine.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
-	n, _ := p.SessionCount()
-	p.current = RunRecord{Workload: w, Policy: policy, When: time.Now(), Sessions: max(n, 1)}
+func (p *workloadPanel) runStarted(w engine.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
+	n, _ := p.sessionCount()
+	p.current = runRecord{workload: w, policy: policy, when: time.Now(), sessions: max(n, 1)}
 	p.rec = rec
 	p.runNo = 0
 	if rec != nil { // the run is a segment of the recording from now
@@ -341,38 +341,38 @@ func (p *WorkloadPanel) RunStarted(w engine.Workload, policy engine.AnswerPolicy
 	}
 }
 
-// RunNotStarted tells the panel that the run announced by RunStarted
+// runNotStarted tells the panel that the run announced by RunStarted
 // could not start after all: its segment ends empty and it is not added
 // to the history.
-func (p *WorkloadPanel) RunNotStarted() {
+func (p *workloadPanel) runNotStarted() {
 	if p.rec != nil {
 		p.rec.EndRun(p.runNo)
 	}
-	p.current = RunRecord{}
+	p.current = runRecord{}
 }
 
 // runEnded completes the current run's record from res and the
 // recording, shows its result and adds it to the history.
-func (p *WorkloadPanel) runEnded(res engine.RunResult, err error, stopped bool) {
-	if p.current.Workload.Tool == "" {
+func (p *workloadPanel) runEnded(res engine.RunResult, err error, stopped bool) {
+	if p.current.workload.Tool == "" {
 		return // not started through RunStarted
 	}
 	r := p.current
-	p.current = RunRecord{}
-	r.OK, r.Failed, r.Stopped, r.Elapsed = res.OK, res.Failed, stopped, res.Elapsed
+	p.current = runRecord{}
+	r.ok, r.failed, r.stopped, r.elapsed = res.OK, res.Failed, stopped, res.Elapsed
 	if p.rec != nil {
 		p.rec.EndRun(p.runNo)
 		snap := p.rec.Snapshot()
-		r.Segment = snap.Segment(snap.Runs[p.runNo-1])
-		r.Verdict = recorder.Summarize(r.Segment).Verdict
-		r.Result, r.ResultErr = callResult(lastCall(r.Segment))
+		r.segment = snap.Segment(snap.Runs[p.runNo-1])
+		r.verdict = recorder.Summarize(r.segment).Verdict
+		r.result, r.resultErr = callResult(lastCall(r.segment))
 	} else if len(res.Errors) > 0 {
-		r.Result, r.ResultErr = strings.Join(res.Errors, "\n"), true
+		r.result, r.resultErr = strings.Join(res.Errors, "\n"), true
 	} else {
-		r.Result = "(no recording: the result was not kept)"
+		r.result = "(no recording: the result was not kept)"
 	}
-	if err != nil && r.Segment != nil && lastCall(r.Segment) == nil {
-		r.Result, r.ResultErr = err.Error(), true
+	if err != nil && r.segment != nil && lastCall(r.segment) == nil {
+		r.result, r.resultErr = err.Error(), true
 	}
 	p.showResult(r)
 	p.addHistory(r)

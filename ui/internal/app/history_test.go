@@ -22,8 +22,8 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	m := openMainWindow(t, loop, Options{})
 	m.window.Resize(fyne.NewSize(1024, 600)) // too short for the whole panel
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
-	if !m.workload.CopyResult.Disabled() {
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	if !m.workload.copyResult.Disabled() {
 		t.Errorf("Copy is enabled before anything ran")
 	}
 
@@ -41,10 +41,10 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	}
 
 	// 1. echo: its result shows, pretty-printed, and Copy copies it.
-	m.workload.SetWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"hello from the test"}`)})
-	m.policy.Dispatch.SetSelected("serial")
+	m.workload.setWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"hello from the test"}`)})
+	m.policy.dispatch.SetSelected("serial")
 	runOnce("the echo run")
-	res := m.workload.ResultText()
+	res := m.workload.resultText()
 	if !strings.Contains(res, "hello from the test") || !strings.HasPrefix(res, "hello from the test\n") || !strings.Contains(res, "structuredContent:\n{\n  \"text\"") {
 		t.Errorf("after the echo run the result area shows %q, want its text, then its structured content indented", res)
 	}
@@ -60,17 +60,17 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	} else {
 		t.Errorf("the Workload panel does not know its scroller")
 	}
-	test.Tap(m.workload.CopyResult)
+	test.Tap(m.workload.copyResult)
 	if got := loop.Clipboard().Content(); got != res {
 		t.Errorf("Copy put %q on the clipboard, want the result %q", got, res)
 	}
 
 	// 2. fanout with arguments its schema refuses: the error shows.
-	m.workload.Tool.SetSelected("fanout")
-	m.workload.RawJSON.SetChecked(true) // the form would refuse them
-	typeInto(m.workload.Raw, `{"n":"many"}`)
+	m.workload.tool.SetSelected("fanout")
+	m.workload.rawJSON.SetChecked(true) // the form would refuse them
+	typeInto(m.workload.raw, `{"n":"many"}`)
 	runOnce("the bad fanout run")
-	if got := m.workload.ResultText(); !strings.Contains(got, "The call failed") || !strings.Contains(got, `want "integer"`) || m.workload.result.Importance != widget.DangerImportance {
+	if got := m.workload.resultText(); !strings.Contains(got, "The call failed") || !strings.Contains(got, `want "integer"`) || m.workload.result.Importance != widget.DangerImportance {
 		t.Errorf("after a call with bad arguments the result area shows %q (importance %v), want the error", got, m.workload.result.Importance)
 	}
 	if !strings.HasPrefix(m.workload.resultWhat.Text, "Error of the last call") {
@@ -81,23 +81,23 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	if len(h) != 2 {
 		t.Fatalf("after two runs the history has %d rows, want 2", len(h))
 	}
-	if !strings.Contains(h[0].Text.Text, "fanout") || !strings.Contains(h[1].Text.Text, "echo") {
-		t.Errorf("history not newest first: %q, %q", h[0].Text.Text, h[1].Text.Text)
+	if !strings.Contains(h[0].text.Text, "fanout") || !strings.Contains(h[1].text.Text, "echo") {
+		t.Errorf("history not newest first: %q, %q", h[0].text.Text, h[1].text.Text)
 	}
 	for _, r := range h {
-		if !strings.Contains(r.Text.Text, "serial") || !strings.Contains(r.Text.Text, r.Run.Verdict) || r.Run.Verdict == "" {
-			t.Errorf("history row %q lacks the dispatch or the verdict %q", r.Text.Text, r.Run.Verdict)
+		if !strings.Contains(r.text.Text, "serial") || !strings.Contains(r.text.Text, r.run.verdict) || r.run.verdict == "" {
+			t.Errorf("history row %q lacks the dispatch or the verdict %q", r.text.Text, r.run.verdict)
 		}
 	}
-	if !strings.Contains(h[0].Text.Text, "1 failed") || !strings.Contains(h[1].Text.Text, "1 ok") {
-		t.Errorf("history rows do not say how the calls went: %q, %q", h[0].Text.Text, h[1].Text.Text)
+	if !strings.Contains(h[0].text.Text, "1 failed") || !strings.Contains(h[1].text.Text, "1 ok") {
+		t.Errorf("history rows do not say how the calls went: %q, %q", h[0].text.Text, h[1].text.Text)
 	}
 
 	// 3. Run again on the echo row, after changing the form and the
 	// dispatch: it runs echo again, serial, with its arguments.
-	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":2}`)})
-	m.policy.Dispatch.SetSelected("concurrent")
-	test.Tap(h[1].RunAgain)
+	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":2}`)})
+	m.policy.dispatch.SetSelected("concurrent")
+	test.Tap(h[1].runAgain)
 	if !m.workload.Running() {
 		t.Fatalf("Run again did not start a run: %s", m.workload.problem.Text)
 	}
@@ -105,20 +105,20 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 		return !m.workload.Running() && len(m.workload.History()) == 3
 	})
 	again := m.workload.History()[0]
-	if again.Run.Workload.Tool != "echo" || string(again.Run.Workload.Args) != `{"text":"hello from the test"}` ||
-		again.Run.Policy.Dispatch.Mode != engine.Serial {
+	if again.run.workload.Tool != "echo" || string(again.run.workload.Args) != `{"text":"hello from the test"}` ||
+		again.run.policy.Dispatch.Mode != engine.Serial {
 		t.Errorf("Run again ran %s %s under %v, want echo with its arguments, serial",
-			again.Run.Workload.Tool, again.Run.Workload.Args, again.Run.Policy.Dispatch)
+			again.run.workload.Tool, again.run.workload.Args, again.run.policy.Dispatch)
 	}
-	if m.bridge.Policy().Dispatch.Mode != engine.Serial || m.workload.Dispatch.Selected != "serial" {
-		t.Errorf("after Run again the session answers %v and the toggle says %q, want serial", m.bridge.Policy().Dispatch, m.workload.Dispatch.Selected)
+	if m.bridge.Policy().Dispatch.Mode != engine.Serial || m.workload.dispatch.Selected != "serial" {
+		t.Errorf("after Run again the session answers %v and the toggle says %q, want serial", m.bridge.Policy().Dispatch, m.workload.dispatch.Selected)
 	}
-	if !strings.Contains(m.workload.ResultText(), "hello from the test") {
-		t.Errorf("after Run again the result area shows %q", m.workload.ResultText())
+	if !strings.Contains(m.workload.resultText(), "hello from the test") {
+		t.Errorf("after Run again the result area shows %q", m.workload.resultText())
 	}
 
 	// 4. Compare shows that run's own spans beside the live recording.
-	test.Tap(m.workload.History()[2].Compare)
+	test.Tap(m.workload.History()[2].compare)
 	cmp := m.compare
 	if cmp == nil {
 		t.Fatal("Compare showed nothing")

@@ -195,11 +195,11 @@ func (n *jsonNode) text(b *strings.Builder, indent string) {
 
 func moreText(n int) string { return fmt.Sprintf("… %d more (Copy has them all)", n) }
 
-// JSONTree shows a JSON document as rows, one per value, with each
+// jsonTree shows a JSON document as rows, one per value, with each
 // object and array folded or unfolded by its arrow; strings holding JSON
 // show as the JSON they hold. Rows wrap at words. Rows of folded values
 // are only built when unfolded.
-type JSONTree struct {
+type jsonTree struct {
 	widget.BaseWidget
 
 	root *jsonNode
@@ -209,20 +209,20 @@ type JSONTree struct {
 	open map[*jsonNode]bool
 }
 
-// NewJSONTree returns an empty tree.
-func NewJSONTree() *JSONTree {
-	t := &JSONTree{box: container.NewVBox()}
+// newJSONTree returns an empty tree.
+func newJSONTree() *jsonTree {
+	t := &jsonTree{box: container.NewVBox()}
 	t.ExtendBaseWidget(t)
 	return t
 }
 
 // CreateRenderer is a private method to Fyne which links this widget to
 // its renderer.
-func (t *JSONTree) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(t.box) }
+func (t *jsonTree) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(t.box) }
 
-// SetJSON shows raw: "(none)" when empty, the text itself when it is not
+// setJSON shows raw: "(none)" when empty, the text itself when it is not
 // JSON.
-func (t *JSONTree) SetJSON(raw []byte) {
+func (t *jsonTree) setJSON(raw []byte) {
 	t.root, t.raw = nil, ""
 	t.open = map[*jsonNode]bool{}
 	switch root, err := parseJSON(raw); {
@@ -239,7 +239,7 @@ func (t *JSONTree) SetJSON(raw []byte) {
 
 // unfoldFirst unfolds objects and arrays breadth first, the root always,
 // while the rows shown stay few, leaving large values folded.
-func (t *JSONTree) unfoldFirst() {
+func (t *jsonTree) unfoldFirst() {
 	rows := 1
 	queue := []*jsonNode{t.root}
 	for len(queue) > 0 {
@@ -259,7 +259,7 @@ func (t *JSONTree) unfoldFirst() {
 }
 
 // rebuild makes the rows again from the tree and what is unfolded.
-func (t *JSONTree) rebuild() {
+func (t *jsonTree) rebuild() {
 	t.box.Objects = t.box.Objects[:0]
 	if t.root == nil {
 		t.box.Add(jsonLabel(t.raw))
@@ -271,7 +271,7 @@ func (t *JSONTree) rebuild() {
 
 // addRows adds the row of n to box and, if n is unfolded, its members'
 // rows indented under it.
-func (t *JSONTree) addRows(box *fyne.Container, n *jsonNode) {
+func (t *jsonTree) addRows(box *fyne.Container, n *jsonNode) {
 	prefix := ""
 	if n.key != "" {
 		prefix = n.key + ": "
@@ -284,7 +284,7 @@ func (t *JSONTree) addRows(box *fyne.Container, n *jsonNode) {
 	if t.open[n] {
 		icon = theme.MenuDropDownIcon()
 	}
-	toggle := widget.NewButtonWithIcon("", icon, func() { t.SetOpen(n, !t.open[n]) })
+	toggle := widget.NewButtonWithIcon("", icon, func() { t.setOpen(n, !t.open[n]) })
 	toggle.Importance = widget.LowImportance
 	box.Add(container.NewBorder(nil, nil, toggle, nil, jsonLabel(prefix+n.summary())))
 	if !t.open[n] || len(n.children) == 0 {
@@ -303,8 +303,8 @@ func (t *JSONTree) addRows(box *fyne.Container, n *jsonNode) {
 	box.Add(container.New(layout.NewCustomPaddedLayout(0, 0, theme.Size(theme.SizeNameInlineIcon), 0), inner))
 }
 
-// SetOpen folds or unfolds n.
-func (t *JSONTree) SetOpen(n *jsonNode, open bool) {
+// setOpen folds or unfolds n.
+func (t *jsonTree) setOpen(n *jsonNode, open bool) {
 	if open {
 		t.open[n] = true
 	} else {
@@ -315,7 +315,7 @@ func (t *JSONTree) SetOpen(n *jsonNode, open bool) {
 
 // Text is the document as indented text, every value unfolded, with the
 // JSON inside strings decoded.
-func (t *JSONTree) Text() string {
+func (t *jsonTree) Text() string {
 	if t.root == nil {
 		return t.raw
 	}

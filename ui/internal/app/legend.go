@@ -92,12 +92,12 @@ func (t *TimelineView) setProxy(on bool) {
 	t.queuedText.Text, t.servingText.Text = q, s
 	t.queuedText.Refresh()
 	t.servingText.Refresh()
-	t.details.SetProxy(on)
+	t.details.setProxy(on)
 	t.left.Refresh() // the legend's width changed
 }
 
-// LegendText returns the legend's words, in order.
-func (t *TimelineView) LegendText() []string {
+// legendText returns the legend's words, in order.
+func (t *TimelineView) legendText() []string {
 	var out []string
 	for _, txt := range t.legendTexts {
 		out = append(out, txt.Text)

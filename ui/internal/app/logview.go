@@ -12,18 +12,18 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// MaxLogLines is how many lines the [LogView] keeps; older ones are dropped.
-const MaxLogLines = 5000
+// maxLogLines is how many lines the [logView] keeps; older ones are dropped.
+const maxLogLines = 5000
 
 // logFlushEvery is the longest a line waits before it is shown: lines
 // arriving closer together are shown in one batch.
 const logFlushEvery = 100 * time.Millisecond
 
-// LogView shows the server's stderr lines, its log messages and the
+// logView shows the server's stderr lines, its log messages and the
 // connection's events, newest at the bottom, following the end while it
 // is scrolled there. Append is safe from any goroutine and never blocks on
 // the UI: lines are batched and shown at most every 100 ms via [fyne.Do].
-type LogView struct {
+type logView struct {
 	widget.BaseWidget
 
 	list  *widget.List
@@ -40,16 +40,16 @@ type LogView struct {
 // their batch, are dropped. The window calls it when it closes, so that
 // no flush runs after Fyne's main loop ended (fyne.Do would then run it
 // off the main goroutine).
-func (v *LogView) Stop() {
+func (v *logView) Stop() {
 	v.mu.Lock()
 	v.stopped = true
 	v.pending = nil
 	v.mu.Unlock()
 }
 
-// NewLogView makes an empty log view.
-func NewLogView() *LogView {
-	v := &LogView{}
+// newLogView makes an empty log view.
+func newLogView() *logView {
+	v := &logView{}
 	v.ExtendBaseWidget(v)
 	v.list = widget.NewList(
 		func() int { return len(v.lines) },
@@ -72,13 +72,13 @@ func NewLogView() *LogView {
 }
 
 // CreateRenderer implements [fyne.Widget].
-func (v *LogView) CreateRenderer() fyne.WidgetRenderer {
+func (v *logView) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(container.NewBorder(nil, container.NewHBox(v.clear), nil, nil, v.list))
 }
 
-// AppendEvent adds an event from the server or the connection as one
+// appendEvent adds an event from the server or the connection as one
 // line: its time, its kind and its text. Safe from any goroutine.
-func (v *LogView) AppendEvent(e recorder.Event) {
+func (v *logView) appendEvent(e recorder.Event) {
 	text := e.Text
 	if text == "" && len(e.Data) > 0 {
 		text = string(e.Data)
@@ -91,11 +91,11 @@ func (v *LogView) AppendEvent(e recorder.Event) {
 
 // Append adds one line (or several, split at newlines). Safe from any
 // goroutine.
-func (v *LogView) Append(line string) {
+func (v *logView) Append(line string) {
 	v.mu.Lock()
 	v.pending = append(v.pending, strings.Split(strings.TrimRight(line, "\n"), "\n")...)
-	if len(v.pending) > MaxLogLines {
-		v.pending = v.pending[len(v.pending)-MaxLogLines:]
+	if len(v.pending) > maxLogLines {
+		v.pending = v.pending[len(v.pending)-maxLogLines:]
 	}
 	if !v.scheduled {
 		v.scheduled = true
@@ -105,7 +105,7 @@ func (v *LogView) Append(line string) {
 }
 
 // flush moves the pending lines into the list on the main goroutine.
-func (v *LogView) flush() {
+func (v *logView) flush() {
 	v.mu.Lock()
 	batch := v.pending
 	v.pending = nil
@@ -117,7 +117,7 @@ func (v *LogView) flush() {
 	}
 	fyne.Do(func() {
 		v.lines = append(v.lines, batch...)
-		if over := len(v.lines) - MaxLogLines; over > 0 {
+		if over := len(v.lines) - maxLogLines; over > 0 {
 			v.lines = append([]string(nil), v.lines[over:]...)
 		}
 		v.list.Refresh()
@@ -126,4 +126,4 @@ func (v *LogView) flush() {
 }
 
 // Lines returns the lines shown now. Call it on the main goroutine.
-func (v *LogView) Lines() []string { return append([]string(nil), v.lines...) }
+func (v *logView) Lines() []string { return append([]string(nil), v.lines...) }

@@ -13,7 +13,7 @@ import (
 	"github.com/fanout-inspector/inspector/engine"
 )
 
-// ManualPanel lists the sampling and elicitation requests waiting for a
+// manualPanel lists the sampling and elicitation requests waiting for a
 // person (manual mode) and lets the person answer the selected one:
 // sampling with an editable reply and model, elicitation with a form
 // generated from the requested schema; either can also be declined or
@@ -23,7 +23,7 @@ import (
 // one. A request the server cancels, or that times out, leaves the list
 // by itself. An invalid form is not sent: the message shows under the
 // field and the field takes the focus.
-type ManualPanel struct {
+type manualPanel struct {
 	widget.BaseWidget
 
 	// onCountChanged is called on the main goroutine when the number of
@@ -40,23 +40,23 @@ type ManualPanel struct {
 	ticker   mainTicker // moves the clock while something waits
 
 	// The buttons that answer every waiting request at once.
-	AcceptAll, DeclineAll, CancelAll *widget.Button
+	acceptAll, declineAll, cancelAll *widget.Button
 	// Clock says how long the selected request has waited, or how long
 	// it has left before its timeout.
 	Clock *widget.Label
-	// Problem says why the answer was not sent (the form is not valid).
-	Problem *widget.Label
+	// problem says why the answer was not sent (the form is not valid).
+	problem *widget.Label
 
 	// The answer widgets of the selected request: ReplyText and ReplyModel
 	// for sampling, Form for elicitation (nil when not shown).
-	ReplyText  *widget.Entry
-	ReplyModel *widget.Entry
-	Form       *SchemaForm
+	replyText  *widget.Entry
+	replyModel *widget.Entry
+	form       *SchemaForm
 }
 
-// NewManualPanel makes an empty panel.
-func NewManualPanel() *ManualPanel {
-	p := &ManualPanel{}
+// newManualPanel makes an empty panel.
+func newManualPanel() *manualPanel {
+	p := &manualPanel{}
 	p.ExtendBaseWidget(p)
 	p.list = widget.NewList(
 		func() int { return len(p.pending) },
@@ -75,14 +75,14 @@ func NewManualPanel() *ManualPanel {
 			p.show(p.pending[i])
 		}
 	}
-	p.AcceptAll = widget.NewButton("Accept all", func() { p.all((*engine.PendingRequest).AcceptDefault) })
-	p.DeclineAll = widget.NewButton("Decline all", func() { p.all((*engine.PendingRequest).Decline) })
-	p.CancelAll = widget.NewButton("Cancel all", func() { p.all((*engine.PendingRequest).Cancel) })
+	p.acceptAll = widget.NewButton("Accept all", func() { p.all((*engine.PendingRequest).AcceptDefault) })
+	p.declineAll = widget.NewButton("Decline all", func() { p.all((*engine.PendingRequest).Decline) })
+	p.cancelAll = widget.NewButton("Cancel all", func() { p.all((*engine.PendingRequest).Cancel) })
 	p.Clock = widget.NewLabel("")
 	p.Clock.SizeName = theme.SizeNameCaptionText
-	p.Problem = widget.NewLabel("")
-	p.Problem.Importance = widget.DangerImportance
-	p.Problem.Wrapping = fyne.TextWrapWord
+	p.problem = widget.NewLabel("")
+	p.problem.Importance = widget.DangerImportance
+	p.problem.Wrapping = fyne.TextWrapWord
 	p.detail = container.NewVBox()
 	p.show(nil)
 	p.enableAll()
@@ -93,31 +93,31 @@ func NewManualPanel() *ManualPanel {
 	p.content = container.NewBorder(
 		container.NewVBox(
 			wrapped(widget.NewRichTextFromMarkdown("Requests wait here when **Elicitation** is *manual* or **Answer sampling by hand** is ticked (Callbacks panel). *Accept all* answers them as the policy *accept* would.")),
-			container.NewGridWithColumns(3, p.AcceptAll, p.DeclineAll, p.CancelAll),
+			container.NewGridWithColumns(3, p.acceptAll, p.declineAll, p.cancelAll),
 		),
 		nil, nil, nil, split)
 	return p
 }
 
 // all answers every waiting request with answer, oldest first.
-func (p *ManualPanel) all(answer func(*engine.PendingRequest)) {
+func (p *manualPanel) all(answer func(*engine.PendingRequest)) {
 	for _, req := range p.Pending() {
 		answer(req)
 		p.remove(req)
 	}
 }
 
-// WithdrawAll ends the wait of every waiting request without an answer
+// withdrawAll ends the wait of every waiting request without an answer
 // from a person: each ends cancelled with reason (see
 // [engine.PendingRequest.Withdraw]). Stop uses it: what asked for them is
 // gone.
-func (p *ManualPanel) WithdrawAll(reason string) {
+func (p *manualPanel) withdrawAll(reason string) {
 	p.all(func(req *engine.PendingRequest) { req.Withdraw(reason) })
 }
 
 // enableAll enables the all-at-once buttons when something waits.
-func (p *ManualPanel) enableAll() {
-	for _, b := range []*widget.Button{p.AcceptAll, p.DeclineAll, p.CancelAll} {
+func (p *manualPanel) enableAll() {
+	for _, b := range []*widget.Button{p.acceptAll, p.declineAll, p.cancelAll} {
 		if len(p.pending) > 0 {
 			b.Enable()
 		} else {
@@ -127,13 +127,13 @@ func (p *ManualPanel) enableAll() {
 }
 
 // CreateRenderer implements [fyne.Widget].
-func (p *ManualPanel) CreateRenderer() fyne.WidgetRenderer {
+func (p *manualPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(p.content)
 }
 
 // Add lists a waiting request and selects it if nothing is selected.
 // Call it on the main goroutine.
-func (p *ManualPanel) Add(req *engine.PendingRequest) {
+func (p *manualPanel) Add(req *engine.PendingRequest) {
 	p.pending = append(p.pending, req)
 	p.list.Refresh()
 	p.countChanged()
@@ -147,33 +147,33 @@ func (p *ManualPanel) Add(req *engine.PendingRequest) {
 }
 
 // Pending returns the requests waiting now, oldest first.
-func (p *ManualPanel) Pending() []*engine.PendingRequest {
+func (p *manualPanel) Pending() []*engine.PendingRequest {
 	return append([]*engine.PendingRequest(nil), p.pending...)
 }
 
-// Select shows request i of [ManualPanel.Pending] for answering.
-func (p *ManualPanel) Select(i int) { p.list.Select(i) }
+// Select shows request i of [manualPanel.Pending] for answering.
+func (p *manualPanel) Select(i int) { p.list.Select(i) }
 
 // Selected returns the request shown for answering, or nil.
-func (p *ManualPanel) Selected() *engine.PendingRequest { return p.selected }
+func (p *manualPanel) Selected() *engine.PendingRequest { return p.selected }
 
-// AnswerSelected sends the shown answer of the selected request: the
+// answerSelected sends the shown answer of the selected request: the
 // reply for sampling, the form's content for elicitation (refused with
 // the form's messages when invalid).
-func (p *ManualPanel) AnswerSelected() error {
+func (p *manualPanel) answerSelected() error {
 	req := p.selected
 	if req == nil {
 		return fmt.Errorf("no request selected")
 	}
 	switch req.Method {
 	case "sampling/createMessage":
-		req.AnswerSampling(p.ReplyText.Text, p.ReplyModel.Text)
+		req.AnswerSampling(p.replyText.Text, p.replyModel.Text)
 	default:
-		if p.Form == nil {
+		if p.form == nil {
 			req.Accept(map[string]any{})
 			break
 		}
-		content, err := p.Form.Content()
+		content, err := p.form.Content()
 		if err != nil {
 			p.focusInvalid()
 			return fmt.Errorf("the answer is not valid yet:\n%v", err)
@@ -184,21 +184,21 @@ func (p *ManualPanel) AnswerSelected() error {
 	return nil
 }
 
-// DeclineSelected declines the selected request: an elicitation is
+// declineSelected declines the selected request: an elicitation is
 // answered with action "decline", a sampling request is refused with the
 // JSON-RPC error -1 "user rejected the sampling request" (its span ends
 // with that error).
-func (p *ManualPanel) DeclineSelected() {
+func (p *manualPanel) declineSelected() {
 	if req := p.selected; req != nil {
 		req.Decline()
 		p.remove(req)
 	}
 }
 
-// CancelSelected cancels the selected request: an elicitation is
+// cancelSelected cancels the selected request: an elicitation is
 // answered with action "cancel", a sampling request is refused with the
 // JSON-RPC error -1 "cancelled by the user".
-func (p *ManualPanel) CancelSelected() {
+func (p *manualPanel) cancelSelected() {
 	if req := p.selected; req != nil {
 		req.Cancel()
 		p.remove(req)
@@ -207,13 +207,13 @@ func (p *ManualPanel) CancelSelected() {
 
 // focusInvalid says under the buttons which field holds the answer back
 // (its own message is under it) and moves the focus to that field.
-func (p *ManualPanel) focusInvalid() {
-	fld := p.Form.FirstInvalid()
+func (p *manualPanel) focusInvalid() {
+	fld := p.form.firstInvalid()
 	if fld == nil {
 		return
 	}
-	p.Problem.SetText(fmt.Sprintf("Not sent: %s — %s", fld.Title, fld.Message()))
-	p.Problem.Show()
+	p.problem.SetText(fmt.Sprintf("Not sent: %s — %s", fld.title, fld.Message()))
+	p.problem.Show()
 	in := fld.Input()
 	if f, ok := in.(fyne.Focusable); ok {
 		if c := fyne.CurrentApp().Driver().CanvasForObject(in); c != nil {
@@ -223,7 +223,7 @@ func (p *ManualPanel) focusInvalid() {
 }
 
 // tick shows the selected request's waiting time or time left.
-func (p *ManualPanel) tick() {
+func (p *manualPanel) tick() {
 	req := p.selected
 	if req == nil {
 		p.Clock.SetText("")
@@ -243,7 +243,7 @@ func waitText(req *engine.PendingRequest, now time.Time) string {
 }
 
 // clock runs the ticker that moves the clock while something waits.
-func (p *ManualPanel) clock() {
+func (p *manualPanel) clock() {
 	if len(p.pending) == 0 {
 		p.ticker.halt()
 		return
@@ -252,7 +252,7 @@ func (p *ManualPanel) clock() {
 }
 
 // remove takes an answered (or abandoned) request off the list.
-func (p *ManualPanel) remove(req *engine.PendingRequest) {
+func (p *manualPanel) remove(req *engine.PendingRequest) {
 	i := slices.Index(p.pending, req)
 	if i < 0 {
 		return
@@ -272,12 +272,12 @@ func (p *ManualPanel) remove(req *engine.PendingRequest) {
 }
 
 // show fills the answer area for req (nil: nothing waits).
-func (p *ManualPanel) show(req *engine.PendingRequest) {
+func (p *manualPanel) show(req *engine.PendingRequest) {
 	p.selected = req
-	p.ReplyText, p.ReplyModel, p.Form = nil, nil, nil
+	p.replyText, p.replyModel, p.form = nil, nil, nil
 	p.detail.RemoveAll()
-	p.Problem.SetText("")
-	p.Problem.Hide()
+	p.problem.SetText("")
+	p.problem.Hide()
 	p.tick()
 	if req == nil {
 		p.detail.Add(widget.NewLabel("Nothing is waiting for you."))
@@ -293,27 +293,27 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 	if req.Message != "" {
 		p.detail.Add(msg)
 	}
-	decline := widget.NewButton("Decline", p.DeclineSelected)
-	cancel := widget.NewButton("Cancel", p.CancelSelected)
+	decline := widget.NewButton("Decline", p.declineSelected)
+	cancel := widget.NewButton("Cancel", p.cancelSelected)
 	answer := func() {
 		// An invalid form says so under its field (see focusInvalid):
 		// no dialog to dismiss.
-		if err := p.AnswerSelected(); err != nil && p.Form == nil && p.onError != nil {
+		if err := p.answerSelected(); err != nil && p.form == nil && p.onError != nil {
 			p.onError("Answering the request", err)
 		}
 	}
 	if req.Method == "sampling/createMessage" {
-		p.ReplyText = widget.NewMultiLineEntry()
-		p.ReplyText.SetMinRowsVisible(4)
-		p.ReplyText.SetText("reply")
-		p.ReplyModel = widget.NewEntry()
-		p.ReplyModel.PlaceHolder = "(the model set in Callbacks)"
-		p.ReplyModel.OnSubmitted = func(string) { answer() }
+		p.replyText = widget.NewMultiLineEntry()
+		p.replyText.SetMinRowsVisible(4)
+		p.replyText.SetText("reply")
+		p.replyModel = widget.NewEntry()
+		p.replyModel.PlaceHolder = "(the model set in Callbacks)"
+		p.replyModel.OnSubmitted = func(string) { answer() }
 		send := widget.NewButton("Send reply", answer)
 		send.Importance = widget.HighImportance
 		p.detail.Add(widget.NewForm(
-			widget.NewFormItem("Reply", p.ReplyText),
-			widget.NewFormItem("Model", p.ReplyModel),
+			widget.NewFormItem("Reply", p.replyText),
+			widget.NewFormItem("Model", p.replyModel),
 		))
 		// Declining or cancelling refuses the request with an error, as
 		// MCP clients do when their user turns a sampling request down.
@@ -323,17 +323,17 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 		if err != nil {
 			p.detail.Add(widget.NewLabel("The requested schema cannot be shown as a form (" + err.Error() + "); you can still decline or cancel."))
 		} else {
-			p.Form = form
+			p.form = form
 			form.onSubmit = answer
 			p.detail.Add(form)
 		}
 		accept := widget.NewButton("Accept", answer)
 		accept.Importance = widget.HighImportance
-		if p.Form == nil {
+		if p.form == nil {
 			accept.Disable()
 		}
 		p.detail.Add(container.NewGridWithColumns(3, accept, decline, cancel))
-		p.detail.Add(p.Problem)
+		p.detail.Add(p.problem)
 	}
 	if len(req.Params) > 0 {
 		raw := widget.NewLabel(indentJSON(req.Params))
@@ -345,7 +345,7 @@ func (p *ManualPanel) show(req *engine.PendingRequest) {
 }
 
 // countChanged tells OnCountChanged.
-func (p *ManualPanel) countChanged() {
+func (p *manualPanel) countChanged() {
 	p.enableAll()
 	p.clock()
 	if p.onCountChanged != nil {

@@ -20,19 +20,19 @@ func queueOf16(t *testing.T, kind string) (*mainLoop, *MainWindow) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	if kind == "elicitation" {
-		m.policy.Elicitation.SetSelected("manual")
+		m.policy.elicitation.SetSelected("manual")
 	} else {
-		test.Tap(m.policy.SamplingManual)
+		test.Tap(m.policy.samplingManual)
 	}
-	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":16,"kind":"` + kind + `"}`)})
-	test.Tap(m.workload.RunButton)
+	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":16,"kind":"` + kind + `"}`)})
+	test.Tap(m.workload.runButton)
 	loop.waitFor(t, "16 requests waiting in the Manual panel", 15*time.Second, func() bool { return len(m.manual.Pending()) == 16 })
 	if got := m.tabs.Selected().Text; got != "Manual (16)" {
 		t.Errorf("selected tab %q, want %q", got, "Manual (16)")
 	}
-	if m.manual.AcceptAll.Disabled() {
+	if m.manual.acceptAll.Disabled() {
 		t.Errorf("Accept all is disabled with 16 requests waiting")
 	}
 	return loop, m
@@ -41,7 +41,7 @@ func queueOf16(t *testing.T, kind string) (*mainLoop, *MainWindow) {
 // spansOf returns the status and error (or answer) of the spans of kind.
 func spansOf(m *MainWindow, kind recorder.Kind) []recorder.Span {
 	var out []recorder.Span
-	for _, s := range m.bridge.Session().Recording().Snapshot().Spans {
+	for _, s := range m.bridge.session().Recording().Snapshot().Spans {
 		if s.Kind == kind {
 			out = append(out, *s)
 		}
@@ -54,7 +54,7 @@ func spansOf(m *MainWindow, kind recorder.Kind) []recorder.Span {
 // call completes.
 func TestManualQueueAcceptAll(t *testing.T) {
 	loop, m := queueOf16(t, "elicitation")
-	test.Tap(m.manual.AcceptAll)
+	test.Tap(m.manual.acceptAll)
 	if n := len(m.manual.Pending()); n != 0 {
 		t.Errorf("%d requests still listed right after Accept all", n)
 	}
@@ -71,8 +71,8 @@ func TestManualQueueAcceptAll(t *testing.T) {
 			t.Errorf("span %d: %s %s %s, want accepted", s.ID, s.Status, s.Error, s.Result)
 		}
 	}
-	if m.tabs.Items[3].Text != "Manual" || !m.manual.AcceptAll.Disabled() {
-		t.Errorf("after Accept all: tab %q, Accept all disabled %v; want %q and disabled", m.tabs.Items[3].Text, m.manual.AcceptAll.Disabled(), "Manual")
+	if m.tabs.Items[3].Text != "Manual" || !m.manual.acceptAll.Disabled() {
+		t.Errorf("after Accept all: tab %q, Accept all disabled %v; want %q and disabled", m.tabs.Items[3].Text, m.manual.acceptAll.Disabled(), "Manual")
 	}
 }
 
@@ -80,7 +80,7 @@ func TestManualQueueAcceptAll(t *testing.T) {
 // one click.
 func TestManualQueueDeclineAllSampling(t *testing.T) {
 	loop, m := queueOf16(t, "sampling")
-	test.Tap(m.manual.DeclineAll)
+	test.Tap(m.manual.declineAll)
 	loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 	for _, s := range spansOf(m, recorder.KindSampling) {
 		if s.Status != recorder.StatusError || s.Error != engine.SamplingRejected {
@@ -93,7 +93,7 @@ func TestManualQueueDeclineAllSampling(t *testing.T) {
 // they leave the queue at once and their spans end cancelled, saying why.
 func TestManualQueueStop(t *testing.T) {
 	loop, m := queueOf16(t, "elicitation")
-	test.Tap(m.workload.StopButton)
+	test.Tap(m.workload.stopButton)
 	if n := len(m.manual.Pending()); n != 0 {
 		t.Errorf("%d requests still waiting for a person after Stop", n)
 	}
@@ -125,7 +125,7 @@ func TestManualQueueStop(t *testing.T) {
 func TestManualQueuePolicyChange(t *testing.T) {
 	t.Run("elicitation accept", func(t *testing.T) {
 		loop, m := queueOf16(t, "elicitation")
-		m.policy.Elicitation.SetSelected("accept")
+		m.policy.elicitation.SetSelected("accept")
 		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.manual.Pending()) == 0 })
 		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 		for _, s := range spansOf(m, recorder.KindElicitation) {
@@ -136,7 +136,7 @@ func TestManualQueuePolicyChange(t *testing.T) {
 	})
 	t.Run("sampling automatic", func(t *testing.T) {
 		loop, m := queueOf16(t, "sampling")
-		test.Tap(m.policy.SamplingManual) // untick: answer sampling automatically
+		test.Tap(m.policy.samplingManual) // untick: answer sampling automatically
 		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.manual.Pending()) == 0 })
 		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 		for _, s := range spansOf(m, recorder.KindSampling) {
@@ -157,15 +157,15 @@ func TestManualFormInlineValidation(t *testing.T) {
 	m := openMainWindow(t, loop, Options{})
 	m.window.Resize(fyne.NewSize(1024, 700))
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
-	m.policy.Elicitation.SetSelected("manual")
-	typeInto(m.policy.Timeout, "30s")
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.policy.elicitation.SetSelected("manual")
+	typeInto(m.policy.timeout, "30s")
 	// The split gives the left column at least the room its panels ask
 	// for: a form that asks for more widens it and squeezes the timeline.
 	leftBefore := m.manual.MinSize().Width
-	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1,"kind":"elicitation"}`)})
-	test.Tap(m.workload.RunButton)
-	loop.waitFor(t, "the form", 10*time.Second, func() bool { return m.manual.Form != nil })
+	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1,"kind":"elicitation"}`)})
+	test.Tap(m.workload.runButton)
+	loop.waitFor(t, "the form", 10*time.Second, func() bool { return m.manual.form != nil })
 	if got := m.manual.MinSize().Width; got > leftBefore {
 		t.Errorf("the Manual panel asks for %v wide instead of %v when the form appears", got, leftBefore)
 	}
@@ -173,7 +173,7 @@ func TestManualFormInlineValidation(t *testing.T) {
 		t.Errorf("clock %q, want the 30 s request timeout counting down", got)
 	}
 
-	form := m.manual.Form
+	form := m.manual.form
 	name := form.Field("name")
 	form.Field("color").Select.SetSelected("green") // the name is left empty
 	test.Tap(findButton(m.manual.detail, "Accept"))
@@ -189,8 +189,8 @@ func TestManualFormInlineValidation(t *testing.T) {
 	if got := m.window.Canvas().Focused(); got != name.Entry {
 		t.Errorf("focus on %T, want the name field's entry", got)
 	}
-	if !m.manual.Problem.Visible() || !strings.Contains(m.manual.Problem.Text, name.Title) {
-		t.Errorf("line under the buttons %q (shown %v), want it to name the field", m.manual.Problem.Text, m.manual.Problem.Visible())
+	if !m.manual.problem.Visible() || !strings.Contains(m.manual.problem.Text, name.title) {
+		t.Errorf("line under the buttons %q (shown %v), want it to name the field", m.manual.problem.Text, m.manual.problem.Visible())
 	}
 
 	test.Type(name.Entry, "Ada")

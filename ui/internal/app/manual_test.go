@@ -23,17 +23,17 @@ func TestManualAnswers(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 
-	m.policy.Elicitation.SetSelected("manual")
-	test.Tap(m.policy.SamplingManual)
-	if got := m.bridge.Session().AnswerPolicy(); got.Elicitation != engine.ElicitManual || !got.SamplingManual {
+	m.policy.elicitation.SetSelected("manual")
+	test.Tap(m.policy.samplingManual)
+	if got := m.bridge.session().AnswerPolicy(); got.Elicitation != engine.ElicitManual || !got.SamplingManual {
 		t.Fatalf("session answer policy after choosing manual: %+v", got)
 	}
 
 	run := func(kind string, n int) {
 		t.Helper()
-		m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)})
+		m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)})
 		m.Run()
 		loop.waitFor(t, "requests waiting in the Manual panel", 10*time.Second, func() bool { return len(m.manual.Pending()) == n })
 		if m.tabs.Selected().Text != "Manual ("+string(rune('0'+n))+")" {
@@ -44,26 +44,26 @@ func TestManualAnswers(t *testing.T) {
 	t.Run("elicitation", func(t *testing.T) {
 		run("elicitation", 2)
 		time.Sleep(200 * time.Millisecond) // the person reads the form
-		form := m.manual.Form
+		form := m.manual.form
 		if form == nil {
 			t.Fatal("no form for the selected elicitation")
 		}
-		if err := m.manual.AnswerSelected(); err == nil || !strings.Contains(err.Error(), "Required") {
+		if err := m.manual.answerSelected(); err == nil || !strings.Contains(err.Error(), "Required") {
 			t.Errorf("answering with required fields empty: %v, want a 'Required' refusal", err)
 		}
 		typeInto(form.Field("name").Entry, "Ada")
 		form.Field("color").Select.SetSelected("green")
-		if err := m.manual.AnswerSelected(); err != nil {
+		if err := m.manual.answerSelected(); err != nil {
 			t.Fatalf("answering the filled form: %v", err)
 		}
 		loop.waitFor(t, "the second request to be selected", 5*time.Second, func() bool {
 			return len(m.manual.Pending()) == 1 && m.manual.Selected() != nil
 		})
-		m.manual.DeclineSelected()
+		m.manual.declineSelected()
 		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 
 		var actions []string
-		for _, s := range m.bridge.Session().Recording().Snapshot().Spans {
+		for _, s := range m.bridge.session().Recording().Snapshot().Spans {
 			if s.Kind != recorder.KindElicitation {
 				continue
 			}
@@ -88,13 +88,13 @@ func TestManualAnswers(t *testing.T) {
 
 	t.Run("sampling", func(t *testing.T) {
 		run("sampling", 1)
-		typeInto(m.manual.ReplyText, "typed by hand")
-		if err := m.manual.AnswerSelected(); err != nil {
+		typeInto(m.manual.replyText, "typed by hand")
+		if err := m.manual.answerSelected(); err != nil {
 			t.Fatal(err)
 		}
 		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 		found := false
-		for _, s := range m.bridge.Session().Recording().Snapshot().Spans {
+		for _, s := range m.bridge.session().Recording().Snapshot().Spans {
 			if s.Kind == recorder.KindSampling && strings.Contains(string(s.Result), "typed by hand") {
 				found = true
 			}
@@ -122,7 +122,7 @@ func TestManualAnswers(t *testing.T) {
 			t.Errorf("%d requests still waiting after declining and cancelling", n)
 		}
 		var got []string
-		for _, s := range m.bridge.Session().Recording().Snapshot().Spans {
+		for _, s := range m.bridge.session().Recording().Snapshot().Spans {
 			if s.Kind == recorder.KindSampling && s.Status != recorder.StatusOK {
 				got = append(got, s.Status.String()+": "+s.Error)
 			}

@@ -18,20 +18,20 @@ import (
 
 // Export is one way to write the shown recording out.
 type Export struct {
-	// Name is the menu item's text.
-	Name string
-	// Ext is the file name extension, with its dot.
-	Ext string
-	// Write writes the recording (and the compared one, for formats that
+	// name is the menu item's text.
+	name string
+	// ext is the file name extension, with its dot.
+	ext string
+	// write writes the recording (and the compared one, for formats that
 	// show both; it may be nil).
-	Write func(w io.Writer, snap, compare *recorder.Snapshot) error
+	write func(w io.Writer, snap, compare *recorder.Snapshot) error
 }
 
 // The size of exported chart images.
 const exportWidth, exportHeight = 1600, 900
 
-// Exports lists the formats of File ▸ Export, in menu order.
-var Exports = []Export{
+// exports lists the formats of File ▸ Export, in menu order.
+var exports = []Export{
 	{"Chrome trace (Perfetto)…", ".trace.json", func(w io.Writer, s, _ *recorder.Snapshot) error { return export.WriteChromeTrace(w, s) }},
 	{"OTLP JSON (Jaeger)…", ".otlp.json", func(w io.Writer, s, _ *recorder.Snapshot) error { return export.WriteOTLP(w, s) }},
 	{"CSV…", ".csv", func(w io.Writer, s, _ *recorder.Snapshot) error { return export.WriteCSV(w, s) }},
@@ -52,7 +52,7 @@ func chartExport(write func(io.Writer, *recorder.Snapshot, export.Chart, int, in
 	return func(w io.Writer, s, _ *recorder.Snapshot) error { return write(w, s, c, exportWidth, exportHeight) }
 }
 
-// exportHTML is the index of the HTML report in [Exports].
+// exportHTML is the index of the HTML report in [exports].
 const exportHTML = 7
 
 // buildMenu gives the window its main menu and keyboard shortcuts.
@@ -71,12 +71,12 @@ func (m *MainWindow) buildMenu() {
 	}
 
 	var exportItems []*fyne.MenuItem
-	for i, e := range Exports {
+	for i, e := range exports {
 		var sc fyne.Shortcut
 		if i == exportHTML {
 			sc = shortcut(fyne.KeyE, ctrl)
 		}
-		exportItems = append(exportItems, item(e.Name, sc, func() { m.exportDialog(e) }))
+		exportItems = append(exportItems, item(e.name, sc, func() { m.exportDialog(e) }))
 	}
 	export := fyne.NewMenuItem("Export", nil)
 	export.ChildMenu = fyne.NewMenu("", exportItems...)
@@ -91,7 +91,7 @@ func (m *MainWindow) buildMenu() {
 		item("Save recording…", shortcut(fyne.KeyS, ctrl), m.saveDialog),
 		export,
 		fyne.NewMenuItemSeparator(),
-		item("New run", shortcut(fyne.KeyN, ctrl), m.NewRun),
+		item("New run", shortcut(fyne.KeyN, ctrl), m.newRun),
 		fyne.NewMenuItemSeparator(),
 		quit,
 	)
@@ -99,29 +99,29 @@ func (m *MainWindow) buildMenu() {
 		item("Run workload", shortcut(fyne.KeyR, ctrl), m.Run),
 		item("Stop", shortcut(fyne.KeyPeriod, ctrl), m.Stop),
 		fyne.NewMenuItemSeparator(),
-		item("Connect", shortcut(fyne.KeyK, ctrl), m.connection.ConnectBtn.OnTapped),
-		item("Disconnect", nil, m.Disconnect),
+		item("Connect", shortcut(fyne.KeyK, ctrl), m.connection.connectBtn.OnTapped),
+		item("Disconnect", nil, m.disconnect),
 	)
 	view := fyne.NewMenu("View",
-		item("Zoom in", shortcut(fyne.KeyEqual, ctrl), m.timeline.ZoomIn),
-		item("Zoom out", shortcut(fyne.KeyMinus, ctrl), m.timeline.ZoomOut),
-		item("Fit", shortcut(fyne.Key0, ctrl), m.timeline.Fit),
+		item("Zoom in", shortcut(fyne.KeyEqual, ctrl), m.timeline.zoomIn),
+		item("Zoom out", shortcut(fyne.KeyMinus, ctrl), m.timeline.zoomOut),
+		item("Fit", shortcut(fyne.Key0, ctrl), m.timeline.fit),
 		fyne.NewMenuItemSeparator(),
-		item("Show panels", shortcut(fyne.KeyB, ctrl), func() { m.panes.SetLeft(!m.panes.LeftShown()) }),
-		item("Show details", shortcut(fyne.KeyI, ctrl), func() { m.panes.SetRight(!m.panes.RightShown()) }),
+		item("Show panels", shortcut(fyne.KeyB, ctrl), func() { m.panes.setLeft(!m.panes.leftShown()) }),
+		item("Show details", shortcut(fyne.KeyI, ctrl), func() { m.panes.setRight(!m.panes.rightShown()) }),
 	)
 	panels, details := view.Items[len(view.Items)-2], view.Items[len(view.Items)-1]
 	m.panes.onChanged = func() { // tick the items of the sides shown
-		panels.Checked, details.Checked = m.panes.LeftShown(), m.panes.RightShown()
+		panels.Checked, details.Checked = m.panes.leftShown(), m.panes.rightShown()
 		view.Refresh()
 	}
 	m.panes.onChanged()
 	m.window.SetMainMenu(fyne.NewMainMenu(file, run, view))
 }
 
-// OpenFile shows a saved recording or a journal. Call it on the main
+// openFile shows a saved recording or a journal. Call it on the main
 // goroutine.
-func (m *MainWindow) OpenFile(path string) error {
+func (m *MainWindow) openFile(path string) error {
 	snap, err := recorder.LoadFile(path)
 	if err != nil {
 		return err
@@ -133,26 +133,26 @@ func (m *MainWindow) OpenFile(path string) error {
 	return nil
 }
 
-// OpenCompare shows a second recording beside the current one.
-func (m *MainWindow) OpenCompare(path string) error {
+// openCompare shows a second recording beside the current one.
+func (m *MainWindow) openCompare(path string) error {
 	snap, err := recorder.LoadFile(path)
 	if err != nil {
 		return err
 	}
 	m.setCompare(snap)
-	m.timeline.SetCompareName(filepath.Base(path))
+	m.timeline.setCompareName(filepath.Base(path))
 	return nil
 }
 
 // setCompare shows snap (nil: nothing) for comparison.
 func (m *MainWindow) setCompare(snap *recorder.Snapshot) {
 	m.compare = snap
-	m.timeline.SetCompare(snap)
-	m.timeline.SetCompareName("") // a run of this session: named by its run
+	m.timeline.setCompare(snap)
+	m.timeline.setCompareName("") // a run of this session: named by its run
 }
 
-// SaveFile saves the recording shown as path.
-func (m *MainWindow) SaveFile(path string) error {
+// saveFile saves the recording shown as path.
+func (m *MainWindow) saveFile(path string) error {
 	snap, err := m.shown()
 	if err != nil {
 		return err
@@ -160,8 +160,8 @@ func (m *MainWindow) SaveFile(path string) error {
 	return recorder.SaveFile(path, snap)
 }
 
-// ExportFile writes the recording shown in format e to path.
-func (m *MainWindow) ExportFile(e Export, path string) (err error) {
+// exportFile writes the recording shown in format e to path.
+func (m *MainWindow) exportFile(e Export, path string) (err error) {
 	snap, err := m.shown()
 	if err != nil {
 		return err
@@ -179,13 +179,13 @@ func (m *MainWindow) exportTo(w io.Writer, e Export, snap *recorder.Snapshot) (e
 			err = fmt.Errorf("internal error while exporting (please report it): %v", p)
 		}
 	}()
-	return e.Write(w, snap, m.compareSnapshot())
+	return e.write(w, snap, m.compareSnapshot())
 }
 
 // shown is the recording the timeline shows, or an error saying there is
 // none yet.
 func (m *MainWindow) shown() (*recorder.Snapshot, error) {
-	snap := m.timeline.Snapshot()
+	snap := m.timeline.snapshot()
 	if rec := m.liveRecording(); rec != nil && m.opened == "" {
 		snap = rec.Snapshot() // the latest, not the last frame drawn
 	}
@@ -200,41 +200,41 @@ func (m *MainWindow) compareSnapshot() *recorder.Snapshot { return m.compare }
 
 // openDialog asks for a recording to open.
 func (m *MainWindow) openDialog() {
-	m.fileOpen("Opening the recording", func(path string) error { return m.OpenFile(path) })
+	m.fileOpen("Opening the recording", func(path string) error { return m.openFile(path) })
 }
 
 // followDialog asks for a journal to follow as it grows.
 func (m *MainWindow) followDialog() {
 	m.fileOpen("Following the journal", func(path string) error {
-		m.FollowFile(path)
+		m.followFile(path)
 		return nil
 	})
 }
 
-// FollowFile shows the journal at path as it grows (written by
+// followFile shows the journal at path as it grows (written by
 // inspector proxy, say, in another terminal) and draws it live; a file
 // that does not exist yet is waited for. The title says "following
 // FILE", and whether it waits, ended or failed; a journal that cannot be
 // read further shows an error and keeps what was read. Opening another
 // file, connecting, a new run or closing the window stops following.
-func (m *MainWindow) FollowFile(path string) {
+func (m *MainWindow) followFile(path string) {
 	m.following, m.followNote = path, ""
 	m.opened = filepath.Base(path)
 	m.timeline.SetName(m.opened)
-	m.timeline.FollowJournal(path, func(st FollowState) {
+	m.timeline.followJournal(path, func(st followState) {
 		if m.following != path {
 			return // another file is shown by now
 		}
 		switch {
-		case st.Err != nil:
+		case st.err != nil:
 			m.followNote = "stopped: the journal could not be read further"
-			m.logNote(recorder.EventOther, "following "+path+" stopped: "+st.Err.Error())
-			m.errors.Show("Following "+path+" (what was read stays shown)", st.Err)
-		case st.Ended:
+			m.logNote(recorder.EventOther, "following "+path+" stopped: "+st.err.Error())
+			m.errors.Show("Following "+path+" (what was read stays shown)", st.err)
+		case st.ended:
 			m.followNote = "the journal ended"
-			m.timeline.Fit() // the whole session, now that it is whole
+			m.timeline.fit() // the whole session, now that it is whole
 			m.logNote(recorder.EventOther, "the journal "+path+" ended: its writer closed it")
-		case st.Waiting:
+		case st.waiting:
 			m.followNote = "waiting for it to appear"
 			m.logNote(recorder.EventOther, path+" does not exist yet: waiting for it to appear (start the proxy with --journal "+path+")")
 		default:
@@ -256,7 +256,7 @@ func (m *MainWindow) Following() (path, note string, seen []int) {
 
 // compareDialog asks for a second recording to compare.
 func (m *MainWindow) compareDialog() {
-	m.fileOpen("Opening the recording to compare", m.OpenCompare)
+	m.fileOpen("Opening the recording to compare", m.openCompare)
 }
 
 // saveDialog asks where to save the recording.
@@ -276,12 +276,12 @@ func (m *MainWindow) saveDialog() {
 
 // exportDialog asks where to export the recording in format e.
 func (m *MainWindow) exportDialog(e Export) {
-	doing := "Exporting " + strings.TrimSuffix(e.Name, "…")
+	doing := "Exporting " + strings.TrimSuffix(e.name, "…")
 	if _, err := m.shown(); err != nil {
 		m.errors.Show(doing, err)
 		return
 	}
-	m.fileSave(doing, m.suggestedName(e.Ext), func(w io.Writer, _ string) error {
+	m.fileSave(doing, m.suggestedName(e.ext), func(w io.Writer, _ string) error {
 		snap, err := m.shown()
 		if err != nil {
 			return err

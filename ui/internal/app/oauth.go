@@ -13,7 +13,7 @@ import (
 	"github.com/fanout-inspector/inspector/engine/oauth"
 )
 
-// OAuthChoice is the connection panel's "Sign in with OAuth" row: when
+// oauthChoice is the connection panel's "Sign in with OAuth" row: when
 // Use is checked, connecting to an HTTP or SSE server signs in first (the
 // system browser opens the authorization page, the redirect comes back
 // to a 127.0.0.1 port); Remember keeps the tokens in the OS keyring.
@@ -21,9 +21,9 @@ import (
 // long as the app runs; nothing of them goes to the preferences.
 // SignOut drops the tokens of the server in the URL field, from memory
 // and from the keyring: the next Connect signs in again.
-type OAuthChoice struct {
-	Use      *widget.Check
-	Remember *widget.Check
+type oauthChoice struct {
+	use      *widget.Check
+	remember *widget.Check
 	SignOut  *widget.Button
 	clients  map[string]*oauth.Client // by URL and Remember
 	content  fyne.CanvasObject
@@ -31,19 +31,19 @@ type OAuthChoice struct {
 
 // newOAuthChoice makes the row; serverURL reads the panel's URL field,
 // problem shows an error on the panel.
-func newOAuthChoice(serverURL func() string, problem func(error)) *OAuthChoice {
-	o := &OAuthChoice{clients: map[string]*oauth.Client{}}
-	o.Use = widget.NewCheck("Sign in (browser)", nil)
-	o.Remember = widget.NewCheck("Remember", nil)
+func newOAuthChoice(serverURL func() string, problem func(error)) *oauthChoice {
+	o := &oauthChoice{clients: map[string]*oauth.Client{}}
+	o.use = widget.NewCheck("Sign in (browser)", nil)
+	o.remember = widget.NewCheck("Remember", nil)
 	o.SignOut = widget.NewButton("Sign out", func() { problem(o.signOut(serverURL())) })
 	// Narrow: the Server panel is a side panel.
-	o.content = container.NewVBox(o.Use, o.Remember, container.NewHBox(o.SignOut))
+	o.content = container.NewVBox(o.use, o.remember, container.NewHBox(o.SignOut))
 	return o
 }
 
 // signOut forgets the tokens held for serverURL, with or without
 // Remember, and the remembered one.
-func (o *OAuthChoice) signOut(serverURL string) error {
+func (o *oauthChoice) signOut(serverURL string) error {
 	var errs []error
 	for _, key := range []string{serverURL, serverURL + "\x00remember"} {
 		if c, ok := o.clients[key]; ok {
@@ -62,7 +62,7 @@ func (o *OAuthChoice) signOut(serverURL string) error {
 }
 
 // showProblem shows err under the panel's buttons, or hides it for nil.
-func (p *ConnectionPanel) showProblem(err error) {
+func (p *connectionPanel) showProblem(err error) {
 	if err == nil {
 		p.problem.Hide()
 		return
@@ -75,8 +75,8 @@ func (p *ConnectionPanel) showProblem(err error) {
 var oauthKeyring oauth.Keyring = oauth.OSKeyring{}
 
 // apply gives t the OAuth client of its URL when Use is checked.
-func (o *OAuthChoice) apply(t *engine.Target) error {
-	if !o.Use.Checked {
+func (o *oauthChoice) apply(t *engine.Target) error {
+	if !o.use.Checked {
 		return nil
 	}
 	for k := range t.Headers {
@@ -87,7 +87,7 @@ func (o *OAuthChoice) apply(t *engine.Target) error {
 	key := o.key(t.URL)
 	c, ok := o.clients[key]
 	if !ok {
-		c = oauth.New(oauth.Config{ServerURL: t.URL, Remember: o.Remember.Checked, Keyring: oauthKeyring})
+		c = oauth.New(oauth.Config{ServerURL: t.URL, Remember: o.remember.Checked, Keyring: oauthKeyring})
 		o.clients[key] = c
 	}
 	t.HTTPAuth = c
@@ -95,8 +95,8 @@ func (o *OAuthChoice) apply(t *engine.Target) error {
 }
 
 // key is the clients' key for a server URL, with the Remember choice.
-func (o *OAuthChoice) key(serverURL string) string {
-	if o.Remember.Checked {
+func (o *oauthChoice) key(serverURL string) string {
+	if o.remember.Checked {
 		return serverURL + "\x00remember"
 	}
 	return serverURL
@@ -106,11 +106,11 @@ func (o *OAuthChoice) key(serverURL string) string {
 // inspector gui --oauth, or a recent connection made with one), and
 // keeps that client, with its settings. A target without one leaves the
 // boxes as they are.
-func (o *OAuthChoice) set(t engine.Target) {
+func (o *oauthChoice) set(t engine.Target) {
 	c, ok := t.HTTPAuth.(*oauth.Client)
 	if ok {
-		o.Use.SetChecked(true)
-		o.Remember.SetChecked(c.Remembers())
+		o.use.SetChecked(true)
+		o.remember.SetChecked(c.Remembers())
 		o.clients[o.key(c.ServerURL())] = c
 	}
 }

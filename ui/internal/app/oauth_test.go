@@ -40,18 +40,18 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 	defer func() { oauthKeyring = keyringWas }()
 
 	dir := t.TempDir()
-	settings := OpenSettings(filepath.Join(dir, "settings.json"), nil)
-	p := NewConnectionPanel(engine.Target{}, settings)
-	p.SetTarget(engine.Target{Transport: engine.TransportHTTP, URL: srv.MCPURL()})
+	settings := openSettings(filepath.Join(dir, "settings.json"), nil)
+	p := newConnectionPanel(engine.Target{}, settings)
+	p.setTarget(engine.Target{Transport: engine.TransportHTTP, URL: srv.MCPURL()})
 	if p.rows["oauth"].Hidden {
 		t.Fatal("the OAuth row is hidden for an HTTP server")
 	}
-	test.Tap(p.OAuth.Use)
+	test.Tap(p.oauth.use)
 
 	var mu sync.Mutex
 	var logged []string
-	b := NewBridge(engine.DefaultAnswerPolicy())
-	b.JournalDir = filepath.Join(dir, "journal")
+	b := newBridge(engine.DefaultAnswerPolicy())
+	b.journalDir = filepath.Join(dir, "journal")
 	b.onLog = func(e recorder.Event) {
 		mu.Lock()
 		logged = append(logged, e.Text)
@@ -60,7 +60,7 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for round := 1; round <= 2; round++ {
-		target, err := p.Target()
+		target, err := p.target()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,28 +71,28 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 		if res, err := s.Run(ctx, engine.Workload{Tool: "whoami"}, nil); err != nil || res.OK != 1 {
 			t.Fatalf("whoami: %+v %v", res, err)
 		}
-		p.SetConnected(target, &engine.ServerInfo{Name: "oauth-protected"}, nil)
+		p.setConnected(target, &engine.ServerInfo{Name: "oauth-protected"}, nil)
 		if err := recorder.SaveFile(filepath.Join(dir, "run.json"), s.Recording().Snapshot()); err != nil {
 			t.Fatal(err)
 		}
-		b.Disconnect()
+		b.disconnect()
 	}
 	if opened != 1 {
 		t.Errorf("the browser was opened %d times for two connections, want once", opened)
 	}
 	// Sign out: the next Connect asks the browser again.
-	test.Tap(p.OAuth.SignOut)
+	test.Tap(p.oauth.SignOut)
 	if !p.problem.Hidden {
 		t.Errorf("signing out shows a problem: %s", p.problem.Text)
 	}
-	target, err := p.Target()
+	target, err := p.target()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.Connect(ctx, target); err != nil {
 		t.Fatalf("connect after signing out: %v", err)
 	}
-	b.Disconnect()
+	b.disconnect()
 	if opened != 2 {
 		t.Errorf("after Sign out the browser was opened %d times in all, want 2", opened)
 	}
@@ -134,24 +134,24 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 func TestOAuthChoiceFromFlags(t *testing.T) {
 	test.NewTempApp(t)
 	c := oauth.New(oauth.Config{ServerURL: "http://127.0.0.1:9/mcp", ClientID: "from-the-flags", Remember: true})
-	p := NewConnectionPanel(engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:9/mcp", HTTPAuth: c}, nil)
-	if !p.OAuth.Use.Checked || !p.OAuth.Remember.Checked {
-		t.Fatalf("boxes: use %v remember %v, want both checked", p.OAuth.Use.Checked, p.OAuth.Remember.Checked)
+	p := newConnectionPanel(engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:9/mcp", HTTPAuth: c}, nil)
+	if !p.oauth.use.Checked || !p.oauth.remember.Checked {
+		t.Fatalf("boxes: use %v remember %v, want both checked", p.oauth.use.Checked, p.oauth.remember.Checked)
 	}
-	got, err := p.Target()
+	got, err := p.target()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.HTTPAuth != c {
 		t.Error("connecting would not use the client the flags made")
 	}
-	test.Tap(p.OAuth.Use)
-	if got, _ := p.Target(); got.HTTPAuth != nil {
+	test.Tap(p.oauth.use)
+	if got, _ := p.target(); got.HTTPAuth != nil {
 		t.Error("unchecked, the target still signs in")
 	}
-	p.Headers.SetText("Authorization: Bearer abcd")
-	test.Tap(p.OAuth.Use)
-	if _, err := p.Target(); err == nil || !strings.Contains(err.Error(), "choose one") {
+	p.headers.SetText("Authorization: Bearer abcd")
+	test.Tap(p.oauth.use)
+	if _, err := p.target(); err == nil || !strings.Contains(err.Error(), "choose one") {
 		t.Errorf("an Authorization header with OAuth: %v", err)
 	}
 }
@@ -195,7 +195,7 @@ func (k *memKeyring) Delete(service, user string) error {
 // OAuth row must not make it wider than the rows it already has.
 func TestOAuthRowKeepsThePanelNarrow(t *testing.T) {
 	test.NewTempApp(t)
-	p := NewConnectionPanel(engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:9/mcp"}, nil)
+	p := newConnectionPanel(engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:9/mcp"}, nil)
 	with := p.content.MinSize().Width
 	p.rows["oauth"].Hide()
 	without := p.content.MinSize().Width

@@ -72,7 +72,7 @@ type sidePanes struct {
 // newSidePanes lays left, the timeline and the details side by side;
 // the details start folded, as nothing is selected yet.
 // leftWant is the width the left panel would like.
-func newSidePanes(left fyne.CanvasObject, leftWant func() float32, timeline fyne.CanvasObject, details *Details) *sidePanes {
+func newSidePanes(left fyne.CanvasObject, leftWant func() float32, timeline fyne.CanvasObject, details *details) *sidePanes {
 	p := &sidePanes{
 		left:     left,
 		centre:   timeline,
@@ -80,11 +80,11 @@ func newSidePanes(left fyne.CanvasObject, leftWant func() float32, timeline fyne
 		leftWant: leftWant,
 		leftOn:   true,
 	}
-	p.leftHandle = newPaneHandle(true, func() { p.SetLeft(!p.leftOn) }, func(dx float32) {
+	p.leftHandle = newPaneHandle(true, func() { p.setLeft(!p.leftOn) }, func(dx float32) {
 		p.leftDrag = max(p.widths().l+dx, leftFloor)
 		p.Refresh()
 	})
-	p.rightHandle = newPaneHandle(false, func() { p.SetRight(!p.rightOn) }, func(dx float32) {
+	p.rightHandle = newPaneHandle(false, func() { p.setRight(!p.rightOn) }, func(dx float32) {
 		p.rightDrag = max(p.widths().r-dx, detailsMinWidth)
 		p.Refresh()
 	})
@@ -106,28 +106,28 @@ func (p *sidePanes) spanShown(s *recorder.Span) {
 		return
 	}
 	p.shown = id
-	p.SetRight(id != 0)
+	p.setRight(id != 0)
 }
 
-// SetLeft folds (false) or unfolds the left panel.
-func (p *sidePanes) SetLeft(on bool) {
+// setLeft folds (false) or unfolds the left panel.
+func (p *sidePanes) setLeft(on bool) {
 	if p.leftOn != on {
 		p.leftOn = on
 		p.changed()
 	}
 }
 
-// SetRight folds (false) or unfolds the details pane.
-func (p *sidePanes) SetRight(on bool) {
+// setRight folds (false) or unfolds the details pane.
+func (p *sidePanes) setRight(on bool) {
 	if p.rightOn != on {
 		p.rightOn = on
 		p.changed()
 	}
 }
 
-// LeftShown and RightShown say whether a side is unfolded.
-func (p *sidePanes) LeftShown() bool  { return p.leftOn }
-func (p *sidePanes) RightShown() bool { return p.rightOn }
+// leftShown and rightShown say whether a side is unfolded.
+func (p *sidePanes) leftShown() bool  { return p.leftOn }
+func (p *sidePanes) rightShown() bool { return p.rightOn }
 
 func (p *sidePanes) changed() {
 	p.sync()
@@ -299,7 +299,7 @@ func (r *paneHandleRenderer) Destroy() {}
 // detachDetails lets the main window place the details pane itself (so
 // that it can fold them): from then on the view shows the timeline alone.
 // Call it before the view is shown.
-func (t *TimelineView) detachDetails() *Details {
+func (t *TimelineView) detachDetails() *details {
 	t.content = t.left
 	return t.details
 }

@@ -21,10 +21,10 @@ func TestLayoutAt1024(t *testing.T) {
 	m.timeline.SetSnapshot(fixedSnapshot())
 	look := func() (timeline, plot, details, left float32) {
 		m.window.Canvas().Capture()
-		if m.panes.RightShown() {
+		if m.panes.rightShown() {
 			details = m.timeline.Details().Size().Width
 		}
-		if m.panes.LeftShown() {
+		if m.panes.leftShown() {
 			left = m.panes.left.Size().Width
 		}
 		return m.timeline.Size().Width, m.timeline.Gantt().Size().Width - ganttGutter, details, left
@@ -48,7 +48,7 @@ func TestLayoutAt1024(t *testing.T) {
 	m.timeline.Gantt().Select(4)
 	tl, plot, details, left = look()
 	t.Logf("a request selected: timeline %.0f px (%.0f%%), plot %.0f px, left %.0f, details %.0f", tl, 100*tl/W, plot, left, details)
-	if !m.panes.RightShown() || details < detailsMinWidth {
+	if !m.panes.rightShown() || details < detailsMinWidth {
 		t.Errorf("selecting a request did not unfold the details (%.0f px)", details)
 	}
 	// both sides at their floors: the timeline keeps about half
@@ -58,23 +58,23 @@ func TestLayoutAt1024(t *testing.T) {
 
 	press(fyne.KeyB)
 	tl2, _, _, left := look()
-	if m.panes.LeftShown() || left != 0 || tl2 < tl+200 {
-		t.Errorf("Ctrl+B: left panel shown %v (%.0f px), timeline %.0f px (was %.0f)", m.panes.LeftShown(), left, tl2, tl)
+	if m.panes.leftShown() || left != 0 || tl2 < tl+200 {
+		t.Errorf("Ctrl+B: left panel shown %v (%.0f px), timeline %.0f px (was %.0f)", m.panes.leftShown(), left, tl2, tl)
 	}
 	press(fyne.KeyI)
 	tl3, _, details, _ := look()
-	if m.panes.RightShown() || details != 0 || tl3 < m.panes.Size().Width-2*handleWidth-1 {
-		t.Errorf("Ctrl+I: details shown %v, timeline %.0f px of %d", m.panes.RightShown(), tl3, W)
+	if m.panes.rightShown() || details != 0 || tl3 < m.panes.Size().Width-2*handleWidth-1 {
+		t.Errorf("Ctrl+I: details shown %v, timeline %.0f px of %d", m.panes.rightShown(), tl3, W)
 	}
 	// a live frame of the same selection does not unfold them again
-	m.timeline.Details().SetSpan(m.timeline.Gantt().Selected(), nil)
-	if m.panes.RightShown() {
+	m.timeline.Details().setSpan(m.timeline.Gantt().Selected(), nil)
+	if m.panes.rightShown() {
 		t.Errorf("the same request shown again unfolded the details a person folded")
 	}
 	// the handles fold and unfold too, and the menu ticks what is shown
 	test.Tap(m.panes.leftHandle)
 	test.Tap(m.panes.rightHandle)
-	if !m.panes.LeftShown() || !m.panes.RightShown() {
+	if !m.panes.leftShown() || !m.panes.rightShown() {
 		t.Errorf("tapping the handles did not unfold the sides")
 	}
 	view := m.window.MainMenu().Items[2]
@@ -85,7 +85,7 @@ func TestLayoutAt1024(t *testing.T) {
 	}
 	// Escape clears the selection: the details fold
 	m.timeline.Gantt().Select(0)
-	if m.panes.RightShown() {
+	if m.panes.rightShown() {
 		t.Errorf("the details stay unfolded with nothing selected")
 	}
 }

@@ -63,22 +63,22 @@ var distChoices = []struct {
 	{engine.Exponential, "exponential"},
 }
 
-// LatencyInputs are the widgets of one latency model: its distribution and
+// latencyInputs are the widgets of one latency model: its distribution and
 // its one or two durations (fixed: A; uniform: min A, max B; normal: mean
 // A, deviation B; exponential: mean A).
-type LatencyInputs struct {
-	// Dist chooses the distribution; A and B are its durations.
-	Dist *widget.Select
-	A, B *widget.Entry
+type latencyInputs struct {
+	// dist chooses the distribution; a and b are its durations.
+	dist *widget.Select
+	a, b *widget.Entry
 }
 
-// PolicyPanel sets how the inspector answers the server's requests:
+// policyPanel sets how the inspector answers the server's requests:
 // dispatch policy, latency (default and per method), seed, the sampling
 // reply, elicitation answers, roots, failure rate and timeout. Every valid
 // change is passed to OnChanged at once, so it applies to the next
 // request without reconnecting; an invalid one shows what is wrong and
 // keeps the last valid answer policy.
-type PolicyPanel struct {
+type policyPanel struct {
 	widget.BaseWidget
 
 	// onChanged is called on the main goroutine with each valid change.
@@ -87,21 +87,21 @@ type PolicyPanel struct {
 	// The panel's inputs, exported so tests and scripts can drive the
 	// panel as a person would. Overrides holds the per-method latency
 	// rows, keyed by method.
-	Dispatch *widget.Select
-	Slots    *widget.Entry
-	// DispatchHint says in a line what the chosen dispatch mode does.
-	DispatchHint   *widget.Label
-	Latency        *LatencyInputs
-	Overrides      map[string]*LatencyInputs // by method
-	Seed           *widget.Entry
-	SamplingReply  *widget.Entry
-	SamplingModel  *widget.Entry
-	SamplingManual *widget.Check
-	Endpoint       *EndpointInputs // endpointinputs.go
-	Elicitation    *widget.Select
-	Roots          *widget.Entry
-	FailRate       *widget.Entry
-	Timeout        *widget.Entry
+	dispatch *widget.Select
+	slots    *widget.Entry
+	// dispatchHint says in a line what the chosen dispatch mode does.
+	dispatchHint   *widget.Label
+	latency        *latencyInputs
+	overrides      map[string]*latencyInputs // by method
+	seed           *widget.Entry
+	samplingReply  *widget.Entry
+	samplingModel  *widget.Entry
+	samplingManual *widget.Check
+	endpoint       *endpointInputs // endpointinputs.go
+	elicitation    *widget.Select
+	roots          *widget.Entry
+	failRate       *widget.Entry
+	timeout        *widget.Entry
 
 	problem *widget.Label
 	base    engine.AnswerPolicy
@@ -109,9 +109,9 @@ type PolicyPanel struct {
 	content fyne.CanvasObject
 }
 
-// NewPolicyPanel makes the panel, filled from policy.
-func NewPolicyPanel(policy engine.AnswerPolicy) *PolicyPanel {
-	p := &PolicyPanel{Overrides: map[string]*LatencyInputs{}}
+// newPolicyPanel makes the panel, filled from policy.
+func newPolicyPanel(policy engine.AnswerPolicy) *policyPanel {
+	p := &policyPanel{overrides: map[string]*latencyInputs{}}
 	p.ExtendBaseWidget(p)
 	changed := func() { p.changed() }
 	onText := func(string) { changed() }
@@ -120,37 +120,37 @@ func NewPolicyPanel(policy engine.AnswerPolicy) *PolicyPanel {
 	for i, c := range dispatchChoices {
 		modes[i] = c.mode
 	}
-	p.DispatchHint = widget.NewLabel("")
-	p.DispatchHint.Wrapping = fyne.TextWrapWord
-	p.DispatchHint.SizeName = theme.SizeNameCaptionText
-	p.Dispatch = widget.NewSelect(modes, func(v string) {
-		p.DispatchHint.SetText(dispatchHint(v))
+	p.dispatchHint = widget.NewLabel("")
+	p.dispatchHint.Wrapping = fyne.TextWrapWord
+	p.dispatchHint.SizeName = theme.SizeNameCaptionText
+	p.dispatch = widget.NewSelect(modes, func(v string) {
+		p.dispatchHint.SetText(dispatchHint(v))
 		if v == string(engine.Bounded) {
-			p.Slots.Enable()
+			p.slots.Enable()
 		} else {
-			p.Slots.Disable()
+			p.slots.Disable()
 		}
 		changed()
 	})
-	p.Slots = newEntry("slots, e.g. 4", onText)
-	p.Latency = newLatencyInputs(false, changed)
+	p.slots = newEntry("slots, e.g. 4", onText)
+	p.latency = newLatencyInputs(false, changed)
 	for _, m := range latencyMethods {
-		p.Overrides[m.method] = newLatencyInputs(true, changed)
+		p.overrides[m.method] = newLatencyInputs(true, changed)
 	}
-	p.Seed = newEntry("0", onText)
-	p.SamplingReply = widget.NewMultiLineEntry()
-	p.SamplingReply.SetMinRowsVisible(2)
-	p.SamplingReply.OnChanged = onText
-	p.SamplingModel = newEntry("model name", onText)
-	p.SamplingManual = widget.NewCheck("Answer sampling by hand", func(bool) { changed() })
-	p.Endpoint = newEndpointInputs(changed)
-	p.Elicitation = widget.NewSelect([]string{string(engine.ElicitAccept), string(engine.ElicitDecline), string(engine.ElicitCancel), string(engine.ElicitManual)}, func(string) { changed() })
-	p.Roots = widget.NewMultiLineEntry()
-	p.Roots.SetMinRowsVisible(2)
-	p.Roots.PlaceHolder = "one URI a line, e.g. file:///tmp"
-	p.Roots.OnChanged = onText
-	p.FailRate = newEntry("0, 0.1 or 10%", onText)
-	p.Timeout = newEntry("none, or e.g. 5s", onText)
+	p.seed = newEntry("0", onText)
+	p.samplingReply = widget.NewMultiLineEntry()
+	p.samplingReply.SetMinRowsVisible(2)
+	p.samplingReply.OnChanged = onText
+	p.samplingModel = newEntry("model name", onText)
+	p.samplingManual = widget.NewCheck("Answer sampling by hand", func(bool) { changed() })
+	p.endpoint = newEndpointInputs(changed)
+	p.elicitation = widget.NewSelect([]string{string(engine.ElicitAccept), string(engine.ElicitDecline), string(engine.ElicitCancel), string(engine.ElicitManual)}, func(string) { changed() })
+	p.roots = widget.NewMultiLineEntry()
+	p.roots.SetMinRowsVisible(2)
+	p.roots.PlaceHolder = "one URI a line, e.g. file:///tmp"
+	p.roots.OnChanged = onText
+	p.failRate = newEntry("0, 0.1 or 10%", onText)
+	p.timeout = newEntry("none, or e.g. 5s", onText)
 	p.problem = widget.NewLabel("")
 	p.problem.Importance = widget.DangerImportance
 	p.problem.Wrapping = fyne.TextWrapWord
@@ -159,27 +159,27 @@ func NewPolicyPanel(policy engine.AnswerPolicy) *PolicyPanel {
 	hint := widget.NewLabel("fixed: time · uniform: min and max · normal: mean and deviation · exponential: mean")
 	hint.Wrapping = fyne.TextWrapWord
 	hint.SizeName = theme.SizeNameCaptionText
-	row := func(in *LatencyInputs) fyne.CanvasObject {
-		return container.NewBorder(nil, nil, in.Dist, nil, container.New(layout.NewGridLayout(2), in.A, in.B))
+	row := func(in *latencyInputs) fyne.CanvasObject {
+		return container.NewBorder(nil, nil, in.dist, nil, container.New(layout.NewGridLayout(2), in.a, in.b))
 	}
-	latency := container.NewVBox(hint, widget.NewLabel("Every request"), row(p.Latency))
+	latency := container.NewVBox(hint, widget.NewLabel("Every request"), row(p.latency))
 	for _, m := range latencyMethods {
 		latency.Add(widget.NewLabel(m.label))
-		latency.Add(row(p.Overrides[m.method]))
+		latency.Add(row(p.overrides[m.method]))
 	}
 	items := []*widget.FormItem{
-		widget.NewFormItem("Dispatch", container.NewVBox(container.NewGridWithColumns(2, p.Dispatch, p.Slots), p.DispatchHint)),
-		widget.NewFormItem("Seed", p.Seed),
-		widget.NewFormItem("Sampling reply", p.SamplingReply),
-		widget.NewFormItem("Model", p.SamplingModel),
-		widget.NewFormItem("", p.SamplingManual),
+		widget.NewFormItem("Dispatch", container.NewVBox(container.NewGridWithColumns(2, p.dispatch, p.slots), p.dispatchHint)),
+		widget.NewFormItem("Seed", p.seed),
+		widget.NewFormItem("Sampling reply", p.samplingReply),
+		widget.NewFormItem("Model", p.samplingModel),
+		widget.NewFormItem("", p.samplingManual),
 	}
-	items = append(items, p.Endpoint.formItems()...)
-	failRate := widget.NewFormItem("Failure rate", p.FailRate)
-	timeout := widget.NewFormItem("Timeout", p.Timeout)
+	items = append(items, p.endpoint.formItems()...)
+	failRate := widget.NewFormItem("Failure rate", p.failRate)
+	timeout := widget.NewFormItem("Timeout", p.timeout)
 	form := widget.NewForm(append(items,
-		widget.NewFormItem("Elicitation", p.Elicitation),
-		widget.NewFormItem("Roots", p.Roots),
+		widget.NewFormItem("Elicitation", p.elicitation),
+		widget.NewFormItem("Roots", p.roots),
 		failRate,
 		timeout,
 	)...)
@@ -194,25 +194,25 @@ func NewPolicyPanel(policy engine.AnswerPolicy) *PolicyPanel {
 		latency,
 		p.problem,
 	)
-	p.SetPolicy(policy)
+	p.setPolicy(policy)
 	return p
 }
 
 // CreateRenderer implements [fyne.Widget].
-func (p *PolicyPanel) CreateRenderer() fyne.WidgetRenderer {
+func (p *policyPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(p.content)
 }
 
 // Problem returns what is wrong with the panel's input, or "".
-func (p *PolicyPanel) Problem() string {
+func (p *policyPanel) Problem() string {
 	if !p.problem.Visible() {
 		return ""
 	}
 	return p.problem.Text
 }
 
-// SetPolicy fills the widgets from policy without calling OnChanged.
-func (p *PolicyPanel) SetPolicy(policy engine.AnswerPolicy) {
+// setPolicy fills the widgets from policy without calling OnChanged.
+func (p *policyPanel) setPolicy(policy engine.AnswerPolicy) {
 	p.filling = true
 	defer func() { p.filling = false }()
 	p.base = policy
@@ -220,45 +220,45 @@ func (p *PolicyPanel) SetPolicy(policy engine.AnswerPolicy) {
 	if mode == "" {
 		mode = engine.Concurrent
 	}
-	p.Dispatch.SetSelected(string(mode))
+	p.dispatch.SetSelected(string(mode))
 	if policy.Dispatch.Limit > 0 {
-		p.Slots.SetText(strconv.Itoa(policy.Dispatch.Limit))
+		p.slots.SetText(strconv.Itoa(policy.Dispatch.Limit))
 	} else {
-		p.Slots.SetText("4")
+		p.slots.SetText("4")
 	}
-	p.Latency.set(policy.Latency, true)
+	p.latency.set(policy.Latency, true)
 	for _, m := range latencyMethods {
 		lm, ok := policy.MethodLatency[m.method]
-		p.Overrides[m.method].set(lm, ok)
+		p.overrides[m.method].set(lm, ok)
 	}
-	p.Seed.SetText(strconv.FormatInt(policy.Seed, 10))
-	p.SamplingReply.SetText(policy.SamplingReply)
-	p.SamplingModel.SetText(policy.SamplingModel)
-	p.SamplingManual.SetChecked(policy.SamplingManual)
-	p.Endpoint.set(policy.SamplingEndpoint)
+	p.seed.SetText(strconv.FormatInt(policy.Seed, 10))
+	p.samplingReply.SetText(policy.SamplingReply)
+	p.samplingModel.SetText(policy.SamplingModel)
+	p.samplingManual.SetChecked(policy.SamplingManual)
+	p.endpoint.set(policy.SamplingEndpoint)
 	el := policy.Elicitation
 	if el == "" {
 		el = engine.ElicitAccept
 	}
-	p.Elicitation.SetSelected(string(el))
-	p.Roots.SetText(strings.Join(policy.Roots, "\n"))
-	p.FailRate.SetText(strconv.FormatFloat(policy.FailRate, 'f', -1, 64))
+	p.elicitation.SetSelected(string(el))
+	p.roots.SetText(strings.Join(policy.Roots, "\n"))
+	p.failRate.SetText(strconv.FormatFloat(policy.FailRate, 'f', -1, 64))
 	if policy.RequestTimeout > 0 {
-		p.Timeout.SetText(policy.RequestTimeout.String())
+		p.timeout.SetText(policy.RequestTimeout.String())
 	} else {
-		p.Timeout.SetText("")
+		p.timeout.SetText("")
 	}
 	p.problem.Hide()
 }
 
-// Policy reads the answer policy the widgets set. The error says what to fix.
-func (p *PolicyPanel) Policy() (engine.AnswerPolicy, error) {
+// policy reads the answer policy the widgets set. The error says what to fix.
+func (p *policyPanel) policy() (engine.AnswerPolicy, error) {
 	policy := p.base
 	var err error
-	if mode := p.Dispatch.Selected; mode == string(engine.Bounded) {
-		n, err := strconv.Atoi(strings.TrimSpace(p.Slots.Text))
+	if mode := p.dispatch.Selected; mode == string(engine.Bounded) {
+		n, err := strconv.Atoi(strings.TrimSpace(p.slots.Text))
 		if err != nil || n < 1 {
-			return policy, fmt.Errorf("bounded dispatch: slots must be a whole number of at least 1, not %q", p.Slots.Text)
+			return policy, fmt.Errorf("bounded dispatch: slots must be a whole number of at least 1, not %q", p.slots.Text)
 		}
 		policy.Dispatch = engine.DispatchPolicy{Mode: engine.Bounded, Limit: n}
 	} else if policy.Dispatch, err = engine.ParseDispatch(mode); err != nil {
@@ -266,12 +266,12 @@ func (p *PolicyPanel) Policy() (engine.AnswerPolicy, error) {
 		// not know (yet) is its error, shown like any other
 		return policy, err
 	}
-	if policy.Latency, _, err = p.Latency.model("default latency"); err != nil {
+	if policy.Latency, _, err = p.latency.model("default latency"); err != nil {
 		return policy, err
 	}
 	policy.MethodLatency = nil
 	for _, m := range latencyMethods {
-		lm, set, err := p.Overrides[m.method].model(m.label + " latency")
+		lm, set, err := p.overrides[m.method].model(m.label + " latency")
 		if err != nil {
 			return policy, err
 		}
@@ -284,37 +284,37 @@ func (p *PolicyPanel) Policy() (engine.AnswerPolicy, error) {
 	}
 	// Keep overrides of other methods (ping) that the panel does not show.
 	for method, lm := range p.base.MethodLatency {
-		if _, shown := p.Overrides[method]; !shown {
+		if _, shown := p.overrides[method]; !shown {
 			if policy.MethodLatency == nil {
 				policy.MethodLatency = map[string]engine.LatencyModel{}
 			}
 			policy.MethodLatency[method] = lm
 		}
 	}
-	if s := strings.TrimSpace(p.Seed.Text); s != "" {
+	if s := strings.TrimSpace(p.seed.Text); s != "" {
 		if policy.Seed, err = strconv.ParseInt(s, 10, 64); err != nil {
 			return policy, fmt.Errorf("seed: %q is not a whole number", s)
 		}
 	} else {
 		policy.Seed = 0
 	}
-	policy.SamplingReply = p.SamplingReply.Text
-	policy.SamplingModel = strings.TrimSpace(p.SamplingModel.Text)
-	policy.SamplingManual = p.SamplingManual.Checked
-	if policy.SamplingEndpoint, err = p.Endpoint.endpoint(); err != nil {
+	policy.SamplingReply = p.samplingReply.Text
+	policy.SamplingModel = strings.TrimSpace(p.samplingModel.Text)
+	policy.SamplingManual = p.samplingManual.Checked
+	if policy.SamplingEndpoint, err = p.endpoint.endpoint(); err != nil {
 		return policy, err
 	}
-	policy.Elicitation = engine.ElicitationMode(p.Elicitation.Selected)
+	policy.Elicitation = engine.ElicitationMode(p.elicitation.Selected)
 	policy.Roots = nil
-	for _, line := range strings.Split(p.Roots.Text, "\n") {
+	for _, line := range strings.Split(p.roots.Text, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			policy.Roots = append(policy.Roots, line)
 		}
 	}
-	if policy.FailRate, err = parseRate(p.FailRate.Text); err != nil {
+	if policy.FailRate, err = parseRate(p.failRate.Text); err != nil {
 		return policy, err
 	}
-	if policy.RequestTimeout, err = parseOptionalDuration("timeout", p.Timeout.Text); err != nil {
+	if policy.RequestTimeout, err = parseOptionalDuration("timeout", p.timeout.Text); err != nil {
 		return policy, err
 	}
 	if err := policy.Validate(); err != nil {
@@ -324,11 +324,11 @@ func (p *PolicyPanel) Policy() (engine.AnswerPolicy, error) {
 }
 
 // changed reports a valid change, or shows the problem.
-func (p *PolicyPanel) changed() {
+func (p *policyPanel) changed() {
 	if p.filling {
 		return
 	}
-	policy, err := p.Policy()
+	policy, err := p.policy()
 	if err != nil {
 		p.problem.SetText(err.Error())
 		p.problem.Show()
@@ -343,8 +343,8 @@ func (p *PolicyPanel) changed() {
 
 // newLatencyInputs makes the inputs of one latency model; an override row
 // can follow the default.
-func newLatencyInputs(override bool, changed func()) *LatencyInputs {
-	in := &LatencyInputs{}
+func newLatencyInputs(override bool, changed func()) *latencyInputs {
+	in := &latencyInputs{}
 	var opts []string
 	if override {
 		opts = append(opts, sameAsDefault)
@@ -352,9 +352,9 @@ func newLatencyInputs(override bool, changed func()) *LatencyInputs {
 	for _, d := range distChoices {
 		opts = append(opts, d.label)
 	}
-	in.A = newEntry("e.g. 500ms", func(string) { changed() })
-	in.B = newEntry("", func(string) { changed() })
-	in.Dist = widget.NewSelect(opts, func(string) {
+	in.a = newEntry("e.g. 500ms", func(string) { changed() })
+	in.b = newEntry("", func(string) { changed() })
+	in.dist = widget.NewSelect(opts, func(string) {
 		in.showFor()
 		changed()
 	})
@@ -362,33 +362,33 @@ func newLatencyInputs(override bool, changed func()) *LatencyInputs {
 }
 
 // showFor enables the duration entries the distribution uses.
-func (in *LatencyInputs) showFor() {
-	switch in.Dist.Selected {
+func (in *latencyInputs) showFor() {
+	switch in.dist.Selected {
 	case sameAsDefault:
-		in.A.Disable()
-		in.B.Disable()
-		in.B.SetPlaceHolder("")
+		in.a.Disable()
+		in.b.Disable()
+		in.b.SetPlaceHolder("")
 	case "uniform":
-		in.A.Enable()
-		in.B.Enable()
-		in.B.SetPlaceHolder("max, e.g. 800ms")
+		in.a.Enable()
+		in.b.Enable()
+		in.b.SetPlaceHolder("max, e.g. 800ms")
 	case "normal":
-		in.A.Enable()
-		in.B.Enable()
-		in.B.SetPlaceHolder("deviation, e.g. 100ms")
+		in.a.Enable()
+		in.b.Enable()
+		in.b.SetPlaceHolder("deviation, e.g. 100ms")
 	default:
-		in.A.Enable()
-		in.B.Disable()
-		in.B.SetPlaceHolder("")
+		in.a.Enable()
+		in.b.Disable()
+		in.b.SetPlaceHolder("")
 	}
 }
 
 // set fills the inputs from m; set false selects "as default".
-func (in *LatencyInputs) set(m engine.LatencyModel, set bool) {
+func (in *latencyInputs) set(m engine.LatencyModel, set bool) {
 	if !set {
-		in.Dist.SetSelected(sameAsDefault)
-		in.A.SetText("")
-		in.B.SetText("")
+		in.dist.SetSelected(sameAsDefault)
+		in.a.SetText("")
+		in.b.SetText("")
 		in.showFor()
 		return
 	}
@@ -398,34 +398,34 @@ func (in *LatencyInputs) set(m engine.LatencyModel, set bool) {
 			label = d.label
 		}
 	}
-	in.Dist.SetSelected(label)
-	in.A.SetText(durationText(m.A))
+	in.dist.SetSelected(label)
+	in.a.SetText(durationText(m.A))
 	if m.Dist == engine.Uniform || m.Dist == engine.Normal {
-		in.B.SetText(durationText(m.B))
+		in.b.SetText(durationText(m.B))
 	} else {
-		in.B.SetText("")
+		in.b.SetText("")
 	}
 	in.showFor()
 }
 
 // model reads the inputs; set is false for "as default".
-func (in *LatencyInputs) model(what string) (m engine.LatencyModel, set bool, err error) {
-	if in.Dist.Selected == sameAsDefault {
+func (in *latencyInputs) model(what string) (m engine.LatencyModel, set bool, err error) {
+	if in.dist.Selected == sameAsDefault {
 		return m, false, nil
 	}
 	for _, d := range distChoices {
-		if d.label == in.Dist.Selected {
+		if d.label == in.dist.Selected {
 			m.Dist = d.dist
 		}
 	}
 	if m.Dist == "" {
 		m.Dist = engine.Fixed
 	}
-	if m.A, err = parseDuration(what, in.A.Text); err != nil {
+	if m.A, err = parseDuration(what, in.a.Text); err != nil {
 		return m, true, err
 	}
 	if m.Dist == engine.Uniform || m.Dist == engine.Normal {
-		if m.B, err = parseDuration(what, in.B.Text); err != nil {
+		if m.B, err = parseDuration(what, in.b.Text); err != nil {
 			return m, true, err
 		}
 		if m.Dist == engine.Uniform && m.B < m.A {

@@ -24,12 +24,12 @@ type hostedProxy struct {
 // errProxyRunning is StartProxy's error while a proxy is hosted.
 var errProxyRunning = errors.New("the proxy is already running: stop it first (Server panel, Stop proxy)")
 
-// StartProxy hosts the HTTP proxy: it closes any connection, listens on
+// startProxy hosts the HTTP proxy: it closes any connection, listens on
 // listen and forwards to upstream, recording every message into a new
 // live recording (journaled like a connection's) that the timeline draws
 // as it grows. Workload and Run are off while it runs: the inspector is
 // not the client then. Call it on the main goroutine.
-func (m *MainWindow) StartProxy(listen, upstream string) error {
+func (m *MainWindow) startProxy(listen, upstream string) error {
 	if m.proxy != nil {
 		return errProxyRunning
 	}
@@ -43,8 +43,8 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 	}
 	c, err := capture.Start(capture.Options{
 		Meta:     recorder.Meta{Title: "proxy: " + target, Target: target, Inspector: m.opts.Version},
-		MaxSpans: m.bridge.MaxSpans, Upstream: upstream, Limits: m.opts.Target.Limits,
-		JournalDir: m.bridge.JournalDir, JournalPrefix: "proxy",
+		MaxSpans: m.bridge.maxSpans, Upstream: upstream, Limits: m.opts.Target.Limits,
+		JournalDir: m.bridge.journalDir, JournalPrefix: "proxy",
 		OnJournalError: func(err error) {
 			m.logNote(recorder.EventOther, "no journal for this proxy session: "+err.Error())
 		},
@@ -57,14 +57,14 @@ func (m *MainWindow) StartProxy(listen, upstream string) error {
 	}
 	h := &hostedProxy{c: c, serving: c.ServeHTTP(l), upstream: upstream}
 	h.url = h.serving.URL()
-	go m.bridge.Disconnect() // the window shows one live recording at a time
+	go m.bridge.disconnect() // the window shows one live recording at a time
 	rec := c.Recording()
 	m.proxy = h
 	m.live = rec
 	m.opened, m.following = "", ""
-	m.timeline.SetRecording(rec)
-	m.connection.SetProxying(h.url, upstream, nil)
-	m.workload.SetProxying(true)
+	m.timeline.setRecording(rec)
+	m.connection.setProxying(h.url, upstream, nil)
+	m.workload.setProxying(true)
 	m.logNote(recorder.EventConnection, "proxy: listening on "+h.url+" → "+target)
 	if path := c.JournalPath(); path != "" {
 		m.logNote(recorder.EventOther, "journaling this proxy session to "+path)
@@ -83,16 +83,16 @@ func (m *MainWindow) watchProxy(h *hostedProxy) {
 	}
 	m.do(func() {
 		if m.proxy == h {
-			m.StopProxy()
+			m.stopProxy()
 			m.errors.Show("The proxy stopped serving", err)
 		}
 	})
 }
 
-// StopProxy stops the hosted proxy: requests still pending end with the
+// stopProxy stops the hosted proxy: requests still pending end with the
 // reason, the journal ends, and the timeline keeps showing the session.
 // It does nothing when no proxy runs. Call it on the main goroutine.
-func (m *MainWindow) StopProxy() {
+func (m *MainWindow) stopProxy() {
 	h := m.proxy
 	if h == nil {
 		return
@@ -102,8 +102,8 @@ func (m *MainWindow) StopProxy() {
 	if rec := h.c.Recording(); m.live == rec && m.opened == "" {
 		m.timeline.SetSnapshot(rec.Snapshot())
 	}
-	m.connection.SetProxying("", "", nil)
-	m.workload.SetProxying(false)
+	m.connection.setProxying("", "", nil)
+	m.workload.setProxying(false)
 	m.logNote(recorder.EventConnection, "proxy stopped")
 	m.updateTitle()
 }
@@ -116,8 +116,8 @@ func (h *hostedProxy) stop(reason string) {
 	h.c.Close()
 }
 
-// ProxyURL returns where clients reach the hosted proxy, "" when none runs.
-func (m *MainWindow) ProxyURL() string {
+// proxyURL returns where clients reach the hosted proxy, "" when none runs.
+func (m *MainWindow) proxyURL() string {
 	if m.proxy == nil {
 		return ""
 	}

@@ -28,27 +28,27 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 	defer upstream.Close()
 	m := openMainWindow(t, loop, Options{})
 
-	m.connection.Transport.SetSelected(proxyChoice)
-	if m.connection.ConnectBtn.Text != "Start proxy" || !m.connection.rows["upstream"].Visible() || m.connection.rows["protocol"].Visible() {
-		t.Fatalf("the Proxy (HTTP) choice shows button %q, upstream row %v, protocol row %v", m.connection.ConnectBtn.Text,
+	m.connection.transport.SetSelected(proxyChoice)
+	if m.connection.connectBtn.Text != "Start proxy" || !m.connection.rows["upstream"].Visible() || m.connection.rows["protocol"].Visible() {
+		t.Fatalf("the Proxy (HTTP) choice shows button %q, upstream row %v, protocol row %v", m.connection.connectBtn.Text,
 			m.connection.rows["upstream"].Visible(), m.connection.rows["protocol"].Visible())
 	}
-	test.Tap(m.connection.ConnectBtn)
+	test.Tap(m.connection.connectBtn)
 	if !strings.Contains(m.connection.problem.Text, "upstream URL") {
 		t.Errorf("Start proxy without an upstream: problem %q", m.connection.problem.Text)
 	}
-	m.connection.Listen.SetText("127.0.0.1:0")
-	m.connection.Upstream.SetText(upstream.URL + "/mcp")
-	test.Tap(m.connection.ConnectBtn)
-	url := m.ProxyURL()
-	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") || m.connection.ProxyURL.Text != url {
-		t.Fatalf("the proxy listens at %q, the panel says %q", url, m.connection.ProxyURL.Text)
+	m.connection.listen.SetText("127.0.0.1:0")
+	m.connection.upstream.SetText(upstream.URL + "/mcp")
+	test.Tap(m.connection.connectBtn)
+	url := m.proxyURL()
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") || m.connection.proxyURL.Text != url {
+		t.Fatalf("the proxy listens at %q, the panel says %q", url, m.connection.proxyURL.Text)
 	}
 	if !strings.Contains(m.connection.Status(), "listening on "+url+" → ") || !strings.Contains(m.window.Title(), "proxy "+url) {
 		t.Errorf("status %q, title %q: want them to say where the proxy listens", m.connection.Status(), m.window.Title())
 	}
-	if !m.workload.RunButton.Disabled() || !strings.Contains(m.workload.problem.Text, "hosting the proxy") {
-		t.Errorf("while proxying: Run disabled %v, note %q", m.workload.RunButton.Disabled(), m.workload.problem.Text)
+	if !m.workload.runButton.Disabled() || !strings.Contains(m.workload.problem.Text, "hosting the proxy") {
+		t.Errorf("while proxying: Run disabled %v, note %q", m.workload.runButton.Disabled(), m.workload.problem.Text)
 	}
 
 	// the client: five sampling requests answered one at a time
@@ -88,7 +88,7 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 	loop.waitFor(t, "the fan-out drawn", 5*time.Second, func() bool {
 		return m.timeline.Summary().ServerRequests.Total == 5
 	})
-	snap := m.timeline.Snapshot()
+	snap := m.timeline.snapshot()
 	if snap.Meta.Mode != recorder.ModeProxy {
 		t.Errorf("the hosted proxy's recording has mode %q, want proxy", snap.Meta.Mode)
 	}
@@ -99,14 +99,14 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 			sum.Estimated, sum.PeakPending, sum.VerdictText)
 	}
 
-	test.Tap(m.connection.Disconnect) // Stop proxy
-	if m.ProxyURL() != "" || m.workload.RunButton.Disabled() || m.connection.ConnectBtn.Disabled() {
-		t.Errorf("after Stop proxy: url %q, Run disabled %v, Start disabled %v", m.ProxyURL(), m.workload.RunButton.Disabled(), m.connection.ConnectBtn.Disabled())
+	test.Tap(m.connection.disconnect) // Stop proxy
+	if m.proxyURL() != "" || m.workload.runButton.Disabled() || m.connection.connectBtn.Disabled() {
+		t.Errorf("after Stop proxy: url %q, Run disabled %v, Start disabled %v", m.proxyURL(), m.workload.runButton.Disabled(), m.connection.connectBtn.Disabled())
 	}
 	if !strings.Contains(m.connection.Status(), "Proxy stopped") {
 		t.Errorf("status after Stop proxy: %q", m.connection.Status())
 	}
-	if n := len(m.timeline.Snapshot().Spans); n < 6 {
+	if n := len(m.timeline.snapshot().Spans); n < 6 {
 		t.Errorf("after Stop proxy the timeline shows %d spans: want the session kept", n)
 	}
 }
@@ -119,15 +119,15 @@ func TestHostedProxyIsGuarded(t *testing.T) {
 	upstream := httptest.NewServer(demo.NewHTTPHandler())
 	defer upstream.Close()
 	m := openMainWindow(t, loop, Options{})
-	err := m.StartProxy("0.0.0.0:0", upstream.URL+"/mcp")
+	err := m.startProxy("0.0.0.0:0", upstream.URL+"/mcp")
 	if err == nil || !strings.Contains(err.Error(), "loopback only") {
 		t.Errorf("StartProxy on 0.0.0.0: %v, want a refusal that says loopback only", err)
 	}
-	if err := m.StartProxy("127.0.0.1:0", upstream.URL+"/mcp"); err != nil {
+	if err := m.startProxy("127.0.0.1:0", upstream.URL+"/mcp"); err != nil {
 		t.Fatal(err)
 	}
-	defer m.StopProxy()
-	url := m.ProxyURL()
+	defer m.stopProxy()
+	url := m.proxyURL()
 	for _, c := range []struct{ host, origin string }{{"evil.example", ""}, {"", "http://evil.example"}} {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		if c.host != "" {

@@ -52,7 +52,7 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 			policy := engine.DefaultAnswerPolicy()
 			policy.Latency.A = 150 * time.Millisecond
 			m := openMainWindow(t, loop, Options{
-				JournalDir: &journals, Version: "test", Policy: policy,
+				journalDir: &journals, Version: "test", Policy: policy,
 				Connect: true, AutoRun: true,
 				Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":4,"kind":"sampling"}`), Calls: 40, Concurrency: 2},
 			})
@@ -63,7 +63,7 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 			title, status := m.window.Title(), m.workload.Status()
 
 			tc.quit(loop, m)
-			if m.bridge.Session() != nil {
+			if m.bridge.session() != nil {
 				t.Fatalf("the connection is still open after quitting")
 			}
 			// Nothing may change from now on: for longer than every throttle

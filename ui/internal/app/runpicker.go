@@ -191,12 +191,12 @@ func (t *TimelineView) pickRun(label string) {
 	}
 	f.summary = f.scope.summarize(f.snap, f.steps)
 	t.apply(f)
-	t.Fit()
+	t.fit()
 }
 
-// RunPicker returns the choices of the run picker and the one chosen
+// runPicker returns the choices of the run picker and the one chosen
 // ("" while the recording has no runs).
-func (t *TimelineView) RunPicker() (options []string, chosen string) {
+func (t *TimelineView) runPicker() (options []string, chosen string) {
 	if !t.runPickBox.Visible() {
 		return nil, ""
 	}
@@ -206,5 +206,5 @@ func (t *TimelineView) RunPicker() (options []string, chosen string) {
 // PickRun chooses label in the run picker, as a person would.
 func (t *TimelineView) PickRun(label string) { t.runPick.SetSelected(label) }
 
-// Provisional reports whether the verdict shown is of a run still going.
-func (t *TimelineView) Provisional() bool { return t.stats.Provisional() }
+// provisional reports whether the verdict shown is of a run still going.
+func (t *TimelineView) provisional() bool { return t.stats.Provisional() }

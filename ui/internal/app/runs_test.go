@@ -25,22 +25,22 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	m := openMainWindow(t, loop, Options{Policy: policy})
 	m.window.Resize(fyne.NewSize(1400, 900))
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 
 	run := func(dispatch string) {
 		t.Helper()
 		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.workload.Running() })
-		m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
-		m.policy.Dispatch.SetSelected(dispatch)
+		m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+		m.policy.dispatch.SetSelected(dispatch)
 		m.Run()
 		if !m.workload.Running() {
 			t.Fatalf("the %s run did not start: %s", dispatch, m.workload.problem.Text)
 		}
 		loop.waitFor(t, "the "+dispatch+" run's verdict marked as so far", 10*time.Second, func() bool {
-			return m.timeline.Provisional() && strings.Contains(m.timeline.StatsText(), provisionalPrefix)
+			return m.timeline.provisional() && strings.Contains(m.timeline.statsText(), provisionalPrefix)
 		})
 		loop.waitFor(t, "the "+dispatch+" run to end and be shown", 15*time.Second, func() bool {
-			return !m.workload.Running() && !m.timeline.Provisional() && m.timeline.Summary().ToolCalls.Total == 1 &&
+			return !m.workload.Running() && !m.timeline.provisional() && m.timeline.Summary().ToolCalls.Total == 1 &&
 				m.timeline.Summary().Verdict != ""
 		})
 	}
@@ -53,23 +53,23 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 
 	sum := m.timeline.Summary()
 	if sum.Verdict != recorder.VerdictConcurrent {
-		t.Errorf("after the concurrent run the verdict is %q, want %q (the last run, not the session)\n%s", sum.Verdict, recorder.VerdictConcurrent, m.timeline.StatsText())
+		t.Errorf("after the concurrent run the verdict is %q, want %q (the last run, not the session)\n%s", sum.Verdict, recorder.VerdictConcurrent, m.timeline.statsText())
 	}
 	if sum.ElapsedMS > 800 { // one latency (300 ms) and overhead, not 3 latencies plus the serial run
 		t.Errorf("elapsed %.0f ms: want the concurrent run's own (about 300 ms)", sum.ElapsedMS)
 	}
-	if strings.Contains(m.timeline.StatsText(), provisionalPrefix) {
-		t.Errorf("an ended run's verdict still says so far:\n%s", m.timeline.StatsText())
+	if strings.Contains(m.timeline.statsText(), provisionalPrefix) {
+		t.Errorf("an ended run's verdict still says so far:\n%s", m.timeline.statsText())
 	}
-	opts, chosen := m.timeline.RunPicker()
+	opts, chosen := m.timeline.runPicker()
 	want := []string{"Run 1 · fanout · serial", "Run 2 · fanout · concurrent", wholeSession}
 	if strings.Join(opts, "|") != strings.Join(want, "|") || chosen != want[1] {
 		t.Fatalf("run picker offers %q with %q chosen, want %q with the latest chosen", opts, chosen, want)
 	}
 	// Fit shows the latest run, not the whole connection
-	m.timeline.Fit()
+	m.timeline.fit()
 	start, end := m.timeline.Gantt().VisibleRange()
-	latest := m.timeline.Snapshot().LatestRun()
+	latest := m.timeline.snapshot().LatestRun()
 	if start < latest.Start-latest.Start/10 || end > latest.End+(latest.End-latest.Start) {
 		t.Errorf("Fit shows %v – %v, want about the latest run %v – %v", start, end, latest.Start, latest.End)
 	}
@@ -90,14 +90,14 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	if len(h) != 2 {
 		t.Fatalf("history has %d rows, want 2", len(h))
 	}
-	test.Tap(h[1].Compare)
+	test.Tap(h[1].compare)
 	if got := m.timeline.title.Text; got != "A: Run 2 · fanout · concurrent — demo" {
 		t.Errorf("pane A labelled %q, want the latest run's name", got)
 	}
 	if got := m.timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: Run 1 · fanout · serial — demo (moved ") {
 		t.Errorf("pane B labelled %q, want run 1's name and that it was moved", got)
 	}
-	a, _ := firstCall(m.timeline.Snapshot(), m.timeline.scope)
+	a, _ := firstCall(m.timeline.snapshot(), m.timeline.scope)
 	b, ok := firstCall(m.timeline.cmpShown, runScope{whole: true})
 	if !ok || a != b {
 		t.Errorf("first tool calls start at %v (A) and %v (B), want them aligned", a, b)
@@ -118,10 +118,10 @@ func TestCompareFilesLabelledByName(t *testing.T) {
 	if err := recorder.SaveFile(b, late); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.OpenFile(a); err != nil {
+	if err := m.openFile(a); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.OpenCompare(b); err != nil {
+	if err := m.openCompare(b); err != nil {
 		t.Fatal(err)
 	}
 	if got := m.timeline.title.Text; got != "A: serial.json" {
@@ -130,7 +130,7 @@ func TestCompareFilesLabelledByName(t *testing.T) {
 	if got := m.timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: concurrent.json (moved 2") || !strings.Contains(got, "earlier") {
 		t.Errorf("pane B labelled %q, want its file name and that it was moved 2 s earlier", got)
 	}
-	x, _ := firstCall(m.timeline.Snapshot(), runScope{whole: true})
+	x, _ := firstCall(m.timeline.snapshot(), runScope{whole: true})
 	y, _ := firstCall(m.timeline.cmpShown, runScope{whole: true})
 	if x != y {
 		t.Errorf("first tool calls at %v and %v: not aligned", x, y)
@@ -147,9 +147,9 @@ func TestStatsLineWraps(t *testing.T) {
 		minLines int
 		maxLines int
 	}{{360, 3, 7}, {1024, 1, 2}, {1600, 1, 1}} {
-		s := NewStatsBar()
+		s := newStatsBar()
 		w := test.NewWindow(s)
-		s.SetSummary(sum)
+		s.setSummary(sum)
 		w.Resize(fyne.NewSize(c.width, 400))
 		s.Resize(fyne.NewSize(c.width, s.MinSize().Height))
 		lines := map[float32]bool{}

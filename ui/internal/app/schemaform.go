@@ -22,18 +22,18 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// FieldKind is the kind of input a [SchemaField] offers.
-type FieldKind int
+// fieldKind is the kind of input a [SchemaField] offers.
+type fieldKind int
 
 // The kinds of schema form input.
 const (
-	FieldString  FieldKind = iota // a text entry
-	FieldNumber                   // a text entry that must hold a number
-	FieldInteger                  // a text entry that must hold a whole number
-	FieldBoolean                  // a check box
-	FieldEnum                     // a select of the allowed values
-	FieldMulti                    // check boxes: an array of enum values
-	FieldJSON                     // a multi-line entry of raw JSON (objects, arrays, anything else)
+	fieldString  fieldKind = iota // a text entry
+	fieldNumber                   // a text entry that must hold a number
+	fieldInteger                  // a text entry that must hold a whole number
+	fieldBoolean                  // a check box
+	fieldEnum                     // a select of the allowed values
+	fieldMulti                    // check boxes: an array of enum values
+	fieldJSON                     // a multi-line entry of raw JSON (objects, arrays, anything else)
 )
 
 // SchemaForm is a form generated from a JSON Schema of an object: one
@@ -59,24 +59,24 @@ type SchemaForm struct {
 }
 
 // SchemaField is one property of a [SchemaForm] and its input widget:
-// exactly one of Entry, Select, Check and Group is set, by Kind.
+// exactly one of Entry, Select, check and group is set, by kind.
 type SchemaField struct {
-	// Name is the property's name, Title what the form shows for it (the
-	// schema's title, or the name); Required fields are marked "*".
-	Name     string
-	Title    string
-	Kind     FieldKind
-	Required bool
+	// name is the property's name, title what the form shows for it (the
+	// schema's title, or the name); required fields are marked "*".
+	name     string
+	title    string
+	kind     fieldKind
+	required bool
 
 	// The input: an entry (strings, numbers, raw JSON), a select (enums),
 	// a check box (booleans) or a check group (arrays of enums).
 	Entry  *widget.Entry
 	Select *widget.Select
-	Check  *widget.Check
-	Group  *widget.CheckGroup
+	check  *widget.Check
+	group  *widget.CheckGroup
 
 	schema  *jsonschema.Schema
-	choices []choice // FieldEnum, FieldMulti
+	choices []choice // fieldEnum, fieldMulti
 	message *widget.Label
 	onEdit  func()
 }
@@ -125,9 +125,9 @@ func NewSchemaForm(schema json.RawMessage) (*SchemaForm, error) {
 			}
 		}
 		f.fields = append(f.fields, fld)
-		label := widget.NewLabel(fld.Title)
-		if fld.Required {
-			label.SetText(fld.Title + " *")
+		label := widget.NewLabel(fld.title)
+		if fld.required {
+			label.SetText(fld.title + " *")
 			label.TextStyle.Bold = true
 		}
 		var help fyne.CanvasObject = layout.NewSpacer()
@@ -159,7 +159,7 @@ func (f *SchemaForm) Fields() []*SchemaField { return f.fields }
 // Field returns the field of property name, or nil.
 func (f *SchemaForm) Field(name string) *SchemaField {
 	for _, fld := range f.fields {
-		if fld.Name == name {
+		if fld.name == name {
 			return fld
 		}
 	}
@@ -172,7 +172,7 @@ func (f *SchemaForm) Messages() map[string]string {
 	out := map[string]string{}
 	for _, fld := range f.fields {
 		if _, msg := fld.value(); msg != "" {
-			out[fld.Name] = msg
+			out[fld.name] = msg
 		}
 		fld.validateShown()
 	}
@@ -191,11 +191,11 @@ func (f *SchemaForm) Content() (map[string]any, error) {
 		v, msg := fld.value()
 		fld.validateShown()
 		if msg != "" {
-			problems = append(problems, fld.Title+": "+msg)
+			problems = append(problems, fld.title+": "+msg)
 			continue
 		}
 		if v != nil {
-			out[fld.Name] = v
+			out[fld.name] = v
 		}
 	}
 	if len(problems) > 0 {
@@ -204,9 +204,9 @@ func (f *SchemaForm) Content() (map[string]any, error) {
 	return out, nil
 }
 
-// FirstInvalid returns the first field, in display order, whose value is
+// firstInvalid returns the first field, in display order, whose value is
 // not valid (its message shown under it), or nil.
-func (f *SchemaForm) FirstInvalid() *SchemaField {
+func (f *SchemaForm) firstInvalid() *SchemaField {
 	for _, fld := range f.fields {
 		if _, msg := fld.value(); msg != "" {
 			fld.validateShown()
@@ -228,29 +228,29 @@ func (f *SchemaForm) Values() map[string]any {
 	for _, fld := range f.fields {
 		if v, msg := fld.value(); msg == "" {
 			if v != nil {
-				out[fld.Name] = v
+				out[fld.name] = v
 			}
 		} else if fld.Entry != nil && fld.Entry.Text != "" {
-			out[fld.Name] = fld.Entry.Text
+			out[fld.name] = fld.Entry.Text
 		}
 	}
 	return out
 }
 
-// SetValues fills the fields from an object, as decoded from JSON;
+// setValues fills the fields from an object, as decoded from JSON;
 // properties the form has no field for are ignored, fields missing from
 // values are cleared.
-func (f *SchemaForm) SetValues(values map[string]any) {
+func (f *SchemaForm) setValues(values map[string]any) {
 	for _, fld := range f.fields {
-		fld.set(values[fld.Name])
+		fld.set(values[fld.name])
 	}
 }
 
 // newSchemaField makes the input for one property.
 func newSchemaField(name string, s *jsonschema.Schema, required bool) *SchemaField {
-	fld := &SchemaField{Name: name, Title: name, Required: required, schema: s}
+	fld := &SchemaField{name: name, title: name, required: required, schema: s}
 	if s.Title != "" {
-		fld.Title = s.Title
+		fld.title = s.Title
 	}
 	fld.message = widget.NewLabel("")
 	fld.message.Importance = widget.DangerImportance
@@ -268,32 +268,32 @@ func newSchemaField(name string, s *jsonschema.Schema, required bool) *SchemaFie
 	}
 	switch {
 	case len(enumChoices(s)) > 0:
-		fld.Kind = FieldEnum
+		fld.kind = fieldEnum
 		fld.choices = enumChoices(s)
 		fld.Select = widget.NewSelect(choiceLabels(fld.choices), func(string) { edited() })
 		fld.Select.PlaceHolder = "(choose one)"
 	case typ == "array" && s.Items != nil && len(enumChoices(s.Items)) > 0:
-		fld.Kind = FieldMulti
+		fld.kind = fieldMulti
 		fld.choices = enumChoices(s.Items)
-		fld.Group = widget.NewCheckGroup(choiceLabels(fld.choices), func([]string) { edited() })
-		fld.Group.Horizontal = len(fld.choices) <= 4
+		fld.group = widget.NewCheckGroup(choiceLabels(fld.choices), func([]string) { edited() })
+		fld.group.Horizontal = len(fld.choices) <= 4
 	case typ == "boolean":
-		fld.Kind = FieldBoolean
-		fld.Check = widget.NewCheck("", func(bool) { edited() })
+		fld.kind = fieldBoolean
+		fld.check = widget.NewCheck("", func(bool) { edited() })
 	case typ == "string":
-		fld.Kind = FieldString
+		fld.kind = fieldString
 		fld.Entry = widget.NewEntry()
 		fld.Entry.PlaceHolder = formatHint(s.Format)
 	case typ == "number":
-		fld.Kind = FieldNumber
+		fld.kind = fieldNumber
 		fld.Entry = widget.NewEntry()
 		fld.Entry.PlaceHolder = "a number"
 	case typ == "integer":
-		fld.Kind = FieldInteger
+		fld.kind = fieldInteger
 		fld.Entry = widget.NewEntry()
 		fld.Entry.PlaceHolder = "a whole number"
 	default:
-		fld.Kind = FieldJSON
+		fld.kind = fieldJSON
 		fld.Entry = widget.NewMultiLineEntry()
 		fld.Entry.SetMinRowsVisible(3)
 		fld.Entry.PlaceHolder = "JSON"
@@ -315,10 +315,10 @@ func (fld *SchemaField) input() fyne.CanvasObject {
 	switch {
 	case fld.Select != nil:
 		return fld.Select
-	case fld.Check != nil:
-		return fld.Check
-	case fld.Group != nil:
-		return fld.Group
+	case fld.check != nil:
+		return fld.check
+	case fld.group != nil:
+		return fld.group
 	}
 	return fld.Entry
 }
@@ -345,15 +345,15 @@ func (fld *SchemaField) validateShown() {
 
 // set puts a decoded JSON value into the input (nil clears it).
 func (fld *SchemaField) set(v any) {
-	switch fld.Kind {
-	case FieldEnum:
+	switch fld.kind {
+	case fieldEnum:
 		fld.Select.ClearSelected()
 		for _, c := range fld.choices {
 			if sameJSON(c.value, v) {
 				fld.Select.SetSelected(c.label)
 			}
 		}
-	case FieldMulti:
+	case fieldMulti:
 		var sel []string
 		items, _ := v.([]any)
 		for _, c := range fld.choices {
@@ -361,11 +361,11 @@ func (fld *SchemaField) set(v any) {
 				sel = append(sel, c.label)
 			}
 		}
-		fld.Group.SetSelected(sel)
-	case FieldBoolean:
+		fld.group.SetSelected(sel)
+	case fieldBoolean:
 		b, _ := v.(bool)
-		fld.Check.SetChecked(b)
-	case FieldJSON:
+		fld.check.SetChecked(b)
+	case fieldJSON:
 		if v == nil {
 			fld.Entry.SetText("")
 			return
@@ -390,22 +390,22 @@ func (fld *SchemaField) set(v any) {
 // a message for the person when it is not valid.
 func (fld *SchemaField) value() (any, string) {
 	s := fld.schema
-	switch fld.Kind {
-	case FieldEnum:
+	switch fld.kind {
+	case fieldEnum:
 		i := fld.Select.SelectedIndex()
 		if i < 0 {
 			return nil, fld.requiredMessage()
 		}
 		return fld.choices[i].value, ""
-	case FieldMulti:
+	case fieldMulti:
 		var out []any
 		for _, c := range fld.choices {
-			if slices.Contains(fld.Group.Selected, c.label) {
+			if slices.Contains(fld.group.Selected, c.label) {
 				out = append(out, c.value)
 			}
 		}
 		if len(out) == 0 {
-			if fld.Required {
+			if fld.required {
 				return nil, "Choose at least one."
 			}
 			return nil, ""
@@ -417,19 +417,19 @@ func (fld *SchemaField) value() (any, string) {
 			return nil, fmt.Sprintf("Choose at most %d.", *s.MaxItems)
 		}
 		return out, ""
-	case FieldBoolean:
-		return fld.Check.Checked, ""
+	case fieldBoolean:
+		return fld.check.Checked, ""
 	}
 
 	text := fld.Entry.Text
-	if fld.Kind != FieldString {
+	if fld.kind != fieldString {
 		text = strings.TrimSpace(text)
 	}
 	if text == "" {
 		return nil, fld.requiredMessage()
 	}
-	switch fld.Kind {
-	case FieldNumber:
+	switch fld.kind {
+	case fieldNumber:
 		n, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.IsInf(n, 0) || math.IsNaN(n) {
 			return nil, "Enter a number, like 3.5."
@@ -438,7 +438,7 @@ func (fld *SchemaField) value() (any, string) {
 			return nil, msg
 		}
 		return n, ""
-	case FieldInteger:
+	case fieldInteger:
 		n, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
 			return nil, "Enter a whole number, like 3."
@@ -447,14 +447,14 @@ func (fld *SchemaField) value() (any, string) {
 			return nil, msg
 		}
 		return n, ""
-	case FieldJSON:
+	case fieldJSON:
 		var v any
 		if err := json.Unmarshal([]byte(text), &v); err != nil {
 			return nil, "Enter valid JSON: " + err.Error() + "."
 		}
 		return v, ""
 	}
-	// FieldString
+	// fieldString
 	n := len([]rune(text))
 	if s.MinLength != nil && n < *s.MinLength {
 		return nil, fmt.Sprintf("At least %d characters (now %d).", *s.MinLength, n)
@@ -475,7 +475,7 @@ func (fld *SchemaField) value() (any, string) {
 
 // requiredMessage is the message for an empty field.
 func (fld *SchemaField) requiredMessage() string {
-	if fld.Required {
+	if fld.required {
 		return "Required."
 	}
 	return ""

@@ -132,9 +132,9 @@ func TestSchemaForm(t *testing.T) {
 				case in.choose != "":
 					fld.Select.SetSelected(in.choose)
 				case in.check != nil:
-					fld.Check.SetChecked(*in.check)
+					fld.check.SetChecked(*in.check)
 				case in.group != nil:
-					fld.Group.SetSelected(in.group)
+					fld.group.SetSelected(in.group)
 				default:
 					fld.Entry.SetText("")
 					test.Type(fld.Entry, in.text)
@@ -177,7 +177,7 @@ func TestSchemaFormRequiredMarkAndOrder(t *testing.T) {
 	}
 	var names []string
 	for _, fld := range f.Fields() {
-		names = append(names, fld.Name)
+		names = append(names, fld.name)
 	}
 	if !reflect.DeepEqual(names, []string{"zeta", "alpha"}) {
 		t.Errorf("fields in order %v, want the schema's order [zeta alpha]", names)
@@ -196,7 +196,7 @@ func TestSchemaFormValuesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.SetValues(map[string]any{"n": 12.0, "kind": "roots", "on": true})
+	f.setValues(map[string]any{"n": 12.0, "kind": "roots", "on": true})
 	got, err := f.Content()
 	if err != nil {
 		t.Fatal(err)
@@ -232,15 +232,15 @@ func TestSchemaFormOddSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[string]FieldKind{}
+	kinds := map[string]fieldKind{}
 	for _, fld := range f.Fields() {
-		kinds[fld.Name] = fld.Kind
+		kinds[fld.name] = fld.kind
 	}
-	want := map[string]FieldKind{"maybe": FieldString, "any": FieldJSON, "never": FieldJSON, "mixed": FieldJSON, "picks": FieldMulti, "emptyEnum": FieldJSON}
+	want := map[string]fieldKind{"maybe": fieldString, "any": fieldJSON, "never": fieldJSON, "mixed": fieldJSON, "picks": fieldMulti, "emptyEnum": fieldJSON}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("field kinds %v, want %v", kinds, want)
 	}
-	f.Field("picks").Group.SetSelected([]string{"B"})
+	f.Field("picks").group.SetSelected([]string{"B"})
 	typeInto(f.Field("any").Entry, `[1, "two"]`)
 	got, err := f.Content()
 	if err != nil {

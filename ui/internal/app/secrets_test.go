@@ -24,11 +24,11 @@ func TestRecentConnectionsKeepNoSecrets(t *testing.T) {
 		URL:       "http://alice:pa55word@127.0.0.1:8080/mcp?token=tok-s3cret&page=2",
 		Headers:   map[string]string{"Authorization": "Bearer hdr-s3cret"},
 	}
-	p := NewConnectionPanel(engine.Target{}, prefs)
-	p.SetConnected(target, &engine.ServerInfo{Name: "echo", Protocol: engine.DefaultProtocol}, nil)
+	p := newConnectionPanel(engine.Target{}, prefs)
+	p.setConnected(target, &engine.ServerInfo{Name: "echo", Protocol: engine.DefaultProtocol}, nil)
 
 	// Chosen again before the app quits, the URL comes back whole.
-	if got := p.RecentTargets(); len(got) != 1 || got[0].URL != target.URL || got[0].Headers != nil {
+	if got := p.recentTargets(); len(got) != 1 || got[0].URL != target.URL || got[0].Headers != nil {
 		t.Errorf("recent connections in memory: %+v, want the URL whole and no headers", got)
 	}
 	stored := prefs.String(recentKey)
@@ -43,13 +43,13 @@ func TestRecentConnectionsKeepNoSecrets(t *testing.T) {
 		}
 	}
 	want := "http://REDACTED:REDACTED@127.0.0.1:8080/mcp?token=REDACTED&page=2"
-	if got := NewConnectionPanel(engine.Target{}, prefs).RecentTargets(); len(got) != 1 || got[0].URL != want {
+	if got := newConnectionPanel(engine.Target{}, prefs).recentTargets(); len(got) != 1 || got[0].URL != want {
 		t.Errorf("recent connections on the next start: %+v, want the URL kept as %s", got, want)
 	}
 
 	prefs.SetString(recentKey, `[{"transport":"http","url":"http://127.0.0.1/mcp?api_key=old-s3cret"}]`)
-	again := NewConnectionPanel(engine.Target{}, prefs)
-	if got := again.RecentTargets(); len(got) != 1 || got[0].URL != "http://127.0.0.1/mcp?api_key=REDACTED" {
+	again := newConnectionPanel(engine.Target{}, prefs)
+	if got := again.recentTargets(); len(got) != 1 || got[0].URL != "http://127.0.0.1/mcp?api_key=REDACTED" {
 		t.Errorf("recent connections read from an older list: %+v", got)
 	}
 	if s := prefs.String(recentKey); strings.Contains(s, "old-s3cret") {
@@ -60,19 +60,19 @@ func TestRecentConnectionsKeepNoSecrets(t *testing.T) {
 // TestBridgeJournalIsPrivate: the folder the app journals into is made
 // 0700 and the journal in it 0600.
 func TestBridgeJournalIsPrivate(t *testing.T) {
-	b := NewBridge(engine.DefaultAnswerPolicy())
-	b.JournalDir = filepath.Join(t.TempDir(), "made", "journal")
+	b := newBridge(engine.DefaultAnswerPolicy())
+	b.journalDir = filepath.Join(t.TempDir(), "made", "journal")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := b.Connect(ctx, engine.Target{}); err != nil {
 		t.Fatal(err)
 	}
-	defer b.Disconnect()
-	files, _ := filepath.Glob(filepath.Join(b.JournalDir, "*.jsonl"))
+	defer b.disconnect()
+	files, _ := filepath.Glob(filepath.Join(b.journalDir, "*.jsonl"))
 	if len(files) != 1 {
 		t.Fatalf("journals: %v, want one", files)
 	}
-	for path, want := range map[string]os.FileMode{files[0]: 0o600, b.JournalDir: 0o700, filepath.Dir(b.JournalDir): 0o700} {
+	for path, want := range map[string]os.FileMode{files[0]: 0o600, b.journalDir: 0o700, filepath.Dir(b.journalDir): 0o700} {
 		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
 			t.Errorf("%s: mode %v, want %v", path, fi.Mode().Perm(), want)
 		}

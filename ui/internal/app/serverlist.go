@@ -14,14 +14,14 @@ import (
 	"github.com/fanout-inspector/inspector/engine/clientconfig"
 )
 
-// ServerList lists the MCP servers of the client configs found on this
+// serverList lists the MCP servers of the client configs found on this
 // machine (Claude Desktop, Claude Code, Cursor, VS Code: see
 // [clientconfig.Discover]), each with the file it came from, and a file
 // that cannot be read with what is wrong. Picking one calls OnPick; a
 // server whose VS Code config asks a person for inputs first shows an
 // entry for each (a password entry for a password input) and a Use
 // button.
-type ServerList struct {
+type serverList struct {
 	widget.BaseWidget
 
 	// onPick is called with the server picked: shown is the target as its
@@ -29,18 +29,18 @@ type ServerList struct {
 	// the one to connect to (placeholders filled).
 	onPick func(s clientconfig.Server, shown, real engine.Target)
 
-	// Buttons pick the servers of Servers, one each, in precedence order;
+	// buttons pick the servers of Servers, one each, in precedence order;
 	// exported so tests and scripts can pick as a person would.
-	Buttons []*widget.Button
-	Servers []clientconfig.Server
-	// Inputs are the entries of the inputs the server being picked needs,
+	buttons []*widget.Button
+	servers []clientconfig.Server
+	// inputs are the entries of the inputs the server being picked needs,
 	// UseInputs the button that picks it with them.
-	Inputs    []*widget.Entry
-	UseInputs *widget.Button
-	// Rescan reads the config files again.
-	Rescan *widget.Button
-	// Accordion folds the list away.
-	Accordion *widget.Accordion
+	inputs    []*widget.Entry
+	useInputs *widget.Button
+	// rescan reads the config files again.
+	rescan *widget.Button
+	// accordion folds the list away.
+	accordion *widget.Accordion
 
 	places  clientconfig.Places
 	found   clientconfig.Found
@@ -52,10 +52,10 @@ type ServerList struct {
 	pending clientconfig.Server
 }
 
-// NewServerList makes the list and fills it from the config files in
+// newServerList makes the list and fills it from the config files in
 // places.
-func NewServerList(places clientconfig.Places) *ServerList {
-	l := &ServerList{places: places}
+func newServerList(places clientconfig.Places) *serverList {
+	l := &serverList{places: places}
 	l.ExtendBaseWidget(l)
 	l.title = widget.NewLabel("")
 	l.title.Wrapping = fyne.TextWrapWord
@@ -65,25 +65,25 @@ func NewServerList(places clientconfig.Places) *ServerList {
 	l.problem.Importance = widget.DangerImportance
 	l.problem.Wrapping = fyne.TextWrapWord
 	l.problem.Hide()
-	l.Rescan = widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), func() { l.SetFound(clientconfig.Discover(l.places)) })
-	l.Rescan.Importance = widget.LowImportance
-	l.Accordion = widget.NewAccordion(widget.NewAccordionItem("Servers in your client configs",
-		container.NewVBox(container.NewBorder(nil, nil, nil, l.Rescan, l.title), l.rows, l.form, l.problem)))
-	l.Accordion.Open(0)
-	l.content = l.Accordion
-	l.SetFound(clientconfig.Discover(places))
+	l.rescan = widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), func() { l.setFound(clientconfig.Discover(l.places)) })
+	l.rescan.Importance = widget.LowImportance
+	l.accordion = widget.NewAccordion(widget.NewAccordionItem("Servers in your client configs",
+		container.NewVBox(container.NewBorder(nil, nil, nil, l.rescan, l.title), l.rows, l.form, l.problem)))
+	l.accordion.Open(0)
+	l.content = l.accordion
+	l.setFound(clientconfig.Discover(places))
 	return l
 }
 
 // CreateRenderer implements [fyne.Widget].
-func (l *ServerList) CreateRenderer() fyne.WidgetRenderer {
+func (l *serverList) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(l.content)
 }
 
-// SetFound lists the files of found and their servers.
-func (l *ServerList) SetFound(found clientconfig.Found) {
+// setFound lists the files of found and their servers.
+func (l *serverList) setFound(found clientconfig.Found) {
 	l.found = found
-	l.Buttons, l.Servers = nil, nil
+	l.buttons, l.servers = nil, nil
 	l.rows.RemoveAll()
 	l.form.RemoveAll()
 	l.problem.Hide()
@@ -115,8 +115,8 @@ func (l *ServerList) SetFound(found clientconfig.Found) {
 			info := widget.NewLabel(detail)
 			info.Truncation = fyne.TextTruncateEllipsis
 			l.rows.Add(container.NewBorder(nil, nil, b, nil, info))
-			l.Buttons = append(l.Buttons, b)
-			l.Servers = append(l.Servers, s)
+			l.buttons = append(l.buttons, b)
+			l.servers = append(l.servers, s)
 		}
 	}
 	switch {
@@ -125,13 +125,13 @@ func (l *ServerList) SetFound(found clientconfig.Found) {
 	default:
 		l.title.SetText(fmt.Sprintf("%d server(s) in %d file(s); press one to fill the connection.", n, len(found.Files)))
 	}
-	l.Accordion.Items[0].Title = fmt.Sprintf("Servers in your client configs (%d)", n)
-	l.Accordion.Refresh()
+	l.accordion.Items[0].Title = fmt.Sprintf("Servers in your client configs (%d)", n)
+	l.accordion.Refresh()
 	l.Refresh()
 }
 
 // Rows returns the list's text as shown, one line a row, for tests.
-func (l *ServerList) Rows() []string {
+func (l *serverList) Rows() []string {
 	var out []string
 	for _, o := range l.rows.Objects {
 		switch w := o.(type) {
@@ -145,7 +145,7 @@ func (l *ServerList) Rows() []string {
 }
 
 // pick fills the connection from s, or asks for the inputs it needs.
-func (l *ServerList) pick(s clientconfig.Server) {
+func (l *serverList) pick(s clientconfig.Server) {
 	l.form.RemoveAll()
 	l.problem.Hide()
 	real, err := s.Target(clientconfig.Values{})
@@ -163,9 +163,9 @@ func (l *ServerList) pick(s clientconfig.Server) {
 }
 
 // askInputs shows an entry for each input s needs and a Use button.
-func (l *ServerList) askInputs(s clientconfig.Server) {
+func (l *serverList) askInputs(s clientconfig.Server) {
 	l.pending = s
-	l.Inputs = nil
+	l.inputs = nil
 	ins := s.Inputs()
 	l.form.Add(widget.NewLabel(fmt.Sprintf("%s asks for %s:", s.Name, plural(len(ins), "a value", "these values"))))
 	for _, in := range ins {
@@ -179,13 +179,13 @@ func (l *ServerList) askInputs(s clientconfig.Server) {
 		if label == "" {
 			label = in.ID
 		}
-		l.Inputs = append(l.Inputs, e)
+		l.inputs = append(l.inputs, e)
 		l.form.Add(container.NewBorder(nil, nil, widget.NewLabel(label), nil, e))
 	}
-	l.UseInputs = widget.NewButton("Use "+s.Name, func() {
+	l.useInputs = widget.NewButton("Use "+s.Name, func() {
 		vals := clientconfig.Values{Inputs: map[string]string{}}
 		for i, in := range ins {
-			vals.Inputs[in.ID] = l.Inputs[i].Text
+			vals.Inputs[in.ID] = l.inputs[i].Text
 		}
 		real, err := s.Target(vals)
 		if err != nil {
@@ -194,15 +194,15 @@ func (l *ServerList) askInputs(s clientconfig.Server) {
 			return
 		}
 		l.form.RemoveAll()
-		l.Inputs, l.UseInputs = nil, nil
+		l.inputs, l.useInputs = nil, nil
 		l.use(s, real)
 	})
-	l.UseInputs.Importance = widget.HighImportance
-	l.form.Add(l.UseInputs)
+	l.useInputs.Importance = widget.HighImportance
+	l.form.Add(l.useInputs)
 }
 
 // use hands the picked server on.
-func (l *ServerList) use(s clientconfig.Server, real engine.Target) {
+func (l *serverList) use(s clientconfig.Server, real engine.Target) {
 	shown := s.Written()
 	shown.Dir = real.Dir
 	// an envFile's variables are not in the entry: show their names only
@@ -221,7 +221,7 @@ func (l *ServerList) use(s clientconfig.Server, real engine.Target) {
 }
 
 // short writes a path with the home folder as ~.
-func (l *ServerList) short(path string) string {
+func (l *serverList) short(path string) string {
 	if h := l.places.Home; h != "" && strings.HasPrefix(path, h+string(filepath.Separator)) {
 		return "~" + path[len(h):]
 	}
@@ -245,8 +245,8 @@ type configPick struct {
 // inputs show the entry as written, and Connect uses the values it was
 // filled with (and its working directory) for whatever the person left as
 // shown.
-func (p *ConnectionPanel) pickFromConfig(s clientconfig.Server, shown, real engine.Target) {
-	p.SetTarget(shown)
+func (p *connectionPanel) pickFromConfig(s clientconfig.Server, shown, real engine.Target) {
+	p.setTarget(shown)
 	p.picked = &configPick{shown: shown, real: real}
 	p.problem.Hide()
 	p.info.SetText("From " + s.Label())
@@ -255,7 +255,7 @@ func (p *ConnectionPanel) pickFromConfig(s clientconfig.Server, shown, real engi
 // keepHidden remembers what the panel cannot show of a target it is
 // filled with (its working directory and secret values), so that
 // connecting to it unchanged keeps them.
-func (p *ConnectionPanel) keepHidden(t engine.Target) {
+func (p *connectionPanel) keepHidden(t engine.Target) {
 	p.picked = nil
 	if t.Dir != "" || len(t.SecretValues) > 0 {
 		p.picked = &configPick{shown: t, real: t}
@@ -264,7 +264,7 @@ func (p *ConnectionPanel) keepHidden(t engine.Target) {
 
 // withPicked puts back into t, read from the panel's inputs, the values
 // of the server picked from a config where t still shows it as written.
-func (p *ConnectionPanel) withPicked(t engine.Target) engine.Target {
+func (p *connectionPanel) withPicked(t engine.Target) engine.Target {
 	pk := p.picked
 	if pk == nil || t.Transport != pk.real.Transport {
 		return t

@@ -33,11 +33,11 @@ func fixtureFound(t *testing.T) clientconfig.Found {
 
 // pickServer taps the button of the server name from file (a suffix of
 // its path).
-func pickServer(t *testing.T, l *ServerList, name, file string) {
+func pickServer(t *testing.T, l *serverList, name, file string) {
 	t.Helper()
-	for i, s := range l.Servers {
+	for i, s := range l.servers {
 		if s.Name == name && strings.HasSuffix(s.File, file) {
-			test.Tap(l.Buttons[i])
+			test.Tap(l.buttons[i])
 			return
 		}
 	}
@@ -52,12 +52,12 @@ func pickServer(t *testing.T, l *ServerList, name, file string) {
 func TestServerListShowsEveryFormat(t *testing.T) {
 	test.NewTempApp(t)
 	t.Setenv("HOME", t.TempDir()) // the panel's own discovery finds nothing of this machine's
-	p := NewConnectionPanel(engine.Target{}, nil)
+	p := newConnectionPanel(engine.Target{}, nil)
 	w := test.NewWindow(p)
 	defer w.Close()
-	p.Servers.SetFound(fixtureFound(t))
+	p.servers.setFound(fixtureFound(t))
 
-	rows := strings.Join(p.Servers.Rows(), "\n")
+	rows := strings.Join(p.servers.Rows(), "\n")
 	for _, want := range []string{
 		"Claude Desktop — ../engine/clientconfig/testdata/claude_desktop_config.json",
 		"filesystem  stdio · npx -y @modelcontextprotocol/server-filesystem /home/me/Desktop",
@@ -75,33 +75,33 @@ func TestServerListShowsEveryFormat(t *testing.T) {
 			t.Errorf("the list does not show %q:\n%s", want, rows)
 		}
 	}
-	if got := p.Servers.title.Text; got != "13 server(s) in 6 file(s); press one to fill the connection." {
+	if got := p.servers.title.Text; got != "13 server(s) in 6 file(s); press one to fill the connection." {
 		t.Errorf("title %q", got)
 	}
-	if got := p.Servers.Accordion.Items[0].Title; got != "Servers in your client configs (13)" {
+	if got := p.servers.accordion.Items[0].Title; got != "Servers in your client configs (13)" {
 		t.Errorf("accordion title %q", got)
 	}
 	if !strings.Contains(rows, "weather  stdio · uvx weather-mcp --units metric\n") || !strings.Contains(rows, "weather  stdio · weather-mcp (the name is also in ../engine/clientconfig/testdata/claude_desktop_config.json, which --server takes)") {
 		t.Errorf("the two weather servers are not both listed, the hidden one saying so:\n%s", rows)
 	}
 
-	pickServer(t, p.Servers, "weather", "testdata/claude_desktop_config.json")
-	got, err := p.Target()
+	pickServer(t, p.servers, "weather", "testdata/claude_desktop_config.json")
+	got, err := p.target()
 	if err != nil || got.Command != "uvx weather-mcp --units metric" || !slices.Equal(got.Env, []string{"WEATHER_API_KEY=wk-desktop-0001"}) {
 		t.Errorf("after picking Claude Desktop's weather: %+v, %v", got, err)
 	}
-	if p.Transport.Selected != "Command (stdio)" || p.Command.Text != "uvx weather-mcp --units metric" {
-		t.Errorf("the panel shows %q %q", p.Transport.Selected, p.Command.Text)
+	if p.transport.Selected != "Command (stdio)" || p.command.Text != "uvx weather-mcp --units metric" {
+		t.Errorf("the panel shows %q %q", p.transport.Selected, p.command.Text)
 	}
 
 	t.Setenv("SEARCH_KEY", "sk-from-env-99")
-	pickServer(t, p.Servers, "search", "cursor/.cursor/mcp.json")
-	got, _ = p.Target()
+	pickServer(t, p.servers, "search", "cursor/.cursor/mcp.json")
+	got, _ = p.target()
 	if got.URL != "http://127.0.0.1:8931/mcp" || got.Headers["X-Api-Key"] != "sk-from-env-99" || !slices.Contains(got.Secrets(), "sk-from-env-99") {
 		t.Errorf("after picking Cursor's search: %+v", got)
 	}
-	if p.Headers.Text != "X-Api-Key: ${env:SEARCH_KEY}" {
-		t.Errorf("the headers shown are %q, want the entry as written", p.Headers.Text)
+	if p.headers.Text != "X-Api-Key: ${env:SEARCH_KEY}" {
+		t.Errorf("the headers shown are %q, want the entry as written", p.headers.Text)
 	}
 }
 
@@ -112,47 +112,47 @@ func TestServerListShowsEveryFormat(t *testing.T) {
 func TestServerListAsksForInputs(t *testing.T) {
 	test.NewTempApp(t)
 	t.Setenv("HOME", t.TempDir())
-	p := NewConnectionPanel(engine.Target{}, nil)
+	p := newConnectionPanel(engine.Target{}, nil)
 	w := test.NewWindow(p)
 	defer w.Close()
-	p.Servers.SetFound(fixtureFound(t))
-	before := p.Command.Text
+	p.servers.setFound(fixtureFound(t))
+	before := p.command.Text
 
-	pickServer(t, p.Servers, "perplexity", "vscode/.vscode/mcp.json")
-	if len(p.Servers.Inputs) != 2 || p.Servers.UseInputs == nil {
-		t.Fatalf("%d input entries shown, want 2 and a Use button", len(p.Servers.Inputs))
+	pickServer(t, p.servers, "perplexity", "vscode/.vscode/mcp.json")
+	if len(p.servers.inputs) != 2 || p.servers.useInputs == nil {
+		t.Fatalf("%d input entries shown, want 2 and a Use button", len(p.servers.inputs))
 	}
-	if p.Command.Text != before {
-		t.Errorf("the panel was filled before the inputs were given: %q", p.Command.Text)
+	if p.command.Text != before {
+		t.Errorf("the panel was filled before the inputs were given: %q", p.command.Text)
 	}
-	key, region := p.Servers.Inputs[0], p.Servers.Inputs[1]
+	key, region := p.servers.inputs[0], p.servers.inputs[1]
 	if !key.Password || region.Password || region.Text != "eu-west-1" {
 		t.Errorf("key password %v, region password %v text %q; want a password entry and the default region", key.Password, region.Password, region.Text)
 	}
 	test.Type(key, "pplx-typed-s3cret")
-	test.Tap(p.Servers.UseInputs)
+	test.Tap(p.servers.useInputs)
 
-	if p.Command.Text != "npx -y server-perplexity-ask --region '${input:region}'" {
-		t.Errorf("command shown %q, want the entry as written", p.Command.Text)
+	if p.command.Text != "npx -y server-perplexity-ask --region '${input:region}'" {
+		t.Errorf("command shown %q, want the entry as written", p.command.Text)
 	}
-	if strings.Contains(p.Env.Text, "pplx-typed-s3cret") || !strings.Contains(p.Env.Text, "PERPLEXITY_API_KEY=${input:perplexity-key}") ||
-		!strings.Contains(p.Env.Text, "DEBUG=(from .env)") {
-		t.Errorf("environment shown:\n%s\nwant the entry as written, the envFile's names only", p.Env.Text)
+	if strings.Contains(p.env.Text, "pplx-typed-s3cret") || !strings.Contains(p.env.Text, "PERPLEXITY_API_KEY=${input:perplexity-key}") ||
+		!strings.Contains(p.env.Text, "DEBUG=(from .env)") {
+		t.Errorf("environment shown:\n%s\nwant the entry as written, the envFile's names only", p.env.Text)
 	}
-	got, err := p.Target()
+	got, err := p.target()
 	vsDir, _ := filepath.Abs(filepath.Join("..", "engine", "clientconfig", "testdata", "vscode"))
 	if err != nil || got.Command != "npx -y server-perplexity-ask --region eu-west-1" ||
 		!slices.Contains(got.Env, "PERPLEXITY_API_KEY=pplx-typed-s3cret") || !slices.Contains(got.Env, "DEBUG=mcp:*") ||
 		got.Dir != filepath.Join(vsDir, "tools") || !slices.Contains(got.Secrets(), "pplx-typed-s3cret") {
 		t.Errorf("target to connect to: %+v, %v", got, err)
 	}
-	if len(p.Servers.Inputs) != 0 {
+	if len(p.servers.inputs) != 0 {
 		t.Error("the input entries stay shown after Use")
 	}
 
 	// Edited by the person, the command is theirs.
-	p.Command.SetText("npx -y server-perplexity-ask --region us-east-1")
-	if got, _ := p.Target(); got.Command != "npx -y server-perplexity-ask --region us-east-1" {
+	p.command.SetText("npx -y server-perplexity-ask --region us-east-1")
+	if got, _ := p.target(); got.Command != "npx -y server-perplexity-ask --region us-east-1" {
 		t.Errorf("an edited command became %q", got.Command)
 	}
 }

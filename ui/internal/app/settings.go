@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// Settings is what the app remembers between starts (the recent
+// settings is what the app remembers between starts (the recent
 // connections, the folder of the last file dialog): string values by key,
 // kept in one JSON file that is replaced whole and atomically, by writing
 // a temporary file beside it and renaming it over the old one. Fyne's own
@@ -17,16 +17,16 @@ import (
 // stops in between, or a second instance that reads it meanwhile, finds
 // an empty file ("Preferences load error: EOF") and the recent
 // connections are gone. Its methods are safe from any goroutine.
-type Settings struct {
+type settings struct {
 	path     string // "" keeps the values in memory only
 	mu       sync.Mutex
 	values   map[string]string
 	fallback interface{ String(string) string }
 }
 
-// DefaultSettingsFile is where the app keeps its [Settings]: in the
+// defaultSettingsFile is where the app keeps its [settings]: in the
 // user's configuration folder ($XDG_CONFIG_HOME on Linux).
-func DefaultSettingsFile() string {
+func defaultSettingsFile() string {
 	base, err := os.UserConfigDir()
 	if err != nil || base == "" {
 		return ""
@@ -34,13 +34,13 @@ func DefaultSettingsFile() string {
 	return filepath.Join(base, "fanout-inspector", "settings.json")
 }
 
-// OpenSettings reads the settings in the file path ("" for settings kept
+// openSettings reads the settings in the file path ("" for settings kept
 // in memory only). A key the file lacks is read from fallback (may be
 // nil): pass Fyne's preferences, where earlier versions kept these
 // values. A file that cannot be read is reported in the log and the
 // settings start empty.
-func OpenSettings(path string, fallback interface{ String(string) string }) *Settings {
-	s := &Settings{path: path, values: map[string]string{}, fallback: fallback}
+func openSettings(path string, fallback interface{ String(string) string }) *settings {
+	s := &settings{path: path, values: map[string]string{}, fallback: fallback}
 	if path == "" {
 		return s
 	}
@@ -56,10 +56,10 @@ func OpenSettings(path string, fallback interface{ String(string) string }) *Set
 }
 
 // Path returns the settings' file, "" when they are kept in memory.
-func (s *Settings) Path() string { return s.path }
+func (s *settings) Path() string { return s.path }
 
 // String returns the value of key, "" when it has none.
-func (s *Settings) String(key string) string {
+func (s *settings) String(key string) string {
 	s.mu.Lock()
 	v, ok := s.values[key]
 	s.mu.Unlock()
@@ -71,7 +71,7 @@ func (s *Settings) String(key string) string {
 
 // SetString sets key to value and writes the file; a failed write is
 // reported in the log (the value is kept for this run).
-func (s *Settings) SetString(key, value string) {
+func (s *settings) SetString(key, value string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.values[key] = value
@@ -84,7 +84,7 @@ func (s *Settings) SetString(key, value string) {
 }
 
 // write replaces the file atomically; call it with mu held.
-func (s *Settings) write() error {
+func (s *settings) write() error {
 	b, err := json.MarshalIndent(s.values, "", "  ")
 	if err != nil {
 		return err

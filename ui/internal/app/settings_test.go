@@ -20,7 +20,7 @@ import (
 // error: EOF" and lost the recent connections).
 func TestSettingsAreNeverSeenHalfWritten(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "conf", "settings.json")
-	first := OpenSettings(path, nil)
+	first := openSettings(path, nil)
 	first.SetString("recent", `[{"transport":"demo"}]`)
 
 	stop := make(chan struct{})
@@ -54,7 +54,7 @@ func TestSettingsAreNeverSeenHalfWritten(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	if got := OpenSettings(path, nil).String("recent"); got != `[{"transport":"demo"}]` {
+	if got := openSettings(path, nil).String("recent"); got != `[{"transport":"demo"}]` {
 		t.Errorf("the next start reads recent = %q", got)
 	}
 	if leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".settings-*")); len(leftovers) > 0 {
@@ -70,14 +70,14 @@ func TestSettingsFallBackToFynePreferences(t *testing.T) {
 	a := test.NewTempApp(t)
 	a.Preferences().SetString(recentKey, `[{"transport":"stdio","command":"node s.mjs"}]`)
 	path := filepath.Join(t.TempDir(), "settings.json")
-	s := OpenSettings(path, a.Preferences())
-	if got := NewConnectionPanel(engine.Target{}, s).RecentTargets(); len(got) != 1 || got[0].Command != "node s.mjs" {
+	s := openSettings(path, a.Preferences())
+	if got := newConnectionPanel(engine.Target{}, s).recentTargets(); len(got) != 1 || got[0].Command != "node s.mjs" {
 		t.Errorf("recent connections from Fyne's preferences: %v", got)
 	}
 	if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := OpenSettings(path, nil).String(recentKey); got != "" {
+	if got := openSettings(path, nil).String(recentKey); got != "" {
 		t.Errorf("a broken file gave %q", got)
 	}
 }

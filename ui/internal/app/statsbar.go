@@ -15,10 +15,10 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// StatsBar shows the numbers of a run in one line (peak in flight, peak
+// statsBar shows the numbers of a run in one line (peak in flight, peak
 // pending, elapsed time, median and 99th percentile serve and queue times)
 // and, under it, the verdict in words.
-type StatsBar struct {
+type statsBar struct {
 	widget.BaseWidget
 
 	summary recorder.Summary
@@ -40,9 +40,9 @@ const provisionalPrefix = "So far (the run is still going): "
 // maxStatsParts is how many figures the stats line shows at most.
 const maxStatsParts = 8
 
-// NewStatsBar returns a stats bar for an empty run.
-func NewStatsBar() *StatsBar {
-	s := &StatsBar{
+// newStatsBar returns a stats bar for an empty run.
+func newStatsBar() *statsBar {
+	s := &statsBar{
 		verdict: widget.NewLabel(""),
 		compare: widget.NewLabel(""),
 	}
@@ -62,22 +62,22 @@ func NewStatsBar() *StatsBar {
 	s.verdict.TextStyle.Bold = true
 	s.verdict.Wrapping = fyne.TextWrapWord
 	s.ExtendBaseWidget(s)
-	s.SetSummary(recorder.Summary{})
+	s.setSummary(recorder.Summary{})
 	return s
 }
 
 // CreateRenderer is a private method to Fyne which links this widget to
 // its renderer.
-func (s *StatsBar) CreateRenderer() fyne.WidgetRenderer {
+func (s *statsBar) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, s.verdict, s.compare))
 }
 
-// SetSummary shows sum.
-func (s *StatsBar) SetSummary(sum recorder.Summary) { s.SetRunSummary(sum, false) }
+// setSummary shows sum.
+func (s *statsBar) setSummary(sum recorder.Summary) { s.setRunSummary(sum, false) }
 
-// SetRunSummary shows sum, the summary of a run; provisional says the run
+// setRunSummary shows sum, the summary of a run; provisional says the run
 // is still going, and the verdict says it is only what it is so far.
-func (s *StatsBar) SetRunSummary(sum recorder.Summary, provisional bool) {
+func (s *statsBar) setRunSummary(sum recorder.Summary, provisional bool) {
 	s.summary = sum
 	s.provisional = provisional
 	// setting a label's text measures it again: skip what did not change,
@@ -125,9 +125,9 @@ func (s *StatsBar) SetRunSummary(sum recorder.Summary, provisional bool) {
 	}
 }
 
-// SetCompare shows a compared recording's summary on a line of its own;
+// setCompare shows a compared recording's summary on a line of its own;
 // nil removes it.
-func (s *StatsBar) SetCompare(sum *recorder.Summary) {
+func (s *statsBar) setCompare(sum *recorder.Summary) {
 	if sum == nil {
 		s.compare.SetText("")
 		s.compare.Hide()
@@ -143,7 +143,7 @@ func (s *StatsBar) SetCompare(sum *recorder.Summary) {
 }
 
 // Refresh redraws the bar in the colours of the current theme.
-func (s *StatsBar) Refresh() {
+func (s *statsBar) Refresh() {
 	for _, l := range s.numberParts {
 		l.Color = theme.Color(theme.ColorNameForeground)
 	}
@@ -151,11 +151,11 @@ func (s *StatsBar) Refresh() {
 }
 
 // Summary returns the summary shown.
-func (s *StatsBar) Summary() recorder.Summary { return s.summary }
+func (s *statsBar) Summary() recorder.Summary { return s.summary }
 
 // Text returns the bar's text as shown: the numbers, a new line, the
 // verdict, and when comparing a line for the other recording.
-func (s *StatsBar) Text() string {
+func (s *statsBar) Text() string {
 	text := statsLine(s.summary) + "\n" + s.verdict.Text
 	if s.compare.Visible() {
 		text += "\n" + s.compare.Text
@@ -164,7 +164,7 @@ func (s *StatsBar) Text() string {
 }
 
 // Provisional reports whether the verdict shown is of a run still going.
-func (s *StatsBar) Provisional() bool { return s.provisional }
+func (s *statsBar) Provisional() bool { return s.provisional }
 
 // statsLine is the figures of sum on one line.
 func statsLine(sum recorder.Summary) string { return strings.Join(statsParts(sum), "   ") }

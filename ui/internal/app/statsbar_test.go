@@ -50,8 +50,8 @@ func TestStatsBar(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewStatsBar()
-			s.SetSummary(tt.sum)
+			s := newStatsBar()
+			s.setSummary(tt.sum)
 			for _, w := range tt.want {
 				if !strings.Contains(s.Text(), w) {
 					t.Errorf("stats bar does not show %q:\n%s", w, s.Text())

@@ -17,11 +17,11 @@ import (
 
 // TimelineView is the whole right-hand side of the main window: the
 // [Gantt], the [ConcurrencyChart] under it sharing its time axis, the
-// [StatsBar], and the [Details] pane for the selected span, with a toolbar
+// [statsBar], and the [details] pane for the selected span, with a toolbar
 // for zoom, follow-live and the colour legend.
 //
-// Show a live recording with [TimelineView.SetRecording] or a finished one
-// with [TimelineView.SetSnapshot]; [TimelineView.SetCompare] adds a second
+// Show a live recording with [TimelineView.setRecording] or a finished one
+// with [TimelineView.SetSnapshot]; [TimelineView.setCompare] adds a second
 // recording under the first on the same time scale. Call its methods on
 // Fyne's main goroutine.
 type TimelineView struct {
@@ -29,8 +29,8 @@ type TimelineView struct {
 
 	gantt   *timeline.Gantt
 	chart   *timeline.ConcurrencyChart
-	stats   *StatsBar
-	details *Details
+	stats   *statsBar
+	details *details
 
 	cmpGantt *timeline.Gantt
 	cmpChart *timeline.ConcurrencyChart
@@ -87,7 +87,7 @@ type TimelineView struct {
 	runOnMain func(func())
 	live      *liveFeed
 	// followEvery is how often a followed journal is read (see
-	// [TimelineView.FollowJournal]); tests shorten it.
+	// [TimelineView.followJournal]); tests shorten it.
 	followEvery time.Duration
 	followSeen  []int // span counts of a followed journal's frames, as it grew
 }
@@ -97,10 +97,10 @@ func NewTimelineView() *TimelineView {
 	t := &TimelineView{
 		gantt:       timeline.NewGantt(),
 		chart:       timeline.NewConcurrencyChart(),
-		stats:       NewStatsBar(),
-		details:     NewDetails(),
+		stats:       newStatsBar(),
+		details:     newDetails(),
 		runOnMain:   fyne.Do,
-		followEvery: FollowInterval,
+		followEvery: followInterval,
 		title:       widget.NewLabel(""),
 		cmpTtl:      widget.NewLabel(""),
 	}
@@ -135,9 +135,9 @@ func NewTimelineView() *TimelineView {
 		}
 	})
 	zoom := container.NewHBox(
-		widget.NewButtonWithIcon("", theme.ZoomOutIcon(), t.ZoomOut),
-		widget.NewButtonWithIcon("", theme.ZoomInIcon(), t.ZoomIn),
-		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.Fit),
+		widget.NewButtonWithIcon("", theme.ZoomOutIcon(), t.zoomOut),
+		widget.NewButtonWithIcon("", theme.ZoomInIcon(), t.zoomIn),
+		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.fit),
 	)
 	hint := widget.NewLabel("wheel: rows · Ctrl+wheel: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc")
 	hint.Importance = widget.LowImportance
@@ -189,13 +189,13 @@ func (t *TimelineView) Gantt() *timeline.Gantt { return t.gantt }
 func (t *TimelineView) Chart() *timeline.ConcurrencyChart { return t.chart }
 
 // Details returns the timeline's details pane.
-func (t *TimelineView) Details() *Details { return t.details }
+func (t *TimelineView) Details() *details { return t.details }
 
-// SetRecording follows a live recording: one ticker (about 30 a second)
+// setRecording follows a live recording: one ticker (about 30 a second)
 // takes a snapshot when the recording changed, or while requests are in
 // flight, and hands it to the main goroutine. Following the live end is
 // switched on. A nil rec stops following.
-func (t *TimelineView) SetRecording(rec *recorder.Recording) {
+func (t *TimelineView) setRecording(rec *recorder.Recording) {
 	t.Stop()
 	if rec == nil {
 		return
@@ -219,12 +219,12 @@ func (t *TimelineView) SetSnapshot(snap *recorder.Snapshot) {
 	}
 	t.gantt.SetFollow(false)
 	t.apply(makeFrame(snap, t.pick.Load()))
-	t.Fit()
+	t.fit()
 }
 
-// Snapshot returns the recording shown now, as it was recorded (for a
+// snapshot returns the recording shown now, as it was recorded (for a
 // proxy recording, without the estimate the timeline draws).
-func (t *TimelineView) Snapshot() *recorder.Snapshot {
+func (t *TimelineView) snapshot() *recorder.Snapshot {
 	if t.raw != nil {
 		return t.raw
 	}
@@ -237,22 +237,22 @@ func (t *TimelineView) Summary() recorder.Summary { return t.stats.Summary() }
 // Rows returns the Gantt's rows in display order.
 func (t *TimelineView) Rows() []timeline.GanttRow { return t.gantt.Rows() }
 
-// StatsText returns the stats bar's text as shown.
-func (t *TimelineView) StatsText() string { return t.stats.Text() }
+// statsText returns the stats bar's text as shown.
+func (t *TimelineView) statsText() string { return t.stats.Text() }
 
-// FramesDrawn returns how many frames the Gantt has drawn; sample it twice
+// framesDrawn returns how many frames the Gantt has drawn; sample it twice
 // during a live run to measure frames per second.
-func (t *TimelineView) FramesDrawn() int64 { return t.gantt.FramesDrawn() }
+func (t *TimelineView) framesDrawn() int64 { return t.gantt.FramesDrawn() }
 
-// ZoomIn shows half as much time.
-func (t *TimelineView) ZoomIn() { t.gantt.ZoomIn() }
+// zoomIn shows half as much time.
+func (t *TimelineView) zoomIn() { t.gantt.ZoomIn() }
 
-// ZoomOut shows twice as much time.
-func (t *TimelineView) ZoomOut() { t.gantt.ZoomOut() }
+// zoomOut shows twice as much time.
+func (t *TimelineView) zoomOut() { t.gantt.ZoomOut() }
 
-// Fit shows the run the stats describe (the latest, unless the run
+// fit shows the run the stats describe (the latest, unless the run
 // picker says otherwise), or the whole recording, and the compared one.
-func (t *TimelineView) Fit() {
+func (t *TimelineView) fit() {
 	start, end := time.Duration(0), timeline.Extent(t.snap)
 	if !t.scope.whole {
 		start = t.scope.run.Start
@@ -313,14 +313,14 @@ func (t *TimelineView) OverTime() *timeline.OverTimeChart { return t.overTime }
 // showDetails shows the clicked span of snap in the details pane.
 func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 	if s == nil {
-		t.details.SetSpan(nil, nil)
+		t.details.setSpan(nil, nil)
 		return
 	}
 	r := timeline.RelatedTo(snap, s)
-	t.details.SetSpan(s, r.Parent)
-	t.details.SetRoundFacts(r.RoundFacts)
-	t.details.SetNotifications(r.Events)
-	t.details.SetChildren(r.Children, r.Failed)
+	t.details.setSpan(s, r.Parent)
+	t.details.setRoundFacts(r.RoundFacts)
+	t.details.setNotifications(r.Events)
+	t.details.setChildren(r.Children, r.Failed)
 }
 
 // apply shows a frame: on the main goroutine.
@@ -337,14 +337,14 @@ func (t *TimelineView) apply(f liveFrame) {
 	// last change shows the final figures.
 	if !f.open || timeline.MinFrameInterval <= 0 || time.Since(t.statsAt) >= statsEvery {
 		t.statsAt = time.Now()
-		t.setStats(func() { t.stats.SetRunSummary(f.summary, f.scope.provisional) })
+		t.setStats(func() { t.stats.setRunSummary(f.summary, f.scope.provisional) })
 	}
 	t.alignCompare()
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
 		// the selected request changed (it was answered, say)
 		t.showDetails(sel, f.snap)
 	} else if sel == nil && t.details.Span() != nil && t.cmpGantt == nil {
-		t.details.SetSpan(nil, nil)
+		t.details.setSpan(nil, nil)
 	}
 	t.setTitles()
 	// The Gantt and the chart share a time axis, and so a frame: the

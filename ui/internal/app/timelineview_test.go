@@ -132,15 +132,15 @@ func TestTimelineLegendAndFolding(t *testing.T) {
 	test.NewTempApp(t)
 	tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
 	tv.SetSnapshot(fixedSnapshot())
-	tv.SetCompare(fixedSnapshot())
+	tv.setCompare(fixedSnapshot())
 	test.Tap(tv.kindToggles[recorder.KindSampling])
 	for _, g := range []*timeline.Gantt{tv.Gantt(), tv.cmpGantt} {
 		if got, want := ids(g.Rows()), "1 >8 7 9 10"; got != want {
 			t.Errorf("rows with sampling hidden = %q, want %q", got, want)
 		}
 	}
-	if !strings.Contains(tv.StatsText(), "peak pending 5") {
-		t.Errorf("hiding rows changed the stats:\n%s", tv.StatsText())
+	if !strings.Contains(tv.statsText(), "peak pending 5") {
+		t.Errorf("hiding rows changed the stats:\n%s", tv.statsText())
 	}
 	if sw := tv.kindSwatches[recorder.KindSampling]; sw.FillColor != color.Transparent || sw.StrokeWidth != 1 {
 		t.Errorf("a hidden kind's swatch is filled %v, stroke %v; want hollow", sw.FillColor, sw.StrokeWidth)
@@ -159,7 +159,7 @@ func TestTimelineLegendAndFolding(t *testing.T) {
 	// folding stays on for the next recording shown
 	test.Tap(tv.fold)
 	tv.SetSnapshot(fanoutSnapshot(3, 1, 100*ms))
-	tv.SetCompare(fanoutSnapshot(4, 1, 100*ms))
+	tv.setCompare(fanoutSnapshot(4, 1, 100*ms))
 	for _, g := range []*timeline.Gantt{tv.Gantt(), tv.cmpGantt} {
 		if got, want := ids(g.Rows()), "1"; got != want {
 			t.Errorf("rows with tool calls folded = %q, want %q", got, want)
@@ -187,7 +187,7 @@ func TestTimelineStats(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
 			tv.SetSnapshot(tt.snap)
-			text := tv.StatsText()
+			text := tv.statsText()
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("stats do not show %q:\n%s", w, text)
@@ -209,10 +209,10 @@ func TestTimelineGolden(t *testing.T) {
 	// these images change only when the timeline's look does
 	pinned := tv.Summary()
 	pinned.VerdictText = "partial: the verdict in words, long enough to wrap onto a second line of the stats bar under the numbers"
-	tv.setStats(func() { tv.stats.SetSummary(pinned) })
+	tv.setStats(func() { tv.stats.setSummary(pinned) })
 	assertImage(t, "timeline_fixed.png", w.Canvas().Capture())
 
-	tv.SetCompare(fanoutSnapshot(5, 5, 500*ms))
+	tv.setCompare(fanoutSnapshot(5, 5, 500*ms))
 	assertImage(t, "timeline_compare.png", w.Canvas().Capture())
 	if got, want := tv.title.Text, "A: serial fan-out — demo"; got != want {
 		t.Errorf("first recording labelled %q, want %q", got, want)
@@ -220,7 +220,7 @@ func TestTimelineGolden(t *testing.T) {
 	if got, want := tv.cmpTtl.Text, "B: 5 requests, 5 at a time"; got != want {
 		t.Errorf("second recording labelled %q, want %q", got, want)
 	}
-	if text := tv.StatsText(); !strings.Contains(text, "\nB: concurrent — peak in flight 5") {
+	if text := tv.statsText(); !strings.Contains(text, "\nB: concurrent — peak in flight 5") {
 		t.Errorf("stats do not show the compared recording:\n%s", text)
 	}
 	// selecting in B clears A's selection and shows B's request
@@ -228,15 +228,15 @@ func TestTimelineGolden(t *testing.T) {
 	if tv.Gantt().Selected() != nil || tv.Details().Span() == nil || tv.Details().Span().Serving != 10*ms {
 		t.Errorf("after a tap in B: A selects %v, details show %v", tv.Gantt().Selected(), tv.Details().Span())
 	}
-	tv.ZoomIn()
+	tv.zoomIn()
 	s1, e1 := tv.Gantt().VisibleRange()
 	s2, e2 := tv.cmpGantt.VisibleRange()
 	if s1 != s2 || e1 != e2 {
 		t.Errorf("compared Gantt shows %v – %v, the first %v – %v", s2, e2, s1, e1)
 	}
-	tv.SetCompare(nil)
-	if tv.cmpGantt != nil || strings.Contains(tv.StatsText(), "B:") {
-		t.Errorf("SetCompare(nil) kept the second recording:\n%s", tv.StatsText())
+	tv.setCompare(nil)
+	if tv.cmpGantt != nil || strings.Contains(tv.statsText(), "B:") {
+		t.Errorf("SetCompare(nil) kept the second recording:\n%s", tv.statsText())
 	}
 }
 
@@ -261,7 +261,7 @@ func TestTimelineLive(t *testing.T) {
 	ch := make(chan func(), 1)
 	tv.runOnMain = func(f func()) { ch <- f }
 	rec := recorder.New(recorder.Meta{Title: "live"})
-	tv.SetRecording(rec)
+	tv.setRecording(rec)
 	if !tv.Gantt().Following() || !tv.follow.Checked {
 		t.Fatal("a live recording is not followed")
 	}
@@ -294,11 +294,11 @@ func TestTimelineLive(t *testing.T) {
 	}
 	rec.Update(callID, func(s *recorder.Span) { s.Answered, s.Status = rec.Now(), recorder.StatusOK })
 	pump(t, ch, func() bool { return strings.Contains(tv.Details().Text(), `"ok": true`) })
-	pump(t, ch, func() bool { return strings.Contains(tv.StatsText(), "peak pending 3") })
+	pump(t, ch, func() bool { return strings.Contains(tv.statsText(), "peak pending 3") })
 
-	before := tv.FramesDrawn()
+	before := tv.framesDrawn()
 	w.Canvas().Capture()
-	if tv.FramesDrawn() <= before {
+	if tv.framesDrawn() <= before {
 		t.Errorf("FramesDrawn stayed at %d after a frame", before)
 	}
 
@@ -375,7 +375,7 @@ func TestTimelineLiveIdles(t *testing.T) {
 	s := recorder.NewSpan("s1", recorder.Incoming, "ping")
 	s.Received, s.Queued, s.Serving, s.Answered, s.Status = 0, 0, 0, time.Millisecond, recorder.StatusOK
 	rec.Begin(s)
-	tv.SetRecording(rec)
+	tv.setRecording(rec)
 
 	// frames come while the recording changes, then stop: nothing is open
 	frames := 0
@@ -426,7 +426,7 @@ func TestTimelineLiveFramesAgree(t *testing.T) {
 		}
 		rec.Begin(s)
 	}
-	tv.SetRecording(rec)
+	tv.setRecording(rec)
 
 	bg := color.RGBAModel.Convert(theme.Color(theme.ColorNameBackground)).(color.RGBA)
 	deadline := time.After(5 * time.Second)
@@ -437,7 +437,7 @@ func TestTimelineLiveFramesAgree(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("only %d live frames in 5 s", frame-1)
 		}
-		snap := tv.Snapshot()
+		snap := tv.snapshot()
 		if tv.Gantt().Snapshot() != snap || tv.Chart().Snapshot() != snap {
 			t.Fatalf("frame %d: the Gantt and the chart show different snapshots", frame)
 		}
@@ -446,8 +446,8 @@ func TestTimelineLiveFramesAgree(t *testing.T) {
 			t.Errorf("frame %d: the stats say elapsed %.3f ms, the snapshot the Gantt shows (Now %v) %.3f ms",
 				frame, got.ElapsedMS, snap.Now, want.ElapsedMS)
 		}
-		if !strings.Contains(tv.StatsText(), "elapsed "+formatDuration(time.Duration(want.ElapsedMS*float64(time.Millisecond)))) {
-			t.Errorf("frame %d: the stats bar does not show the frame's elapsed time %.3f ms:\n%s", frame, want.ElapsedMS, tv.StatsText())
+		if !strings.Contains(tv.statsText(), "elapsed "+formatDuration(time.Duration(want.ElapsedMS*float64(time.Millisecond)))) {
+			t.Errorf("frame %d: the stats bar does not show the frame's elapsed time %.3f ms:\n%s", frame, want.ElapsedMS, tv.statsText())
 		}
 		if f, p := tv.Chart().ValueAt(snap.Now); f != 1 || p != 4 {
 			t.Errorf("frame %d: at Now the chart shows %d in flight and %d pending, want the open 1 and 4", frame, f, p)

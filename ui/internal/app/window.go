@@ -44,7 +44,7 @@ type Options struct {
 	// Open is a recording or journal to show at once ("" for none).
 	Open string
 	// Follow is a journal to follow as it grows ("" for none): see
-	// [MainWindow.FollowFile].
+	// [MainWindow.followFile].
 	Follow string
 	// Icon is the window's icon (nil for Fyne's).
 	Icon fyne.Resource
@@ -52,14 +52,14 @@ type Options struct {
 	Version string
 	// OnRecording is handed each live recording as its connection is
 	// made or the hosted proxy starts; the function it returns is called
-	// when the connection or proxy closes ([Bridge.onRecording]).
+	// when the connection or proxy closes ([bridge.onRecording]).
 	OnRecording func(*recorder.Recording) func()
-	// JournalDir is where live runs are journaled; nil means
+	// journalDir is where live runs are journaled; nil means
 	// [recorder.DefaultJournalDir], "" turns journaling off.
-	JournalDir *string
-	// SettingsFile keeps the recent connections and the last folder; nil
-	// means [DefaultSettingsFile], "" keeps them in memory only.
-	SettingsFile *string
+	journalDir *string
+	// settingsFile keeps the recent connections and the last folder; nil
+	// means [defaultSettingsFile], "" keeps them in memory only.
+	settingsFile *string
 	// MaxSpans caps the spans a connection's recording keeps; nil means
 	// [recorder.DefaultMaxSpans], 0 keeps every span.
 	MaxSpans *int
@@ -75,17 +75,17 @@ type MainWindow struct {
 	// engine; errors shows every error.
 	app    fyne.App
 	window fyne.Window
-	bridge *Bridge
-	errors *ErrorReporter
+	bridge *bridge
+	errors *errorReporter
 	// settings is what the window remembers between starts.
-	settings *Settings
+	settings *settings
 
 	// The panels and the timeline; tabs holds the panels.
-	connection *ConnectionPanel
-	policy     *PolicyPanel
-	workload   *WorkloadPanel
-	manual     *ManualPanel
-	log        *LogView
+	connection *connectionPanel
+	policy     *policyPanel
+	workload   *workloadPanel
+	manual     *manualPanel
+	log        *logView
 	timeline   *TimelineView
 	tabs       *container.AppTabs
 
@@ -114,29 +114,29 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	if opts.Icon != nil {
 		w.SetIcon(opts.Icon)
 	}
-	m.errors = NewErrorReporter(w)
-	m.bridge = NewBridge(opts.Policy)
-	m.bridge.Inspector = opts.Version
+	m.errors = newErrorReporter(w)
+	m.bridge = newBridge(opts.Policy)
+	m.bridge.inspector = opts.Version
 	m.bridge.onRecording = opts.OnRecording
-	if opts.JournalDir != nil {
-		m.bridge.JournalDir = *opts.JournalDir
+	if opts.journalDir != nil {
+		m.bridge.journalDir = *opts.journalDir
 	}
 	if opts.MaxSpans != nil {
-		m.bridge.MaxSpans = *opts.MaxSpans
+		m.bridge.maxSpans = *opts.MaxSpans
 	}
 
-	settings := DefaultSettingsFile()
-	if opts.SettingsFile != nil {
-		settings = *opts.SettingsFile
+	settings := defaultSettingsFile()
+	if opts.settingsFile != nil {
+		settings = *opts.settingsFile
 	}
-	m.settings = OpenSettings(settings, a.Preferences()) // Fyne's preferences held them before
-	m.connection = NewConnectionPanel(opts.Target, m.settings)
-	m.policy = NewPolicyPanel(opts.Policy)
-	m.workload = NewWorkloadPanel()
-	m.workload.SetWorkload(opts.Workload)
-	m.workload.SetSessions(opts.Sessions)
-	m.manual = NewManualPanel()
-	m.log = NewLogView()
+	m.settings = openSettings(settings, a.Preferences()) // Fyne's preferences held them before
+	m.connection = newConnectionPanel(opts.Target, m.settings)
+	m.policy = newPolicyPanel(opts.Policy)
+	m.workload = newWorkloadPanel()
+	m.workload.setWorkload(opts.Workload)
+	m.workload.setSessions(opts.Sessions)
+	m.manual = newManualPanel()
+	m.log = newLogView()
 	m.timeline = NewTimelineView()
 	m.wire()
 
@@ -144,7 +144,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	// the panels scroll sideways too when the window leaves them less
 	// than their width (the tab bar folds its tabs into a menu by itself)
 	workloadScroll := container.NewScroll(m.workload)
-	m.workload.ShowIn(workloadScroll) // to scroll a run's result into view
+	m.workload.showIn(workloadScroll) // to scroll a run's result into view
 	workloadTab := container.NewTabItem("Workload", workloadScroll)
 	m.tabs = container.NewAppTabs(
 		container.NewTabItem("Server", container.NewScroll(m.connection)), // the connection; short so all five tabs fit,
@@ -154,7 +154,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		container.NewTabItem("Log", m.log),
 	)
 	m.tabs.Select(workloadTab) // open where Run is: the first thing to do is run
-	m.workload.ShowPolicy(opts.Policy)
+	m.workload.showPolicy(opts.Policy)
 	// the panels, the timeline and its details side by side: the sides
 	// fold, and give up their room first when the window is narrow
 	panelsWidth := func() float32 { // what the panels would like
@@ -165,7 +165,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	w.Resize(fyne.NewSize(1400, 900))
 	m.buildMenu()
 	w.SetOnClosed(m.Close)
-	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { m.Dropped(uris) })
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { m.dropped(uris) })
 	m.updateTitle()
 	return m
 }
@@ -173,25 +173,25 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 // wire connects the panels to the bridge and the bridge back to the panels.
 func (m *MainWindow) wire() {
 	m.connection.onConnect = m.Connect
-	m.connection.onDisconnect = m.Disconnect
+	m.connection.onDisconnect = m.disconnect
 	m.connection.onStartProxy = func(listen, upstream string) {
-		m.errors.Show("Starting the proxy", m.StartProxy(listen, upstream))
+		m.errors.Show("Starting the proxy", m.startProxy(listen, upstream))
 	}
-	m.connection.onStopProxy = m.StopProxy
+	m.connection.onStopProxy = m.stopProxy
 	m.policy.onChanged = func(policy engine.AnswerPolicy) {
-		m.bridge.SetPolicy(policy)
-		m.workload.ShowPolicy(policy)
+		m.bridge.setPolicy(policy)
+		m.workload.showPolicy(policy)
 	}
-	m.workload.onDispatch = func(mode string) { m.policy.Dispatch.SetSelected(mode) }
+	m.workload.onDispatch = func(mode string) { m.policy.dispatch.SetSelected(mode) }
 	m.workload.onRun = func(engine.Workload) { m.Run() }
 	m.workload.onStop = m.Stop
 	m.workload.onPolicy = func(policy engine.AnswerPolicy) {
-		m.policy.SetPolicy(policy)
+		m.policy.setPolicy(policy)
 		m.policy.onChanged(policy)
 	}
 	m.workload.onCompare = m.setCompare
 	m.workload.onRefresh = func() {
-		if s := m.bridge.Session(); s != nil {
+		if s := m.bridge.session(); s != nil {
 			go m.listTools(s)
 		}
 	}
@@ -207,20 +207,20 @@ func (m *MainWindow) wire() {
 	m.bridge.OnSession = func(s *engine.Session, err error) {
 		m.do(func() { m.sessionChanged(s, err) })
 	}
-	m.bridge.onLog = m.log.AppendEvent
+	m.bridge.onLog = m.log.appendEvent
 	m.bridge.onToolsChanged = func() {
-		if s := m.bridge.Session(); s != nil {
+		if s := m.bridge.session(); s != nil {
 			go m.listTools(s)
 		}
 	}
 	m.bridge.onPending = func(req *engine.PendingRequest) {
 		m.do(func() {
-			defer m.errors.Recover("showing a request that waits for you") // its schema is the server's data
+			defer m.errors.recover("showing a request that waits for you") // its schema is the server's data
 			m.manual.Add(req)
 			m.tabs.Select(m.manualTab)
 		})
 	}
-	m.bridge.onProgress = m.workload.ReportProgress
+	m.bridge.onProgress = m.workload.reportProgress
 	m.bridge.onRunDone = func(res engine.RunResult, err error) {
 		m.do(func() { m.runDone(res, err) })
 	}
@@ -230,10 +230,10 @@ func (m *MainWindow) wire() {
 // then maybe run). It returns at once.
 func (m *MainWindow) Start() {
 	if m.opts.Open != "" {
-		m.errors.Show("Opening "+m.opts.Open, m.OpenFile(m.opts.Open))
+		m.errors.Show("Opening "+m.opts.Open, m.openFile(m.opts.Open))
 	}
 	if m.opts.Follow != "" {
-		m.FollowFile(m.opts.Follow)
+		m.followFile(m.opts.Follow)
 	}
 	if m.opts.Connect {
 		m.Connect(m.opts.Target)
@@ -248,25 +248,25 @@ func (m *MainWindow) ShowAndRun() {
 }
 
 // FramesDrawn returns how many frames the timeline has drawn.
-func (m *MainWindow) FramesDrawn() int64 { return m.timeline.FramesDrawn() }
+func (m *MainWindow) FramesDrawn() int64 { return m.timeline.framesDrawn() }
 
 // Stats returns the run picker's choices and the run chosen ("" while
 // the recording has no runs), the statistics shown, and whether their
 // verdict is of a run still going.
 func (m *MainWindow) Stats() (runs []string, chosen string, sum recorder.Summary, provisional bool) {
-	runs, chosen = m.timeline.RunPicker()
-	return runs, chosen, m.timeline.Summary(), m.timeline.Provisional()
+	runs, chosen = m.timeline.runPicker()
+	return runs, chosen, m.timeline.Summary(), m.timeline.provisional()
 }
 
-// Dropped opens a recording or journal dropped on the window: the first
+// dropped opens a recording or journal dropped on the window: the first
 // file shows, a second one is shown for comparison.
-func (m *MainWindow) Dropped(uris []fyne.URI) {
+func (m *MainWindow) dropped(uris []fyne.URI) {
 	for i, u := range uris {
 		switch i {
 		case 0:
-			m.errors.Show("Opening "+u.Name(), m.OpenFile(u.Path()))
+			m.errors.Show("Opening "+u.Name(), m.openFile(u.Path()))
 		case 1:
-			m.errors.Show("Opening "+u.Name()+" to compare", m.OpenCompare(u.Path()))
+			m.errors.Show("Opening "+u.Name()+" to compare", m.openCompare(u.Path()))
 		}
 	}
 }
@@ -275,22 +275,22 @@ func (m *MainWindow) Dropped(uris []fyne.URI) {
 // target without limits (from the Server panel) gets those the window
 // was started with.
 func (m *MainWindow) Connect(t engine.Target) {
-	m.StopProxy() // one live recording at a time
+	m.stopProxy() // one live recording at a time
 	if t.Limits == (engine.Limits{}) {
 		t.Limits = m.opts.Target.Limits
 	}
 	m.connecting = true
-	m.connection.SetConnecting(t)
+	m.connection.setConnecting(t)
 	go func() {
-		defer m.errors.Recover("connecting")
+		defer m.errors.recover("connecting")
 		s, err := m.bridge.Connect(context.Background(), t)
 		m.do(func() {
 			m.connecting = false
 			if err != nil {
-				m.connection.SetConnected(t, nil, nil)
+				m.connection.setConnected(t, nil, nil)
 			}
 		})
-		if errors.Is(err, ErrAbandoned) {
+		if errors.Is(err, errAbandoned) {
 			return // Disconnect pressed, or another Connect: not an error
 		}
 		if err != nil {
@@ -301,33 +301,33 @@ func (m *MainWindow) Connect(t engine.Target) {
 	}()
 }
 
-// Disconnect closes the connection in the background.
-func (m *MainWindow) Disconnect() {
+// disconnect closes the connection in the background.
+func (m *MainWindow) disconnect() {
 	go func() {
-		defer m.errors.Recover("disconnecting")
-		m.errors.Show("Disconnecting", m.bridge.Disconnect())
+		defer m.errors.recover("disconnecting")
+		m.errors.Show("Disconnecting", m.bridge.disconnect())
 	}()
 }
 
 // listTools asks the server for its tools and shows them; call it from a
 // goroutine.
 func (m *MainWindow) listTools(s *engine.Session) {
-	defer m.errors.Recover("listing the tools")
+	defer m.errors.recover("listing the tools")
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	tools, err := s.ListTools(ctx)
 	if err != nil {
-		if m.bridge.Session() == s { // not an old session's late answer
+		if m.bridge.session() == s { // not an old session's late answer
 			m.errors.Show("Listing the server's tools", err)
 		}
 		return
 	}
 	m.do(func() {
-		defer m.errors.Recover("showing the server's tools") // their schemas are the server's data
-		if m.bridge.Session() != s {
+		defer m.errors.recover("showing the server's tools") // their schemas are the server's data
+		if m.bridge.session() != s {
 			return
 		}
-		m.workload.SetTools(tools)
+		m.workload.setTools(tools)
 		if m.opts.AutoRun && !m.autoRan {
 			m.autoRan = true
 			m.tabs.SelectIndex(2) // show the run's progress
@@ -343,10 +343,10 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 		info := s.Info()
 		m.live = s.Recording()
 		m.opened, m.following = "", ""
-		m.timeline.SetRecording(m.live)
-		m.connection.SetConnected(target, &info, nil)
+		m.timeline.setRecording(m.live)
+		m.connection.setConnected(target, &info, nil)
 		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, protocol %s", target, info.Name, info.Version, info.Protocol))
-		if p := m.bridge.JournalPath(); p != "" {
+		if p := m.bridge.journalPath(); p != "" {
 			m.logNote(recorder.EventOther, "journaling this connection's recording to "+p)
 		}
 		m.updateTitle()
@@ -361,7 +361,7 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	if m.live != nil && m.opened == "" {
 		m.timeline.SetSnapshot(m.live.Snapshot()) // stop following, keep showing it
 	}
-	m.connection.SetConnected(target, nil, err)
+	m.connection.setConnected(target, nil, err)
 	m.updateTitle()
 	if err != nil {
 		m.logNote(recorder.EventConnection, "connection lost: "+err.Error())
@@ -376,30 +376,30 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 // Run runs the Workload panel's workload on the current connection.
 func (m *MainWindow) Run() {
 	if m.proxy != nil {
-		m.workload.ShowProblem(proxyNoRun)
+		m.workload.showProblem(proxyNoRun)
 		m.tabs.SelectIndex(2)
 		return
 	}
-	w, err := m.workload.Workload()
+	w, err := m.workload.workload()
 	if err == nil {
-		n, _ := m.workload.SessionCount()                   // checked by Workload()
-		m.workload.RunStarted(w, m.bridge.Policy(), m.live) // before its first call: opens the run's segment
-		if err = m.bridge.RunOn(w, n); err != nil {
-			m.workload.RunNotStarted() // closes it
+		n, _ := m.workload.sessionCount()                   // checked by Workload()
+		m.workload.runStarted(w, m.bridge.Policy(), m.live) // before its first call: opens the run's segment
+		if err = m.bridge.runOn(w, n); err != nil {
+			m.workload.runNotStarted() // closes it
 		}
 	}
 	if err != nil {
-		m.workload.ShowProblem(err.Error())
+		m.workload.showProblem(err.Error())
 		m.tabs.SelectIndex(2)
 		return
 	}
-	m.workload.ShowProblem("")
+	m.workload.showProblem("")
 	m.stopping = false
-	m.workload.SetRunning(true)
+	m.workload.setRunning(true)
 	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", w.Tool, w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
 	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
 		m.opened, m.following = "", ""
-		m.timeline.SetRecording(m.live)
+		m.timeline.setRecording(m.live)
 		m.updateTitle()
 	}
 }
@@ -410,38 +410,38 @@ func (m *MainWindow) Stop() {
 	m.stopping = true
 	// First, so that their spans say why even when the server cancels
 	// them too once its call is cancelled.
-	m.manual.WithdrawAll("cancelled: the run was stopped (Stop) before anyone answered")
+	m.manual.withdrawAll("cancelled: the run was stopped (Stop) before anyone answered")
 	m.bridge.Stop()
 }
 
 // runDone shows how a run ended.
 func (m *MainWindow) runDone(res engine.RunResult, err error) {
-	m.workload.SetResult(res, err, m.stopping)
+	m.workload.setResult(res, err, m.stopping)
 	if m.proxy != nil {
-		m.workload.SetProxying(true) // a run the proxy's start ended: Run stays off
+		m.workload.setProxying(true) // a run the proxy's start ended: Run stays off
 	}
 	m.logNote(recorder.EventOther, "run ended: "+m.workload.Status())
-	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrConnectionEnded) {
+	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) && !errors.Is(err, errConnectionEnded) {
 		m.errors.Show("Running the workload", err) // a lost connection has its own dialog
 	}
 	m.stopping = false
 	if again := m.opts.AutoRunAgain; again != "" && m.autoRan && !m.ranAgain {
 		m.ranAgain = true
-		m.policy.Dispatch.SetSelected(again)
+		m.policy.dispatch.SetSelected(again)
 		m.Run()
 	}
 }
 
-// NewRun starts a fresh recording: reconnects to the same server (a
+// newRun starts a fresh recording: reconnects to the same server (a
 // session records into one recording), or clears the timeline when not
 // connected.
-func (m *MainWindow) NewRun() {
+func (m *MainWindow) newRun() {
 	if m.proxy != nil {
 		m.errors.Show("Starting a new recording", errors.New("the proxy is recording: stop it first (Server panel, Stop proxy), then start a new run"))
 		return
 	}
 	m.opened, m.following = "", ""
-	if m.bridge.Session() != nil {
+	if m.bridge.session() != nil {
 		m.Connect(m.bridge.Target())
 		return
 	}
@@ -457,12 +457,12 @@ func (m *MainWindow) logNote(kind recorder.EventKind, text string) {
 	if rec := m.liveRecording(); rec != nil {
 		at = rec.Now()
 	}
-	m.log.AppendEvent(recorder.Event{At: at, Kind: kind, Text: text})
+	m.log.appendEvent(recorder.Event{At: at, Kind: kind, Text: text})
 }
 
 // liveRecording is the current connection's recording, or nil.
 func (m *MainWindow) liveRecording() *recorder.Recording {
-	if s := m.bridge.Session(); s != nil {
+	if s := m.bridge.session(); s != nil {
 		return s.Recording()
 	}
 	return m.live
@@ -481,7 +481,7 @@ func (m *MainWindow) updateTitle() {
 		}
 	case m.opened != "":
 		title += " — " + m.opened
-	case m.bridge.Session() != nil:
+	case m.bridge.session() != nil:
 		title += " — " + m.bridge.Target().String()
 	default:
 		title += " — not connected"
@@ -531,12 +531,12 @@ func (m *MainWindow) shutdown() {
 		h.stop("the app quit while proxying")
 	}
 	if m.workload.Running() {
-		m.workload.SetRunning(false) // stops its elapsed-time ticker
+		m.workload.setRunning(false) // stops its elapsed-time ticker
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		m.bridge.Disconnect()
+		m.bridge.disconnect()
 	}()
 	select {
 	case <-done:

@@ -118,13 +118,13 @@ func (l *mainLoop) settle(d time.Duration) {
 // timer of this test touches widgets while the next test runs.
 func openMainWindow(t *testing.T, loop *mainLoop, opts Options) *MainWindow {
 	t.Helper()
-	if opts.JournalDir == nil {
+	if opts.journalDir == nil {
 		off := ""
-		opts.JournalDir = &off
+		opts.journalDir = &off
 	}
-	if opts.SettingsFile == nil {
+	if opts.settingsFile == nil {
 		file := filepath.Join(t.TempDir(), "settings.json")
-		opts.SettingsFile = &file
+		opts.settingsFile = &file
 	}
 	if opts.Policy.Dispatch.Mode == "" {
 		opts.Policy = engine.DefaultAnswerPolicy()
@@ -160,7 +160,7 @@ func TestPolicyPanelChangesTheSessionsPolicy(t *testing.T) {
 	}
 	defer s.Close()
 
-	p := NewPolicyPanel(s.AnswerPolicy())
+	p := newPolicyPanel(s.AnswerPolicy())
 	p.onChanged = s.SetAnswerPolicy
 	w := test.NewWindow(p)
 	defer w.Close()
@@ -170,29 +170,29 @@ func TestPolicyPanelChangesTheSessionsPolicy(t *testing.T) {
 		do    func()
 		check func(engine.AnswerPolicy) string
 	}{
-		{"serial dispatch", func() { p.Dispatch.SetSelected("serial") }, func(policy engine.AnswerPolicy) string {
+		{"serial dispatch", func() { p.dispatch.SetSelected("serial") }, func(policy engine.AnswerPolicy) string {
 			if policy.Dispatch.Mode != engine.Serial {
 				return "dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
-		{"fixed latency 300 ms", func() { typeInto(p.Latency.A, "300ms") }, func(policy engine.AnswerPolicy) string {
+		{"fixed latency 300 ms", func() { typeInto(p.latency.a, "300ms") }, func(policy engine.AnswerPolicy) string {
 			if policy.Latency.Dist != engine.Fixed || policy.Latency.A != 300*time.Millisecond || policy.Dispatch.Mode != engine.Serial {
 				return "latency " + policy.Latency.String() + ", dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
-		{"bounded 3", func() { p.Dispatch.SetSelected("bounded"); typeInto(p.Slots, "3") }, func(policy engine.AnswerPolicy) string {
+		{"bounded 3", func() { p.dispatch.SetSelected("bounded"); typeInto(p.slots, "3") }, func(policy engine.AnswerPolicy) string {
 			if policy.Dispatch.String() != "bounded:3" {
 				return "dispatch " + policy.Dispatch.String()
 			}
 			return ""
 		}},
 		{"uniform sampling override", func() {
-			in := p.Overrides["sampling/createMessage"]
-			in.Dist.SetSelected("uniform")
-			typeInto(in.A, "100ms")
-			typeInto(in.B, "200")
+			in := p.overrides["sampling/createMessage"]
+			in.dist.SetSelected("uniform")
+			typeInto(in.a, "100ms")
+			typeInto(in.b, "200")
 		}, func(policy engine.AnswerPolicy) string {
 			if m := policy.MethodLatency["sampling/createMessage"]; m.Dist != engine.Uniform || m.A != 100*time.Millisecond || m.B != 200*time.Millisecond {
 				return "sampling latency " + m.String()
@@ -200,17 +200,17 @@ func TestPolicyPanelChangesTheSessionsPolicy(t *testing.T) {
 			return ""
 		}},
 		{"manual elicitation, fail rate, timeout, roots", func() {
-			p.Elicitation.SetSelected("manual")
-			typeInto(p.FailRate, "10%")
-			typeInto(p.Timeout, "5s")
-			typeInto(p.Roots, "file:///a\nfile:///b")
+			p.elicitation.SetSelected("manual")
+			typeInto(p.failRate, "10%")
+			typeInto(p.timeout, "5s")
+			typeInto(p.roots, "file:///a\nfile:///b")
 		}, func(policy engine.AnswerPolicy) string {
 			if policy.Elicitation != engine.ElicitManual || policy.FailRate != 0.1 || policy.RequestTimeout != 5*time.Second || strings.Join(policy.Roots, " ") != "file:///a file:///b" {
 				return "got elicitation " + string(policy.Elicitation) + ", roots " + strings.Join(policy.Roots, " ")
 			}
 			return ""
 		}},
-		{"invalid latency keeps the last valid policy", func() { test.Type(p.Latency.A, " soon") }, func(policy engine.AnswerPolicy) string {
+		{"invalid latency keeps the last valid policy", func() { test.Type(p.latency.a, " soon") }, func(policy engine.AnswerPolicy) string {
 			if policy.Latency.A != 300*time.Millisecond {
 				return "latency changed to " + policy.Latency.String()
 			}
@@ -237,12 +237,12 @@ func TestPolicyPanelChangesTheSessionsPolicy(t *testing.T) {
 func TestMainWindowEndToEnd(t *testing.T) {
 	loop := newMainLoop(t)
 	journals := filepath.Join(t.TempDir(), "not", "made", "yet")
-	m := openMainWindow(t, loop, Options{JournalDir: &journals, Version: "test"})
+	m := openMainWindow(t, loop, Options{journalDir: &journals, Version: "test"})
 	m.window.Resize(fyne.NewSize(1400, 900))
 
-	test.Tap(m.connection.ConnectBtn)
+	test.Tap(m.connection.connectBtn)
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool {
-		return m.bridge.Session() != nil && len(m.workload.Tool.Options) > 0
+		return m.bridge.session() != nil && len(m.workload.tool.Options) > 0
 	})
 	if got := m.connection.Status(); !strings.Contains(got, "Connected to") || !strings.Contains(got, "Protocol: 2025-11-25") || !strings.Contains(got, "tools") {
 		t.Errorf("connection status = %q, want the server's name, protocol and capabilities", got)
@@ -251,13 +251,13 @@ func TestMainWindowEndToEnd(t *testing.T) {
 		t.Errorf("window title %q does not name the target", m.window.Title())
 	}
 
-	m.policy.Dispatch.SetSelected("serial")
-	typeInto(m.policy.Latency.A, "300ms")
-	if policy := m.bridge.Session().AnswerPolicy(); policy.Dispatch.Mode != engine.Serial || policy.Latency.A != 300*time.Millisecond {
+	m.policy.dispatch.SetSelected("serial")
+	typeInto(m.policy.latency.a, "300ms")
+	if policy := m.bridge.session().AnswerPolicy(); policy.Dispatch.Mode != engine.Serial || policy.Latency.A != 300*time.Millisecond {
 		t.Fatalf("after choosing serial and 300ms the session has %v, %v", policy.Dispatch, policy.Latency)
 	}
 
-	m.workload.Tool.SetSelected("fanout")
+	m.workload.tool.SetSelected("fanout")
 	form := m.workload.Form()
 	if form == nil || form.Field("n") == nil || form.Field("kind") == nil {
 		t.Fatalf("the fanout tool's arguments form lacks n or kind")
@@ -271,7 +271,7 @@ func TestMainWindowEndToEnd(t *testing.T) {
 
 	run := func(wantCalls, wantPeak int) *recorder.Span {
 		t.Helper()
-		test.Tap(m.workload.RunButton)
+		test.Tap(m.workload.runButton)
 		if !m.workload.Running() {
 			t.Fatalf("Run did not start: %v", m.workload.problem.Text)
 		}
@@ -309,14 +309,14 @@ func TestMainWindowEndToEnd(t *testing.T) {
 	}
 
 	serial := run(1, 1)
-	if !strings.Contains(m.timeline.StatsText(), "1") {
-		t.Errorf("stats text %q", m.timeline.StatsText())
+	if !strings.Contains(m.timeline.statsText(), "1") {
+		t.Errorf("stats text %q", m.timeline.statsText())
 	}
 	if serial.Total() < 1100*time.Millisecond {
 		t.Errorf("4 serial requests of 300 ms took %v, want at least 1.2 s", serial.Total())
 	}
 
-	m.policy.Dispatch.SetSelected("concurrent")
+	m.policy.dispatch.SetSelected("concurrent")
 	concurrent := run(2, 4)
 	if concurrent.Total()*2 > serial.Total() {
 		t.Errorf("concurrent run took %v, serial %v: want concurrent well under half", concurrent.Total(), serial.Total())
@@ -328,11 +328,11 @@ func TestMainWindowEndToEnd(t *testing.T) {
 	}
 	// Save, then open the saved recording: the same rows come back.
 	saved := filepath.Join(t.TempDir(), "run.json")
-	if err := m.SaveFile(saved); err != nil {
+	if err := m.saveFile(saved); err != nil {
 		t.Fatal(err)
 	}
 	rows := len(m.timeline.Rows())
-	if err := m.OpenFile(saved); err != nil {
+	if err := m.openFile(saved); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(m.timeline.Rows()); got != rows {
@@ -342,7 +342,7 @@ func TestMainWindowEndToEnd(t *testing.T) {
 		t.Errorf("title %q does not name the opened file", m.window.Title())
 	}
 	// Dropping two recordings on the window shows the second for comparison.
-	m.Dropped([]fyne.URI{storage.NewFileURI(saved), storage.NewFileURI(saved)})
+	m.dropped([]fyne.URI{storage.NewFileURI(saved), storage.NewFileURI(saved)})
 	if m.compare == nil || len(m.errors.Shown()) > 0 {
 		t.Errorf("dropping two recordings: compare %v, errors %q", m.compare != nil, m.errors.Shown())
 	}
@@ -355,18 +355,18 @@ func TestMainWindowExports(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	dir := t.TempDir()
-	if err := m.SaveFile(filepath.Join(dir, "empty.json")); err == nil || !strings.Contains(err.Error(), "nothing to save") {
+	if err := m.saveFile(filepath.Join(dir, "empty.json")); err == nil || !strings.Contains(err.Error(), "nothing to save") {
 		t.Errorf("saving with nothing recorded: %v, want 'nothing to save'", err)
 	}
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
-	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`), Calls: 2, Concurrency: 2})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`), Calls: 2, Concurrency: 2})
 	m.Run()
 	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
-	for _, e := range Exports {
-		t.Run(e.Name, func(t *testing.T) {
-			path := filepath.Join(dir, "out"+e.Ext)
-			if err := m.ExportFile(e, path); err != nil {
+	for _, e := range exports {
+		t.Run(e.name, func(t *testing.T) {
+			path := filepath.Join(dir, "out"+e.ext)
+			if err := m.exportFile(e, path); err != nil {
 				t.Fatalf("export: %v", err)
 			}
 			if st, err := os.Stat(path); err != nil || st.Size() < 50 {
@@ -377,7 +377,7 @@ func TestMainWindowExports(t *testing.T) {
 			}
 		})
 	}
-	if err := m.OpenFile(filepath.Join(dir, "out.csv")); err == nil {
+	if err := m.openFile(filepath.Join(dir, "out.csv")); err == nil {
 		t.Errorf("opening a CSV as a recording gave no error")
 	}
 }
@@ -388,8 +388,8 @@ func TestLogAndRecentConnections(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
-	m.workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
 	m.Run()
 	loop.waitFor(t, "the slow tool's log messages in the Log panel", 10*time.Second, func() bool {
 		n, ended := 0, false
@@ -411,8 +411,8 @@ func TestLogAndRecentConnections(t *testing.T) {
 		t.Errorf("the log lacks the connection or the run's end:\n%s", strings.Join(m.log.Lines(), "\n"))
 	}
 
-	again := NewConnectionPanel(engine.Target{}, OpenSettings(m.settings.Path(), nil)) // as the next start reads them
-	if recent := again.RecentTargets(); len(recent) != 1 || recent[0].String() != "demo" {
+	again := newConnectionPanel(engine.Target{}, openSettings(m.settings.Path(), nil)) // as the next start reads them
+	if recent := again.recentTargets(); len(recent) != 1 || recent[0].String() != "demo" {
 		t.Errorf("recent connections on the next start: %v, want [demo]", recent)
 	}
 }
@@ -423,16 +423,16 @@ func TestStopAndNewRun(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
-	first := m.bridge.Session()
-	m.workload.SetWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":30000,"steps":3}`)})
-	test.Tap(m.workload.RunButton)
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	first := m.bridge.session()
+	m.workload.setWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":30000,"steps":3}`)})
+	test.Tap(m.workload.runButton)
 	loop.settle(300 * time.Millisecond)
-	if !m.workload.Running() || m.workload.StopButton.Disabled() {
+	if !m.workload.Running() || m.workload.stopButton.Disabled() {
 		t.Fatal("the run did not start, or Stop is not enabled")
 	}
 	start := time.Now()
-	test.Tap(m.workload.StopButton)
+	test.Tap(m.workload.stopButton)
 	loop.waitFor(t, "the run to stop", 5*time.Second, func() bool { return !m.workload.Running() })
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("stopping took %v", took)
@@ -444,10 +444,10 @@ func TestStopAndNewRun(t *testing.T) {
 		t.Errorf("Stop showed errors: %q", errs)
 	}
 
-	m.NewRun()
+	m.newRun()
 	loop.waitFor(t, "a new connection", 15*time.Second, func() bool {
-		s := m.bridge.Session()
-		return s != nil && s != first && len(m.workload.Tool.Options) > 0
+		s := m.bridge.session()
+		return s != nil && s != first && len(m.workload.tool.Options) > 0
 	})
 	loop.waitFor(t, "the timeline to show the new recording", 5*time.Second, func() bool {
 		for _, r := range m.timeline.Rows() {
@@ -465,8 +465,8 @@ func TestStopAndNewRun(t *testing.T) {
 func TestConnectFailureShowsOneDialog(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.connection.SetTarget(engine.Target{Transport: engine.TransportStdio, Command: "/no/such/mcp-server --flag"})
-	test.Tap(m.connection.ConnectBtn)
+	m.connection.setTarget(engine.Target{Transport: engine.TransportStdio, Command: "/no/such/mcp-server --flag"})
+	test.Tap(m.connection.connectBtn)
 	loop.waitFor(t, "the error dialog", 15*time.Second, func() bool { return len(m.errors.Shown()) > 0 })
 	loop.settle(100 * time.Millisecond)
 	errs := m.errors.Shown()
@@ -477,8 +477,8 @@ func TestConnectFailureShowsOneDialog(t *testing.T) {
 	if len(overlays) == 0 {
 		t.Errorf("no dialog on the window")
 	}
-	if m.connection.ConnectBtn.Disabled() || !strings.HasPrefix(m.connection.Status(), "Not connected") {
-		t.Errorf("after the failure: connect disabled %v, status %q", m.connection.ConnectBtn.Disabled(), m.connection.Status())
+	if m.connection.connectBtn.Disabled() || !strings.HasPrefix(m.connection.Status(), "Not connected") {
+		t.Errorf("after the failure: connect disabled %v, status %q", m.connection.connectBtn.Disabled(), m.connection.Status())
 	}
 	if !strings.Contains(m.window.Title(), "not connected") {
 		t.Errorf("title %q", m.window.Title())
@@ -491,20 +491,20 @@ func TestCompareAndReport(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
-	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"roots"}`)})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"roots"}`)})
 	m.Run()
 	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.json")
-	if err := m.SaveFile(first); err != nil {
+	if err := m.saveFile(first); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.OpenCompare(first); err != nil {
+	if err := m.openCompare(first); err != nil {
 		t.Fatal(err)
 	}
 	report := filepath.Join(dir, "report.html")
-	if err := m.ExportFile(Exports[exportHTML], report); err != nil {
+	if err := m.exportFile(exports[exportHTML], report); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(report)
@@ -516,13 +516,13 @@ func TestCompareAndReport(t *testing.T) {
 	}
 	m.setCompare(nil)
 	single := filepath.Join(dir, "single.html")
-	if err := m.ExportFile(Exports[exportHTML], single); err != nil {
+	if err := m.exportFile(exports[exportHTML], single); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(single); strings.Contains(string(b), "Comparison of two recordings") {
 		t.Errorf("after closing the comparison the report still compares")
 	}
-	if err := m.OpenCompare(filepath.Join(dir, "missing.json")); err == nil {
+	if err := m.openCompare(filepath.Join(dir, "missing.json")); err == nil {
 		t.Errorf("comparing with a missing file gave no error")
 	}
 }
@@ -546,7 +546,7 @@ func TestMenuAndShortcuts(t *testing.T) {
 		m.window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault})
 	}
 	m.Connect(engine.Target{})
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	press(fyne.KeyR)
 	if !m.workload.Running() {
 		t.Fatalf("Ctrl+R did not start the run: %q", m.workload.problem.Text)
@@ -564,15 +564,15 @@ func TestMenuAndShortcuts(t *testing.T) {
 func TestDisconnectWhileConnecting(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.connection.SetTarget(engine.Target{Transport: engine.TransportStdio, Command: "sleep 30"})
-	test.Tap(m.connection.ConnectBtn)
+	m.connection.setTarget(engine.Target{Transport: engine.TransportStdio, Command: "sleep 30"})
+	test.Tap(m.connection.connectBtn)
 	loop.settle(300 * time.Millisecond)
 	if !strings.HasPrefix(m.connection.Status(), "Connecting to stdio: sleep 30") {
 		t.Fatalf("status while connecting: %q", m.connection.Status())
 	}
 	start := time.Now()
-	test.Tap(m.connection.Disconnect)
-	loop.waitFor(t, "Connect to be offered again", 5*time.Second, func() bool { return !m.connection.ConnectBtn.Disabled() })
+	test.Tap(m.connection.disconnect)
+	loop.waitFor(t, "Connect to be offered again", 5*time.Second, func() bool { return !m.connection.connectBtn.Disabled() })
 	loop.settle(300 * time.Millisecond)
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("giving up took %v", took)
@@ -596,12 +596,12 @@ func TestConnectionLostMidRun(t *testing.T) {
 	target := engine.Target{Transport: engine.TransportStdio, Command: os.Args[0],
 		Env: []string{"UI_TEST_DEMO_STDIO=1", "UI_TEST_DEMO_EXIT_AFTER=1500ms"}}
 	m.Connect(target)
-	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.Tool.Options) > 0 })
-	m.workload.SetWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
 	m.Run()
 	start := time.Now()
 	loop.waitFor(t, "the run to end with the connection", 15*time.Second, func() bool {
-		return !m.workload.Running() && m.bridge.Session() == nil
+		return !m.workload.Running() && m.bridge.session() == nil
 	})
 	t.Logf("the run and the connection ended %v after the run started (the server exited after 1.5 s of life)", time.Since(start))
 	loop.settle(300 * time.Millisecond)
@@ -612,7 +612,7 @@ func TestConnectionLostMidRun(t *testing.T) {
 	if st := m.workload.Status(); !strings.HasPrefix(st, "Ended after") {
 		t.Errorf("workload status %q", st)
 	}
-	if !strings.HasPrefix(m.connection.Status(), "Connection lost") || m.connection.ConnectBtn.Disabled() {
-		t.Errorf("connection status %q, connect disabled %v", m.connection.Status(), m.connection.ConnectBtn.Disabled())
+	if !strings.HasPrefix(m.connection.Status(), "Connection lost") || m.connection.connectBtn.Disabled() {
+		t.Errorf("connection status %q, connect disabled %v", m.connection.Status(), m.connection.connectBtn.Disabled())
 	}
 }

@@ -21,14 +21,14 @@ import (
 // calls finish.
 const progressEvery = 50 * time.Millisecond
 
-// WorkloadPanel chooses what to run: one of the server's tools, its
+// workloadPanel chooses what to run: one of the server's tools, its
 // arguments (a form generated from the tool's input schema, or raw JSON),
 // how many calls and how many at once, and a per-call timeout. Run and
 // Stop start and cancel the run; next to them a toggle switches the
 // dispatch between concurrent and serial, so the two are one click apart,
 // and a line says how the server's requests will be answered. A progress
 // bar shows the counts and the elapsed time.
-type WorkloadPanel struct {
+type workloadPanel struct {
 	widget.BaseWidget
 
 	// onRun is called when the person asks for a run with a valid workload.
@@ -49,31 +49,31 @@ type WorkloadPanel struct {
 
 	// The panel's inputs, buttons and progress bar, exported so tests and
 	// scripts can drive the panel as a person would.
-	Tool        *widget.Select
-	RawJSON     *widget.Check
-	Raw         *widget.Entry
-	Calls       *widget.Entry
-	Concurrency *widget.Entry
-	Timeout     *widget.Entry
+	tool        *widget.Select
+	rawJSON     *widget.Check
+	raw         *widget.Entry
+	calls       *widget.Entry
+	concurrency *widget.Entry
+	timeout     *widget.Entry
 	// Duration, when set, replaces Calls: keep calling that long. Rate,
 	// when set, makes the run an open loop: that many calls started per
 	// second for Duration, whatever the answers do.
-	Duration     *widget.Entry
-	Rate         *widget.Entry
-	RunButton    *widget.Button
-	StopButton   *widget.Button
-	RefreshTools *widget.Button
-	Progress     *widget.ProgressBar
-	// Dispatch is the toggle next to Run: concurrent or serial (neither
+	duration     *widget.Entry
+	rate         *widget.Entry
+	runButton    *widget.Button
+	stopButton   *widget.Button
+	refreshTools *widget.Button
+	progress     *widget.ProgressBar
+	// dispatch is the toggle next to Run: concurrent or serial (neither
 	// is chosen while the Callbacks panel says bounded or inline).
-	Dispatch *widget.RadioGroup
+	dispatch *widget.RadioGroup
 	// Sessions, Stages, StagesRamp and MaxInFlight: workloadshape.go.
 	loadShapeInputs
-	// Answering says how the server's requests will be answered (latency
+	// answering says how the server's requests will be answered (latency
 	// and dispatch), as the Callbacks panel sets it.
-	Answering *widget.Label
-	// CopyResult copies the last call's result or error to the clipboard.
-	CopyResult *widget.Button
+	answering *widget.Label
+	// copyResult copies the last call's result or error to the clipboard.
+	copyResult *widget.Button
 
 	description *widget.Label
 	status      *widget.Label
@@ -97,8 +97,8 @@ type WorkloadPanel struct {
 	result     *widget.Label
 	resultWhat *widget.Label
 	historyBox *fyne.Container
-	history    []*HistoryRow
-	current    RunRecord           // the run going on, from RunStarted
+	history    []*historyRow
+	current    runRecord           // the run going on, from RunStarted
 	rec        *recorder.Recording // it records into
 	runNo      int                 // its number among rec's runs
 
@@ -115,52 +115,52 @@ type WorkloadPanel struct {
 	stopped bool
 }
 
-// NewWorkloadPanel makes an empty panel; [WorkloadPanel.SetTools] fills
+// newWorkloadPanel makes an empty panel; [workloadPanel.setTools] fills
 // the tool list once connected.
-func NewWorkloadPanel() *WorkloadPanel {
-	p := &WorkloadPanel{args: map[string]json.RawMessage{}}
+func newWorkloadPanel() *workloadPanel {
+	p := &workloadPanel{args: map[string]json.RawMessage{}}
 	p.ExtendBaseWidget(p)
-	p.Tool = widget.NewSelect(nil, func(name string) { p.toolChosen(name) })
-	p.Tool.PlaceHolder = "(connect to list the tools)"
-	p.RefreshTools = widget.NewButton("Refresh", func() {
+	p.tool = widget.NewSelect(nil, func(name string) { p.toolChosen(name) })
+	p.tool.PlaceHolder = "(connect to list the tools)"
+	p.refreshTools = widget.NewButton("Refresh", func() {
 		if p.onRefresh != nil {
 			p.onRefresh()
 		}
 	})
 	p.description = widget.NewLabel("")
 	p.description.Wrapping = fyne.TextWrapWord
-	p.RawJSON = widget.NewCheck("Raw JSON", func(on bool) { p.toggleRaw(on) })
-	p.Raw = widget.NewMultiLineEntry()
-	p.Raw.SetMinRowsVisible(5)
-	p.Raw.PlaceHolder = `{"n": 5}`
-	p.Raw.TextStyle.Monospace = true
+	p.rawJSON = widget.NewCheck("Raw JSON", func(on bool) { p.toggleRaw(on) })
+	p.raw = widget.NewMultiLineEntry()
+	p.raw.SetMinRowsVisible(5)
+	p.raw.PlaceHolder = `{"n": 5}`
+	p.raw.TextStyle.Monospace = true
 	p.argsBox = container.NewVBox()
-	p.Calls = newEntry("1", nil)
-	p.Calls.SetText("1")
-	p.Concurrency = newEntry("1", nil)
-	p.Concurrency.SetText("1")
-	p.Timeout = newEntry("none, or e.g. 30s", nil)
-	p.Duration = newEntry("none, or e.g. 10s", nil)
-	p.Rate = newEntry("none, or calls per second", nil)
+	p.calls = newEntry("1", nil)
+	p.calls.SetText("1")
+	p.concurrency = newEntry("1", nil)
+	p.concurrency.SetText("1")
+	p.timeout = newEntry("none, or e.g. 30s", nil)
+	p.duration = newEntry("none, or e.g. 10s", nil)
+	p.rate = newEntry("none, or calls per second", nil)
 	p.loadShapeInputs = newLoadShapeInputs()
-	p.RunButton = widget.NewButton("Run", func() { p.run() })
-	p.RunButton.Importance = widget.HighImportance
-	p.StopButton = widget.NewButton("Stop", func() {
+	p.runButton = widget.NewButton("Run", func() { p.run() })
+	p.runButton.Importance = widget.HighImportance
+	p.stopButton = widget.NewButton("Stop", func() {
 		if p.onStop != nil {
 			p.onStop()
 		}
 	})
-	p.StopButton.Disable()
-	p.Dispatch = widget.NewRadioGroup([]string{string(engine.Concurrent), string(engine.Serial)}, func(mode string) {
+	p.stopButton.Disable()
+	p.dispatch = widget.NewRadioGroup([]string{string(engine.Concurrent), string(engine.Serial)}, func(mode string) {
 		if mode != "" && !p.showing && p.onDispatch != nil {
 			p.onDispatch(mode)
 		}
 	})
-	p.Dispatch.Horizontal = true
-	p.Answering = widget.NewLabel("")
-	p.Answering.Wrapping = fyne.TextWrapWord
-	p.Answering.SizeName = theme.SizeNameCaptionText
-	p.Progress = widget.NewProgressBar()
+	p.dispatch.Horizontal = true
+	p.answering = widget.NewLabel("")
+	p.answering.Wrapping = fyne.TextWrapWord
+	p.answering.SizeName = theme.SizeNameCaptionText
+	p.progress = widget.NewProgressBar()
 	p.status = widget.NewLabel("Not run yet.")
 	p.status.Wrapping = fyne.TextWrapWord
 	p.problem = widget.NewLabel("")
@@ -169,14 +169,14 @@ func NewWorkloadPanel() *WorkloadPanel {
 	p.problem.Hide()
 
 	form := widget.NewForm(
-		widget.NewFormItem("Calls", p.Calls),
-		widget.NewFormItem("At once", p.Concurrency),
-		widget.NewFormItem("Call timeout", p.Timeout),
-		widget.NewFormItem("Duration", p.Duration),
-		widget.NewFormItem("Rate", p.Rate),
-		widget.NewFormItem("Max in flight", p.MaxInFlight),
-		widget.NewFormItem("Stages", container.NewBorder(nil, nil, nil, p.StagesRamp, p.Stages)),
-		widget.NewFormItem("Sessions", p.Sessions),
+		widget.NewFormItem("Calls", p.calls),
+		widget.NewFormItem("At once", p.concurrency),
+		widget.NewFormItem("Call timeout", p.timeout),
+		widget.NewFormItem("Duration", p.duration),
+		widget.NewFormItem("Rate", p.rate),
+		widget.NewFormItem("Max in flight", p.maxInFlight),
+		widget.NewFormItem("Stages", container.NewBorder(nil, nil, nil, p.stagesRamp, p.stages)),
+		widget.NewFormItem("Sessions", p.sessions),
 	)
 	form.Items[1].HintText = "how many calls are in flight together"
 	form.Items[3].HintText = "instead of Calls: keep calling this long"
@@ -184,7 +184,7 @@ func NewWorkloadPanel() *WorkloadPanel {
 	form.Items[5].HintText = "with a rate: drop arrivals over it"
 	form.Items[6].HintText = "ramp linearly: DURATION:TARGET,..."
 	form.Items[7].HintText = "connections to spread the calls over"
-	p.runRow = container.NewGridWithColumns(2, p.RunButton, p.StopButton)
+	p.runRow = container.NewGridWithColumns(2, p.runButton, p.stopButton)
 	p.historyBox = container.NewVBox(widget.NewLabel("The runs made in this window are listed here, newest first."))
 	p.results = widget.NewAccordion(
 		widget.NewAccordionItem("Result", p.newResultArea()),
@@ -193,16 +193,16 @@ func NewWorkloadPanel() *WorkloadPanel {
 	p.results.MultiOpen = true
 	p.results.Open(0)
 	p.content = container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabel("Tool"), p.RefreshTools, p.Tool),
+		container.NewBorder(nil, nil, widget.NewLabel("Tool"), p.refreshTools, p.tool),
 		p.description,
-		container.NewBorder(nil, nil, boldLabel("Arguments"), p.RawJSON),
+		container.NewBorder(nil, nil, boldLabel("Arguments"), p.rawJSON),
 		p.argsBox,
 		widget.NewSeparator(),
 		form,
-		container.NewBorder(nil, nil, widget.NewLabel("Dispatch"), nil, p.Dispatch),
-		p.Answering,
+		container.NewBorder(nil, nil, widget.NewLabel("Dispatch"), nil, p.dispatch),
+		p.answering,
 		p.runRow,
-		p.Progress,
+		p.progress,
 		p.status,
 		p.problem,
 		p.results,
@@ -212,24 +212,24 @@ func NewWorkloadPanel() *WorkloadPanel {
 }
 
 // CreateRenderer implements [fyne.Widget].
-func (p *WorkloadPanel) CreateRenderer() fyne.WidgetRenderer {
+func (p *workloadPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(p.content)
 }
 
-// SetTools shows the server's tools, keeping the chosen one if it is
+// setTools shows the server's tools, keeping the chosen one if it is
 // still there (or choosing the preset's, or the first).
-func (p *WorkloadPanel) SetTools(tools []engine.Tool) {
+func (p *workloadPanel) setTools(tools []engine.Tool) {
 	p.tools = tools
 	names := make([]string, 0, len(tools))
 	for _, t := range tools {
 		names = append(names, t.Name)
 	}
-	p.Tool.SetOptions(names)
-	p.Tool.PlaceHolder = "(choose a tool)"
+	p.tool.SetOptions(names)
+	p.tool.PlaceHolder = "(choose a tool)"
 	if len(names) == 0 {
-		p.Tool.PlaceHolder = "(the server has no tools)"
+		p.tool.PlaceHolder = "(the server has no tools)"
 	}
-	choose := p.Tool.Selected
+	choose := p.tool.Selected
 	if p.want.Tool != "" && slices.Contains(names, p.want.Tool) {
 		choose = p.want.Tool
 	}
@@ -240,50 +240,50 @@ func (p *WorkloadPanel) SetTools(tools []engine.Tool) {
 		}
 	}
 	if choose == "" {
-		p.Tool.ClearSelected()
+		p.tool.ClearSelected()
 		p.toolChosen("")
 		return
 	}
-	p.Tool.SetSelected(choose)
+	p.tool.SetSelected(choose)
 	if choose == p.want.Tool && len(p.want.Args) > 0 {
 		p.setArgs(p.want.Args)
 	}
 }
 
-// SetWorkload presets the panel: calls, concurrency and timeout now, the
+// setWorkload presets the panel: calls, concurrency and timeout now, the
 // tool and its arguments as soon as the tool is listed.
-func (p *WorkloadPanel) SetWorkload(w engine.Workload) {
+func (p *workloadPanel) setWorkload(w engine.Workload) {
 	p.want = w
 	if w.Tool != "" && len(w.Args) > 0 {
 		p.args[w.Tool] = w.Args
 	}
-	p.Calls.SetText(strconv.Itoa(max(w.Calls, 1)))
-	p.Concurrency.SetText(strconv.Itoa(max(w.Concurrency, 1)))
+	p.calls.SetText(strconv.Itoa(max(w.Calls, 1)))
+	p.concurrency.SetText(strconv.Itoa(max(w.Concurrency, 1)))
 	if w.CallTimeout > 0 {
-		p.Timeout.SetText(w.CallTimeout.String())
+		p.timeout.SetText(w.CallTimeout.String())
 	} else {
-		p.Timeout.SetText("")
+		p.timeout.SetText("")
 	}
-	p.Duration.SetText("")
+	p.duration.SetText("")
 	if w.Duration > 0 {
-		p.Duration.SetText(w.Duration.String())
+		p.duration.SetText(w.Duration.String())
 	}
-	p.Rate.SetText("")
+	p.rate.SetText("")
 	if w.Rate > 0 {
-		p.Rate.SetText(strconv.FormatFloat(w.Rate, 'f', -1, 64))
+		p.rate.SetText(strconv.FormatFloat(w.Rate, 'f', -1, 64))
 	}
 	p.showShape(w)
 	if slices.ContainsFunc(p.tools, func(t engine.Tool) bool { return t.Name == w.Tool }) {
-		p.Tool.SetSelected(w.Tool)
+		p.tool.SetSelected(w.Tool)
 		if len(w.Args) > 0 {
 			p.setArgs(w.Args)
 		}
 	}
 }
 
-// ShowPolicy shows how policy answers the server's requests: the dispatch
+// showPolicy shows how policy answers the server's requests: the dispatch
 // toggle and the line under it. It does not call OnDispatch.
-func (p *WorkloadPanel) ShowPolicy(policy engine.AnswerPolicy) {
+func (p *workloadPanel) showPolicy(policy engine.AnswerPolicy) {
 	p.showing = true
 	defer func() { p.showing = false }()
 	mode := policy.Dispatch.Mode
@@ -291,9 +291,9 @@ func (p *WorkloadPanel) ShowPolicy(policy engine.AnswerPolicy) {
 		mode = engine.Concurrent
 	}
 	if mode == engine.Concurrent || mode == engine.Serial {
-		p.Dispatch.SetSelected(string(mode))
+		p.dispatch.SetSelected(string(mode))
 	} else {
-		p.Dispatch.SetSelected("")
+		p.dispatch.SetSelected("")
 	}
 	how := "at once"
 	switch mode {
@@ -304,7 +304,7 @@ func (p *WorkloadPanel) ShowPolicy(policy engine.AnswerPolicy) {
 	case engine.Inline:
 		how = "inline (the client reads nothing else while it serves one)"
 	}
-	p.Answering.SetText(fmt.Sprintf("The server's requests are answered after %s, %s. Change it in Callbacks.", latencyText(policy.Latency), how))
+	p.answering.SetText(fmt.Sprintf("The server's requests are answered after %s, %s. Change it in Callbacks.", latencyText(policy.Latency), how))
 }
 
 // latencyText says a latency model in a few words.
@@ -324,12 +324,12 @@ func latencyText(m engine.LatencyModel) string {
 }
 
 // Form returns the arguments form of the chosen tool (nil without one).
-func (p *WorkloadPanel) Form() *SchemaForm { return p.form }
+func (p *workloadPanel) Form() *SchemaForm { return p.form }
 
-// Workload reads the panel. The error says what to fix.
-func (p *WorkloadPanel) Workload() (engine.Workload, error) {
+// workload reads the panel. The error says what to fix.
+func (p *workloadPanel) workload() (engine.Workload, error) {
 	var w engine.Workload
-	w.Tool = p.Tool.Selected
+	w.Tool = p.tool.Selected
 	if w.Tool == "" {
 		return w, fmt.Errorf("no tool chosen: connect, then choose a tool in the Workload panel")
 	}
@@ -338,19 +338,19 @@ func (p *WorkloadPanel) Workload() (engine.Workload, error) {
 		return w, err
 	}
 	w.Args = args
-	if w.Calls, err = positiveInt("calls", p.Calls.Text); err != nil {
+	if w.Calls, err = positiveInt("calls", p.calls.Text); err != nil {
 		return w, err
 	}
-	if w.Concurrency, err = positiveInt("at once", p.Concurrency.Text); err != nil {
+	if w.Concurrency, err = positiveInt("at once", p.concurrency.Text); err != nil {
 		return w, err
 	}
-	if w.CallTimeout, err = parseOptionalDuration("call timeout", p.Timeout.Text); err != nil {
+	if w.CallTimeout, err = parseOptionalDuration("call timeout", p.timeout.Text); err != nil {
 		return w, err
 	}
-	if w.Duration, err = parseOptionalDuration("duration", p.Duration.Text); err != nil {
+	if w.Duration, err = parseOptionalDuration("duration", p.duration.Text); err != nil {
 		return w, err
 	}
-	if text := strings.TrimSpace(p.Rate.Text); text != "" && !strings.EqualFold(text, "none") {
+	if text := strings.TrimSpace(p.rate.Text); text != "" && !strings.EqualFold(text, "none") {
 		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil || !(w.Rate > 0) || w.Rate > engine.MaxRate {
 			return w, fmt.Errorf("rate: want calls per second above 0 (at most %d), as in 200, not %q", engine.MaxRate, text)
 		}
@@ -364,16 +364,16 @@ func (p *WorkloadPanel) Workload() (engine.Workload, error) {
 	if err := p.applyShape(&w); err != nil {
 		return w, err
 	}
-	if _, err := p.SessionCount(); err != nil {
+	if _, err := p.sessionCount(); err != nil {
 		return w, err
 	}
 	return w, w.Validate()
 }
 
 // Args returns the chosen tool's arguments as a JSON object.
-func (p *WorkloadPanel) Args() (json.RawMessage, error) {
-	if p.RawJSON.Checked || p.form == nil {
-		text := strings.TrimSpace(p.Raw.Text)
+func (p *workloadPanel) Args() (json.RawMessage, error) {
+	if p.rawJSON.Checked || p.form == nil {
+		text := strings.TrimSpace(p.raw.Text)
 		if text == "" {
 			return json.RawMessage(`{}`), nil
 		}
@@ -391,15 +391,15 @@ func (p *WorkloadPanel) Args() (json.RawMessage, error) {
 	return b, err
 }
 
-// SetRunning switches the buttons between a run going on and not.
-func (p *WorkloadPanel) SetRunning(on bool) {
+// setRunning switches the buttons between a run going on and not.
+func (p *workloadPanel) setRunning(on bool) {
 	p.running = on
 	if on {
-		p.RunButton.Disable()
-		p.StopButton.Enable()
+		p.runButton.Disable()
+		p.stopButton.Enable()
 		p.started = time.Now()
 		p.last = engine.Progress{}
-		p.Progress.SetValue(0)
+		p.progress.SetValue(0)
 		p.showProgress()
 		// The elapsed time moves on even while no call finishes.
 		p.ticker.start(200*time.Millisecond, func() {
@@ -411,17 +411,17 @@ func (p *WorkloadPanel) SetRunning(on bool) {
 		})
 		return
 	}
-	p.RunButton.Enable()
-	p.StopButton.Disable()
+	p.runButton.Enable()
+	p.stopButton.Disable()
 	p.ticker.halt()
 }
 
 // Running reports whether the panel shows a run going on.
-func (p *WorkloadPanel) Running() bool { return p.running }
+func (p *workloadPanel) Running() bool { return p.running }
 
-// ReportProgress takes a run's progress from any goroutine; the bar is
+// reportProgress takes a run's progress from any goroutine; the bar is
 // redrawn at most every 50 ms.
-func (p *WorkloadPanel) ReportProgress(pr engine.Progress) {
+func (p *workloadPanel) reportProgress(pr engine.Progress) {
 	p.mu.Lock()
 	p.latest = pr
 	if p.scheduled {
@@ -449,20 +449,20 @@ func (p *WorkloadPanel) ReportProgress(pr engine.Progress) {
 // Stop makes progress reported from now on leave the widgets alone, and
 // waits for a report being shown to finish: for the window's shutdown,
 // which may run after Fyne's main loop has ended.
-func (p *WorkloadPanel) Stop() {
+func (p *workloadPanel) Stop() {
 	p.handing.Lock()
 	p.stopped = true
 	p.handing.Unlock()
 }
 
-// SetResult shows how a run ended and re-enables Run; stopped says the
+// setResult shows how a run ended and re-enables Run; stopped says the
 // person pressed Stop (so the cancelled calls are not news).
-func (p *WorkloadPanel) SetResult(res engine.RunResult, err error, stopped bool) {
-	p.SetRunning(false)
+func (p *workloadPanel) setResult(res engine.RunResult, err error, stopped bool) {
+	p.setRunning(false)
 	done := res.OK + res.Failed
 	p.last = engine.Progress{Total: res.Total, Done: done, OK: res.OK, Failed: res.Failed, Elapsed: res.Elapsed}
 	if res.Total > 0 {
-		p.Progress.SetValue(float64(done) / float64(res.Total))
+		p.progress.SetValue(float64(done) / float64(res.Total))
 	}
 	var text string
 	switch {
@@ -488,37 +488,37 @@ func (p *WorkloadPanel) SetResult(res engine.RunResult, err error, stopped bool)
 }
 
 // Status returns the progress or result line as shown.
-func (p *WorkloadPanel) Status() string { return p.status.Text }
+func (p *workloadPanel) Status() string { return p.status.Text }
 
 // proxyNoRun says why the Workload panel is off while the window hosts
 // the proxy.
 const proxyNoRun = "The inspector is hosting the proxy: your client makes the calls and answers the server, so there is nothing to run here. Stop the proxy (Server panel) to run a workload."
 
-// SetProxying turns Run off (on) with a note saying why, or back on.
-func (p *WorkloadPanel) SetProxying(on bool) {
+// setProxying turns Run off (on) with a note saying why, or back on.
+func (p *workloadPanel) setProxying(on bool) {
 	if on {
-		p.RunButton.Disable()
-		p.ShowProblem(proxyNoRun)
+		p.runButton.Disable()
+		p.showProblem(proxyNoRun)
 		return
 	}
-	p.ShowProblem("")
+	p.showProblem("")
 	if !p.running {
-		p.RunButton.Enable()
+		p.runButton.Enable()
 	}
 }
 
-// ShowProblem shows why a run could not start ("" hides it).
-func (p *WorkloadPanel) ShowProblem(text string) {
+// showProblem shows why a run could not start ("" hides it).
+func (p *workloadPanel) showProblem(text string) {
 	p.problem.SetText(text)
 	p.problem.Hidden = text == ""
 	p.problem.Refresh()
 }
 
 // showProgress draws the bar and the counts line.
-func (p *WorkloadPanel) showProgress() {
+func (p *workloadPanel) showProgress() {
 	pr := p.last
 	if pr.Total > 0 {
-		p.Progress.SetValue(float64(pr.Done) / float64(pr.Total))
+		p.progress.SetValue(float64(pr.Done) / float64(pr.Total))
 	}
 	done := fmt.Sprintf("%d calls done", pr.Done)
 	if total := max(pr.Total, p.want.Calls); total > 0 {
@@ -532,13 +532,13 @@ func (p *WorkloadPanel) showProgress() {
 }
 
 // run reads the workload and hands it to OnRun.
-func (p *WorkloadPanel) run() {
-	w, err := p.Workload()
+func (p *workloadPanel) run() {
+	w, err := p.workload()
 	if err != nil {
-		p.ShowProblem(err.Error())
+		p.showProblem(err.Error())
 		return
 	}
-	p.ShowProblem("")
+	p.showProblem("")
 	p.want.Calls = w.Calls
 	if p.onRun != nil {
 		p.onRun(w)
@@ -546,7 +546,7 @@ func (p *WorkloadPanel) run() {
 }
 
 // toolChosen rebuilds the arguments for the chosen tool.
-func (p *WorkloadPanel) toolChosen(name string) {
+func (p *workloadPanel) toolChosen(name string) {
 	p.description.SetText("")
 	p.form = nil
 	var tool *engine.Tool
@@ -581,28 +581,28 @@ func (p *WorkloadPanel) toolChosen(name string) {
 }
 
 // setArgs puts a JSON object into the form and the raw entry.
-func (p *WorkloadPanel) setArgs(args json.RawMessage) {
-	p.Raw.SetText(string(args))
+func (p *workloadPanel) setArgs(args json.RawMessage) {
+	p.raw.SetText(string(args))
 	if p.form != nil {
 		var obj map[string]any
 		if json.Unmarshal(args, &obj) == nil {
-			p.form.SetValues(obj)
+			p.form.setValues(obj)
 		}
 	}
 }
 
 // toggleRaw switches between the form and raw JSON, carrying the values over.
-func (p *WorkloadPanel) toggleRaw(on bool) {
+func (p *workloadPanel) toggleRaw(on bool) {
 	if p.form != nil {
 		if on {
 			b, _ := json.MarshalIndent(p.form.Values(), "", "  ")
-			p.Raw.SetText(string(b))
+			p.raw.SetText(string(b))
 		} else {
 			var obj map[string]any
-			if err := json.Unmarshal([]byte(p.Raw.Text), &obj); err == nil {
-				p.form.SetValues(obj)
-			} else if strings.TrimSpace(p.Raw.Text) != "" {
-				p.ShowProblem("The raw JSON is not an object, so the form was left as it was: " + err.Error())
+			if err := json.Unmarshal([]byte(p.raw.Text), &obj); err == nil {
+				p.form.setValues(obj)
+			} else if strings.TrimSpace(p.raw.Text) != "" {
+				p.showProblem("The raw JSON is not an object, so the form was left as it was: " + err.Error())
 			}
 		}
 	}
@@ -610,10 +610,10 @@ func (p *WorkloadPanel) toggleRaw(on bool) {
 }
 
 // showArgs shows the form or the raw entry.
-func (p *WorkloadPanel) showArgs() {
+func (p *workloadPanel) showArgs() {
 	p.argsBox.RemoveAll()
-	if p.RawJSON.Checked || p.form == nil {
-		p.argsBox.Add(p.Raw)
+	if p.rawJSON.Checked || p.form == nil {
+		p.argsBox.Add(p.raw)
 	} else {
 		p.argsBox.Add(p.form)
 	}

@@ -13,16 +13,16 @@ import (
 // offers, as `inspector run` does: several sessions, stages that ramp the
 // rate or the callers, and a bound on what an open loop has outstanding.
 type loadShapeInputs struct {
-	// Sessions spreads the run's calls over that many connections to the
+	// sessions spreads the run's calls over that many connections to the
 	// server (the current one and more opened for the run).
-	Sessions *widget.Entry
-	// Stages ramps linearly through DURATION:TARGET,... stages; StagesRamp
+	sessions *widget.Entry
+	// stages ramps linearly through DURATION:TARGET,... stages; StagesRamp
 	// says what they ramp: the rate (an open loop) or the callers.
-	Stages     *widget.Entry
-	StagesRamp *widget.Select
-	// MaxInFlight bounds an open loop's outstanding calls; arrivals over
+	stages     *widget.Entry
+	stagesRamp *widget.Select
+	// maxInFlight bounds an open loop's outstanding calls; arrivals over
 	// it are dropped and counted.
-	MaxInFlight *widget.Entry
+	maxInFlight *widget.Entry
 }
 
 // The two choices of StagesRamp.
@@ -33,20 +33,20 @@ const (
 
 func newLoadShapeInputs() loadShapeInputs {
 	in := loadShapeInputs{
-		Sessions:    newEntry("1", nil),
-		Stages:      newEntry("e.g. 10s:50,30s:200", nil),
-		StagesRamp:  widget.NewSelect([]string{rampRateText, rampCallersText}, nil),
-		MaxInFlight: newEntry("no bound", nil),
+		sessions:    newEntry("1", nil),
+		stages:      newEntry("e.g. 10s:50,30s:200", nil),
+		stagesRamp:  widget.NewSelect([]string{rampRateText, rampCallersText}, nil),
+		maxInFlight: newEntry("no bound", nil),
 	}
-	in.Sessions.SetText("1")
-	in.StagesRamp.SetSelected(rampRateText)
+	in.sessions.SetText("1")
+	in.stagesRamp.SetSelected(rampRateText)
 	return in
 }
 
-// SessionCount reads the Sessions field: how many sessions the next run
+// sessionCount reads the Sessions field: how many sessions the next run
 // spreads its calls over.
-func (p *WorkloadPanel) SessionCount() (int, error) {
-	text := strings.TrimSpace(p.Sessions.Text)
+func (p *workloadPanel) sessionCount() (int, error) {
+	text := strings.TrimSpace(p.sessions.Text)
 	if text == "" {
 		return 1, nil
 	}
@@ -57,23 +57,23 @@ func (p *WorkloadPanel) SessionCount() (int, error) {
 	return n, nil
 }
 
-// SetSessions presets the Sessions field.
-func (p *WorkloadPanel) SetSessions(n int) {
-	p.Sessions.SetText(strconv.Itoa(max(n, 1)))
+// setSessions presets the Sessions field.
+func (p *workloadPanel) setSessions(n int) {
+	p.sessions.SetText(strconv.Itoa(max(n, 1)))
 }
 
 // applyShape reads the stages and the bound on outstanding calls into w,
 // which already holds calls, concurrency, duration and rate; it says
 // which fields do not go together.
-func (p *WorkloadPanel) applyShape(w *engine.Workload) error {
-	if text := strings.TrimSpace(p.MaxInFlight.Text); text != "" && !strings.EqualFold(text, "none") {
+func (p *workloadPanel) applyShape(w *engine.Workload) error {
+	if text := strings.TrimSpace(p.maxInFlight.Text); text != "" && !strings.EqualFold(text, "none") {
 		k, err := strconv.Atoi(text)
 		if err != nil || k < 0 {
 			return fmt.Errorf("max in flight: want a whole number of calls (0 = no bound), not %q", text)
 		}
 		w.MaxInFlight = k
 	}
-	spec := strings.TrimSpace(p.Stages.Text)
+	spec := strings.TrimSpace(p.stages.Text)
 	if !p.hasStages() {
 		if w.MaxInFlight > 0 && w.Rate == 0 {
 			return fmt.Errorf("max in flight bounds an open loop: give a rate (or stages of calls/s); a closed loop is bounded by At once")
@@ -87,11 +87,11 @@ func (p *WorkloadPanel) applyShape(w *engine.Workload) error {
 	switch {
 	case w.Rate > 0:
 		return fmt.Errorf("stages and rate: the stages give the rate; empty the Rate field")
-	case strings.TrimSpace(p.Duration.Text) != "" && !strings.EqualFold(strings.TrimSpace(p.Duration.Text), "none"):
+	case strings.TrimSpace(p.duration.Text) != "" && !strings.EqualFold(strings.TrimSpace(p.duration.Text), "none"):
 		return fmt.Errorf("stages and duration: the stages say how long the run lasts; empty the Duration field")
 	}
 	w.Stages, w.Calls, w.Duration = stages, 0, 0
-	if p.StagesRamp.Selected == rampCallersText {
+	if p.stagesRamp.Selected == rampCallersText {
 		if w.MaxInFlight > 0 {
 			return fmt.Errorf("max in flight bounds an open loop; stages of callers are bounded by the callers themselves")
 		}
@@ -103,22 +103,22 @@ func (p *WorkloadPanel) applyShape(w *engine.Workload) error {
 }
 
 // hasStages reports whether the Stages field holds something to read.
-func (p *WorkloadPanel) hasStages() bool {
-	spec := strings.TrimSpace(p.Stages.Text)
+func (p *workloadPanel) hasStages() bool {
+	spec := strings.TrimSpace(p.stages.Text)
 	return spec != "" && !strings.EqualFold(spec, "none")
 }
 
 // showShape presets the stages and the bound from w.
-func (p *WorkloadPanel) showShape(w engine.Workload) {
-	p.MaxInFlight.SetText("")
+func (p *workloadPanel) showShape(w engine.Workload) {
+	p.maxInFlight.SetText("")
 	if w.MaxInFlight > 0 {
-		p.MaxInFlight.SetText(strconv.Itoa(w.MaxInFlight))
+		p.maxInFlight.SetText(strconv.Itoa(w.MaxInFlight))
 	}
-	p.Stages.SetText(stagesText(w.Stages))
+	p.stages.SetText(stagesText(w.Stages))
 	if w.Ramp == engine.RampConcurrency {
-		p.StagesRamp.SetSelected(rampCallersText)
+		p.stagesRamp.SetSelected(rampCallersText)
 	} else {
-		p.StagesRamp.SetSelected(rampRateText)
+		p.stagesRamp.SetSelected(rampRateText)
 	}
 }
 
