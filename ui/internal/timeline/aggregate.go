@@ -10,14 +10,14 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// AggregateAbove is the most rows the Gantt draws one by one. Past it
+// aggregateAbove is the most rows the Gantt draws one by one. Past it
 // (a load test of thousands of calls), while more than that many
 // requests lie in the visible time range, the Gantt shows one row per
 // method and depth instead, each drawing how many of its requests were in
 // flight over time as a shaded band. Zooming in until no more than this
 // many are in view, or clicking a group's row, drills down to the
 // requests' own rows; fitting the whole recording again aggregates.
-var AggregateAbove = 1000
+var aggregateAbove = 1000
 
 // ganttAggH is the height of a group's row: a band tall enough to read.
 const ganttAggH = 36
@@ -43,29 +43,29 @@ type aggGroup struct {
 // GanttGroup is one row of an aggregated [Gantt]: the requests of one
 // method at one depth.
 type GanttGroup struct {
-	Label    string
-	Requests int
-	Failed   int
+	label    string
+	requests int
+	failed   int
 }
 
-// Aggregated reports whether the Gantt shows groups (see
-// [AggregateAbove]) rather than a row per request.
-func (g *Gantt) Aggregated() bool { return g.agg.on }
+// aggregated reports whether the Gantt shows groups (see
+// [aggregateAbove]) rather than a row per request.
+func (g *Gantt) aggregated() bool { return g.agg.on }
 
-// Groups returns the rows of an aggregated Gantt, or nil.
-func (g *Gantt) Groups() []GanttGroup {
+// groups returns the rows of an aggregated Gantt, or nil.
+func (g *Gantt) groups() []GanttGroup {
 	if !g.agg.on {
 		return nil
 	}
 	out := make([]GanttGroup, len(g.agg.groups))
 	for i, gr := range g.agg.groups {
-		out[i] = GanttGroup{Label: gr.label, Requests: len(gr.rows), Failed: gr.failed}
+		out[i] = GanttGroup{label: gr.label, requests: len(gr.rows), failed: gr.failed}
 	}
 	return out
 }
 
-// DrillDown shows the requests' own rows, starting at those of group i.
-func (g *Gantt) DrillDown(i int) {
+// drillDown shows the requests' own rows, starting at those of group i.
+func (g *Gantt) drillDown(i int) {
 	if !g.agg.on || i < 0 || i >= len(g.agg.groups) {
 		return
 	}
@@ -84,7 +84,7 @@ func (g *Gantt) updateAggregate() {
 	if g.agg.drilled && g.axis.end-g.axis.start > g.agg.drillW*3/2 {
 		g.agg.drilled = false // zoomed well out again
 	}
-	g.agg.on = g.snap != nil && !g.agg.drilled && len(g.layout.rows) > AggregateAbove && g.rowsInView(AggregateAbove+1) > AggregateAbove
+	g.agg.on = g.snap != nil && !g.agg.drilled && len(g.layout.rows) > aggregateAbove && g.rowsInView(aggregateAbove+1) > aggregateAbove
 	if !g.agg.on {
 		g.agg.groups = g.agg.groups[:0]
 		if was {

@@ -27,11 +27,11 @@ func TestGanttAggregatesALoadTest(t *testing.T) {
 			g, w := showGantt(t, snap, fyne.NewSize(800, 200))
 			g.SetCompact(compact)
 			img := w.Canvas().Capture()
-			if !g.Aggregated() {
+			if !g.aggregated() {
 				t.Fatal("5,000 rows are drawn one by one")
 			}
-			want := []GanttGroup{{Label: "tools/call echo", Requests: 5000, Failed: 1}}
-			if got := g.Groups(); !slices.Equal(got, want) {
+			want := []GanttGroup{{label: "tools/call echo", requests: 5000, failed: 1}}
+			if got := g.groups(); !slices.Equal(got, want) {
 				t.Errorf("groups %+v, want %+v", got, want)
 			}
 			// the band covers the plot: most of the row's pixels in the tool colour
@@ -47,21 +47,21 @@ func TestGanttAggregatesALoadTest(t *testing.T) {
 		w.Canvas().Capture()
 		test.TapAt(g, fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttAggH/2))
 		w.Canvas().Capture()
-		if g.Aggregated() {
+		if g.aggregated() {
 			t.Fatal("a click on the group left it aggregated")
 		}
-		if s := g.SpanAt(fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttRowH/2)); s == nil || s.ID != 1 {
+		if s := g.spanAt(fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttRowH/2)); s == nil || s.ID != 1 {
 			t.Errorf("after the click the first row shows %v, want the first call", s)
 		}
-		g.Fit() // the whole recording again: aggregated
+		g.fit() // the whole recording again: aggregated
 		w.Canvas().Capture()
-		if !g.Aggregated() {
+		if !g.aggregated() {
 			t.Error("fitting the whole recording did not aggregate again")
 		}
 		test.TapAt(g, fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttAggH/2))
 		g.ZoomOut()
 		w.Canvas().Capture()
-		if !g.Aggregated() {
+		if !g.aggregated() {
 			t.Error("zooming out after a drill-down did not aggregate again")
 		}
 	})
@@ -71,10 +71,10 @@ func TestGanttAggregatesALoadTest(t *testing.T) {
 		// 100 ms around 0.5 s: ten waves of 50 calls
 		g.SetVisibleRange(500*ms, 600*ms)
 		w.Canvas().Capture()
-		if g.Aggregated() {
+		if g.aggregated() {
 			t.Fatal("zoomed in on 500 calls, the Gantt still aggregates")
 		}
-		s := g.SpanAt(fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttRowH/2))
+		s := g.spanAt(fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttRowH/2))
 		if s == nil || recorder.SpanEnd(snap, s) < 500*ms || s.Received > 600*ms {
 			t.Errorf("zoomed in at 0.5 s, the first row shows %v, not a call in view", s)
 		}
@@ -83,7 +83,7 @@ func TestGanttAggregatesALoadTest(t *testing.T) {
 	t.Run("a fan-out of a few hundred rows is not aggregated", func(t *testing.T) {
 		g, w := showGantt(t, fanoutSnapshot(5, 5, 500*ms), fyne.NewSize(800, 200))
 		w.Canvas().Capture()
-		if g.Aggregated() {
+		if g.aggregated() {
 			t.Error("6 rows aggregated")
 		}
 	})
@@ -107,7 +107,7 @@ func TestGanttFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.filter, func(t *testing.T) {
 			g, _ := showGantt(t, snap, fyne.NewSize(800, 260))
-			g.SetFilter(tt.filter)
+			g.setFilter(tt.filter)
 			var got []recorder.SpanID
 			for _, r := range g.Rows() {
 				got = append(got, r.Span.ID)
@@ -119,7 +119,7 @@ func TestGanttFilter(t *testing.T) {
 	}
 	// the filter outlives new spans of a live recording
 	g, _ := showGantt(t, echoLoad(10, 2, ms), fyne.NewSize(800, 260))
-	g.SetFilter("id:#3")
+	g.setFilter("id:#3")
 	more := echoLoad(12, 2, ms)
 	g.SetSnapshot(more)
 	if rows := g.Rows(); len(rows) != 1 || rows[0].Span.ID != 3 {
@@ -153,7 +153,7 @@ func BenchmarkLoadFrame(b *testing.B) {
 					c.draw(1600+i%2, 140) // a new size each time: no cached image
 				}
 			}
-			if part == "gantt" && !g.Aggregated() {
+			if part == "gantt" && !g.aggregated() {
 				b.Fatal("not aggregated")
 			}
 		})

@@ -9,8 +9,8 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// RulerLabels returns the labels the time ruler shows, left to right.
-func (g *Gantt) RulerLabels() []string {
+// rulerLabels returns the labels the time ruler shows, left to right.
+func (g *Gantt) rulerLabels() []string {
 	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
 	labels := make([]string, len(ticks))
 	for i, t := range ticks {

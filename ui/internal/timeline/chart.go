@@ -127,9 +127,9 @@ func (c *ConcurrencyChart) setSteps(snap *recorder.Snapshot, steps []recorder.St
 	c.peak = pend
 }
 
-// ShowsCalls reports whether the chart shows the client's tool calls in
+// showsCalls reports whether the chart shows the client's tool calls in
 // flight (a load test) rather than the server's requests.
-func (c *ConcurrencyChart) ShowsCalls() bool { return c.load }
+func (c *ConcurrencyChart) showsCalls() bool { return c.load }
 
 // isLoad reports whether snap holds two or more tool calls and no
 // request from the server.
@@ -195,9 +195,9 @@ func (c *ConcurrencyChart) ValueAt(t time.Duration) (inFlight, pending int) {
 	return c.steps[i].InFlight, c.steps[i].Pending
 }
 
-// HoverText returns the readout shown for the instant under the pointer,
+// hoverText returns the readout shown for the instant under the pointer,
 // or "" when the pointer is not over the plot.
-func (c *ConcurrencyChart) HoverText() string {
+func (c *ConcurrencyChart) hoverText() string {
 	if c.hover.X < ganttGutter || c.hover.X >= c.Size().Width {
 		return ""
 	}
@@ -519,7 +519,7 @@ func (r *chartRenderer) Refresh() {
 	setText(r.message, msg, theme.Color(theme.ColorNameDisabled))
 	r.message.Move(fyne.NewPos(ganttGutter+8, 4))
 	r.message.Resize(r.message.MinSize())
-	if text := c.HoverText(); text == "" {
+	if text := c.hoverText(); text == "" {
 		r.cursor.Hide()
 		r.readout.Hide()
 		r.readoutBg.Hide()

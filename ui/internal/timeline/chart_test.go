@@ -159,11 +159,11 @@ func TestConcurrencyChartGolden(t *testing.T) {
 				start, end := c.VisibleRange()
 				x := ganttGutter + float32(float64(1260*ms-start)/float64(end-start))*(800-ganttGutter)
 				test.MoveMouse(w.Canvas(), fyne.NewPos(x, 50))
-				if got := c.HoverText(); !strings.HasSuffix(got, ": 2 in flight, 4 pending") {
+				if got := c.hoverText(); !strings.HasSuffix(got, ": 2 in flight, 4 pending") {
 					t.Errorf("readout = %q, want 2 in flight, 4 pending", got)
 				}
 				test.MoveMouse(w.Canvas(), fyne.NewPos(20, 50))
-				if got := c.HoverText(); got != "" {
+				if got := c.hoverText(); got != "" {
 					t.Errorf("readout over the gutter = %q, want none", got)
 				}
 			}
@@ -247,7 +247,7 @@ func TestLoadChartShowsCalls(t *testing.T) {
 	w.Resize(fyne.NewSize(800, ConcurrencyChartHeight))
 	g.SetSnapshot(snap)
 	c.SetSteps(snap, recorder.Steps(snap))
-	if !c.ShowsCalls() {
+	if !c.showsCalls() {
 		t.Fatal("a load test's chart does not show the calls in flight")
 	}
 	if f, _ := c.ValueAt(505 * ms); f != 50 {
@@ -273,7 +273,7 @@ func TestLoadChartShowsCalls(t *testing.T) {
 
 	// a fan-out (the server sent requests) keeps the requests' chart
 	c.SetSteps(fixedSnapshot(), recorder.Steps(fixedSnapshot()))
-	if c.ShowsCalls() {
+	if c.showsCalls() {
 		t.Error("a fan-out recording's chart shows calls instead of the server's requests")
 	}
 }

@@ -66,11 +66,11 @@ func (f spanFilter) match(s *recorder.Span) bool {
 	return true
 }
 
-// SetFilter shows only the requests that match text: words that must all
+// setFilter shows only the requests that match text: words that must all
 // match a request's method or tool name, status, JSON-RPC id or "#span"
 // ("echo error", "status:timeout", "id:17"). Empty text shows every row.
 // The chart and the stats still count every request.
-func (g *Gantt) SetFilter(text string) {
+func (g *Gantt) setFilter(text string) {
 	f := parseFilter(text)
 	if fmt.Sprint(f) == fmt.Sprint(g.layout.filter) {
 		return
@@ -81,10 +81,10 @@ func (g *Gantt) SetFilter(text string) {
 }
 
 // NewFilterEntry returns a search field that filters the rows of g as the
-// person types (see [Gantt.SetFilter]), wide enough to read.
+// person types (see [Gantt.setFilter]), wide enough to read.
 func NewFilterEntry(g *Gantt) fyne.CanvasObject {
 	e := widget.NewEntry()
 	e.SetPlaceHolder("Filter: method, status:error, id:17")
-	e.OnChanged = g.SetFilter
+	e.OnChanged = g.setFilter
 	return container.NewGridWrap(fyne.NewSize(260, e.MinSize().Height), e)
 }

@@ -71,7 +71,7 @@ type Gantt struct {
 	hoverEvent int // index in snap.Events of the notification under the pointer
 	hoverPos   fyne.Position
 
-	agg aggState // groups shown instead of rows past AggregateAbove
+	agg aggState // groups shown instead of rows past aggregateAbove
 
 	img    *image.RGBA
 	frames atomic.Int64
@@ -122,7 +122,7 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 		g.axis.set(0, max(5*time.Second, Extent(snap)*21/20))
 	case !g.fitted:
 		g.fitted = true
-		g.Fit()
+		g.fit()
 	case g.follow:
 		g.slideToNow()
 	}
@@ -158,8 +158,8 @@ func (g *Gantt) ZoomIn() { g.zoomAt(0.5, 0.5) }
 // ZoomOut shows twice as much time, around the middle of the view.
 func (g *Gantt) ZoomOut() { g.zoomAt(2, 0.5) }
 
-// Fit shows the whole recording.
-func (g *Gantt) Fit() {
+// fit shows the whole recording.
+func (g *Gantt) fit() {
 	g.agg.drilled = false // the whole recording: aggregate again
 	end := Extent(g.snap)
 	if end <= 0 {
@@ -220,10 +220,10 @@ func (g *Gantt) CollapseAll(on bool) {
 	g.relayout()
 }
 
-// SetCollapsed folds (or unfolds) the requests under span id: the
+// setCollapsed folds (or unfolds) the requests under span id: the
 // requests caused by a tool call (or its rounds), the input requests of a
 // round. A span with nothing under it is left as it is.
-func (g *Gantt) SetCollapsed(id recorder.SpanID, collapsed bool) {
+func (g *Gantt) setCollapsed(id recorder.SpanID, collapsed bool) {
 	i, ok := g.layout.index[id]
 	if !ok || !g.layout.hasKids(i) || g.layout.collapsed(i) == collapsed {
 		return
@@ -232,9 +232,9 @@ func (g *Gantt) SetCollapsed(id recorder.SpanID, collapsed bool) {
 	g.relayout()
 }
 
-// Collapsed reports whether the requests under span id are folded under
+// collapsed reports whether the requests under span id are folded under
 // its row.
-func (g *Gantt) Collapsed(id recorder.SpanID) bool {
+func (g *Gantt) collapsed(id recorder.SpanID) bool {
 	i, ok := g.layout.index[id]
 	return ok && g.layout.collapsed(i)
 }
@@ -248,7 +248,7 @@ func (g *Gantt) Select(id recorder.SpanID) {
 	if i, ok := g.layout.index[id]; ok && g.layout.rowOfSpan[i] < 0 {
 		// a request folded under its tool call or round: unfold them
 		for p := g.layout.parentOf[i]; p >= 0; p = g.layout.parentOf[p] {
-			g.SetCollapsed(g.layout.ids[p], false)
+			g.setCollapsed(g.layout.ids[p], false)
 		}
 	}
 	row := g.layout.rowOfID(id)

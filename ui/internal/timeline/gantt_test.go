@@ -142,20 +142,20 @@ func TestGanttRows(t *testing.T) {
 		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >8 7 9 10"; got != want || g.Selected() != nil {
 			t.Errorf("rows after clicking the fold marker = %q (selected %v), want %q and no selection", got, g.Selected(), want)
 		}
-		g.SetCollapsed(1, true)
+		g.setCollapsed(1, true)
 		if got, want := ids(g.Rows()), "1 7 9 10"; got != want {
 			t.Errorf("rows after folding #1 = %q, want %q", got, want)
 		}
 		assertImage(t, "gantt_folded.png", win.Canvas().Capture())
 		test.MoveMouse(win.Canvas(), fyne.NewPos(400, ganttRulerH+ganttLaneH+ganttRowH/2))
-		if tip := g.Tooltip(); len(tip) == 0 || tip[len(tip)-1] != "6 requests folded under it: click ▸ to unfold" {
+		if tip := g.tooltip(); len(tip) == 0 || tip[len(tip)-1] != "6 requests folded under it: click ▸ to unfold" {
 			t.Errorf("tooltip of a folded tool call = %q", tip)
 		}
 		test.MoveMouse(win.Canvas(), fyne.NewPos(400, 250))
 		// selecting a folded request unfolds its tool call
 		g.Select(4)
-		if s := g.Selected(); s == nil || s.ID != 4 || g.Collapsed(1) {
-			t.Errorf("selecting folded #4: selected %v, #1 folded %v", s, g.Collapsed(1))
+		if s := g.Selected(); s == nil || s.ID != 4 || g.collapsed(1) {
+			t.Errorf("selecting folded #4: selected %v, #1 folded %v", s, g.collapsed(1))
 		}
 		g.CollapseAll(false)
 		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >8 7 9 10"; got != want {
@@ -166,17 +166,17 @@ func TestGanttRows(t *testing.T) {
 		full := fixedSnapshot()
 		g := NewGantt()
 		g.SetSnapshot(full)
-		g.SetCollapsed(1, true)
+		g.setCollapsed(1, true)
 		upd := *full
 		upd.Spans = slices.Clone(full.Spans)
 		ping := *full.Spans[6]
 		ping.Parent = 1
 		upd.Spans[6] = &ping
 		g.SetSnapshot(&upd)
-		if got, want := ids(g.Rows()), "1 9 10"; got != want || !g.Collapsed(1) {
-			t.Errorf("rows after #7 was linked to folded #1 = %q (folded %v), want %q", got, g.Collapsed(1), want)
+		if got, want := ids(g.Rows()), "1 9 10"; got != want || !g.collapsed(1) {
+			t.Errorf("rows after #7 was linked to folded #1 = %q (folded %v), want %q", got, g.collapsed(1), want)
 		}
-		g.SetCollapsed(1, false)
+		g.setCollapsed(1, false)
 		if got, want := ids(g.Rows()), "1 >2 >3 >4 >5 >6 >7 >8 9 10"; got != want {
 			t.Errorf("rows after #7 was linked to #1 = %q, want %q", got, want)
 		}
@@ -239,12 +239,12 @@ func TestGanttGolden(t *testing.T) {
 			"received 0.011 s → answered 1.010 s",
 			"caused by #1 tools/call fanout",
 		}
-		if got := g.Tooltip(); !slices.Equal(got, want) {
+		if got := g.tooltip(); !slices.Equal(got, want) {
 			t.Errorf("tooltip = %q\nwant %q", got, want)
 		}
 		assertImage(t, "gantt_tooltip.png", w.Canvas().Capture())
 		test.MoveMouse(w.Canvas(), fyne.NewPos(400, 5))
-		if got := g.Tooltip(); got != nil {
+		if got := g.tooltip(); got != nil {
 			t.Errorf("tooltip over the ruler = %q, want none", got)
 		}
 		// the progress notification at 1.1 s, in the lane under the ruler
@@ -252,7 +252,7 @@ func TestGanttGolden(t *testing.T) {
 		x := ganttGutter + float32(float64(1100*ms-start)/float64(end-start))*(800-ganttGutter) + 2
 		test.MoveMouse(w.Canvas(), fyne.NewPos(x, ganttRulerH+ganttLaneH/2))
 		want = []string{"notifications/progress at 1.100 s", "about #1 tools/call fanout"}
-		if got := g.Tooltip(); !slices.Equal(got, want) {
+		if got := g.tooltip(); !slices.Equal(got, want) {
 			t.Errorf("tooltip over a notification = %q, want %q", got, want)
 		}
 	})
@@ -301,7 +301,7 @@ func TestGanttZoomPan(t *testing.T) {
 			if (start-tt.start).Abs() > time.Microsecond || (end-tt.end).Abs() > time.Microsecond {
 				t.Errorf("visible range = %v – %v, want %v – %v", start, end, tt.start, tt.end)
 			}
-			if got := g.RulerLabels(); !slices.Equal(got, tt.ruler) {
+			if got := g.rulerLabels(); !slices.Equal(got, tt.ruler) {
 				t.Errorf("ruler = %q, want %q", got, tt.ruler)
 			}
 			g.Refresh()
@@ -312,9 +312,9 @@ func TestGanttZoomPan(t *testing.T) {
 	}
 	t.Run("wheel scrolls rows", func(t *testing.T) {
 		g, w := showGantt(t, bigSnapshot(200), size)
-		top := g.SpanAt(fyne.NewPos(10, ganttRulerH+ganttLaneH+1))
+		top := g.spanAt(fyne.NewPos(10, ganttRulerH+ganttLaneH+1))
 		test.Scroll(w.Canvas(), fyne.NewPos(400, 100), 0, -10*ganttRowH)
-		after := g.SpanAt(fyne.NewPos(10, ganttRulerH+ganttLaneH+1))
+		after := g.spanAt(fyne.NewPos(10, ganttRulerH+ganttLaneH+1))
 		if top == nil || after == nil || after.ID != top.ID+10 {
 			t.Errorf("top row after scrolling 10 rows = %v, want span %d", after, top.ID+10)
 		}
@@ -356,7 +356,7 @@ func TestGanttFollowLive(t *testing.T) {
 			t.Errorf("at %v: view %v – %v does not show the latest instant", now, start, end)
 		}
 		last := g.Rows()[len(g.Rows())-1].Span
-		if bottom := g.SpanAt(fyne.NewPos(10, 200-ganttRowH/2)); bottom != last {
+		if bottom := g.spanAt(fyne.NewPos(10, 200-ganttRowH/2)); bottom != last {
 			t.Errorf("at %v: bottom row is %v, want the latest span #%d", now, bottom, last.ID)
 		}
 	}

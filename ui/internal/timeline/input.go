@@ -8,9 +8,9 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// SpanAt returns the span of the row under pos (relative to the Gantt), or
+// spanAt returns the span of the row under pos (relative to the Gantt), or
 // nil.
-func (g *Gantt) SpanAt(pos fyne.Position) *recorder.Span {
+func (g *Gantt) spanAt(pos fyne.Position) *recorder.Span {
 	row := g.rowAt(pos.Y)
 	if row < 0 {
 		return nil
@@ -80,7 +80,7 @@ func (g *Gantt) Tapped(ev *fyne.PointEvent) {
 	if g.agg.on {
 		// a group's row: drill down to its requests
 		if y := ev.Position.Y - ganttRulerH - ganttLaneH + g.scrollY; y >= 0 {
-			g.DrillDown(int(y / ganttAggH))
+			g.drillDown(int(y / ganttAggH))
 		}
 		return
 	}
@@ -91,7 +91,7 @@ func (g *Gantt) Tapped(ev *fyne.PointEvent) {
 	}
 	id := g.snap.Spans[g.layout.rows[row].span].ID
 	if ev.Position.X >= ganttGutter-ganttFoldW && ev.Position.X < ganttGutter && g.layout.foldable(row) >= 0 {
-		g.SetCollapsed(id, !g.Collapsed(id)) // the fold marker
+		g.setCollapsed(id, !g.collapsed(id)) // the fold marker
 		return
 	}
 	g.Select(id)
@@ -117,7 +117,7 @@ func (g *Gantt) TypedRune(r rune) {
 	case '-':
 		g.ZoomOut()
 	case '0':
-		g.Fit()
+		g.fit()
 	}
 }
 

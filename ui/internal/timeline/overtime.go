@@ -15,8 +15,8 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// OverTimeChartHeight is the height an [OverTimeChart] asks for.
-const OverTimeChartHeight = 110
+// overTimeChartHeight is the height an [OverTimeChart] asks for.
+const overTimeChartHeight = 110
 
 // overTimeEvery is the least time between two computations of a live
 // recording's series: it changes once a second, and computing it walks
@@ -127,7 +127,7 @@ func (c *OverTimeChart) Series() []recorder.SecondStat { return c.series }
 
 // MinSize is the gutter and a plot of the chart's height.
 func (c *OverTimeChart) MinSize() fyne.Size {
-	return fyne.NewSize(ganttGutter+200, OverTimeChartHeight)
+	return fyne.NewSize(ganttGutter+200, overTimeChartHeight)
 }
 
 // CreateRenderer is a private method to Fyne which links this widget to

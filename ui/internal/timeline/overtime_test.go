@@ -40,7 +40,7 @@ func TestOverTimeChart(t *testing.T) {
 	c := NewOverTimeChart(g)
 	w := test.NewTempWindow(t, c)
 	w.SetPadded(false)
-	w.Resize(fyne.NewSize(800, OverTimeChartHeight))
+	w.Resize(fyne.NewSize(800, overTimeChartHeight))
 	g.SetSnapshot(snap)
 	g.axis.set(0, 6*time.Second)
 	c.SetSnapshot(snap)
@@ -111,7 +111,7 @@ func TestOverTimeChartStopsAtNow(t *testing.T) {
 	c.inline = true
 	w := test.NewTempWindow(t, c)
 	w.SetPadded(false)
-	w.Resize(fyne.NewSize(800, OverTimeChartHeight))
+	w.Resize(fyne.NewSize(800, overTimeChartHeight))
 	g.axis.set(0, 5*time.Second)
 	c.SetSnapshot(snap)
 	img := w.Canvas().Capture().(*image.NRGBA)

@@ -27,7 +27,7 @@ func (g *Gantt) drawFulfilment(img *image.RGBA, call int32, y0, y1 int, xOf func
 		return
 	}
 	for _, f := range fulfilments(g.layout.roundsUnder(g.snap, call), g.snap.Now, s.Open()) {
-		x0, x1 := max(xOf(f.From), plotX0), min(max(xOf(f.To), xOf(f.From)+1), w)
+		x0, x1 := max(xOf(f.from), plotX0), min(max(xOf(f.to), xOf(f.from)+1), w)
 		if x1 <= x0 {
 			continue
 		}

@@ -2,9 +2,9 @@ package timeline
 
 import "github.com/fanout-inspector/inspector/recorder"
 
-// Related is what a snapshot tells about one span besides the span itself:
+// related is what a snapshot tells about one span besides the span itself:
 // what a details pane shows under it.
-type Related struct {
+type related struct {
 	// Parent is the tool call (or round) the span was linked to, or nil.
 	Parent *recorder.Span
 	// RoundFacts are label and value pairs about a round of a
@@ -18,8 +18,8 @@ type Related struct {
 }
 
 // RelatedTo gathers what snap tells about s.
-func RelatedTo(snap *recorder.Snapshot, s *recorder.Span) Related {
-	r := Related{Parent: snap.SpanByID(s.Parent), RoundFacts: roundFacts(snap, s), Events: eventsOf(snap, s.ID)}
+func RelatedTo(snap *recorder.Snapshot, s *recorder.Span) related {
+	r := related{Parent: snap.SpanByID(s.Parent), RoundFacts: roundFacts(snap, s), Events: eventsOf(snap, s.ID)}
 	for _, c := range snap.Spans {
 		if c.Parent == s.ID {
 			r.Children++

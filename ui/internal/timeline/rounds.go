@@ -19,9 +19,9 @@ import (
 // round After's input_required answer to the next round being sent, or to
 // now while the client is still fulfilling.
 type fulfilment struct {
-	After    int32 // the round whose input was being fulfilled
-	From, To time.Duration
-	Open     bool // no next round yet: To is now
+	after    int32 // the round whose input was being fulfilled
+	from, to time.Duration
+	open     bool // no next round yet: To is now
 }
 
 // roundsOf returns the round spans of call in snap, in round order.
@@ -67,9 +67,9 @@ func fulfilments(rounds []*recorder.Span, now time.Duration, callOpen bool) []fu
 		}
 		switch {
 		case i+1 < len(rounds) && rounds[i+1].Received != recorder.Unset:
-			out = append(out, fulfilment{After: r.Round, From: r.Answered, To: max(rounds[i+1].Received, r.Answered)})
+			out = append(out, fulfilment{after: r.Round, from: r.Answered, to: max(rounds[i+1].Received, r.Answered)})
 		case i+1 == len(rounds) && callOpen:
-			out = append(out, fulfilment{After: r.Round, From: r.Answered, To: max(now, r.Answered), Open: true})
+			out = append(out, fulfilment{after: r.Round, from: r.Answered, to: max(now, r.Answered), open: true})
 		}
 	}
 	return out
@@ -152,7 +152,7 @@ func roundFacts(snap *recorder.Snapshot, s *recorder.Span) [][2]string {
 		add("rounds", fmt.Sprintf("%d (%d input_required)", len(rounds), asked))
 		var total time.Duration
 		for _, f := range fulfilments(rounds, snapNow(snap), s.Open()) {
-			total += f.To - f.From
+			total += f.to - f.from
 		}
 		add("fulfilment", FormatDuration(total)+" in all (the client, between rounds)")
 	case s.Kind == recorder.KindRound:
@@ -163,15 +163,15 @@ func roundFacts(snap *recorder.Snapshot, s *recorder.Span) [][2]string {
 		callOpen := call != nil && call.Open()
 		for _, f := range fulfilments(rounds, snapNow(snap), callOpen) {
 			switch {
-			case f.After == s.Round-1:
+			case f.after == s.Round-1:
 				add("fulfilment", fmt.Sprintf("%s before it: the client fulfilling round %d's input (round %d answered → round %d sent)",
-					FormatDuration(f.To-f.From), f.After, f.After, s.Round))
-			case f.After == s.Round && f.Open:
+					FormatDuration(f.to-f.from), f.after, f.after, s.Round))
+			case f.after == s.Round && f.open:
 				add("fulfilment", fmt.Sprintf("%s so far after it: the client fulfilling its input (round %d not sent yet)",
-					FormatDuration(f.To-f.From), s.Round+1))
-			case f.After == s.Round:
+					FormatDuration(f.to-f.from), s.Round+1))
+			case f.after == s.Round:
 				add("fulfilment", fmt.Sprintf("%s after it: the client fulfilling its input (round %d answered → round %d sent)",
-					FormatDuration(f.To-f.From), s.Round, s.Round+1))
+					FormatDuration(f.to-f.from), s.Round, s.Round+1))
 			}
 		}
 	case s.Round > 0:

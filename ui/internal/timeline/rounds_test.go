@@ -23,13 +23,13 @@ func TestGanttRoundRows(t *testing.T) {
 		want string
 	}{
 		{"rounds under their call, input requests under their round", func(g *Gantt) {}, "1 >2 >>3 >>4 >5 >>6 >7 8 >9 >10 11"},
-		{"a round folds its input requests", func(g *Gantt) { g.SetCollapsed(2, true) }, "1 >2 >5 >>6 >7 8 >9 >10 11"},
-		{"the call folds its rounds", func(g *Gantt) { g.SetCollapsed(1, true) }, "1 8 >9 >10 11"},
-		{"a request without children does not fold", func(g *Gantt) { g.SetCollapsed(3, true) }, "1 >2 >>3 >>4 >5 >>6 >7 8 >9 >10 11"},
+		{"a round folds its input requests", func(g *Gantt) { g.setCollapsed(2, true) }, "1 >2 >5 >>6 >7 8 >9 >10 11"},
+		{"the call folds its rounds", func(g *Gantt) { g.setCollapsed(1, true) }, "1 8 >9 >10 11"},
+		{"a request without children does not fold", func(g *Gantt) { g.setCollapsed(3, true) }, "1 >2 >>3 >>4 >5 >>6 >7 8 >9 >10 11"},
 		{"fold all folds calls and rounds", func(g *Gantt) { g.CollapseAll(true) }, "1 8 11"},
 		{"fold all, then unfold a call: its rounds stay folded", func(g *Gantt) {
 			g.CollapseAll(true)
-			g.SetCollapsed(1, false)
+			g.setCollapsed(1, false)
 		}, "1 >2 >5 >7 8 11"},
 		{"hidden rounds leave their input requests under the call", func(g *Gantt) { g.SetKindHidden(recorder.KindRound, true) },
 			"1 >>3 >>4 >>6 8 >9 >10 11"},
@@ -68,7 +68,7 @@ func TestGanttRoundRows(t *testing.T) {
 	t.Run("fold state belongs to the span, not its row", func(t *testing.T) {
 		g := NewGantt()
 		g.SetSnapshot(full)
-		g.SetCollapsed(5, true) // round 2, on row 4
+		g.setCollapsed(5, true) // round 2, on row 4
 		// a late input request of round 1 arrives: round 2 moves a row down
 		more := *full
 		more.Spans = slices.Clone(full.Spans)
@@ -79,8 +79,8 @@ func TestGanttRoundRows(t *testing.T) {
 		if got, want := ids(g.Rows()), "1 >2 >>3 >>4 >>12 >5 >7 8 >9 >10 11"; got != want {
 			t.Errorf("rows = %q, want %q (round 2 still folded, round 1 not)", got, want)
 		}
-		if !g.Collapsed(5) || g.Collapsed(2) {
-			t.Errorf("folded: #5 %v, #2 %v; want #5 only", g.Collapsed(5), g.Collapsed(2))
+		if !g.collapsed(5) || g.collapsed(2) {
+			t.Errorf("folded: #5 %v, #2 %v; want #5 only", g.collapsed(5), g.collapsed(2))
 		}
 	})
 	t.Run("the fold marker of a round", func(t *testing.T) {
@@ -99,13 +99,13 @@ func TestFulfilments(t *testing.T) {
 	if len(rounds) != 3 {
 		t.Fatalf("%d rounds, want 3", len(rounds))
 	}
-	want := []fulfilment{{After: 1, From: 100 * ms, To: 1150 * ms}, {After: 2, From: 1250 * ms, To: 1500 * ms}}
+	want := []fulfilment{{after: 1, from: 100 * ms, to: 1150 * ms}, {after: 2, from: 1250 * ms, to: 1500 * ms}}
 	if got := fulfilments(rounds, snap.Now, false); !slices.Equal(got, want) {
 		t.Errorf("fulfilments = %+v, want %+v", got, want)
 	}
 	// live: round 2 asked for input, round 3 not sent yet
 	live := fulfilments(rounds[:2], 1400*ms, true)
-	if len(live) != 2 || live[1] != (fulfilment{After: 2, From: 1250 * ms, To: 1400 * ms, Open: true}) {
+	if len(live) != 2 || live[1] != (fulfilment{after: 2, from: 1250 * ms, to: 1400 * ms, open: true}) {
 		t.Errorf("live fulfilments = %+v, want round 2's open until now", live)
 	}
 	if got := roundsOf(snap, snap.Spans[7]); got != nil {
@@ -154,14 +154,14 @@ func TestGanttRoundTooltips(t *testing.T) {
 		x := ganttGutter + float32(float64(2000*ms-start)/float64(end-start))*(800-ganttGutter) + 1
 		test.MoveMouse(w.Canvas(), fyne.NewPos(x, ganttRulerH+ganttLaneH/2))
 		want := []string{"notifications/progress at 2.000 s", "stalled 250 ms (read, not yet seen by the client)", "about #8 tools/call slow"}
-		if got := g.Tooltip(); !slices.Equal(got, want) {
+		if got := g.tooltip(); !slices.Equal(got, want) {
 			t.Errorf("tooltip = %q, want %q", got, want)
 		}
 	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			test.MoveMouse(w.Canvas(), fyne.NewPos(300, rowY(tt.row)))
-			tip := g.Tooltip()
+			tip := g.tooltip()
 			for _, want := range tt.want {
 				if !slices.Contains(tip, want) {
 					t.Errorf("tooltip lacks %q:\n%s", want, strings.Join(tip, "\n"))
@@ -230,8 +230,8 @@ func TestGanttRoundsGolden(t *testing.T) {
 		do   func(g *Gantt)
 	}{
 		{"gantt_rounds", func(g *Gantt) {}},
-		{"gantt_rounds_folded", func(g *Gantt) { g.SetCollapsed(2, true); g.SetCollapsed(8, true) }},
-		{"gantt_rounds_call_folded", func(g *Gantt) { g.SetCollapsed(1, true) }},
+		{"gantt_rounds_folded", func(g *Gantt) { g.setCollapsed(2, true); g.setCollapsed(8, true) }},
+		{"gantt_rounds_call_folded", func(g *Gantt) { g.setCollapsed(1, true) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g, w := showGantt(t, roundsSnapshot(), fyne.NewSize(800, 300))
@@ -243,7 +243,7 @@ func TestGanttRoundsGolden(t *testing.T) {
 	t.Run("round tooltip", func(t *testing.T) {
 		g, w := showGantt(t, roundsSnapshot(), fyne.NewSize(800, 300))
 		test.MoveMouse(w.Canvas(), fyne.NewPos(300, ganttRulerH+ganttLaneH+4.5*ganttRowH))
-		if len(g.Tooltip()) == 0 {
+		if len(g.tooltip()) == 0 {
 			t.Fatal("no tooltip over round 2")
 		}
 		assertImage(t, "gantt_rounds_tooltip.png", w.Canvas().Capture())

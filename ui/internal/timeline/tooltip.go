@@ -8,9 +8,9 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// Tooltip returns the lines of the tooltip shown for the request or
+// tooltip returns the lines of the tooltip shown for the request or
 // notification under the pointer, or nil.
-func (g *Gantt) Tooltip() []string {
+func (g *Gantt) tooltip() []string {
 	if g.snap != nil && g.hoverEvent >= 0 && g.hoverEvent < len(g.snap.Events) {
 		return eventSummary(g.snap, g.snap.Events[g.hoverEvent])
 	}
@@ -113,7 +113,7 @@ func (r *ganttRenderer) placeTooltip() {
 	size := g.Size()
 	fg := theme.Color(theme.ColorNameForeground)
 	small := theme.Size(theme.SizeNameCaptionText)
-	lines := g.Tooltip()
+	lines := g.tooltip()
 	if len(lines) == 0 {
 		r.tipBg.Hide()
 		hideFrom(r.tip, 0)

@@ -25,7 +25,7 @@ func TestTooltipLeaves(t *testing.T) {
 		}},
 		{"+ key", func(g *Gantt, _ fyne.Window) { g.TypedRune('+') }},
 		{"zoom out button", func(g *Gantt, _ fyne.Window) { g.ZoomOut() }},
-		{"Fit", func(g *Gantt, _ fyne.Window) { g.Fit() }},
+		{"Fit", func(g *Gantt, _ fyne.Window) { g.fit() }},
 		{"Shift+wheel pan", func(g *Gantt, _ fyne.Window) {
 			g.scroll(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: over}, Scrolled: fyne.NewDelta(0, 20)}, fyne.KeyModifierShift)
 		}},
@@ -42,19 +42,19 @@ func TestTooltipLeaves(t *testing.T) {
 			g, w := showGantt(t, bigSnapshot(60), fyne.NewSize(800, 260))
 			g.SetVisibleRange(0, 2*time.Second)
 			test.MoveMouse(w.Canvas(), over)
-			if g.Tooltip() == nil {
+			if g.tooltip() == nil {
 				t.Fatal("no tooltip under the pointer to begin with")
 			}
 			tt.do(g, w)
 			w.Canvas().Capture()
-			if got := g.Tooltip(); got != nil {
+			if got := g.tooltip(); got != nil {
 				t.Errorf("the tooltip stays: %q", got)
 			}
 			if r, ok := test.WidgetRenderer(g).(*ganttRenderer); ok && r.tipBg.Visible() {
 				t.Errorf("the tooltip's background is still drawn")
 			}
 			test.MoveMouse(w.Canvas(), over.AddXY(3, 0))
-			if g.Tooltip() == nil {
+			if g.tooltip() == nil {
 				t.Errorf("moving the pointer does not bring the tooltip back")
 			}
 		})
