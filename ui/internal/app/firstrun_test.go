@@ -63,7 +63,7 @@ func TestSerialConcurrentOneClickApart(t *testing.T) {
 	// the five latencies of the serial run.
 	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
 	m := openMainWindow(t, loop, Options{Policy: policy, Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}})
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 
 	elapsed := func(mode string) time.Duration {

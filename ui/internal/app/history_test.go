@@ -21,7 +21,7 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.window.Resize(fyne.NewSize(1024, 600)) // too short for the whole panel
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	if !m.workload.copyResult.Disabled() {
 		t.Errorf("Copy is enabled before anything ran")
@@ -31,7 +31,7 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 		t.Helper()
 		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.workload.Running() })
 		n := len(m.workload.History())
-		m.Run()
+		m.run()
 		if !m.workload.Running() {
 			t.Fatalf("%s did not start: %s", what, m.workload.problem.Text)
 		}

@@ -18,7 +18,7 @@ func TestWorkloadRateAndDuration(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.window.Resize(fyne.NewSize(1024, 700))
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	m.workload.setWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
 
@@ -31,7 +31,7 @@ func TestWorkloadRateAndDuration(t *testing.T) {
 	if err != nil || w.Rate != 50 || w.Duration != time.Second || w.Calls != 0 {
 		t.Fatalf("Workload() = %+v, %v; want 50 calls/s for 1s", w, err)
 	}
-	m.Run()
+	m.run()
 	loop.waitFor(t, "the open-loop run to end", 15*time.Second, func() bool {
 		return !m.workload.Running() && len(m.workload.History()) == 1
 	})
@@ -54,7 +54,7 @@ func TestWorkloadRateAndDuration(t *testing.T) {
 func TestWorkloadOverSessions(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	first := m.bridge.session()
 	m.workload.setWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: 30, Concurrency: 3})
@@ -64,7 +64,7 @@ func TestWorkloadOverSessions(t *testing.T) {
 		t.Errorf("0 sessions: %v, want an error about sessions", err)
 	}
 	typeInto(m.workload.sessions, "3")
-	m.Run()
+	m.run()
 	loop.waitFor(t, "the run over 3 sessions to end", 20*time.Second, func() bool {
 		return !m.workload.Running() && len(m.workload.History()) == 1
 	})
@@ -99,7 +99,7 @@ func TestWorkloadOverSessions(t *testing.T) {
 func TestWorkloadStages(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	m.workload.setWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
 
@@ -120,7 +120,7 @@ func TestWorkloadStages(t *testing.T) {
 	}
 	typeInto(m.workload.maxInFlight, "")
 	m.workload.stagesRamp.SetSelected(rampRateText)
-	m.Run()
+	m.run()
 	loop.waitFor(t, "the ramp to end", 15*time.Second, func() bool {
 		return !m.workload.Running() && len(m.workload.History()) == 1
 	})

@@ -19,7 +19,7 @@ func queueOf16(t *testing.T, kind string) (*mainLoop, *MainWindow) {
 	t.Helper()
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	if kind == "elicitation" {
 		m.policy.elicitation.SetSelected("manual")
@@ -156,7 +156,7 @@ func TestManualFormInlineValidation(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	m.window.Resize(fyne.NewSize(1024, 700))
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	m.policy.elicitation.SetSelected("manual")
 	typeInto(m.policy.timeout, "30s")

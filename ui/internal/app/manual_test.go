@@ -22,7 +22,7 @@ import (
 func TestManualAnswers(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 
 	m.policy.elicitation.SetSelected("manual")
@@ -34,7 +34,7 @@ func TestManualAnswers(t *testing.T) {
 	run := func(kind string, n int) {
 		t.Helper()
 		m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)})
-		m.Run()
+		m.run()
 		loop.waitFor(t, "requests waiting in the Manual panel", 10*time.Second, func() bool { return len(m.manual.Pending()) == n })
 		if m.tabs.Selected().Text != "Manual ("+string(rune('0'+n))+")" {
 			t.Errorf("selected tab %q, want the Manual tab with its count", m.tabs.Selected().Text)

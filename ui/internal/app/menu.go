@@ -96,8 +96,8 @@ func (m *MainWindow) buildMenu() {
 		quit,
 	)
 	run := fyne.NewMenu("Run",
-		item("Run workload", shortcut(fyne.KeyR, ctrl), m.Run),
-		item("Stop", shortcut(fyne.KeyPeriod, ctrl), m.Stop),
+		item("Run workload", shortcut(fyne.KeyR, ctrl), m.run),
+		item("Stop", shortcut(fyne.KeyPeriod, ctrl), m.stop),
 		fyne.NewMenuItemSeparator(),
 		item("Connect", shortcut(fyne.KeyK, ctrl), m.connection.connectBtn.OnTapped),
 		item("Disconnect", nil, m.disconnect),

@@ -24,7 +24,7 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
 	m := openMainWindow(t, loop, Options{Policy: policy})
 	m.window.Resize(fyne.NewSize(1400, 900))
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 
 	run := func(dispatch string) {
@@ -32,7 +32,7 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.workload.Running() })
 		m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
 		m.policy.dispatch.SetSelected(dispatch)
-		m.Run()
+		m.run()
 		if !m.workload.Running() {
 			t.Fatalf("the %s run did not start: %s", dispatch, m.workload.problem.Text)
 		}

@@ -107,7 +107,7 @@ type MainWindow struct {
 }
 
 // NewMainWindow builds the main window of app a (not shown yet: call
-// [MainWindow.Start], then [MainWindow.ShowAndRun]; tests show its window).
+// [MainWindow.Start], then [MainWindow.ShowAndRun]).
 func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	w := a.NewWindow("Fanout Inspector")
 	m := &MainWindow{app: a, window: w, opts: opts}
@@ -172,7 +172,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 
 // wire connects the panels to the bridge and the bridge back to the panels.
 func (m *MainWindow) wire() {
-	m.connection.onConnect = m.Connect
+	m.connection.onConnect = m.connect
 	m.connection.onDisconnect = m.disconnect
 	m.connection.onStartProxy = func(listen, upstream string) {
 		m.errors.Show("Starting the proxy", m.startProxy(listen, upstream))
@@ -183,8 +183,8 @@ func (m *MainWindow) wire() {
 		m.workload.showPolicy(policy)
 	}
 	m.workload.onDispatch = func(mode string) { m.policy.dispatch.SetSelected(mode) }
-	m.workload.onRun = func(engine.Workload) { m.Run() }
-	m.workload.onStop = m.Stop
+	m.workload.onRun = func(engine.Workload) { m.run() }
+	m.workload.onStop = m.stop
 	m.workload.onPolicy = func(policy engine.AnswerPolicy) {
 		m.policy.setPolicy(policy)
 		m.policy.onChanged(policy)
@@ -236,7 +236,7 @@ func (m *MainWindow) Start() {
 		m.followFile(m.opts.Follow)
 	}
 	if m.opts.Connect {
-		m.Connect(m.opts.Target)
+		m.connect(m.opts.Target)
 	}
 }
 
@@ -271,10 +271,10 @@ func (m *MainWindow) dropped(uris []fyne.URI) {
 	}
 }
 
-// Connect connects to t in the background, replacing any connection. A
+// connect connects to t in the background, replacing any connection. A
 // target without limits (from the Server panel) gets those the window
 // was started with.
-func (m *MainWindow) Connect(t engine.Target) {
+func (m *MainWindow) connect(t engine.Target) {
 	m.stopProxy() // one live recording at a time
 	if t.Limits == (engine.Limits{}) {
 		t.Limits = m.opts.Target.Limits
@@ -331,7 +331,7 @@ func (m *MainWindow) listTools(s *engine.Session) {
 		if m.opts.AutoRun && !m.autoRan {
 			m.autoRan = true
 			m.tabs.SelectIndex(2) // show the run's progress
-			m.Run()
+			m.run()
 		}
 	})
 }
@@ -373,8 +373,8 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	}
 }
 
-// Run runs the Workload panel's workload on the current connection.
-func (m *MainWindow) Run() {
+// run runs the Workload panel's workload on the current connection.
+func (m *MainWindow) run() {
 	if m.proxy != nil {
 		m.workload.showProblem(proxyNoRun)
 		m.tabs.SelectIndex(2)
@@ -404,9 +404,9 @@ func (m *MainWindow) Run() {
 	}
 }
 
-// Stop cancels the running workload; the requests its calls left
+// stop cancels the running workload; the requests its calls left
 // waiting for a person end cancelled.
-func (m *MainWindow) Stop() {
+func (m *MainWindow) stop() {
 	m.stopping = true
 	// First, so that their spans say why even when the server cancels
 	// them too once its call is cancelled.
@@ -428,7 +428,7 @@ func (m *MainWindow) runDone(res engine.RunResult, err error) {
 	if again := m.opts.AutoRunAgain; again != "" && m.autoRan && !m.ranAgain {
 		m.ranAgain = true
 		m.policy.dispatch.SetSelected(again)
-		m.Run()
+		m.run()
 	}
 }
 
@@ -442,7 +442,7 @@ func (m *MainWindow) newRun() {
 	}
 	m.opened, m.following = "", ""
 	if m.bridge.session() != nil {
-		m.Connect(m.bridge.Target())
+		m.connect(m.bridge.Target())
 		return
 	}
 	m.live = nil

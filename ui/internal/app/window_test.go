@@ -358,10 +358,10 @@ func TestMainWindowExports(t *testing.T) {
 	if err := m.saveFile(filepath.Join(dir, "empty.json")); err == nil || !strings.Contains(err.Error(), "nothing to save") {
 		t.Errorf("saving with nothing recorded: %v, want 'nothing to save'", err)
 	}
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`), Calls: 2, Concurrency: 2})
-	m.Run()
+	m.run()
 	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
 	for _, e := range exports {
 		t.Run(e.name, func(t *testing.T) {
@@ -387,10 +387,10 @@ func TestMainWindowExports(t *testing.T) {
 func TestLogAndRecentConnections(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	m.workload.setWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
-	m.Run()
+	m.run()
 	loop.waitFor(t, "the slow tool's log messages in the Log panel", 10*time.Second, func() bool {
 		n, ended := 0, false
 		for _, l := range m.log.Lines() {
@@ -422,7 +422,7 @@ func TestLogAndRecentConnections(t *testing.T) {
 func TestStopAndNewRun(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	first := m.bridge.session()
 	m.workload.setWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":30000,"steps":3}`)})
@@ -490,10 +490,10 @@ func TestConnectFailureShowsOneDialog(t *testing.T) {
 func TestCompareAndReport(t *testing.T) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"roots"}`)})
-	m.Run()
+	m.run()
 	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.json")
@@ -545,7 +545,7 @@ func TestMenuAndShortcuts(t *testing.T) {
 	press := func(key fyne.KeyName) {
 		m.window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault})
 	}
-	m.Connect(engine.Target{})
+	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	press(fyne.KeyR)
 	if !m.workload.Running() {
@@ -595,10 +595,10 @@ func TestConnectionLostMidRun(t *testing.T) {
 	m := openMainWindow(t, loop, Options{Policy: policy})
 	target := engine.Target{Transport: engine.TransportStdio, Command: os.Args[0],
 		Env: []string{"UI_TEST_DEMO_STDIO=1", "UI_TEST_DEMO_EXIT_AFTER=1500ms"}}
-	m.Connect(target)
+	m.connect(target)
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
-	m.Run()
+	m.run()
 	start := time.Now()
 	loop.waitFor(t, "the run to end with the connection", 15*time.Second, func() bool {
 		return !m.workload.Running() && m.bridge.session() == nil
