@@ -1,6 +1,6 @@
 // Package ui opens Fanout Inspector's desktop app: [NewMainWindow] builds
 // the main window from [Options] (the server, the answer policy, the
-// workload, a file to open or follow), [MainWindow.run] shows it until
+// workload, a file to open or follow), [MainWindow.Run] shows it until
 // the app quits, and [MainWindow.Stats] and [MainWindow.Following] say
 // what the window showed, for scripts that check it.
 //

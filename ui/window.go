@@ -62,7 +62,7 @@ type MainWindow struct {
 }
 
 // NewMainWindow builds the main window of a (not shown yet: call
-// [MainWindow.Start], then [MainWindow.run]).
+// [MainWindow.Start], then [MainWindow.Run]).
 func NewMainWindow(a fyne.App, o Options) *MainWindow {
 	m := app.NewMainWindow(a, app.Options{
 		Target:       o.Target,
