@@ -282,7 +282,7 @@ func (b *bridge) running() bool {
 }
 
 // Run starts w on the current session in a goroutine and returns at once;
-// progress goes to OnProgress and the end to OnRunDone. It fails when not
+// progress goes to onProgress and the end to onRunDone. It fails when not
 // connected or while another run is going on.
 func (b *bridge) Run(w engine.Workload) error { return b.runOn(w, 1) }
 

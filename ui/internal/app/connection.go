@@ -306,7 +306,7 @@ func (p *connectionPanel) proxyTarget() (listen, upstream string, err error) {
 }
 
 // setProxying shows the hosted proxy listening at url (clients use it)
-// and forwarding to upstream; SetProxying("", "", err) shows it stopped,
+// and forwarding to upstream; setProxying("", "", err) shows it stopped,
 // with why when err is not nil.
 func (p *connectionPanel) setProxying(url, upstream string, err error) {
 	p.proxying = url != ""

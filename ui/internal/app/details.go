@@ -212,7 +212,7 @@ func (d *details) setChildren(total, failed int) {
 // setRoundFacts adds what the recording says about s as part of a
 // multi-round-trip call: a call's rounds and the client's fulfilment time,
 // a round's number, outcome and the fulfilment before and after it, an
-// input request's round and key. Set it after SetSpan.
+// input request's round and key. Set it after setSpan.
 func (d *details) setRoundFacts(facts [][2]string) {
 	if len(facts) == 0 || d.span == nil {
 		return
@@ -266,7 +266,7 @@ func (d *details) setSpan(s, parent *recorder.Span) {
 // setProxy says whether the recording is a proxy's: a server request's
 // facts are then what a proxy can know (the wait at the client, exact; the
 // work inside it, estimated), and a round's fulfilment says its input
-// requests never crossed the wire. Set it before SetSpan.
+// requests never crossed the wire. Set it before setSpan.
 func (d *details) setProxy(on bool) { d.proxy = on }
 
 // proxyFacts rewrites the facts of a server request recorded by a proxy:

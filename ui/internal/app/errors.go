@@ -18,7 +18,7 @@ import (
 type errorReporter struct {
 	win fyne.Window
 
-	// OnError, when set, is called on the main goroutine with each error's
+	// onError, when set, is called on the main goroutine with each error's
 	// text after its dialog is shown.
 	onError func(text string)
 

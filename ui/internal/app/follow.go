@@ -33,8 +33,8 @@ type followState struct {
 // main goroutine, as [TimelineView.setRecording] does for a live
 // recording. A file that does not exist yet is waited for. onState (on
 // the main goroutine) hears whether it is waiting, following, ended or
-// failed. The view is the follow's one owner: SetSnapshot, SetRecording,
-// another FollowJournal and Stop end it, and close the file.
+// failed. The view is the follow's one owner: SetSnapshot, setRecording,
+// another followJournal and Stop end it, and close the file.
 func (t *TimelineView) followJournal(path string, onState func(followState)) {
 	t.Stop()
 	t.gantt.SetFollow(true)

@@ -341,7 +341,7 @@ func (p *workloadPanel) runStarted(w engine.Workload, policy engine.AnswerPolicy
 	}
 }
 
-// runNotStarted tells the panel that the run announced by RunStarted
+// runNotStarted tells the panel that the run announced by runStarted
 // could not start after all: its segment ends empty and it is not added
 // to the history.
 func (p *workloadPanel) runNotStarted() {
@@ -355,7 +355,7 @@ func (p *workloadPanel) runNotStarted() {
 // recording, shows its result and adds it to the history.
 func (p *workloadPanel) runEnded(res engine.RunResult, err error, stopped bool) {
 	if p.current.workload.Tool == "" {
-		return // not started through RunStarted
+		return // not started through runStarted
 	}
 	r := p.current
 	p.current = runRecord{}

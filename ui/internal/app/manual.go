@@ -47,8 +47,8 @@ type manualPanel struct {
 	// problem says why the answer was not sent (the form is not valid).
 	problem *widget.Label
 
-	// The answer widgets of the selected request: ReplyText and ReplyModel
-	// for sampling, Form for elicitation (nil when not shown).
+	// The answer widgets of the selected request: replyText and replyModel
+	// for sampling, form for elicitation (nil when not shown).
 	replyText  *widget.Entry
 	replyModel *widget.Entry
 	form       *SchemaForm
@@ -344,7 +344,7 @@ func (p *manualPanel) show(req *engine.PendingRequest) {
 	p.detail.Refresh()
 }
 
-// countChanged tells OnCountChanged.
+// countChanged tells onCountChanged.
 func (p *manualPanel) countChanged() {
 	p.enableAll()
 	p.clock()

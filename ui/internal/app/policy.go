@@ -75,7 +75,7 @@ type latencyInputs struct {
 // policyPanel sets how the inspector answers the server's requests:
 // dispatch policy, latency (default and per method), seed, the sampling
 // reply, elicitation answers, roots, failure rate and timeout. Every valid
-// change is passed to OnChanged at once, so it applies to the next
+// change is passed to onChanged at once, so it applies to the next
 // request without reconnecting; an invalid one shows what is wrong and
 // keeps the last valid answer policy.
 type policyPanel struct {
@@ -211,7 +211,7 @@ func (p *policyPanel) Problem() string {
 	return p.problem.Text
 }
 
-// setPolicy fills the widgets from policy without calling OnChanged.
+// setPolicy fills the widgets from policy without calling onChanged.
 func (p *policyPanel) setPolicy(policy engine.AnswerPolicy) {
 	p.filling = true
 	defer func() { p.filling = false }()

@@ -17,7 +17,7 @@ import (
 // serverList lists the MCP servers of the client configs found on this
 // machine (Claude Desktop, Claude Code, Cursor, VS Code: see
 // [clientconfig.Discover]), each with the file it came from, and a file
-// that cannot be read with what is wrong. Picking one calls OnPick; a
+// that cannot be read with what is wrong. Picking one calls onPick; a
 // server whose VS Code config asks a person for inputs first shows an
 // entry for each (a password entry for a password input) and a Use
 // button.
@@ -34,7 +34,7 @@ type serverList struct {
 	buttons []*widget.Button
 	servers []clientconfig.Server
 	// inputs are the entries of the inputs the server being picked needs,
-	// UseInputs the button that picks it with them.
+	// useInputs the button that picks it with them.
 	inputs    []*widget.Entry
 	useInputs *widget.Button
 	// rescan reads the config files again.

@@ -67,7 +67,7 @@ type workloadPanel struct {
 	// dispatch is the toggle next to Run: concurrent or serial (neither
 	// is chosen while the Callbacks panel says bounded or inline).
 	dispatch *widget.RadioGroup
-	// Sessions, Stages, StagesRamp and MaxInFlight: workloadshape.go.
+	// sessions, stages, stagesRamp and maxInFlight: workloadshape.go.
 	loadShapeInputs
 	// answering says how the server's requests will be answered (latency
 	// and dispatch), as the Callbacks panel sets it.
@@ -84,7 +84,7 @@ type workloadPanel struct {
 	args        map[string]json.RawMessage // last arguments per tool, kept across tool switches
 	want        engine.Workload            // preset to apply once its tool is listed
 	running     bool
-	showing     bool // ShowPolicy is setting the toggle: do not report
+	showing     bool // showPolicy is setting the toggle: do not report
 	started     time.Time
 	last        engine.Progress
 	ticker      mainTicker // moves the elapsed time while a run goes on
@@ -98,7 +98,7 @@ type workloadPanel struct {
 	resultWhat *widget.Label
 	historyBox *fyne.Container
 	history    []*historyRow
-	current    runRecord           // the run going on, from RunStarted
+	current    runRecord           // the run going on, from runStarted
 	rec        *recorder.Recording // it records into
 	runNo      int                 // its number among rec's runs
 
@@ -282,7 +282,7 @@ func (p *workloadPanel) setWorkload(w engine.Workload) {
 }
 
 // showPolicy shows how policy answers the server's requests: the dispatch
-// toggle and the line under it. It does not call OnDispatch.
+// toggle and the line under it. It does not call onDispatch.
 func (p *workloadPanel) showPolicy(policy engine.AnswerPolicy) {
 	p.showing = true
 	defer func() { p.showing = false }()
@@ -531,7 +531,7 @@ func (p *workloadPanel) showProgress() {
 		done, pr.OK, pr.Failed, time.Since(p.started).Round(100*time.Millisecond)))
 }
 
-// run reads the workload and hands it to OnRun.
+// run reads the workload and hands it to onRun.
 func (p *workloadPanel) run() {
 	w, err := p.workload()
 	if err != nil {

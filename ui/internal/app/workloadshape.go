@@ -16,7 +16,7 @@ type loadShapeInputs struct {
 	// sessions spreads the run's calls over that many connections to the
 	// server (the current one and more opened for the run).
 	sessions *widget.Entry
-	// stages ramps linearly through DURATION:TARGET,... stages; StagesRamp
+	// stages ramps linearly through DURATION:TARGET,... stages; stagesRamp
 	// says what they ramp: the rate (an open loop) or the callers.
 	stages     *widget.Entry
 	stagesRamp *widget.Select
@@ -25,7 +25,7 @@ type loadShapeInputs struct {
 	maxInFlight *widget.Entry
 }
 
-// The two choices of StagesRamp.
+// The two choices of stagesRamp.
 const (
 	rampRateText    = "calls/s"
 	rampCallersText = "callers"
