@@ -43,7 +43,7 @@ test-short:
 	$(GO) test -short ./...
 
 bench: setup
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./recorder/ ./engine/... ./ui/
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./recorder/ ./engine/... ./ui/...
 
 package: setup-app
 	scripts/package.sh

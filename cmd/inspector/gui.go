@@ -226,13 +226,13 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w engine.Worklo
 		Icon:         assets.Icon,
 		Version:      version,
 		OnRecording:  extras.onRecording,
+		MaxSpans:     extras.maxSpans,
 	})
-	m.Bridge.MaxSpans = extras.maxSpans
 	m.Start()
 
 	var fps *fpsMeter
 	if fpsReport {
-		fps = startFPSMeter(m.Timeline.FramesDrawn)
+		fps = startFPSMeter(m.FramesDrawn)
 	}
 	var (
 		returned   atomic.Bool // ShowAndRun returned
@@ -245,9 +245,10 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w engine.Worklo
 				fmt.Fprintln(stdout, fps.report())
 			}
 			if extras.statsReport { // the main loop has ended: this goroutine reads the widgets alone
-				fmt.Fprint(stdout, statsReport(m.Timeline))
-				if path, note := m.Following(); path != "" {
-					fmt.Fprint(stdout, followReport(m.Timeline, path, note))
+				stats := m.Stats()
+				fmt.Fprint(stdout, statsReport(stats))
+				if f, ok := m.Following(); ok {
+					fmt.Fprint(stdout, followReport(f, stats.Summary))
 				}
 			}
 		})
@@ -267,8 +268,7 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w engine.Worklo
 			quitOnSignal(quit)
 		}()
 	})
-	m.Window.SetMaster()
-	m.Window.ShowAndRun()
+	m.Run()
 	returned.Store(true)
 	finish()
 	return exitOK
@@ -316,25 +316,23 @@ type guiExtras struct {
 
 // followReport says how a followed journal grew, as a line "follow: …"
 // a script can check: the numbers of ended spans of the frames drawn, in
-// order (see [ui.TimelineView.FollowSeen]).
-func followReport(t *ui.TimelineView, path, note string) string {
-	seen := t.FollowSeen()
+// order (see [ui.Follow]), and the figures of sum.
+func followReport(f ui.Follow, sum recorder.Summary) string {
+	seen := f.EndedSpansSeen
 	counts := make([]string, len(seen))
 	for i, n := range seen {
 		counts[i] = strconv.Itoa(n)
 	}
-	sum := t.Summary()
 	return fmt.Sprintf("follow: %s frames=%d ended_spans_seen=%s state=%q server_requests=%d peak=%d\n",
-		path, len(seen), strings.Join(counts, ","), note, sum.ServerRequests.Total, sum.PeakInFlight)
+		f.Path, len(seen), strings.Join(counts, ","), f.State, sum.ServerRequests.Total, sum.PeakInFlight)
 }
 
 // statsReport says what the statistics describe and their figures, as
 // lines "stats: …" a script can check.
-func statsReport(t *ui.TimelineView) string {
-	runs, chosen := t.RunPicker()
-	sum := t.Summary()
+func statsReport(s ui.Stats) string {
+	sum := s.Summary
 	return fmt.Sprintf("stats: describes %q of %q\nstats: verdict=%s elapsed_ms=%.0f tool_calls=%d provisional=%v\n",
-		chosen, strings.Join(runs, " | "), sum.Verdict, sum.ElapsedMS, sum.ToolCalls.Total, t.Provisional())
+		s.Run, strings.Join(s.Runs, " | "), sum.Verdict, sum.ElapsedMS, sum.ToolCalls.Total, s.Provisional)
 }
 
 // quitSignals are the signals that quit the app: Ctrl-C in the terminal,

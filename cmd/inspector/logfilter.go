@@ -27,7 +27,7 @@ type noisyFyneError struct{ reason, cause string }
 // file at every quit by truncating it first, and another running
 // instance's file watcher may read it empty in between; it keeps what it
 // had and reads the file again when the write ends. The app keeps its
-// own settings in a file of its own, replaced atomically (ui.Settings),
+// own settings in a file of its own, replaced atomically (settings.go in ui/internal/app),
 // so Fyne's file holds nothing of ours.
 var noisyFyneErrors = []noisyFyneError{
 	{reason: "Getting favorite locations"},

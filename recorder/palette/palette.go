@@ -1,5 +1,5 @@
 // Package palette is the one set of colours of Fanout Inspector: the
-// app's timeline and chart (package ui/timeline) and every export that
+// app's timeline and chart (package ui/internal/timeline) and every export that
 // draws (PNG and SVG charts, the HTML report) take their colours from
 // here, so that a kind or a phase reads the same wherever it is shown.
 // It does not import Fyne: colours that depend on the theme (a queued bar

@@ -1,0 +1,85 @@
+package app
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+	"github.com/fanout-inspector/inspector/engine"
+)
+
+// TestFirstRunOpensWhereRunIs opens the window as `inspector gui` does
+// with no flags: it shows the Workload panel with Run, the latency that
+// shows the effect is in the Callbacks panel's field and said next to
+// Run, and the dispatch toggle next to Run sets the Callbacks panel.
+func TestFirstRunOpensWhereRunIs(t *testing.T) {
+	loop := newMainLoop(t)
+	policy := engine.DefaultAnswerPolicy()
+	policy.Latency = FirstRunLatency
+	m := openMainWindow(t, loop, Options{Policy: policy})
+
+	if got := m.tabs.Selected().Text; got != "Workload" {
+		t.Errorf("the window opens on the %q tab, want Workload (where Run is)", got)
+	}
+	if sc, ok := m.tabs.Selected().Content.(*container.Scroll); !ok || sc.Content != m.workload {
+		t.Errorf("the tab the window opens on does not hold the Workload panel and its Run button")
+	}
+	if got := m.policy.latency.a.Text; got != "500ms" {
+		t.Errorf("latency field %q, want 500ms", got)
+	}
+	if got := m.workload.answering.Text; !strings.Contains(got, "after 500ms, at once") {
+		t.Errorf("line next to Run %q, want it to say 500ms, at once", got)
+	}
+	if got := m.workload.dispatch.Selected; got != "concurrent" {
+		t.Errorf("dispatch toggle %q, want concurrent", got)
+	}
+	m.workload.dispatch.SetSelected("serial") // one click
+	if got := m.policy.dispatch.Selected; got != "serial" {
+		t.Errorf("Callbacks dispatch %q after choosing serial next to Run", got)
+	}
+	if got := m.workload.answering.Text; !strings.Contains(got, "one at a time") {
+		t.Errorf("line next to Run %q after choosing serial", got)
+	}
+	m.policy.dispatch.SetSelected("bounded")
+	if got := m.workload.dispatch.Selected; got != "" {
+		t.Errorf("dispatch toggle %q while Callbacks says bounded, want neither", got)
+	}
+	if got := m.workload.answering.Text; !strings.Contains(got, "at most 4 at once") {
+		t.Errorf("line next to Run %q with bounded:4", got)
+	}
+}
+
+// TestSerialConcurrentOneClickApart runs the demo fan-out of 5, once
+// concurrent and once serial, switching with the toggle next to Run: the
+// serial run takes several times as long.
+func TestSerialConcurrentOneClickApart(t *testing.T) {
+	loop := newMainLoop(t)
+	policy := engine.DefaultAnswerPolicy()
+	// 300 ms, not less: the elapsed times are seen through the UI loop, whose
+	// delays on a loaded machine (a few hundred ms) must stay small beside
+	// the five latencies of the serial run.
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
+	m := openMainWindow(t, loop, Options{Policy: policy, Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}})
+	m.connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+
+	elapsed := func(mode string) time.Duration {
+		t.Helper()
+		m.workload.dispatch.SetSelected(mode)
+		start := time.Now()
+		test.Tap(m.workload.runButton)
+		loop.waitFor(t, "the "+mode+" run to end", 15*time.Second, func() bool { return !m.workload.Running() })
+		if !strings.HasPrefix(m.workload.Status(), "Done: 1 of 1 calls ok") {
+			t.Fatalf("%s run: %q", mode, m.workload.Status())
+		}
+		return time.Since(start)
+	}
+	conc, serial := elapsed("concurrent"), elapsed("serial")
+	t.Logf("fanout n=5 at 300ms: concurrent %v, serial %v", conc, serial)
+	if serial < 2*conc || serial < 1350*time.Millisecond {
+		t.Errorf("serial %v, concurrent %v: want serial about 5× longer (at least 2×)", serial, conc)
+	}
+}

@@ -1,0 +1,126 @@
+package app
+
+import (
+	"sync"
+	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/timeline"
+)
+
+// liveFrame is what one tick hands to the main goroutine: the snapshot and
+// what was computed from it off the main goroutine. Everything the view
+// shows in a frame (the Gantt, the chart, the stats) comes from its one
+// snapshot.
+type liveFrame struct {
+	snap    *recorder.Snapshot // as drawn: see [TimelineView.snap]
+	raw     *recorder.Snapshot // as recorded
+	steps   []recorder.Step
+	scope   runScope
+	summary recorder.Summary // of scope
+	open    bool             // some request is still in flight
+}
+
+// statsEvery is how often the stats line follows a live run while
+// requests are in flight (see [TimelineView.apply]).
+const statsEvery = 200 * time.Millisecond
+
+// makeFrame makes the frame of snap whose stats describe the part of it
+// pick chooses.
+//
+// A proxy's recording is drawn with the client's work estimated
+// ([recorder.EstimateClientWork]): the proxy measured when each request
+// reached the client and when it was answered, not when the client began
+// on it, and a Gantt drawn from the raw spans would show every request
+// waiting for its whole life. Its stats are the proxy summary
+// ([recorder.Summarize]), which speaks of the client.
+func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame {
+	drawn := recorder.EstimateClientWork(snap)
+	steps := recorder.Steps(drawn)
+	scope := scopeOf(drawn, pick)
+	return liveFrame{snap: drawn, raw: snap, steps: steps, scope: scope, summary: scope.summarize(drawn, steps), open: hasOpen(snap)}
+}
+
+// liveFeed is the one ticker that follows a live recording.
+type liveFeed struct {
+	done   chan struct{}
+	exited chan struct{} // closed when the feed's goroutine has returned
+	once   sync.Once
+}
+
+// startLiveFeed takes a snapshot of rec about 30 times a second when it
+// changed (or while requests are open, since they grow with time), makes a
+// frame of it (its steps and summary) and hands it to show through
+// runOnMain. A frame is not taken while the previous one has not been
+// shown yet, so a busy main goroutine never builds a backlog; the next is
+// taken one frame interval after the last one was begun (at once when
+// showing it took longer), not at the next tick of a fixed clock, which
+// lost a whole interval whenever showing a frame straddled a tick; nor
+// sooner after the last one than that one took to make, so a huge
+// recording is shown less often rather than keeping a core busy.
+func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() int64, show func(liveFrame)) *liveFeed {
+	l := newLiveFeed()
+	interval := max(timeline.MinFrameInterval, time.Millisecond)
+	go func() {
+		defer close(l.exited)
+		timer := time.NewTimer(0)
+		defer timer.Stop()
+		shown := make(chan struct{}, 1)
+		var (
+			last        uint64
+			first, open = true, false
+		)
+		for {
+			select {
+			case <-l.done:
+				return
+			case <-timer.C:
+			}
+			if v := rec.Version(); !first && v == last && !open {
+				timer.Reset(interval)
+				continue
+			}
+			first = false
+			began := time.Now()
+			snap := rec.Snapshot()
+			last = snap.Version
+			f := makeFrame(snap, pick())
+			open = f.open
+			made := time.Since(began)
+			runOnMain(func() {
+				defer func() { shown <- struct{}{} }()
+				select {
+				case <-l.done:
+					return // stopped meanwhile: show nothing more
+				default:
+				}
+				show(f)
+			})
+			select {
+			case <-l.done:
+				return
+			case <-shown:
+			}
+			timer.Reset(max(interval-time.Since(began), made))
+		}
+	}()
+	return l
+}
+
+// newLiveFeed returns a feed whose goroutine the caller starts, closing
+// exited when it returns.
+func newLiveFeed() *liveFeed {
+	return &liveFeed{done: make(chan struct{}), exited: make(chan struct{})}
+}
+
+// stop ends the feed and waits (up to a second) for its goroutine to
+// return. Once the app's main loop has ended, fyne.Do runs a frame at
+// once on the feed's own goroutine: without the wait, a frame begun just
+// before stop could still be drawing while the window shuts down.
+func (l *liveFeed) stop() {
+	l.once.Do(func() { close(l.done) })
+	select {
+	case <-l.exited:
+	case <-time.After(time.Second):
+	}
+}

@@ -1,0 +1,175 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// TestTwoRunsStatsDescribeTheLatest makes two runs on one connection to
+// the demo server, serial then concurrent, and checks what a person sees:
+// mid-run the verdict says it is so far; after the second run the stats
+// describe it, not the whole session; the run picker lists both runs and
+// the whole session, and switching changes the stats; comparing the first
+// run labels the panes by run and aligns them at their first tool call.
+func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
+	loop := newMainLoop(t)
+	policy := engine.DefaultAnswerPolicy()
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
+	m := openMainWindow(t, loop, Options{Policy: policy})
+	m.window.Resize(fyne.NewSize(1400, 900))
+	m.connect(engine.Target{})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+
+	run := func(dispatch string) {
+		t.Helper()
+		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.workload.Running() })
+		m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+		m.policy.dispatch.SetSelected(dispatch)
+		m.run()
+		if !m.workload.Running() {
+			t.Fatalf("the %s run did not start: %s", dispatch, m.workload.problem.Text)
+		}
+		loop.waitFor(t, "the "+dispatch+" run's verdict marked as so far", 10*time.Second, func() bool {
+			return m.timeline.provisional() && strings.Contains(m.timeline.statsText(), provisionalPrefix)
+		})
+		loop.waitFor(t, "the "+dispatch+" run to end and be shown", 15*time.Second, func() bool {
+			return !m.workload.Running() && !m.timeline.provisional() && m.timeline.Summary().ToolCalls.Total == 1 &&
+				m.timeline.Summary().Verdict != ""
+		})
+	}
+	run("serial")
+	if got := m.timeline.Summary().Verdict; got != recorder.VerdictSerialized {
+		t.Fatalf("after the serial run the verdict is %q, want %q", got, recorder.VerdictSerialized)
+	}
+	loop.settle(300 * time.Millisecond) // idle time between the runs
+	run("concurrent")
+
+	sum := m.timeline.Summary()
+	if sum.Verdict != recorder.VerdictConcurrent {
+		t.Errorf("after the concurrent run the verdict is %q, want %q (the last run, not the session)\n%s", sum.Verdict, recorder.VerdictConcurrent, m.timeline.statsText())
+	}
+	if sum.ElapsedMS > 800 { // one latency (300 ms) and overhead, not 3 latencies plus the serial run
+		t.Errorf("elapsed %.0f ms: want the concurrent run's own (about 300 ms)", sum.ElapsedMS)
+	}
+	if strings.Contains(m.timeline.statsText(), provisionalPrefix) {
+		t.Errorf("an ended run's verdict still says so far:\n%s", m.timeline.statsText())
+	}
+	opts, chosen := m.timeline.runPicker()
+	want := []string{"Run 1 · fanout · serial", "Run 2 · fanout · concurrent", wholeSession}
+	if strings.Join(opts, "|") != strings.Join(want, "|") || chosen != want[1] {
+		t.Fatalf("run picker offers %q with %q chosen, want %q with the latest chosen", opts, chosen, want)
+	}
+	// Fit shows the latest run, not the whole connection
+	m.timeline.fit()
+	start, end := m.timeline.Gantt().VisibleRange()
+	latest := m.timeline.snapshot().LatestRun()
+	if start < latest.Start-latest.Start/10 || end > latest.End+(latest.End-latest.Start) {
+		t.Errorf("Fit shows %v – %v, want about the latest run %v – %v", start, end, latest.Start, latest.End)
+	}
+
+	m.timeline.PickRun(wholeSession)
+	whole := m.timeline.Summary()
+	if whole.ToolCalls.Total != 2 || whole.ElapsedMS < 900+sum.ElapsedMS {
+		t.Errorf("whole session: %d tool calls over %.0f ms, want both runs' 2 calls over more than both runs' time", whole.ToolCalls.Total, whole.ElapsedMS)
+	}
+	m.timeline.PickRun(want[0])
+	if got := m.timeline.Summary().Verdict; got != recorder.VerdictSerialized {
+		t.Errorf("run 1 picked: verdict %q, want %q", got, recorder.VerdictSerialized)
+	}
+	m.timeline.PickRun(want[1])
+
+	// Compare run 1 (the older history row) with the live session.
+	h := m.workload.History()
+	if len(h) != 2 {
+		t.Fatalf("history has %d rows, want 2", len(h))
+	}
+	test.Tap(h[1].compare)
+	if got := m.timeline.title.Text; got != "A: Run 2 · fanout · concurrent — demo" {
+		t.Errorf("pane A labelled %q, want the latest run's name", got)
+	}
+	if got := m.timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: Run 1 · fanout · serial — demo (moved ") {
+		t.Errorf("pane B labelled %q, want run 1's name and that it was moved", got)
+	}
+	a, _ := firstCall(m.timeline.snapshot(), m.timeline.scope)
+	b, ok := firstCall(m.timeline.cmpShown, runScope{whole: true})
+	if !ok || a != b {
+		t.Errorf("first tool calls start at %v (A) and %v (B), want them aligned", a, b)
+	}
+}
+
+// TestCompareFilesLabelledByName opens two recordings as a person does
+// from the File menu and checks each pane carries its file's name.
+func TestCompareFilesLabelledByName(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	dir := t.TempDir()
+	a, b := dir+"/serial.json", dir+"/concurrent.json"
+	if err := recorder.SaveFile(a, fixedSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	late := shifted(fanoutSnapshot(5, 5, 500*ms), 2*time.Second) // its call starts 2 s later
+	if err := recorder.SaveFile(b, late); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.openFile(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.openCompare(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.timeline.title.Text; got != "A: serial.json" {
+		t.Errorf("pane A labelled %q, want its file name", got)
+	}
+	if got := m.timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: concurrent.json (moved 2") || !strings.Contains(got, "earlier") {
+		t.Errorf("pane B labelled %q, want its file name and that it was moved 2 s earlier", got)
+	}
+	x, _ := firstCall(m.timeline.snapshot(), runScope{whole: true})
+	y, _ := firstCall(m.timeline.cmpShown, runScope{whole: true})
+	if x != y {
+		t.Errorf("first tool calls at %v and %v: not aligned", x, y)
+	}
+}
+
+// TestStatsLineWraps checks that every figure of the stats line is shown
+// whole at a narrow width (on more lines) and at a wide one (on one).
+func TestStatsLineWraps(t *testing.T) {
+	test.NewTempApp(t)
+	sum := recorder.Summarize(fixedSnapshot())
+	for _, c := range []struct {
+		width    float32
+		minLines int
+		maxLines int
+	}{{360, 3, 7}, {1024, 1, 2}, {1600, 1, 1}} {
+		s := newStatsBar()
+		w := test.NewWindow(s)
+		s.setSummary(sum)
+		w.Resize(fyne.NewSize(c.width, 400))
+		s.Resize(fyne.NewSize(c.width, s.MinSize().Height))
+		lines := map[float32]bool{}
+		for _, l := range s.numberParts {
+			if !l.Visible() {
+				continue
+			}
+			pos := l.Position()
+			right := pos.X + l.Size().Width
+			if right > c.width || l.Size().Width < l.MinSize().Width {
+				t.Errorf("width %v: %q ends at %v or is narrower than its text: cut off", c.width, l.Text, right)
+			}
+			lines[pos.Y] = true
+		}
+		if n := len(lines); n < c.minLines || n > c.maxLines {
+			t.Errorf("width %v: the figures take %d lines, want %d to %d", c.width, n, c.minLines, c.maxLines)
+		}
+		if s.MinSize().Height > s.Size().Height+1 {
+			t.Errorf("width %v: the bar needs %v high but has %v", c.width, s.MinSize().Height, s.Size().Height)
+		}
+		w.Close()
+	}
+}

@@ -1,0 +1,259 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// statsBar shows the numbers of a run in one line (peak in flight, peak
+// pending, elapsed time, median and 99th percentile serve and queue times)
+// and, under it, the verdict in words.
+type statsBar struct {
+	widget.BaseWidget
+
+	summary recorder.Summary
+	// numbers holds one label a figure ("peak in flight 5", "elapsed
+	// 2.51 s", …) in a flowing layout: the figures wrap onto more lines
+	// at a narrow width, each kept whole, never cut off.
+	numbers     *fyne.Container
+	numberParts []*canvas.Text
+	verdict     *widget.Label
+	compare     *widget.Label // the compared recording's numbers and verdict
+	// provisional says the run described has not ended: the verdict is
+	// what it is so far.
+	provisional bool
+}
+
+// provisionalPrefix starts the verdict of a run still going on.
+const provisionalPrefix = "So far (the run is still going): "
+
+// maxStatsParts is how many figures the stats line shows at most.
+const maxStatsParts = 8
+
+// newStatsBar returns a stats bar for an empty run.
+func newStatsBar() *statsBar {
+	s := &statsBar{
+		verdict: widget.NewLabel(""),
+		compare: widget.NewLabel(""),
+	}
+	parts := make([]fyne.CanvasObject, maxStatsParts)
+	for i := range parts {
+		// plain texts, not labels: a label's padding would make each
+		// line of figures twice as tall as its text
+		l := canvas.NewText("", theme.Color(theme.ColorNameForeground))
+		l.Hide()
+		s.numberParts = append(s.numberParts, l)
+		parts[i] = l
+	}
+	s.numbers = container.New(layout.NewCustomPaddedLayout(theme.Padding(), 0, theme.InnerPadding(), theme.InnerPadding()),
+		container.New(&flowLayout{gap: 4 * theme.Padding()}, parts...))
+	s.compare.Wrapping = fyne.TextWrapWord
+	s.compare.Hide()
+	s.verdict.TextStyle.Bold = true
+	s.verdict.Wrapping = fyne.TextWrapWord
+	s.ExtendBaseWidget(s)
+	s.setSummary(recorder.Summary{})
+	return s
+}
+
+// CreateRenderer is a private method to Fyne which links this widget to
+// its renderer.
+func (s *statsBar) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, s.verdict, s.compare))
+}
+
+// setSummary shows sum.
+func (s *statsBar) setSummary(sum recorder.Summary) { s.setRunSummary(sum, false) }
+
+// setRunSummary shows sum, the summary of a run; provisional says the run
+// is still going, and the verdict says it is only what it is so far.
+func (s *statsBar) setRunSummary(sum recorder.Summary, provisional bool) {
+	s.summary = sum
+	s.provisional = provisional
+	// setting a label's text measures it again: skip what did not change,
+	// as a live run shows the same numbers for many frames
+	parts := statsParts(sum)
+	changed := false
+	for i, l := range s.numberParts {
+		text := ""
+		if i < len(parts) {
+			text = parts[i]
+		}
+		if text != l.Text {
+			l.Text = text
+			changed = true
+		}
+		if (text != "") != l.Visible() {
+			l.Hidden = text == ""
+			changed = true
+		}
+	}
+	if changed {
+		s.numbers.Objects[0].Refresh()
+		s.numbers.Refresh()
+	}
+	text := verdictLine(sum)
+	if provisional && sum.Verdict != "" {
+		text = provisionalPrefix + text
+	}
+	if text != s.verdict.Text {
+		s.verdict.SetText(text)
+	}
+	importance := s.verdict.Importance
+	switch sum.Verdict {
+	case recorder.VerdictSerialized:
+		s.verdict.Importance = widget.DangerImportance
+	case recorder.VerdictPartial, recorder.VerdictBounded:
+		s.verdict.Importance = widget.WarningImportance
+	case recorder.VerdictConcurrent:
+		s.verdict.Importance = widget.SuccessImportance
+	default:
+		s.verdict.Importance = widget.MediumImportance
+	}
+	if s.verdict.Importance != importance {
+		s.verdict.Refresh()
+	}
+}
+
+// setCompare shows a compared recording's summary on a line of its own;
+// nil removes it.
+func (s *statsBar) setCompare(sum *recorder.Summary) {
+	if sum == nil {
+		s.compare.SetText("")
+		s.compare.Hide()
+	} else {
+		verdict := sum.Verdict
+		if verdict == "" {
+			verdict = "no verdict"
+		}
+		s.compare.SetText("B: " + verdict + " — " + statsLine(*sum))
+		s.compare.Show()
+	}
+	s.Refresh()
+}
+
+// Refresh redraws the bar in the colours of the current theme.
+func (s *statsBar) Refresh() {
+	for _, l := range s.numberParts {
+		l.Color = theme.Color(theme.ColorNameForeground)
+	}
+	s.BaseWidget.Refresh()
+}
+
+// Summary returns the summary shown.
+func (s *statsBar) Summary() recorder.Summary { return s.summary }
+
+// Text returns the bar's text as shown: the numbers, a new line, the
+// verdict, and when comparing a line for the other recording.
+func (s *statsBar) Text() string {
+	text := statsLine(s.summary) + "\n" + s.verdict.Text
+	if s.compare.Visible() {
+		text += "\n" + s.compare.Text
+	}
+	return text
+}
+
+// Provisional reports whether the verdict shown is of a run still going.
+func (s *statsBar) Provisional() bool { return s.provisional }
+
+// statsLine is the figures of sum on one line.
+func statsLine(sum recorder.Summary) string { return strings.Join(statsParts(sum), "   ") }
+
+// statsParts is the figures of sum, one a string, and last, for a
+// recording that kept a sample of its spans, what it kept ("kept 100,000
+// of 1,000,000 spans; statistics are exact").
+func statsParts(sum recorder.Summary) []string {
+	parts := figureParts(sum)
+	if sum.Sampled != nil {
+		parts = append(parts[:min(len(parts), maxStatsParts-1)], sum.Sampled.Note)
+	}
+	return parts
+}
+
+// figureParts is the figures of sum, one a string.
+func figureParts(sum recorder.Summary) []string {
+	ms := func(v float64) string { return formatDuration(time.Duration(v * float64(time.Millisecond))) }
+	if sum.ServerRequests.Total == 0 && sum.ToolCalls.Total >= 2 {
+		// A load test: the server sent nothing, so the figures of its
+		// requests would all read 0; those of the calls say what happened.
+		c := sum.ToolCalls
+		return []string{
+			fmt.Sprintf("calls in flight ≤ %d", c.PeakInFlight),
+			fmt.Sprintf("throughput %.1f calls/s", c.ThroughputPerS),
+			"elapsed " + ms(sum.ElapsedMS),
+			fmt.Sprintf("call p50 %s · p99 %s", ms(c.DurationMS.P50), ms(c.DurationMS.P99)),
+			fmt.Sprintf("%d tool calls (%d failed)", c.Total, c.Failed),
+		}
+	}
+	if sum.Estimated {
+		// A proxy's recording: say which figures are estimated.
+		parts := []string{
+			fmt.Sprintf("peak in flight %d (estimated)", sum.PeakInFlight),
+			fmt.Sprintf("pending at the client %d", sum.PeakPending),
+			"elapsed " + ms(sum.ElapsedMS),
+			fmt.Sprintf("work p50 %s · p99 %s (estimated)", ms(sum.ServeMS.P50), ms(sum.ServeMS.P99)),
+		}
+		if n := sum.ServerRequests.Total; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d server requests (%d failed)", n, sum.ServerRequests.Failed))
+		}
+		for _, f := range sum.Fulfilments {
+			parts = append(parts, fmt.Sprintf("round %d: %d inside the client, %s", f.Round, f.Requests, ms(f.MS)))
+		}
+		if n := sum.ToolCalls.Total; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d tool calls (%d failed)", n, sum.ToolCalls.Failed))
+		}
+		return parts
+	}
+	parts := []string{
+		fmt.Sprintf("peak in flight %d", sum.PeakInFlight),
+		fmt.Sprintf("peak pending %d", sum.PeakPending),
+		"elapsed " + ms(sum.ElapsedMS),
+		fmt.Sprintf("serve p50 %s · p99 %s", ms(sum.ServeMS.P50), ms(sum.ServeMS.P99)),
+		fmt.Sprintf("queue p50 %s · p99 %s", ms(sum.QueueMS.P50), ms(sum.QueueMS.P99)),
+	}
+	if n := sum.ServerRequests.Total; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d server requests (%d failed)", n, sum.ServerRequests.Failed))
+	}
+	if in, out := sum.ServerRequests.InputTokens, sum.ServerRequests.OutputTokens; in > 0 || out > 0 {
+		parts = append(parts, fmt.Sprintf("tokens %d in · %d out", in, out))
+	}
+	if n := sum.ToolCalls.Total; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d tool calls (%d failed)", n, sum.ToolCalls.Failed))
+	}
+	return parts
+}
+
+func verdictLine(sum recorder.Summary) string {
+	switch {
+	case sum.VerdictText != "":
+		return sum.VerdictText
+	case sum.Verdict != "":
+		return sum.Verdict
+	}
+	return "no requests yet"
+}
+
+// summarize returns the recorder's summary of snap, whose concurrency
+// steps the caller already has.
+func summarize(snap *recorder.Snapshot, steps []recorder.Step) recorder.Summary {
+	if snap == nil {
+		return recorder.Summary{}
+	}
+	if snap.Meta.Mode == recorder.ModeProxy {
+		// the proxy summary: the client's work estimated, the fulfilments
+		// of rounds apart, a verdict about the client (steps are the
+		// drawn ones, fulfilments included: not what it counts)
+		return recorder.Summarize(snap)
+	}
+	return recorder.SummarizeSteps(snap, steps)
+}

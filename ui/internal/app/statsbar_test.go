@@ -1,0 +1,74 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+func TestStatsBar(t *testing.T) {
+	test.NewTempApp(t)
+	tests := []struct {
+		name       string
+		sum        recorder.Summary
+		want       []string
+		importance widget.Importance
+	}{
+		{"serialized", recorder.Summary{
+			PeakInFlight: 1, PeakPending: 5, ElapsedMS: 2510,
+			ServeMS: recorder.Percentiles{P50: 500, P99: 502}, QueueMS: recorder.Percentiles{P50: 1000, P99: 2004.5},
+			ServerRequests: recorder.RequestCounts{Total: 5}, ToolCalls: recorder.CallCounts{Total: 1, Failed: 1},
+			Verdict: recorder.VerdictSerialized, VerdictText: "serialized: 5 requests arrived together and were served one at a time",
+		}, []string{
+			"peak in flight 1", "peak pending 5", "elapsed 2.51 s", "serve p50 500 ms · p99 502 ms",
+			"queue p50 1.00 s · p99 2.00 s", "5 server requests (0 failed)", "1 tool calls (1 failed)",
+			"\nserialized: 5 requests arrived together and were served one at a time",
+		}, widget.DangerImportance},
+		{"concurrent", recorder.Summary{PeakInFlight: 5, PeakPending: 5, ElapsedMS: 0.4, Verdict: recorder.VerdictConcurrent},
+			[]string{"peak in flight 5", "elapsed 400 µs", "\nconcurrent"}, widget.SuccessImportance},
+		{"sampling from a model endpoint", recorder.Summary{PeakInFlight: 5, PeakPending: 5, ElapsedMS: 230, Verdict: recorder.VerdictConcurrent,
+			ServerRequests: recorder.RequestCounts{Total: 5, InputTokens: 120, OutputTokens: 30}},
+			[]string{"5 server requests (0 failed)   tokens 120 in · 30 out"}, widget.SuccessImportance},
+		{"load", recorder.Summary{ElapsedMS: 4960, ToolCalls: recorder.CallCounts{Total: 5000, OK: 5000, PeakInFlight: 50,
+			ThroughputPerS: 1008.1, DurationMS: recorder.Percentiles{P50: 31, P99: 267.6}}, Verdict: recorder.VerdictLoad},
+			[]string{"calls in flight ≤ 50", "throughput 1008.1 calls/s", "elapsed 4.96 s", "call p50 31.0 ms · p99 268 ms", "5000 tool calls (0 failed)"},
+			widget.MediumImportance},
+		{"proxy", recorder.Summary{PeakInFlight: 1, PeakPending: 5, ElapsedMS: 2504, Estimated: true,
+			ServeMS: recorder.Percentiles{P50: 451, P99: 451}, ServerRequests: recorder.RequestCounts{Total: 5},
+			ToolCalls: recorder.CallCounts{Total: 1}, Verdict: recorder.VerdictSerialized, VerdictText: "serialized: your client served 5 requests one at a time"},
+			[]string{"peak in flight 1 (estimated)", "pending at the client 5", "work p50 451 ms · p99 451 ms (estimated)", "\nserialized: your client"},
+			widget.DangerImportance},
+		{"sampled", recorder.Summary{PeakInFlight: 1, PeakPending: 5, ElapsedMS: 2510, ServerRequests: recorder.RequestCounts{Total: 5},
+			ToolCalls: recorder.CallCounts{Total: 1}, Verdict: recorder.VerdictConcurrent,
+			Sampled: &recorder.SampledSpans{Spans: 1_000_000, Kept: 100_000, Note: "kept 100,000 of 1,000,000 spans; statistics are exact"}},
+			[]string{"1 tool calls (0 failed)   kept 100,000 of 1,000,000 spans; statistics are exact"}, widget.SuccessImportance},
+		{"nothing yet", recorder.Summary{}, []string{"peak in flight 0", "\nno requests yet"}, widget.MediumImportance},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStatsBar()
+			s.setSummary(tt.sum)
+			for _, w := range tt.want {
+				if !strings.Contains(s.Text(), w) {
+					t.Errorf("stats bar does not show %q:\n%s", w, s.Text())
+				}
+			}
+			shown := ""
+			for _, l := range s.numberParts {
+				if l.Visible() {
+					shown += l.Text + "\n"
+				}
+			}
+			if tt.sum.Sampled != nil && !strings.HasSuffix(shown, tt.sum.Sampled.Note+"\n") {
+				t.Errorf("the last figure shown is not what was sampled:\n%s", shown)
+			}
+			if s.verdict.Importance != tt.importance {
+				t.Errorf("verdict importance = %v, want %v", s.verdict.Importance, tt.importance)
+			}
+		})
+	}
+}

@@ -1,0 +1,358 @@
+package app
+
+import (
+	"image/color"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/timeline"
+)
+
+// TimelineView is the whole right-hand side of the main window: the
+// [Gantt], the [ConcurrencyChart] under it sharing its time axis, the
+// [statsBar], and the [details] pane for the selected span, with a toolbar
+// for zoom, follow-live and the colour legend.
+//
+// Show a live recording with [TimelineView.setRecording] or a finished one
+// with [TimelineView.SetSnapshot]; [TimelineView.setCompare] adds a second
+// recording under the first on the same time scale. Call its methods on
+// Fyne's main goroutine.
+type TimelineView struct {
+	widget.BaseWidget
+
+	gantt   *timeline.Gantt
+	chart   *timeline.ConcurrencyChart
+	stats   *statsBar
+	details *details
+
+	cmpGantt *timeline.Gantt
+	cmpChart *timeline.ConcurrencyChart
+	cmpSnap  *recorder.Snapshot
+	// cmpShown is cmpSnap moved in time so that its first tool call
+	// starts where the first of the run shown above does; cmpShift is by
+	// how much.
+	cmpShown *recorder.Snapshot
+	cmpShift time.Duration
+	// names label the two panes when comparing ("" for either: the
+	// recording's run and target)
+	names [2]string
+	// cmpRelease detaches the compared Gantt and chart from the time axis
+	cmpRelease func()
+
+	// snap is what the view draws: for a proxy recording, raw with the
+	// client's work estimated ([recorder.EstimateClientWork]); raw is the
+	// recording as it was recorded, which saving and exporting write.
+	snap  *recorder.Snapshot
+	raw   *recorder.Snapshot
+	steps []recorder.Step // of snap, for a new choice of run
+	scope runScope        // the part of snap the stats describe
+	// runPick chooses what the stats, verdict and Fit describe: one run,
+	// or the whole session; pick is its choice, read by the live feed.
+	runPick    *widget.Select
+	runLabels  []string
+	runPickW   *canvas.Rectangle // gives runPick the width of its longest choice
+	runPickBox *fyne.Container   // runPick over runPickW; hidden without runs
+	pick       atomic.Int64
+	statsAt    time.Time // when the stats line last followed a live frame
+	settingRun bool      // runPick is being set by the view, not the person
+	follow     *widget.Check
+	compact    *widget.Check
+	fold       *widget.Check
+	title      *widget.Label
+	cmpTtl     *widget.Label
+	area       *fyne.Container // the Gantt and chart, or both recordings
+	overTime   *timeline.OverTimeChart
+	left       *fyne.Container // toolbar, area and stats bar
+	content    fyne.CanvasObject
+
+	// kindToggles hide and show the rows of a kind: the legend's kinds
+	kindToggles  map[recorder.Kind]*widget.Button
+	kindSwatches map[recorder.Kind]*canvas.Rectangle
+	queuedSwatch *canvas.Rectangle
+	legendTexts  []*canvas.Text // the kinds' names first, in legendKinds order
+	// queuedText and servingText name the two phases of a server
+	// request; a proxy recording names them for what a proxy can know
+	queuedText, servingText *canvas.Text
+	proxy                   bool // the recording shown is a proxy's
+
+	// runOnMain hands work from the ticker to the main goroutine; tests
+	// replace it.
+	runOnMain func(func())
+	live      *liveFeed
+	// followEvery is how often a followed journal is read (see
+	// [TimelineView.followJournal]); tests shorten it.
+	followEvery time.Duration
+	followSeen  []int // span counts of a followed journal's frames, as it grew
+}
+
+// NewTimelineView returns a timeline with nothing to show.
+func NewTimelineView() *TimelineView {
+	t := &TimelineView{
+		gantt:       timeline.NewGantt(),
+		chart:       timeline.NewConcurrencyChart(),
+		stats:       newStatsBar(),
+		details:     newDetails(),
+		runOnMain:   fyne.Do,
+		followEvery: followInterval,
+		title:       widget.NewLabel(""),
+		cmpTtl:      widget.NewLabel(""),
+	}
+	t.title.TextStyle.Bold = true
+	t.cmpTtl.TextStyle.Bold = true
+	t.chart.ShareAxis(t.gantt)
+	t.overTime = timeline.NewOverTimeChart(t.gantt)
+	t.overTime.Hide() // until a load test: see showOverTime
+	t.gantt.OnSelect = func(s *recorder.Span) {
+		if s != nil && t.cmpGantt != nil {
+			t.cmpGantt.Deselect() // one selection across both recordings
+		}
+		t.showDetails(s, t.snap)
+	}
+	t.gantt.OnFollowChanged = func(on bool) {
+		if t.follow.Checked != on {
+			t.follow.SetChecked(on)
+		}
+	}
+
+	t.follow = widget.NewCheck("Follow live", func(on bool) { t.gantt.SetFollow(on) })
+	t.compact = widget.NewCheck("Compact rows", func(on bool) {
+		t.gantt.SetCompact(on)
+		if t.cmpGantt != nil {
+			t.cmpGantt.SetCompact(on)
+		}
+	})
+	t.fold = widget.NewCheck("Fold tool calls", func(on bool) {
+		t.gantt.CollapseAll(on)
+		if t.cmpGantt != nil {
+			t.cmpGantt.CollapseAll(on)
+		}
+	})
+	zoom := container.NewHBox(
+		widget.NewButtonWithIcon("", theme.ZoomOutIcon(), t.zoomOut),
+		widget.NewButtonWithIcon("", theme.ZoomInIcon(), t.zoomIn),
+		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.fit),
+	)
+	hint := widget.NewLabel("wheel: rows · Ctrl+wheel: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc")
+	hint.Importance = widget.LowImportance
+	hint.Truncation = fyne.TextTruncateEllipsis
+	// The toolbar's buttons, hint and legend wrap onto more lines when the
+	// view is narrow, so that it never asks for more than its widest item.
+	bar := &flowLayout{stretch: hint, breakAfter: hint}
+	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, timeline.NewFilterEntry(t.gantt), hint}, t.legend()...)
+	toolbar := container.New(bar, items...)
+	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
+	t.runPick = widget.NewSelect(nil, t.pickRun)
+	t.runPickW = canvas.NewRectangle(color.Transparent)
+	t.runPickBox = container.NewStack(t.runPickW, t.runPick)
+	t.runPickBox.Hide() // until the recording has runs
+	statsRow := container.NewBorder(nil, nil, container.NewVBox(t.runPickBox), nil, t.stats)
+	t.left = container.New(&columnLayout{bar: bar}, toolbar, t.area, statsRow)
+	split := container.NewHSplit(t.left, t.details)
+	split.SetOffset(0.74)
+	t.content = split
+	t.ExtendBaseWidget(t)
+	t.SetSnapshot(nil)
+	return t
+}
+
+// pane stacks a Gantt over its chart, with a title when comparing.
+func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, title *widget.Label) fyne.CanvasObject {
+	var top fyne.CanvasObject
+	if title != nil {
+		top = title
+	}
+	if c == t.chart {
+		// the over-time chart, on the same time axis, under the first
+		// recording's concurrency chart
+		return container.NewBorder(top, container.NewVBox(c, t.overTime), nil, nil, g)
+	}
+	return container.NewBorder(top, c, nil, nil, g)
+}
+
+// CreateRenderer is a private method to Fyne which links this widget to
+// its renderer.
+func (t *TimelineView) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(t.content)
+}
+
+// Gantt returns the timeline's Gantt.
+func (t *TimelineView) Gantt() *timeline.Gantt { return t.gantt }
+
+// Chart returns the timeline's concurrency chart.
+func (t *TimelineView) Chart() *timeline.ConcurrencyChart { return t.chart }
+
+// Details returns the timeline's details pane.
+func (t *TimelineView) Details() *details { return t.details }
+
+// setRecording follows a live recording: one ticker (about 30 a second)
+// takes a snapshot when the recording changed, or while requests are in
+// flight, and hands it to the main goroutine. Following the live end is
+// switched on. A nil rec stops following.
+func (t *TimelineView) setRecording(rec *recorder.Recording) {
+	t.Stop()
+	if rec == nil {
+		return
+	}
+	t.gantt.SetFollow(true)
+	t.pick.Store(pickLatest) // a new recording: its latest run
+	t.names[0] = ""
+	t.live = startLiveFeed(rec, t.runOnMain, t.pick.Load, func(f liveFrame) { t.apply(f) })
+}
+
+// SetSnapshot shows a finished or loaded recording, fitted to the view. It
+// stops following a live recording; when snap is the final snapshot of the
+// recording shown, the selected request stays selected.
+func (t *TimelineView) SetSnapshot(snap *recorder.Snapshot) {
+	t.Stop()
+	if snap == nil {
+		snap = &recorder.Snapshot{}
+	}
+	if t.snap == nil || !t.snap.Meta.Created.Equal(snap.Meta.Created) {
+		t.pick.Store(pickLatest) // another recording: its latest run
+	}
+	t.gantt.SetFollow(false)
+	t.apply(makeFrame(snap, t.pick.Load()))
+	t.fit()
+}
+
+// snapshot returns the recording shown now, as it was recorded (for a
+// proxy recording, without the estimate the timeline draws).
+func (t *TimelineView) snapshot() *recorder.Snapshot {
+	if t.raw != nil {
+		return t.raw
+	}
+	return t.snap
+}
+
+// Summary returns the statistics shown now.
+func (t *TimelineView) Summary() recorder.Summary { return t.stats.Summary() }
+
+// Rows returns the Gantt's rows in display order.
+func (t *TimelineView) Rows() []timeline.GanttRow { return t.gantt.Rows() }
+
+// statsText returns the stats bar's text as shown.
+func (t *TimelineView) statsText() string { return t.stats.Text() }
+
+// framesDrawn returns how many frames the Gantt has drawn; sample it twice
+// during a live run to measure frames per second.
+func (t *TimelineView) framesDrawn() int64 { return t.gantt.FramesDrawn() }
+
+// zoomIn shows half as much time.
+func (t *TimelineView) zoomIn() { t.gantt.ZoomIn() }
+
+// zoomOut shows twice as much time.
+func (t *TimelineView) zoomOut() { t.gantt.ZoomOut() }
+
+// fit shows the run the stats describe (the latest, unless the run
+// picker says otherwise), or the whole recording, and the compared one.
+func (t *TimelineView) fit() {
+	start, end := time.Duration(0), timeline.Extent(t.snap)
+	if !t.scope.whole {
+		start = t.scope.run.Start
+		if !t.scope.run.Open() {
+			end = t.scope.run.End
+		}
+	}
+	if t.cmpShown != nil {
+		end = max(end, timeline.Extent(t.cmpShown))
+	}
+	if end <= start {
+		end = start + time.Second
+	}
+	margin := (end - start) / 40
+	t.gantt.SetVisibleRange(max(start-margin, 0), end+margin)
+}
+
+// Stop stops following a live recording (call it when the window closes).
+func (t *TimelineView) Stop() {
+	if t.live != nil {
+		t.live.stop()
+		t.live = nil
+	}
+}
+
+// setStats changes the stats bar through f and lays the view out again
+// when the bar's height changed (a verdict that wraps, a compare line).
+func (t *TimelineView) setStats(f func()) {
+	h := t.stats.MinSize().Height
+	f()
+	if t.stats.MinSize().Height != h {
+		t.left.Refresh()
+	}
+}
+
+// showOverTime shows the run second by second under the concurrency
+// chart when it looks like a load test: ten tool calls or more over two
+// seconds or more (fewer leave the Gantt its room, and say little per
+// second).
+func (t *TimelineView) showOverTime(snap *recorder.Snapshot, sum recorder.Summary) {
+	if sum.ToolCalls.Total < 10 || timeline.Extent(snap) < 2*time.Second {
+		if t.overTime.Visible() {
+			t.overTime.Hide()
+			t.area.Refresh()
+		}
+		return
+	}
+	t.overTime.SetSnapshot(snap)
+	if !t.overTime.Visible() {
+		t.overTime.Show()
+		t.area.Refresh()
+	}
+}
+
+// OverTime returns the chart of the run second by second.
+func (t *TimelineView) OverTime() *timeline.OverTimeChart { return t.overTime }
+
+// showDetails shows the clicked span of snap in the details pane.
+func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
+	if s == nil {
+		t.details.setSpan(nil, nil)
+		return
+	}
+	r := timeline.RelatedTo(snap, s)
+	t.details.setSpan(s, r.Parent)
+	t.details.setRoundFacts(r.RoundFacts)
+	t.details.setNotifications(r.Events)
+	t.details.setChildren(r.Children, r.Failed)
+}
+
+// apply shows a frame: on the main goroutine.
+func (t *TimelineView) apply(f liveFrame) {
+	t.snap, t.raw, t.steps, t.scope = f.snap, f.raw, f.steps, f.scope
+	t.setProxy(f.snap != nil && f.snap.Meta.Mode == recorder.ModeProxy)
+	t.gantt.SetSnapshot(f.snap)
+	t.chart.SetSteps(f.snap, f.steps)
+	t.showOverTime(f.snap, f.summary)
+	t.showRuns(f.snap)
+	// While requests are in flight the figures change every frame, faster
+	// than anyone reads them, and each new text costs the painter a new
+	// texture: they follow at most every statsEvery; the frame after the
+	// last change shows the final figures.
+	if !f.open || timeline.MinFrameInterval <= 0 || time.Since(t.statsAt) >= statsEvery {
+		t.statsAt = time.Now()
+		t.setStats(func() { t.stats.setRunSummary(f.summary, f.scope.provisional) })
+	}
+	t.alignCompare()
+	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
+		// the selected request changed (it was answered, say)
+		t.showDetails(sel, f.snap)
+	} else if sel == nil && t.details.Span() != nil && t.cmpGantt == nil {
+		t.details.setSpan(nil, nil)
+	}
+	t.setTitles()
+	// The Gantt and the chart share a time axis, and so a frame: the
+	// frame after this event draws both, from this one snapshot.
+}
+
+// Refresh redraws the timeline, with the colours of the current theme.
+func (t *TimelineView) Refresh() {
+	t.paintLegend()
+	t.BaseWidget.Refresh()
+}

@@ -1,0 +1,545 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// connectTimeout bounds how long listing the tools may take before the
+// attempt is given up with an error. (Connecting has its own timeout,
+// [engine.Limits.ConnectTimeout].)
+const connectTimeout = 30 * time.Second
+
+// Options are what the main window starts with, usually from the command
+// line.
+type Options struct {
+	// Target is the server to connect to; the zero value is the demo server.
+	Target engine.Target
+	// Policy answers the server's requests; use [engine.DefaultAnswerPolicy]
+	// when there is nothing better.
+	Policy engine.AnswerPolicy
+	// Workload presets the Workload panel (its tool is chosen once the
+	// server lists it).
+	Workload engine.Workload
+	// Sessions presets how many sessions a run spreads its calls over
+	// (0 or 1: the connection alone).
+	Sessions int
+	// Connect connects to Target as soon as the window is up.
+	Connect bool
+	// AutoRun runs the workload once, as soon as the tools are listed.
+	AutoRun bool
+	// AutoRunAgain, after that run, runs the workload once more on the
+	// same connection with this dispatch ("serial", "concurrent"): two
+	// runs of one session, for smoke tests.
+	AutoRunAgain string
+	// Open is a recording or journal to show at once ("" for none).
+	Open string
+	// Follow is a journal to follow as it grows ("" for none): see
+	// [MainWindow.followFile].
+	Follow string
+	// Icon is the window's icon (nil for Fyne's).
+	Icon fyne.Resource
+	// Version is the inspector's version, written into recordings.
+	Version string
+	// OnRecording is handed each live recording as its connection is
+	// made or the hosted proxy starts; the function it returns is called
+	// when the connection or proxy closes ([bridge.onRecording]).
+	OnRecording func(*recorder.Recording) func()
+	// journalDir is where live runs are journaled; nil means
+	// [recorder.DefaultJournalDir], "" turns journaling off.
+	journalDir *string
+	// settingsFile keeps the recent connections and the last folder; nil
+	// means [defaultSettingsFile], "" keeps them in memory only.
+	settingsFile *string
+	// MaxSpans caps the spans a connection's recording keeps; nil means
+	// [recorder.DefaultMaxSpans], 0 keeps every span.
+	MaxSpans *int
+}
+
+// MainWindow is Fanout Inspector's window: the panels on the left
+// (Server, Callbacks, Workload, Manual, Log), the [TimelineView] on
+// the right, and the File, Run and View menus. Its methods are called on
+// Fyne's main goroutine; the work that blocks (connecting, running)
+// happens in goroutines that report back through fyne.Do.
+type MainWindow struct {
+	// app and window are the Fyne app and the window; bridge talks to the
+	// engine; errors shows every error.
+	app    fyne.App
+	window fyne.Window
+	bridge *bridge
+	errors *errorReporter
+	// settings is what the window remembers between starts.
+	settings *settings
+
+	// The panels and the timeline; tabs holds the panels.
+	connection *connectionPanel
+	policy     *policyPanel
+	workload   *workloadPanel
+	manual     *manualPanel
+	log        *logView
+	timeline   *TimelineView
+	tabs       *container.AppTabs
+
+	opts       Options
+	panes      *sidePanes // the panels, the timeline and the details
+	manualTab  *container.TabItem
+	opened     string             // base name of the file shown, "" when live
+	following  string             // the journal followed (path), "" when none
+	followNote string             // how following it goes, for the title
+	compare    *recorder.Snapshot // the recording shown for comparison
+	connecting bool               // a Connect is under way: ignore the old session's end
+	stopping   bool               // the person pressed Stop
+	autoRan    bool
+	ranAgain   bool // the run of Options.AutoRunAgain began
+	live       *recorder.Recording
+	proxy      *hostedProxy // the HTTP proxy the window hosts, nil when none
+	closeOnce  sync.Once
+	stopped    atomic.Bool // Close began: background work no longer reaches the widgets
+}
+
+// NewMainWindow builds the main window of app a (not shown yet: call
+// [MainWindow.Start], then [MainWindow.ShowAndRun]).
+func NewMainWindow(a fyne.App, opts Options) *MainWindow {
+	w := a.NewWindow("Fanout Inspector")
+	m := &MainWindow{app: a, window: w, opts: opts}
+	if opts.Icon != nil {
+		w.SetIcon(opts.Icon)
+	}
+	m.errors = newErrorReporter(w)
+	m.bridge = newBridge(opts.Policy)
+	m.bridge.inspector = opts.Version
+	m.bridge.onRecording = opts.OnRecording
+	if opts.journalDir != nil {
+		m.bridge.journalDir = *opts.journalDir
+	}
+	if opts.MaxSpans != nil {
+		m.bridge.maxSpans = *opts.MaxSpans
+	}
+
+	settings := defaultSettingsFile()
+	if opts.settingsFile != nil {
+		settings = *opts.settingsFile
+	}
+	m.settings = openSettings(settings, a.Preferences()) // Fyne's preferences held them before
+	m.connection = newConnectionPanel(opts.Target, m.settings)
+	m.policy = newPolicyPanel(opts.Policy)
+	m.workload = newWorkloadPanel()
+	m.workload.setWorkload(opts.Workload)
+	m.workload.setSessions(opts.Sessions)
+	m.manual = newManualPanel()
+	m.log = newLogView()
+	m.timeline = NewTimelineView()
+	m.wire()
+
+	m.manualTab = container.NewTabItem("Manual", m.manual)
+	// the panels scroll sideways too when the window leaves them less
+	// than their width (the tab bar folds its tabs into a menu by itself)
+	workloadScroll := container.NewScroll(m.workload)
+	m.workload.showIn(workloadScroll) // to scroll a run's result into view
+	workloadTab := container.NewTabItem("Workload", workloadScroll)
+	m.tabs = container.NewAppTabs(
+		container.NewTabItem("Server", container.NewScroll(m.connection)), // the connection; short so all five tabs fit,
+		container.NewTabItem("Callbacks", container.NewScroll(m.policy)),
+		workloadTab,
+		m.manualTab,
+		container.NewTabItem("Log", m.log),
+	)
+	m.tabs.Select(workloadTab) // open where Run is: the first thing to do is run
+	m.workload.showPolicy(opts.Policy)
+	// the panels, the timeline and its details side by side: the sides
+	// fold, and give up their room first when the window is narrow
+	panelsWidth := func() float32 { // what the panels would like
+		return max(m.connection.MinSize().Width, m.policy.MinSize().Width, m.workload.MinSize().Width, m.manual.MinSize().Width)
+	}
+	m.panes = newSidePanes(m.tabs, panelsWidth, m.timeline, m.timeline.detachDetails())
+	w.SetContent(m.panes)
+	w.Resize(fyne.NewSize(1400, 900))
+	m.buildMenu()
+	w.SetOnClosed(m.Close)
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { m.dropped(uris) })
+	m.updateTitle()
+	return m
+}
+
+// wire connects the panels to the bridge and the bridge back to the panels.
+func (m *MainWindow) wire() {
+	m.connection.onConnect = m.connect
+	m.connection.onDisconnect = m.disconnect
+	m.connection.onStartProxy = func(listen, upstream string) {
+		m.errors.Show("Starting the proxy", m.startProxy(listen, upstream))
+	}
+	m.connection.onStopProxy = m.stopProxy
+	m.policy.onChanged = func(policy engine.AnswerPolicy) {
+		m.bridge.setPolicy(policy)
+		m.workload.showPolicy(policy)
+	}
+	m.workload.onDispatch = func(mode string) { m.policy.dispatch.SetSelected(mode) }
+	m.workload.onRun = func(engine.Workload) { m.run() }
+	m.workload.onStop = m.stop
+	m.workload.onPolicy = func(policy engine.AnswerPolicy) {
+		m.policy.setPolicy(policy)
+		m.policy.onChanged(policy)
+	}
+	m.workload.onCompare = m.setCompare
+	m.workload.onRefresh = func() {
+		if s := m.bridge.session(); s != nil {
+			go m.listTools(s)
+		}
+	}
+	m.manual.onError = m.errors.Show
+	m.manual.onCountChanged = func(n int) {
+		m.manualTab.Text = "Manual"
+		if n > 0 {
+			m.manualTab.Text = fmt.Sprintf("Manual (%d)", n)
+		}
+		m.tabs.Refresh()
+	}
+
+	m.bridge.OnSession = func(s *engine.Session, err error) {
+		m.do(func() { m.sessionChanged(s, err) })
+	}
+	m.bridge.onLog = m.log.appendEvent
+	m.bridge.onToolsChanged = func() {
+		if s := m.bridge.session(); s != nil {
+			go m.listTools(s)
+		}
+	}
+	m.bridge.onPending = func(req *engine.PendingRequest) {
+		m.do(func() {
+			defer m.errors.recover("showing a request that waits for you") // its schema is the server's data
+			m.manual.Add(req)
+			m.tabs.Select(m.manualTab)
+		})
+	}
+	m.bridge.onProgress = m.workload.reportProgress
+	m.bridge.onRunDone = func(res engine.RunResult, err error) {
+		m.do(func() { m.runDone(res, err) })
+	}
+}
+
+// Start does what the options ask for at start: open a file, connect (and
+// then maybe run). It returns at once.
+func (m *MainWindow) Start() {
+	if m.opts.Open != "" {
+		m.errors.Show("Opening "+m.opts.Open, m.openFile(m.opts.Open))
+	}
+	if m.opts.Follow != "" {
+		m.followFile(m.opts.Follow)
+	}
+	if m.opts.Connect {
+		m.connect(m.opts.Target)
+	}
+}
+
+// ShowAndRun shows the window as the app's master window (closing it
+// quits the app) and runs Fyne's main loop until the app quits.
+func (m *MainWindow) ShowAndRun() {
+	m.window.SetMaster()
+	m.window.ShowAndRun()
+}
+
+// FramesDrawn returns how many frames the timeline has drawn.
+func (m *MainWindow) FramesDrawn() int64 { return m.timeline.framesDrawn() }
+
+// Stats returns the run picker's choices and the run chosen ("" while
+// the recording has no runs), the statistics shown, and whether their
+// verdict is of a run still going.
+func (m *MainWindow) Stats() (runs []string, chosen string, sum recorder.Summary, provisional bool) {
+	runs, chosen = m.timeline.runPicker()
+	return runs, chosen, m.timeline.Summary(), m.timeline.provisional()
+}
+
+// dropped opens a recording or journal dropped on the window: the first
+// file shows, a second one is shown for comparison.
+func (m *MainWindow) dropped(uris []fyne.URI) {
+	for i, u := range uris {
+		switch i {
+		case 0:
+			m.errors.Show("Opening "+u.Name(), m.openFile(u.Path()))
+		case 1:
+			m.errors.Show("Opening "+u.Name()+" to compare", m.openCompare(u.Path()))
+		}
+	}
+}
+
+// connect connects to t in the background, replacing any connection. A
+// target without limits (from the Server panel) gets those the window
+// was started with.
+func (m *MainWindow) connect(t engine.Target) {
+	m.stopProxy() // one live recording at a time
+	if t.Limits == (engine.Limits{}) {
+		t.Limits = m.opts.Target.Limits
+	}
+	m.connecting = true
+	m.connection.setConnecting(t)
+	go func() {
+		defer m.errors.recover("connecting")
+		s, err := m.bridge.Connect(context.Background(), t)
+		m.do(func() {
+			m.connecting = false
+			if err != nil {
+				m.connection.setConnected(t, nil, nil)
+			}
+		})
+		if errors.Is(err, errAbandoned) {
+			return // Disconnect pressed, or another Connect: not an error
+		}
+		if err != nil {
+			m.errors.Show("Connecting to "+t.String(), err)
+			return
+		}
+		m.listTools(s)
+	}()
+}
+
+// disconnect closes the connection in the background.
+func (m *MainWindow) disconnect() {
+	go func() {
+		defer m.errors.recover("disconnecting")
+		m.errors.Show("Disconnecting", m.bridge.disconnect())
+	}()
+}
+
+// listTools asks the server for its tools and shows them; call it from a
+// goroutine.
+func (m *MainWindow) listTools(s *engine.Session) {
+	defer m.errors.recover("listing the tools")
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	tools, err := s.ListTools(ctx)
+	if err != nil {
+		if m.bridge.session() == s { // not an old session's late answer
+			m.errors.Show("Listing the server's tools", err)
+		}
+		return
+	}
+	m.do(func() {
+		defer m.errors.recover("showing the server's tools") // their schemas are the server's data
+		if m.bridge.session() != s {
+			return
+		}
+		m.workload.setTools(tools)
+		if m.opts.AutoRun && !m.autoRan {
+			m.autoRan = true
+			m.tabs.SelectIndex(2) // show the run's progress
+			m.run()
+		}
+	})
+}
+
+// sessionChanged follows a new or ended session on the main goroutine.
+func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
+	target := m.bridge.Target()
+	if s != nil {
+		info := s.Info()
+		m.live = s.Recording()
+		m.opened, m.following = "", ""
+		m.timeline.setRecording(m.live)
+		m.connection.setConnected(target, &info, nil)
+		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, protocol %s", target, info.Name, info.Version, info.Protocol))
+		if p := m.bridge.journalPath(); p != "" {
+			m.logNote(recorder.EventOther, "journaling this connection's recording to "+p)
+		}
+		m.updateTitle()
+		return
+	}
+	if m.connecting && err == nil {
+		return // the old connection closed to make way for the new one
+	}
+	if m.proxy != nil && err == nil {
+		return // closed to make way for the hosted proxy, which the panel and timeline show
+	}
+	if m.live != nil && m.opened == "" {
+		m.timeline.SetSnapshot(m.live.Snapshot()) // stop following, keep showing it
+	}
+	m.connection.setConnected(target, nil, err)
+	m.updateTitle()
+	if err != nil {
+		m.logNote(recorder.EventConnection, "connection lost: "+err.Error())
+	} else {
+		m.logNote(recorder.EventConnection, "disconnected from "+target.String())
+	}
+	if err != nil {
+		m.errors.Show("The connection to "+target.String()+" ended", err)
+	}
+}
+
+// run runs the Workload panel's workload on the current connection.
+func (m *MainWindow) run() {
+	if m.proxy != nil {
+		m.workload.showProblem(proxyNoRun)
+		m.tabs.SelectIndex(2)
+		return
+	}
+	w, err := m.workload.workload()
+	if err == nil {
+		n, _ := m.workload.sessionCount()                   // checked by Workload()
+		m.workload.runStarted(w, m.bridge.Policy(), m.live) // before its first call: opens the run's segment
+		if err = m.bridge.runOn(w, n); err != nil {
+			m.workload.runNotStarted() // closes it
+		}
+	}
+	if err != nil {
+		m.workload.showProblem(err.Error())
+		m.tabs.SelectIndex(2)
+		return
+	}
+	m.workload.showProblem("")
+	m.stopping = false
+	m.workload.setRunning(true)
+	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", w.Tool, w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
+	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
+		m.opened, m.following = "", ""
+		m.timeline.setRecording(m.live)
+		m.updateTitle()
+	}
+}
+
+// stop cancels the running workload; the requests its calls left
+// waiting for a person end cancelled.
+func (m *MainWindow) stop() {
+	m.stopping = true
+	// First, so that their spans say why even when the server cancels
+	// them too once its call is cancelled.
+	m.manual.withdrawAll("cancelled: the run was stopped (Stop) before anyone answered")
+	m.bridge.Stop()
+}
+
+// runDone shows how a run ended.
+func (m *MainWindow) runDone(res engine.RunResult, err error) {
+	m.workload.setResult(res, err, m.stopping)
+	if m.proxy != nil {
+		m.workload.setProxying(true) // a run the proxy's start ended: Run stays off
+	}
+	m.logNote(recorder.EventOther, "run ended: "+m.workload.Status())
+	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) && !errors.Is(err, errConnectionEnded) {
+		m.errors.Show("Running the workload", err) // a lost connection has its own dialog
+	}
+	m.stopping = false
+	if again := m.opts.AutoRunAgain; again != "" && m.autoRan && !m.ranAgain {
+		m.ranAgain = true
+		m.policy.dispatch.SetSelected(again)
+		m.run()
+	}
+}
+
+// newRun starts a fresh recording: reconnects to the same server (a
+// session records into one recording), or clears the timeline when not
+// connected.
+func (m *MainWindow) newRun() {
+	if m.proxy != nil {
+		m.errors.Show("Starting a new recording", errors.New("the proxy is recording: stop it first (Server panel, Stop proxy), then start a new run"))
+		return
+	}
+	m.opened, m.following = "", ""
+	if m.bridge.session() != nil {
+		m.connect(m.bridge.Target())
+		return
+	}
+	m.live = nil
+	m.timeline.SetSnapshot(nil)
+	m.updateTitle()
+}
+
+// logNote adds a line of the app's own to the Log panel, timed like the
+// recording's events.
+func (m *MainWindow) logNote(kind recorder.EventKind, text string) {
+	var at time.Duration
+	if rec := m.liveRecording(); rec != nil {
+		at = rec.Now()
+	}
+	m.log.appendEvent(recorder.Event{At: at, Kind: kind, Text: text})
+}
+
+// liveRecording is the current connection's recording, or nil.
+func (m *MainWindow) liveRecording() *recorder.Recording {
+	if s := m.bridge.session(); s != nil {
+		return s.Recording()
+	}
+	return m.live
+}
+
+// updateTitle shows what the window shows: a file or a target.
+func (m *MainWindow) updateTitle() {
+	title := "Fanout Inspector"
+	switch {
+	case m.proxy != nil:
+		title += " — proxy " + m.proxy.url + " → " + recorder.RedactURL(m.proxy.upstream)
+	case m.following != "":
+		title += " — following " + m.following
+		if m.followNote != "" {
+			title += " (" + m.followNote + ")"
+		}
+	case m.opened != "":
+		title += " — " + m.opened
+	case m.bridge.session() != nil:
+		title += " — " + m.bridge.Target().String()
+	default:
+		title += " — not connected"
+	}
+	m.window.SetTitle(title)
+}
+
+// do runs f on the main goroutine, unless the window was closed by then.
+// Background work reports through it: once Close began, what it hands
+// over is dropped, because after Fyne's main loop ended fyne.Do runs f at
+// once on the caller's goroutine instead of the main one.
+func (m *MainWindow) do(f func()) {
+	fyne.Do(func() {
+		if !m.stopped.Load() {
+			f()
+		}
+	})
+}
+
+// Quit ends the connection (so that its journal ends cleanly), then quits
+// the app. Call it on the main goroutine: the File menu's Quit (Ctrl+Q)
+// does, and so does the command for SIGINT and SIGTERM, through fyne.Do.
+func (m *MainWindow) Quit() {
+	m.Close()
+	m.app.Quit()
+}
+
+// Close stops the live view and closes the connection, so that its
+// journal ends cleanly; from then on no background work touches the
+// widgets. The window calls it when it closes; call it also after the
+// app quit (quitting does not always close windows). Calling it again
+// does nothing. Call it on the main goroutine, or after the app's main
+// loop ended.
+func (m *MainWindow) Close() { m.closeOnce.Do(m.shutdown) }
+
+// shutdown is Close's work: first cut the background off the widgets,
+// then close the connection, waiting a little for its journal to end.
+func (m *MainWindow) shutdown() {
+	m.stopped.Store(true)
+	m.bridge.Quiet()
+	m.errors.Stop()
+	m.log.Stop()
+	m.timeline.Stop()
+	m.workload.Stop()
+	if h := m.proxy; h != nil {
+		m.proxy = nil
+		h.stop("the app quit while proxying")
+	}
+	if m.workload.Running() {
+		m.workload.setRunning(false) // stops its elapsed-time ticker
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.bridge.disconnect()
+	}()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+	}
+}

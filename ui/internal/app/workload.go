@@ -1,0 +1,633 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// progressEvery is how often, at most, the progress bar is redrawn while
+// calls finish.
+const progressEvery = 50 * time.Millisecond
+
+// workloadPanel chooses what to run: one of the server's tools, its
+// arguments (a form generated from the tool's input schema, or raw JSON),
+// how many calls and how many at once, and a per-call timeout. Run and
+// Stop start and cancel the run; next to them a toggle switches the
+// dispatch between concurrent and serial, so the two are one click apart,
+// and a line says how the server's requests will be answered. A progress
+// bar shows the counts and the elapsed time.
+type workloadPanel struct {
+	widget.BaseWidget
+
+	// onRun is called when the person asks for a run with a valid workload.
+	onRun func(engine.Workload)
+	// onStop is called when the person stops the run.
+	onStop func()
+	// onRefresh is called when the person asks for the tool list again.
+	onRefresh func()
+	// onDispatch is called when the person picks a dispatch mode with
+	// the toggle next to Run.
+	onDispatch func(mode string)
+	// onPolicy is called by a history row's Run again with the
+	// answering the run had, before it runs.
+	onPolicy func(engine.AnswerPolicy)
+	// onCompare is called by a history row's Compare with that run's
+	// spans, offsets counted from its start.
+	onCompare func(*recorder.Snapshot)
+
+	// The panel's inputs, buttons and progress bar, exported so tests and
+	// scripts can drive the panel as a person would.
+	tool        *widget.Select
+	rawJSON     *widget.Check
+	raw         *widget.Entry
+	calls       *widget.Entry
+	concurrency *widget.Entry
+	timeout     *widget.Entry
+	// Duration, when set, replaces Calls: keep calling that long. Rate,
+	// when set, makes the run an open loop: that many calls started per
+	// second for Duration, whatever the answers do.
+	duration     *widget.Entry
+	rate         *widget.Entry
+	runButton    *widget.Button
+	stopButton   *widget.Button
+	refreshTools *widget.Button
+	progress     *widget.ProgressBar
+	// dispatch is the toggle next to Run: concurrent or serial (neither
+	// is chosen while the Callbacks panel says bounded or inline).
+	dispatch *widget.RadioGroup
+	// sessions, stages, stagesRamp and maxInFlight: workloadshape.go.
+	loadShapeInputs
+	// answering says how the server's requests will be answered (latency
+	// and dispatch), as the Callbacks panel sets it.
+	answering *widget.Label
+	// copyResult copies the last call's result or error to the clipboard.
+	copyResult *widget.Button
+
+	description *widget.Label
+	status      *widget.Label
+	problem     *widget.Label
+	argsBox     *fyne.Container
+	form        *SchemaForm
+	tools       []engine.Tool
+	args        map[string]json.RawMessage // last arguments per tool, kept across tool switches
+	want        engine.Workload            // preset to apply once its tool is listed
+	running     bool
+	showing     bool // showPolicy is setting the toggle: do not report
+	started     time.Time
+	last        engine.Progress
+	ticker      mainTicker // moves the elapsed time while a run goes on
+	content     fyne.CanvasObject
+
+	// The last call's result and the history of runs (history.go).
+	results    *widget.Accordion
+	runRow     *fyne.Container   // Run and Stop
+	scroller   *container.Scroll // the panel is shown in, if any
+	result     *widget.Label
+	resultWhat *widget.Label
+	historyBox *fyne.Container
+	history    []*historyRow
+	current    runRecord           // the run going on, from runStarted
+	rec        *recorder.Recording // it records into
+	runNo      int                 // its number among rec's runs
+
+	mu        sync.Mutex // guards the fields below, written from engine goroutines
+	latest    engine.Progress
+	scheduled bool
+
+	// handing is held while a progress report is shown, and by Stop;
+	// stopped (guarded by handing) says the window is going: once Fyne's
+	// main loop has ended, fyne.Do runs the report on the reporting
+	// goroutine, beside the window's shutdown. No lock is held across
+	// fyne.Do, which may wait for the main loop.
+	handing sync.Mutex
+	stopped bool
+}
+
+// newWorkloadPanel makes an empty panel; [workloadPanel.setTools] fills
+// the tool list once connected.
+func newWorkloadPanel() *workloadPanel {
+	p := &workloadPanel{args: map[string]json.RawMessage{}}
+	p.ExtendBaseWidget(p)
+	p.tool = widget.NewSelect(nil, func(name string) { p.toolChosen(name) })
+	p.tool.PlaceHolder = "(connect to list the tools)"
+	p.refreshTools = widget.NewButton("Refresh", func() {
+		if p.onRefresh != nil {
+			p.onRefresh()
+		}
+	})
+	p.description = widget.NewLabel("")
+	p.description.Wrapping = fyne.TextWrapWord
+	p.rawJSON = widget.NewCheck("Raw JSON", func(on bool) { p.toggleRaw(on) })
+	p.raw = widget.NewMultiLineEntry()
+	p.raw.SetMinRowsVisible(5)
+	p.raw.PlaceHolder = `{"n": 5}`
+	p.raw.TextStyle.Monospace = true
+	p.argsBox = container.NewVBox()
+	p.calls = newEntry("1", nil)
+	p.calls.SetText("1")
+	p.concurrency = newEntry("1", nil)
+	p.concurrency.SetText("1")
+	p.timeout = newEntry("none, or e.g. 30s", nil)
+	p.duration = newEntry("none, or e.g. 10s", nil)
+	p.rate = newEntry("none, or calls per second", nil)
+	p.loadShapeInputs = newLoadShapeInputs()
+	p.runButton = widget.NewButton("Run", func() { p.run() })
+	p.runButton.Importance = widget.HighImportance
+	p.stopButton = widget.NewButton("Stop", func() {
+		if p.onStop != nil {
+			p.onStop()
+		}
+	})
+	p.stopButton.Disable()
+	p.dispatch = widget.NewRadioGroup([]string{string(engine.Concurrent), string(engine.Serial)}, func(mode string) {
+		if mode != "" && !p.showing && p.onDispatch != nil {
+			p.onDispatch(mode)
+		}
+	})
+	p.dispatch.Horizontal = true
+	p.answering = widget.NewLabel("")
+	p.answering.Wrapping = fyne.TextWrapWord
+	p.answering.SizeName = theme.SizeNameCaptionText
+	p.progress = widget.NewProgressBar()
+	p.status = widget.NewLabel("Not run yet.")
+	p.status.Wrapping = fyne.TextWrapWord
+	p.problem = widget.NewLabel("")
+	p.problem.Importance = widget.DangerImportance
+	p.problem.Wrapping = fyne.TextWrapWord
+	p.problem.Hide()
+
+	form := widget.NewForm(
+		widget.NewFormItem("Calls", p.calls),
+		widget.NewFormItem("At once", p.concurrency),
+		widget.NewFormItem("Call timeout", p.timeout),
+		widget.NewFormItem("Duration", p.duration),
+		widget.NewFormItem("Rate", p.rate),
+		widget.NewFormItem("Max in flight", p.maxInFlight),
+		widget.NewFormItem("Stages", container.NewBorder(nil, nil, nil, p.stagesRamp, p.stages)),
+		widget.NewFormItem("Sessions", p.sessions),
+	)
+	form.Items[1].HintText = "how many calls are in flight together"
+	form.Items[3].HintText = "instead of Calls: keep calling this long"
+	form.Items[4].HintText = "calls/s for the duration, on schedule"
+	form.Items[5].HintText = "with a rate: drop arrivals over it"
+	form.Items[6].HintText = "ramp linearly: DURATION:TARGET,..."
+	form.Items[7].HintText = "connections to spread the calls over"
+	p.runRow = container.NewGridWithColumns(2, p.runButton, p.stopButton)
+	p.historyBox = container.NewVBox(widget.NewLabel("The runs made in this window are listed here, newest first."))
+	p.results = widget.NewAccordion(
+		widget.NewAccordionItem("Result", p.newResultArea()),
+		widget.NewAccordionItem("History", p.historyBox),
+	)
+	p.results.MultiOpen = true
+	p.results.Open(0)
+	p.content = container.NewVBox(
+		container.NewBorder(nil, nil, widget.NewLabel("Tool"), p.refreshTools, p.tool),
+		p.description,
+		container.NewBorder(nil, nil, boldLabel("Arguments"), p.rawJSON),
+		p.argsBox,
+		widget.NewSeparator(),
+		form,
+		container.NewBorder(nil, nil, widget.NewLabel("Dispatch"), nil, p.dispatch),
+		p.answering,
+		p.runRow,
+		p.progress,
+		p.status,
+		p.problem,
+		p.results,
+	)
+	p.showArgs()
+	return p
+}
+
+// CreateRenderer implements [fyne.Widget].
+func (p *workloadPanel) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(p.content)
+}
+
+// setTools shows the server's tools, keeping the chosen one if it is
+// still there (or choosing the preset's, or the first).
+func (p *workloadPanel) setTools(tools []engine.Tool) {
+	p.tools = tools
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	p.tool.SetOptions(names)
+	p.tool.PlaceHolder = "(choose a tool)"
+	if len(names) == 0 {
+		p.tool.PlaceHolder = "(the server has no tools)"
+	}
+	choose := p.tool.Selected
+	if p.want.Tool != "" && slices.Contains(names, p.want.Tool) {
+		choose = p.want.Tool
+	}
+	if !slices.Contains(names, choose) {
+		choose = ""
+		if len(names) > 0 {
+			choose = names[0]
+		}
+	}
+	if choose == "" {
+		p.tool.ClearSelected()
+		p.toolChosen("")
+		return
+	}
+	p.tool.SetSelected(choose)
+	if choose == p.want.Tool && len(p.want.Args) > 0 {
+		p.setArgs(p.want.Args)
+	}
+}
+
+// setWorkload presets the panel: calls, concurrency and timeout now, the
+// tool and its arguments as soon as the tool is listed.
+func (p *workloadPanel) setWorkload(w engine.Workload) {
+	p.want = w
+	if w.Tool != "" && len(w.Args) > 0 {
+		p.args[w.Tool] = w.Args
+	}
+	p.calls.SetText(strconv.Itoa(max(w.Calls, 1)))
+	p.concurrency.SetText(strconv.Itoa(max(w.Concurrency, 1)))
+	if w.CallTimeout > 0 {
+		p.timeout.SetText(w.CallTimeout.String())
+	} else {
+		p.timeout.SetText("")
+	}
+	p.duration.SetText("")
+	if w.Duration > 0 {
+		p.duration.SetText(w.Duration.String())
+	}
+	p.rate.SetText("")
+	if w.Rate > 0 {
+		p.rate.SetText(strconv.FormatFloat(w.Rate, 'f', -1, 64))
+	}
+	p.showShape(w)
+	if slices.ContainsFunc(p.tools, func(t engine.Tool) bool { return t.Name == w.Tool }) {
+		p.tool.SetSelected(w.Tool)
+		if len(w.Args) > 0 {
+			p.setArgs(w.Args)
+		}
+	}
+}
+
+// showPolicy shows how policy answers the server's requests: the dispatch
+// toggle and the line under it. It does not call onDispatch.
+func (p *workloadPanel) showPolicy(policy engine.AnswerPolicy) {
+	p.showing = true
+	defer func() { p.showing = false }()
+	mode := policy.Dispatch.Mode
+	if mode == "" {
+		mode = engine.Concurrent
+	}
+	if mode == engine.Concurrent || mode == engine.Serial {
+		p.dispatch.SetSelected(string(mode))
+	} else {
+		p.dispatch.SetSelected("")
+	}
+	how := "at once"
+	switch mode {
+	case engine.Serial:
+		how = "one at a time"
+	case engine.Bounded:
+		how = fmt.Sprintf("at most %d at once", policy.Dispatch.Limit)
+	case engine.Inline:
+		how = "inline (the client reads nothing else while it serves one)"
+	}
+	p.answering.SetText(fmt.Sprintf("The server's requests are answered after %s, %s. Change it in Callbacks.", latencyText(policy.Latency), how))
+}
+
+// latencyText says a latency model in a few words.
+func latencyText(m engine.LatencyModel) string {
+	switch m.Dist {
+	case engine.Uniform:
+		return fmt.Sprintf("%v to %v", m.A, m.B)
+	case engine.Normal:
+		return fmt.Sprintf("about %v (± %v)", m.A, m.B)
+	case engine.Exponential:
+		return fmt.Sprintf("%v on average", m.A)
+	}
+	if m.A == 0 {
+		return "no delay"
+	}
+	return m.A.String()
+}
+
+// Form returns the arguments form of the chosen tool (nil without one).
+func (p *workloadPanel) Form() *SchemaForm { return p.form }
+
+// workload reads the panel. The error says what to fix.
+func (p *workloadPanel) workload() (engine.Workload, error) {
+	var w engine.Workload
+	w.Tool = p.tool.Selected
+	if w.Tool == "" {
+		return w, fmt.Errorf("no tool chosen: connect, then choose a tool in the Workload panel")
+	}
+	args, err := p.Args()
+	if err != nil {
+		return w, err
+	}
+	w.Args = args
+	if w.Calls, err = positiveInt("calls", p.calls.Text); err != nil {
+		return w, err
+	}
+	if w.Concurrency, err = positiveInt("at once", p.concurrency.Text); err != nil {
+		return w, err
+	}
+	if w.CallTimeout, err = parseOptionalDuration("call timeout", p.timeout.Text); err != nil {
+		return w, err
+	}
+	if w.Duration, err = parseOptionalDuration("duration", p.duration.Text); err != nil {
+		return w, err
+	}
+	if text := strings.TrimSpace(p.rate.Text); text != "" && !strings.EqualFold(text, "none") {
+		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil || !(w.Rate > 0) || w.Rate > engine.MaxRate {
+			return w, fmt.Errorf("rate: want calls per second above 0 (at most %d), as in 200, not %q", engine.MaxRate, text)
+		}
+		if w.Duration == 0 && !p.hasStages() {
+			return w, fmt.Errorf("rate: give a duration too: how long to keep starting %v calls per second", w.Rate)
+		}
+		w.Calls, w.Concurrency = 0, 0 // an open loop is bounded by neither
+	} else if w.Duration > 0 {
+		w.Calls = 0 // the duration bounds the run instead
+	}
+	if err := p.applyShape(&w); err != nil {
+		return w, err
+	}
+	if _, err := p.sessionCount(); err != nil {
+		return w, err
+	}
+	return w, w.Validate()
+}
+
+// Args returns the chosen tool's arguments as a JSON object.
+func (p *workloadPanel) Args() (json.RawMessage, error) {
+	if p.rawJSON.Checked || p.form == nil {
+		text := strings.TrimSpace(p.raw.Text)
+		if text == "" {
+			return json.RawMessage(`{}`), nil
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(text), &obj); err != nil {
+			return nil, fmt.Errorf("arguments: not a JSON object: %v", err)
+		}
+		return json.RawMessage(text), nil
+	}
+	content, err := p.form.Content()
+	if err != nil {
+		return nil, fmt.Errorf("arguments:\n%v", err)
+	}
+	b, err := json.Marshal(content)
+	return b, err
+}
+
+// setRunning switches the buttons between a run going on and not.
+func (p *workloadPanel) setRunning(on bool) {
+	p.running = on
+	if on {
+		p.runButton.Disable()
+		p.stopButton.Enable()
+		p.started = time.Now()
+		p.last = engine.Progress{}
+		p.progress.SetValue(0)
+		p.showProgress()
+		// The elapsed time moves on even while no call finishes.
+		p.ticker.start(200*time.Millisecond, func() {
+			p.handing.Lock()
+			defer p.handing.Unlock()
+			if !p.stopped && p.running {
+				p.showProgress()
+			}
+		})
+		return
+	}
+	p.runButton.Enable()
+	p.stopButton.Disable()
+	p.ticker.halt()
+}
+
+// Running reports whether the panel shows a run going on.
+func (p *workloadPanel) Running() bool { return p.running }
+
+// reportProgress takes a run's progress from any goroutine; the bar is
+// redrawn at most every 50 ms.
+func (p *workloadPanel) reportProgress(pr engine.Progress) {
+	p.mu.Lock()
+	p.latest = pr
+	if p.scheduled {
+		p.mu.Unlock()
+		return
+	}
+	p.scheduled = true
+	p.mu.Unlock()
+	time.AfterFunc(progressEvery, func() {
+		p.mu.Lock()
+		pr := p.latest
+		p.scheduled = false
+		p.mu.Unlock()
+		fyne.Do(func() {
+			p.handing.Lock()
+			defer p.handing.Unlock()
+			if !p.stopped && p.running {
+				p.last = pr
+				p.showProgress()
+			}
+		})
+	})
+}
+
+// Stop makes progress reported from now on leave the widgets alone, and
+// waits for a report being shown to finish: for the window's shutdown,
+// which may run after Fyne's main loop has ended.
+func (p *workloadPanel) Stop() {
+	p.handing.Lock()
+	p.stopped = true
+	p.handing.Unlock()
+}
+
+// setResult shows how a run ended and re-enables Run; stopped says the
+// person pressed Stop (so the cancelled calls are not news).
+func (p *workloadPanel) setResult(res engine.RunResult, err error, stopped bool) {
+	p.setRunning(false)
+	done := res.OK + res.Failed
+	p.last = engine.Progress{Total: res.Total, Done: done, OK: res.OK, Failed: res.Failed, Elapsed: res.Elapsed}
+	if res.Total > 0 {
+		p.progress.SetValue(float64(done) / float64(res.Total))
+	}
+	var text string
+	switch {
+	case stopped:
+		text = fmt.Sprintf("Stopped after %s: %d of %d calls had finished ok; the rest were cancelled.",
+			time.Since(p.started).Round(100*time.Millisecond), res.OK, res.Total)
+	case err != nil:
+		text = fmt.Sprintf("Ended after %d of %d calls (%d ok, %d failed): %v", done, res.Total, res.OK, res.Failed, err)
+	default:
+		text = fmt.Sprintf("Done: %d of %d calls ok, %d failed, in %s.", res.OK, res.Total, res.Failed, res.Elapsed.Round(time.Millisecond))
+	}
+	if !stopped {
+		for i, e := range res.Errors {
+			if i == 3 {
+				text += fmt.Sprintf("\n… and %d more errors", len(res.Errors)-3)
+				break
+			}
+			text += "\n• " + e
+		}
+	}
+	p.status.SetText(text)
+	p.runEnded(res, err, stopped)
+}
+
+// Status returns the progress or result line as shown.
+func (p *workloadPanel) Status() string { return p.status.Text }
+
+// proxyNoRun says why the Workload panel is off while the window hosts
+// the proxy.
+const proxyNoRun = "The inspector is hosting the proxy: your client makes the calls and answers the server, so there is nothing to run here. Stop the proxy (Server panel) to run a workload."
+
+// setProxying turns Run off (on) with a note saying why, or back on.
+func (p *workloadPanel) setProxying(on bool) {
+	if on {
+		p.runButton.Disable()
+		p.showProblem(proxyNoRun)
+		return
+	}
+	p.showProblem("")
+	if !p.running {
+		p.runButton.Enable()
+	}
+}
+
+// showProblem shows why a run could not start ("" hides it).
+func (p *workloadPanel) showProblem(text string) {
+	p.problem.SetText(text)
+	p.problem.Hidden = text == ""
+	p.problem.Refresh()
+}
+
+// showProgress draws the bar and the counts line.
+func (p *workloadPanel) showProgress() {
+	pr := p.last
+	if pr.Total > 0 {
+		p.progress.SetValue(float64(pr.Done) / float64(pr.Total))
+	}
+	done := fmt.Sprintf("%d calls done", pr.Done)
+	if total := max(pr.Total, p.want.Calls); total > 0 {
+		done = fmt.Sprintf("%d of %d calls done", pr.Done, total)
+	}
+	if pr.Dropped > 0 {
+		done += fmt.Sprintf(", %d dropped", pr.Dropped)
+	}
+	p.status.SetText(fmt.Sprintf("Running: %s (%d ok, %d failed), %s elapsed",
+		done, pr.OK, pr.Failed, time.Since(p.started).Round(100*time.Millisecond)))
+}
+
+// run reads the workload and hands it to onRun.
+func (p *workloadPanel) run() {
+	w, err := p.workload()
+	if err != nil {
+		p.showProblem(err.Error())
+		return
+	}
+	p.showProblem("")
+	p.want.Calls = w.Calls
+	if p.onRun != nil {
+		p.onRun(w)
+	}
+}
+
+// toolChosen rebuilds the arguments for the chosen tool.
+func (p *workloadPanel) toolChosen(name string) {
+	p.description.SetText("")
+	p.form = nil
+	var tool *engine.Tool
+	for _, t := range p.tools {
+		if t.Name == name {
+			tool = &t
+		}
+	}
+	if tool != nil {
+		desc := tool.Description
+		if tool.Title != "" {
+			desc = tool.Title + ": " + desc
+		}
+		p.description.SetText(desc)
+		schema, _ := json.Marshal(tool.InputSchema)
+		form, err := NewSchemaForm(schema)
+		if err != nil {
+			p.description.SetText(desc + "\n(its input schema cannot be shown as a form: " + err.Error() + "; use raw JSON)")
+		} else {
+			p.form = form
+			p.form.onChanged = func() {
+				if b, err := json.Marshal(p.form.Values()); err == nil {
+					p.args[name] = b
+				}
+			}
+		}
+		if a, ok := p.args[name]; ok {
+			p.setArgs(a)
+		}
+	}
+	p.showArgs()
+}
+
+// setArgs puts a JSON object into the form and the raw entry.
+func (p *workloadPanel) setArgs(args json.RawMessage) {
+	p.raw.SetText(string(args))
+	if p.form != nil {
+		var obj map[string]any
+		if json.Unmarshal(args, &obj) == nil {
+			p.form.setValues(obj)
+		}
+	}
+}
+
+// toggleRaw switches between the form and raw JSON, carrying the values over.
+func (p *workloadPanel) toggleRaw(on bool) {
+	if p.form != nil {
+		if on {
+			b, _ := json.MarshalIndent(p.form.Values(), "", "  ")
+			p.raw.SetText(string(b))
+		} else {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(p.raw.Text), &obj); err == nil {
+				p.form.setValues(obj)
+			} else if strings.TrimSpace(p.raw.Text) != "" {
+				p.showProblem("The raw JSON is not an object, so the form was left as it was: " + err.Error())
+			}
+		}
+	}
+	p.showArgs()
+}
+
+// showArgs shows the form or the raw entry.
+func (p *workloadPanel) showArgs() {
+	p.argsBox.RemoveAll()
+	if p.rawJSON.Checked || p.form == nil {
+		p.argsBox.Add(p.raw)
+	} else {
+		p.argsBox.Add(p.form)
+	}
+	p.argsBox.Refresh()
+	// The panel is on screen from the start (the window opens on it):
+	// lay it out again, as the arguments changed its height.
+	p.Refresh()
+}
+
+// positiveInt reads a whole number of at least 1.
+func positiveInt(what, s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s: want a whole number of at least 1, not %q", what, s)
+	}
+	return n, nil
+}

@@ -1,0 +1,132 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2/widget"
+	"github.com/fanout-inspector/inspector/engine"
+)
+
+// The shapes of load beyond calls × concurrency that the Workload panel
+// offers, as `inspector run` does: several sessions, stages that ramp the
+// rate or the callers, and a bound on what an open loop has outstanding.
+type loadShapeInputs struct {
+	// sessions spreads the run's calls over that many connections to the
+	// server (the current one and more opened for the run).
+	sessions *widget.Entry
+	// stages ramps linearly through DURATION:TARGET,... stages; stagesRamp
+	// says what they ramp: the rate (an open loop) or the callers.
+	stages     *widget.Entry
+	stagesRamp *widget.Select
+	// maxInFlight bounds an open loop's outstanding calls; arrivals over
+	// it are dropped and counted.
+	maxInFlight *widget.Entry
+}
+
+// The two choices of stagesRamp.
+const (
+	rampRateText    = "calls/s"
+	rampCallersText = "callers"
+)
+
+func newLoadShapeInputs() loadShapeInputs {
+	in := loadShapeInputs{
+		sessions:    newEntry("1", nil),
+		stages:      newEntry("e.g. 10s:50,30s:200", nil),
+		stagesRamp:  widget.NewSelect([]string{rampRateText, rampCallersText}, nil),
+		maxInFlight: newEntry("no bound", nil),
+	}
+	in.sessions.SetText("1")
+	in.stagesRamp.SetSelected(rampRateText)
+	return in
+}
+
+// sessionCount reads the Sessions field: how many sessions the next run
+// spreads its calls over.
+func (p *workloadPanel) sessionCount() (int, error) {
+	text := strings.TrimSpace(p.sessions.Text)
+	if text == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 1 || n > MaxSessions {
+		return 0, fmt.Errorf("sessions: want a whole number from 1 to %d, not %q", MaxSessions, text)
+	}
+	return n, nil
+}
+
+// setSessions presets the Sessions field.
+func (p *workloadPanel) setSessions(n int) {
+	p.sessions.SetText(strconv.Itoa(max(n, 1)))
+}
+
+// applyShape reads the stages and the bound on outstanding calls into w,
+// which already holds calls, concurrency, duration and rate; it says
+// which fields do not go together.
+func (p *workloadPanel) applyShape(w *engine.Workload) error {
+	if text := strings.TrimSpace(p.maxInFlight.Text); text != "" && !strings.EqualFold(text, "none") {
+		k, err := strconv.Atoi(text)
+		if err != nil || k < 0 {
+			return fmt.Errorf("max in flight: want a whole number of calls (0 = no bound), not %q", text)
+		}
+		w.MaxInFlight = k
+	}
+	spec := strings.TrimSpace(p.stages.Text)
+	if !p.hasStages() {
+		if w.MaxInFlight > 0 && w.Rate == 0 {
+			return fmt.Errorf("max in flight bounds an open loop: give a rate (or stages of calls/s); a closed loop is bounded by At once")
+		}
+		return nil
+	}
+	stages, err := engine.ParseStages(spec)
+	if err != nil {
+		return fmt.Errorf("stages: %v", err)
+	}
+	switch {
+	case w.Rate > 0:
+		return fmt.Errorf("stages and rate: the stages give the rate; empty the Rate field")
+	case strings.TrimSpace(p.duration.Text) != "" && !strings.EqualFold(strings.TrimSpace(p.duration.Text), "none"):
+		return fmt.Errorf("stages and duration: the stages say how long the run lasts; empty the Duration field")
+	}
+	w.Stages, w.Calls, w.Duration = stages, 0, 0
+	if p.stagesRamp.Selected == rampCallersText {
+		if w.MaxInFlight > 0 {
+			return fmt.Errorf("max in flight bounds an open loop; stages of callers are bounded by the callers themselves")
+		}
+		w.Ramp = engine.RampConcurrency // from At once
+		return nil
+	}
+	w.Ramp, w.Concurrency = engine.RampRate, 0
+	return nil
+}
+
+// hasStages reports whether the Stages field holds something to read.
+func (p *workloadPanel) hasStages() bool {
+	spec := strings.TrimSpace(p.stages.Text)
+	return spec != "" && !strings.EqualFold(spec, "none")
+}
+
+// showShape presets the stages and the bound from w.
+func (p *workloadPanel) showShape(w engine.Workload) {
+	p.maxInFlight.SetText("")
+	if w.MaxInFlight > 0 {
+		p.maxInFlight.SetText(strconv.Itoa(w.MaxInFlight))
+	}
+	p.stages.SetText(stagesText(w.Stages))
+	if w.Ramp == engine.RampConcurrency {
+		p.stagesRamp.SetSelected(rampCallersText)
+	} else {
+		p.stagesRamp.SetSelected(rampRateText)
+	}
+}
+
+// stagesText writes stages as ParseStages reads them.
+func stagesText(stages []engine.Stage) string {
+	parts := make([]string, len(stages))
+	for i, st := range stages {
+		parts[i] = st.Duration.String() + ":" + strconv.FormatFloat(st.Target, 'f', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,284 @@
+package timeline
+
+import (
+	"fmt"
+	"image"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// aggregateAbove is the most rows the Gantt draws one by one. Past it
+// (a load test of thousands of calls), while more than that many
+// requests lie in the visible time range, the Gantt shows one row per
+// method and depth instead, each drawing how many of its requests were in
+// flight over time as a shaded band. Zooming in until no more than this
+// many are in view, or clicking a group's row, drills down to the
+// requests' own rows; fitting the whole recording again aggregates.
+var aggregateAbove = 1000
+
+// ganttAggH is the height of a group's row: a band tall enough to read.
+const ganttAggH = 36
+
+// aggState is the grouping the Gantt shows while it aggregates.
+type aggState struct {
+	on      bool
+	drilled bool          // the person asked for single rows: clicked a group
+	drillW  time.Duration // the width of the view then: zooming out past it aggregates again
+	groups  []aggGroup
+}
+
+// aggGroup is the requests of one method (and tool) at one depth: tool
+// calls, or the requests under them.
+type aggGroup struct {
+	label  string
+	kind   recorder.Kind
+	depth  int8
+	rows   []int32 // rows of the layout, in order
+	failed int
+}
+
+// GanttGroup is one row of an aggregated [Gantt]: the requests of one
+// method at one depth.
+type GanttGroup struct {
+	label    string
+	requests int
+	failed   int
+}
+
+// aggregated reports whether the Gantt shows groups (see
+// [aggregateAbove]) rather than a row per request.
+func (g *Gantt) aggregated() bool { return g.agg.on }
+
+// groups returns the rows of an aggregated Gantt, or nil.
+func (g *Gantt) groups() []GanttGroup {
+	if !g.agg.on {
+		return nil
+	}
+	out := make([]GanttGroup, len(g.agg.groups))
+	for i, gr := range g.agg.groups {
+		out[i] = GanttGroup{label: gr.label, requests: len(gr.rows), failed: gr.failed}
+	}
+	return out
+}
+
+// drillDown shows the requests' own rows, starting at those of group i.
+func (g *Gantt) drillDown(i int) {
+	if !g.agg.on || i < 0 || i >= len(g.agg.groups) {
+		return
+	}
+	first := g.agg.groups[i].rows[0]
+	g.agg.drilled, g.agg.on = true, false
+	g.agg.drillW = g.axis.end - g.axis.start
+	g.scrollY = float32(first) * g.rowH()
+	g.clampScroll()
+	g.changed()
+}
+
+// updateAggregate decides, once per frame, whether to aggregate and
+// groups the rows when it does.
+func (g *Gantt) updateAggregate() {
+	was := g.agg.on
+	if g.agg.drilled && g.axis.end-g.axis.start > g.agg.drillW*3/2 {
+		g.agg.drilled = false // zoomed well out again
+	}
+	g.agg.on = g.snap != nil && !g.agg.drilled && len(g.layout.rows) > aggregateAbove && g.rowsInView(aggregateAbove+1) > aggregateAbove
+	if !g.agg.on {
+		g.agg.groups = g.agg.groups[:0]
+		if was {
+			// zoomed in past the threshold: show the rows in view
+			g.scrollToTime(g.axis.start)
+		}
+		return
+	}
+	if !was {
+		g.scrollY = 0
+		g.hoverRow = -1
+	}
+	g.groupRows()
+	g.clampScroll()
+}
+
+// rowsInView counts the rows whose request overlaps the visible time
+// range, stopping at limit.
+func (g *Gantt) rowsInView(limit int) int {
+	n := 0
+	for _, ref := range g.layout.rows {
+		s := g.snap.Spans[ref.span]
+		if s.Received != recorder.Unset && s.Received <= g.axis.end && recorder.SpanEnd(g.snap, s) >= g.axis.start {
+			if n++; n >= limit {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// scrollToTime scrolls to the first row whose request is still open at t.
+func (g *Gantt) scrollToTime(t time.Duration) {
+	for i, ref := range g.layout.rows {
+		if s := g.snap.Spans[ref.span]; s.Received != recorder.Unset && recorder.SpanEnd(g.snap, s) >= t {
+			g.scrollY = float32(i) * g.rowH()
+			break
+		}
+	}
+	g.clampScroll()
+}
+
+// groupRows puts every row in the group of its method (and tool) and
+// depth, the groups in order of their first row.
+func (g *Gantt) groupRows() {
+	type key struct {
+		kind         recorder.Kind
+		method, name string
+		depth        int8
+	}
+	index := map[key]int{}
+	g.agg.groups = g.agg.groups[:0]
+	for r, ref := range g.layout.rows {
+		s := g.snap.Spans[ref.span]
+		k := key{s.Kind, s.Method, s.Name, min(ref.depth, 1)} // no label built per row
+		i, ok := index[k]
+		if !ok {
+			i = len(g.agg.groups)
+			index[k] = i
+			g.agg.groups = append(g.agg.groups, aggGroup{label: SpanLabel(s), kind: s.Kind, depth: k.depth})
+		}
+		gr := &g.agg.groups[i]
+		gr.rows = append(gr.rows, int32(r))
+		if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
+			gr.failed++
+		}
+	}
+}
+
+// drawGroups paints the visible groups' density bands: in each pixel
+// column, a bar as tall as the share of the group's peak that was in
+// flight then (on average over the column); failures as red ticks along
+// the row's bottom.
+func (g *Gantt) drawGroups(img *image.RGBA, top, h, w, plotX0 int, rh, scroll float64, xOf func(time.Duration) int, pal ganttPalette, px func(float32) int) {
+	cols := w - plotX0
+	if cols <= 0 {
+		return
+	}
+	// counts[c] is how many of the group's requests were in flight on
+	// average over pixel column c: a request covering a column wholly
+	// adds 1, one covering part of it that part. full is the difference
+	// array of the wholly covered columns.
+	counts := make([]float64, cols)
+	full := make([]float64, cols+1)
+	fails := make([]bool, cols)
+	start := float64(g.axis.start)
+	perCol := float64(cols) / float64(g.axis.end-g.axis.start)
+	for gi := range g.agg.groups {
+		y0 := top + int(float64(gi)*rh-scroll)
+		y1 := top + int(float64(gi+1)*rh-scroll)
+		if y1 <= top || y0 >= h {
+			continue
+		}
+		gr := &g.agg.groups[gi]
+		if gi%2 == 1 {
+			fillRect(img, 0, max(y0, top), w, y1, pal.stripe)
+		}
+		kc := KindColor(gr.kind)
+		x := px(4 + float32(gr.depth)*ganttIndent)
+		fillRect(img, x, y0+px(3), x+px(4), y1-px(3), kc)
+		clear(counts)
+		clear(full)
+		clear(fails)
+		for _, r := range gr.rows {
+			s := g.snap.Spans[g.layout.rows[r].span]
+			if s.Received == recorder.Unset {
+				continue
+			}
+			fa := (float64(s.Received) - start) * perCol
+			fb := (float64(recorder.SpanEnd(g.snap, s)) - start) * perCol
+			if fb <= 0 || fa >= float64(cols) {
+				continue
+			}
+			fa, fb = max(fa, 0), min(fb, float64(cols)-1e-9)
+			i0, i1 := int(fa), int(fb)
+			if i0 == i1 {
+				counts[i0] += max(fb-fa, 0)
+			} else {
+				counts[i0] += float64(i0+1) - fa
+				counts[i1] += fb - float64(i1)
+				full[i0+1]++
+				full[i1]--
+			}
+			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
+				for c := i0; c <= i1; c++ {
+					fails[c] = true
+				}
+			}
+		}
+		peak, run := 0.0, 0.0
+		for c := range cols {
+			run += full[c]
+			counts[c] += run
+			peak = max(peak, counts[c])
+		}
+		if peak <= 0 {
+			continue
+		}
+		band0, band1 := y0+px(3), y1-px(3)
+		fillRect(img, plotX0, max(band0, top), w, band1, mix(pal.bg, kc, 0.12))
+		for c := range cols {
+			if counts[c] <= 0 {
+				continue
+			}
+			bh := max(1, int(float64(band1-band0)*counts[c]/peak+0.5))
+			fillRect(img, plotX0+c, max(band1-bh, top), plotX0+c+1, band1, kc)
+			if fails[c] {
+				fillRect(img, plotX0+c, max(band1-px(3), top), plotX0+c+1, band1, FailColor)
+			}
+		}
+	}
+}
+
+// placeGroupLabels writes each visible group's label and count.
+func (r *ganttRenderer) placeGroupLabels() int {
+	g := r.g
+	size := g.Size()
+	small := theme.Size(theme.SizeNameCaptionText)
+	fg := theme.Color(theme.ColorNameForeground)
+	top := float32(ganttRulerH + ganttLaneH)
+	n := 0
+	for i, gr := range g.agg.groups {
+		y := top + float32(i)*ganttAggH - g.scrollY
+		if y >= size.Height {
+			break
+		}
+		if y < top-2 {
+			continue
+		}
+		x := 12 + float32(gr.depth)*ganttIndent
+		name := r.text(&r.labels, n, small)
+		n++
+		setText(name, Truncate(gr.label, 24-2*int(gr.depth)), fg)
+		name.Move(fyne.NewPos(x, y+2))
+		name.Resize(fyne.NewSize(ganttGutter-x-4, name.MinSize().Height))
+		count := r.text(&r.labels, n, small)
+		n++
+		text, c := fmt.Sprintf("×%s", thousands(len(gr.rows))), theme.Color(theme.ColorNameDisabled)
+		if gr.failed > 0 {
+			text += fmt.Sprintf(", %s failed", thousands(gr.failed))
+			c = FailColor
+		}
+		setText(count, text, c)
+		count.Move(fyne.NewPos(x, y+ganttAggH/2))
+		count.Resize(fyne.NewSize(ganttGutter-x-4, count.MinSize().Height))
+	}
+	return n
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,221 @@
+package timeline
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// rulerLabels returns the labels the time ruler shows, left to right.
+func (g *Gantt) rulerLabels() []string {
+	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	labels := make([]string, len(ticks))
+	for i, t := range ticks {
+		labels[i] = t.label
+	}
+	return labels
+}
+
+// zoomAt scales the visible width by factor, keeping the instant at
+// fraction frac of the plot where it is.
+func (g *Gantt) zoomAt(factor, frac float64) {
+	start, end := float64(g.axis.start), float64(g.axis.end)
+	pivot := start + frac*(end-start)
+	w := (end - start) * factor
+	g.hideTooltip()
+	g.axis.set(time.Duration(pivot-frac*w), time.Duration(pivot-frac*w+w))
+}
+
+// panBy moves the view by dx device-independent units (positive: earlier
+// times come into view) and stops following the live end.
+func (g *Gantt) panBy(dx float32) {
+	w := g.axis.end - g.axis.start
+	shift := time.Duration(float64(dx) / float64(g.plotW()) * float64(w))
+	if shift == 0 {
+		return
+	}
+	g.SetFollow(false)
+	g.hideTooltip()
+	g.axis.set(g.axis.start-shift, g.axis.end-shift)
+}
+
+// slideToNow keeps the view's width and moves it so that the recording's
+// latest instant is in view, and scrolls to the latest rows.
+func (g *Gantt) slideToNow() {
+	if g.snap == nil {
+		return
+	}
+	now := Extent(g.snap)
+	if !anyOpen(g.snap) {
+		// nothing runs: the live end is the last thing recorded, not the
+		// wall clock, so that an idle view stays where the bars are
+		idle := *g.snap
+		idle.Now = 0
+		now = Extent(&idle)
+	}
+	w := g.axis.end - g.axis.start
+	if now > g.axis.end-w/20 {
+		g.axis.set(now+w/20-w, now+w/20)
+	}
+	g.scrollY = float32(g.rowCount())*g.rowH() - g.rowsAreaH()
+	g.clampScroll()
+}
+
+// anyOpen reports whether a request of snap is still in flight.
+func anyOpen(snap *recorder.Snapshot) bool {
+	for _, s := range snap.Spans {
+		if s.Open() {
+			return true
+		}
+	}
+	return false
+}
+
+// Extent is the latest instant of snap: its Now, or the end of its last
+// span or event, whichever is later.
+func Extent(snap *recorder.Snapshot) time.Duration {
+	if snap == nil {
+		return 0
+	}
+	end := snap.Now
+	for _, s := range snap.Spans {
+		end = max(end, s.Received, s.Answered)
+		if s.Stalled > 0 && s.Direction == recorder.Outgoing && s.Answered != recorder.Unset {
+			end = max(end, s.Answered+s.Stalled)
+		}
+	}
+	for _, e := range snap.Events {
+		end = max(end, e.At+max(e.Stalled, 0))
+	}
+	return end
+}
+
+// timeAxis is a visible time range shared by a Gantt, the chart under it
+// and, when comparing, a second Gantt and chart. The widgets on one axis
+// are redrawn together, in one frame (see redraw.go).
+type timeAxis struct {
+	start, end time.Duration
+	listeners  map[int]*listener
+	next       int
+	frame      throttle
+}
+
+func newTimeAxis() *timeAxis {
+	a := &timeAxis{end: time.Second, listeners: map[int]*listener{}}
+	a.frame.fn = a.draw
+	return a
+}
+
+// set changes the range, keeping it at least minVisibleSpan wide and not
+// starting before the recording, and tells the listeners.
+func (a *timeAxis) set(start, end time.Duration) {
+	w := max(end-start, minVisibleSpan)
+	w = min(w, 24*time.Hour)
+	if start < 0 {
+		start = 0
+	}
+	end = start + w
+	if start == a.start && end == a.end {
+		return
+	}
+	a.start, a.end = start, end
+	for _, l := range a.listeners {
+		l.dirty = true
+	}
+	a.frame.request()
+}
+
+// rulerTick is one labelled instant of the time ruler.
+type rulerTick struct {
+	at    time.Duration
+	label string
+}
+
+// rulerTicks returns round instants between start and end, spaced at least
+// about 90 units apart on a plot width wide, labelled in the unit that
+// suits the spacing.
+func rulerTicks(start, end time.Duration, width float32) []rulerTick {
+	if end <= start || width <= 0 {
+		return nil
+	}
+	step := niceStep(end-start, float64(width)/90)
+	var ticks []rulerTick
+	first := (start + step - 1) / step * step
+	if start <= 0 {
+		first = 0
+	}
+	for t := first; t <= end && len(ticks) < 200; t += step {
+		ticks = append(ticks, rulerTick{at: t, label: formatTick(t, step)})
+	}
+	return ticks
+}
+
+// niceStep returns the smallest 1, 2 or 5 × 10ⁿ nanoseconds that divides
+// width into at most n parts.
+func niceStep(width time.Duration, n float64) time.Duration {
+	n = max(n, 1)
+	for mag := time.Duration(1); mag < 1e15; mag *= 10 {
+		for _, m := range []time.Duration{1, 2, 5} {
+			if float64(width)/float64(m*mag) <= n {
+				return m * mag
+			}
+		}
+	}
+	return time.Hour
+}
+
+// formatTick writes t in seconds, milliseconds or microseconds, whichever
+// suits the ruler's step, with as many decimals as the step needs.
+func formatTick(t, step time.Duration) string {
+	unit, name := time.Microsecond, "µs"
+	switch {
+	case step >= 100*time.Millisecond:
+		unit, name = time.Second, "s"
+	case step >= 100*time.Microsecond:
+		unit, name = time.Millisecond, "ms"
+	}
+	dec := 0
+	for s := step; s < unit && dec < 6; s *= 10 {
+		dec++
+	}
+	return fmt.Sprintf("%.*f %s", dec, float64(t)/float64(unit), name)
+}
+
+// useAxis makes the Gantt show axis, shared with other widgets, until
+// the returned function is called.
+func (g *Gantt) useAxis(a *timeAxis) (release func()) {
+	g.axis = a
+	g.redraw, release = a.listen(g.Refresh)
+	return release
+}
+
+// placeRuler writes the time ruler's labels over its ticks.
+func (r *ganttRenderer) placeRuler() {
+	g := r.g
+	size := g.Size()
+	fg := theme.Color(theme.ColorNameForeground)
+	small := theme.Size(theme.SizeNameCaptionText)
+	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	g.lastTicks = g.lastTicks[:0]
+	n := 0
+	for _, t := range ticks {
+		x := ganttGutter + float32(float64(t.at-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
+		if x+40 > size.Width {
+			continue
+		}
+		lbl := r.text(&r.ruler, n, small)
+		n++
+		setText(lbl, t.label, fg)
+		lbl.Move(fyne.NewPos(x+3, 2))
+		lbl.Resize(lbl.MinSize())
+		g.lastTicks = append(g.lastTicks, t.label)
+	}
+	hideFrom(r.ruler, n)
+}
+
+// ShareAxis makes g show the time range of with, zooming and panning
+// together, until release is called.
+func (g *Gantt) ShareAxis(with *Gantt) (release func()) { return g.useAxis(with.axis) }
