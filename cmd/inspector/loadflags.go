@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 )
 
 // addLoadFlags adds the flags that say what to call and the shape of the
@@ -28,8 +28,8 @@ func addLoadFlags(fs *flag.FlagSet, o *runOptions, prefix string) {
 
 // loadShape reads the shape of the load from the flags, or says which
 // flags do not go together (a usage error).
-func loadShape(fs *flag.FlagSet, o runOptions) (engine.Workload, error) {
-	w := engine.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
+func loadShape(fs *flag.FlagSet, o runOptions) (load.Workload, error) {
+	w := load.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
 	set := func(name string) bool { return flagWasSet(fs, name) }
 	switch {
 	case o.sessions < 1 || o.sessions > 1000:
@@ -52,7 +52,7 @@ func loadShape(fs *flag.FlagSet, o runOptions) (engine.Workload, error) {
 		return w, errors.New("--concurrency and --rate: an open loop is not bounded by callers; bound it with --max-in-flight")
 	}
 	if o.stages != "" {
-		stages, err := engine.ParseStages(o.stages)
+		stages, err := load.ParseStages(o.stages)
 		if err != nil {
 			return w, fmt.Errorf("--stages: %v", err)
 		}
@@ -61,14 +61,14 @@ func loadShape(fs *flag.FlagSet, o runOptions) (engine.Workload, error) {
 				return w, fmt.Errorf("--stages and --%s: the stages give the %s; leave out --%s", other, map[string]string{"rate": "rate", "duration": "duration", "calls": "length of the run"}[other], other)
 			}
 		}
-		w.Stages, w.Ramp = stages, engine.RampRate
+		w.Stages, w.Ramp = stages, load.RampRate
 		if set("concurrency") {
-			w.Ramp, w.Concurrency = engine.RampConcurrency, o.concurrency
+			w.Ramp, w.Concurrency = load.RampConcurrency, o.concurrency
 		}
 	} else if o.rate > 0 && o.duration == 0 {
 		return w, errors.New("--rate needs --duration: how long to keep starting calls, as in --rate 200 --duration 10s")
 	}
-	open := o.rate > 0 || w.Ramp == engine.RampRate
+	open := o.rate > 0 || w.Ramp == load.RampRate
 	if o.maxInFlight > 0 && !open {
 		return w, errors.New("--max-in-flight bounds an open loop (--rate, or --stages without --concurrency); a closed loop is bounded by --concurrency")
 	}

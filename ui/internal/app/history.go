@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -21,7 +22,7 @@ const maxHistory = 50
 // history keeps it: what was run, how the server's requests were
 // answered, how it went, and the run's part of the recording.
 type RunRecord struct {
-	Workload engine.Workload
+	Workload load.Workload
 	Policy   engine.AnswerPolicy
 	// Sessions is how many sessions the calls were spread over (1: the
 	// connection alone).
@@ -78,7 +79,7 @@ func (r RunRecord) summary() string {
 	}
 	calls := ""
 	switch w := r.Workload; {
-	case len(w.Stages) > 0 && w.Ramp == engine.RampConcurrency:
+	case len(w.Stages) > 0 && w.Ramp == load.RampConcurrency:
 		calls = fmt.Sprintf(" ramping callers %s", stagesText(w.Stages))
 	case len(w.Stages) > 0:
 		calls = fmt.Sprintf(" ramping calls/s %s", stagesText(w.Stages))
@@ -331,7 +332,7 @@ func (p *WorkloadPanel) runAgain(r RunRecord) {
 // RunStarted tells the panel a run of w began, answering with policy and
 // recording into rec (nil: none), so that when it ends the panel can
 // show its last call's result and add it to the history.
-func (p *WorkloadPanel) RunStarted(w engine.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
+func (p *WorkloadPanel) RunStarted(w load.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
 	n, _ := p.SessionCount()
 	p.current = RunRecord{Workload: w, Policy: policy, When: time.Now(), Sessions: max(n, 1)}
 	p.rec = rec
@@ -353,7 +354,7 @@ func (p *WorkloadPanel) RunNotStarted() {
 
 // runEnded completes the current run's record from res and the
 // recording, shows its result and adds it to the history.
-func (p *WorkloadPanel) runEnded(res engine.RunResult, err error, stopped bool) {
+func (p *WorkloadPanel) runEnded(res load.RunResult, err error, stopped bool) {
 	if p.current.Workload.Tool == "" {
 		return // not started through RunStarted
 	}

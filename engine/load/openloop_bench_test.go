@@ -1,4 +1,4 @@
-package engine
+package load
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -38,13 +39,13 @@ func BenchmarkOpenLoop(b *testing.B) {
 			bare = bareTimerLateness(openLoopRate, *openLoopFor)
 		}
 		rec := recorder.New(recorder.Meta{})
-		s, err := Connect(context.Background(), Target{}, DefaultAnswerPolicy(), rec)
+		s, err := engine.Connect(context.Background(), engine.Target{}, engine.DefaultAnswerPolicy(), rec)
 		if err != nil {
 			b.Fatal(err)
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		res, err := s.Run(context.Background(), Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Rate: openLoopRate, Duration: *openLoopFor}, nil)
+		res, err := Run(context.Background(), one(s), Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Rate: openLoopRate, Duration: *openLoopFor}, nil)
 		runtime.ReadMemStats(&after)
 		s.Close()
 		if err != nil || res.Failed > 0 {

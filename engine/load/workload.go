@@ -1,15 +1,11 @@
-package engine
+package load
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Workload is a series of calls of one tool: the shape of a load test.
@@ -141,7 +137,7 @@ const maxCallers = 100_000
 // otherwise grow it with every call.
 const maxErrors = 50
 
-// Progress is how far a [Session.Run] has got. Total is 0 when the run
+// Progress is how far a [Run] has got. Total is 0 when the run
 // is bounded by time, not by a number of calls; an open loop's Total is
 // its rate times its duration.
 type Progress struct {
@@ -151,7 +147,7 @@ type Progress struct {
 	Elapsed time.Duration
 }
 
-// RunResult is the outcome of a [Session.Run].
+// RunResult is the outcome of a [Run].
 type RunResult struct {
 	Total, OK, Failed int
 	// Dropped counts the open-loop arrivals not sent because MaxInFlight
@@ -165,39 +161,9 @@ type RunResult struct {
 	Errors []string
 }
 
-// Run runs the workload w on the session: each call an outgoing span
-// with the server requests it causes as children. progress, if not nil,
-// is called after each call, from the calling goroutines but one call at
-// a time, with Done increasing.
-// Run returns an error when the workload is invalid or when the
-// connection was lost during the run; failed calls alone are counted in
-// the result, not returned as an error.
-func (s *Session) Run(ctx context.Context, w Workload, progress func(Progress)) (RunResult, error) {
-	return runLoad(ctx, []*Session{s}, w, progress)
-}
-
 func describeJSONError(b []byte, err error) string {
 	if err == nil {
 		return "got " + string(b)
 	}
 	return err.Error()
-}
-
-// connectionBroken reports whether a call's error means the connection
-// is gone. The wire tap of a wrapped connection knows at once; over HTTP,
-// an error that is neither the server's JSON-RPC answer nor the caller's
-// context may be the first sign of the connection ending, so the session
-// gets a moment to notice.
-func (s *Session) connectionBroken(err error) bool {
-	if errors.Is(err, mcp.ErrConnectionClosed) || s.isDone() {
-		return true
-	}
-	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	if s.wire != nil && s.wire.wrapped() {
-		return s.wire.broken()
-	}
-	return s.life.up.Load() && s.waitDone(time.Second)
 }
