@@ -3,7 +3,9 @@ package load
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -235,16 +237,16 @@ func TestWorkloadValidate(t *testing.T) {
 		w    Workload
 		want string
 	}{
-		{Workload{Tool: "echo", Rate: 10}, "needs a duration"},
+		{Workload{Tool: "echo", Rate: 10}, "needs duration too"},
 		{Workload{Tool: "echo", Calls: 5, Duration: time.Second}, "not both"},
-		{Workload{Tool: "echo", Rate: 10, Duration: time.Second, Calls: 3}, "not both"},
-		{Workload{Tool: "echo", Stages: ramp, Calls: 3}, "leave the number of calls out"},
+		{Workload{Tool: "echo", Rate: 10, Duration: time.Second, Calls: 3}, "leave out calls"},
+		{Workload{Tool: "echo", Stages: ramp, Calls: 3}, "leave out calls"},
 		{Workload{Tool: "echo", Rate: 10, Duration: time.Second, Concurrency: 3}, "max in flight"},
 		{Workload{Tool: "echo", Calls: 3, MaxInFlight: 2}, "bounds an open loop"},
 		{Workload{Tool: "echo", Rate: -1, Duration: time.Second}, "rate -1"},
 		{Workload{Tool: "echo", Duration: -time.Second}, "must not be negative"},
-		{Workload{Tool: "echo", Stages: ramp, Rate: 10}, "leave the rate out"},
-		{Workload{Tool: "echo", Stages: ramp, Duration: time.Second}, "leave the duration out"},
+		{Workload{Tool: "echo", Stages: ramp, Rate: 10}, "leave out rate"},
+		{Workload{Tool: "echo", Stages: ramp, Duration: time.Second}, "leave out duration"},
 		{Workload{Tool: "echo", Stages: []Stage{{Duration: 0, Target: 5}}}, "stage 1"},
 		{Workload{Tool: "echo", Stages: ramp, Ramp: "speed"}, "ramp \"speed\""},
 		{Workload{Tool: "echo", Rate: 2e6, Duration: time.Second}, "at most 1000000 calls per second"},
@@ -372,5 +374,36 @@ func TestProgressReports(t *testing.T) {
 func TestRunWithoutSessions(t *testing.T) {
 	if _, err := Run(context.Background(), nil, Workload{Tool: "echo"}, nil); err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Errorf("Run with no sessions: %v, want an error saying there is no session", err)
+	}
+}
+
+// TestWorkloadErrorNamesFields: Validate's errors name the fields at
+// fault, so that a face can word them with its own names for them.
+func TestWorkloadErrorNamesFields(t *testing.T) {
+	flag := func(field string) string { return "--" + strings.ReplaceAll(field, "_", "-") }
+	tests := []struct {
+		w      Workload
+		fields []string
+		flags  string
+	}{
+		{Workload{Tool: "echo", Rate: 10, Duration: time.Second, Concurrency: 2}, []string{"concurrency", "rate"},
+			"--concurrency and --rate: an open loop is not bounded by callers; bound what is outstanding with --max-in-flight"},
+		{Workload{Tool: "echo", MaxInFlight: -1}, []string{"max_in_flight"}, "--max-in-flight -1: must not be negative"},
+		{Workload{Tool: "echo", Rate: 2e6, Duration: time.Second}, []string{"rate"}, "--rate 2e+06: at most 1000000 calls per second"},
+	}
+	for _, tt := range tests {
+		var we *WorkloadError
+		if err := tt.w.Validate(); !errors.As(err, &we) {
+			t.Fatalf("Validate(%+v) = %v, want a *WorkloadError", tt.w, err)
+		}
+		if !slices.Equal(we.Fields, tt.fields) {
+			t.Errorf("Validate(%+v) blames %v, want %v", tt.w, we.Fields, tt.fields)
+		}
+		if got := we.Explain(flag); !strings.HasPrefix(got, tt.flags) {
+			t.Errorf("Explain with flag names = %q, want it to start %q", got, tt.flags)
+		}
+		if strings.ContainsAny(we.Error(), "{}") {
+			t.Errorf("Error() = %q: a field left unnamed", we.Error())
+		}
 	}
 }

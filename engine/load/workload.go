@@ -2,9 +2,9 @@ package load
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -59,71 +59,143 @@ func (w Workload) length() time.Duration {
 	return w.Duration
 }
 
-// Validate says what is wrong with w, or nil.
+// Validate says what is wrong with w, or nil: a [*WorkloadError] naming
+// the fields at fault.
 func (w Workload) Validate() error {
 	if w.Tool == "" {
-		return errors.New("run: no tool named: say which tool to call")
+		return &WorkloadError{Fields: []string{"tool"}, Reason: "none named: say which tool to call"}
 	}
-	if w.Calls < 0 || w.Concurrency < 0 || w.CallTimeout < 0 || w.Duration < 0 || w.MaxInFlight < 0 {
-		return errors.New("run: calls, concurrency, call timeout, duration and max in flight must not be negative")
+	for _, f := range []struct {
+		name     string
+		negative bool
+		value    any
+	}{
+		{"calls", w.Calls < 0, w.Calls},
+		{"concurrency", w.Concurrency < 0, w.Concurrency},
+		{"call_timeout", w.CallTimeout < 0, w.CallTimeout},
+		{"duration", w.Duration < 0, w.Duration},
+		{"max_in_flight", w.MaxInFlight < 0, w.MaxInFlight},
+	} {
+		if f.negative {
+			return &WorkloadError{Fields: []string{f.name}, Value: fmt.Sprint(f.value), Reason: "must not be negative"}
+		}
 	}
 	if !(w.Rate >= 0) || math.IsInf(w.Rate, 0) { // NaN too
-		return fmt.Errorf("run: rate %v: want a number of calls per second above 0", w.Rate)
+		return &WorkloadError{Fields: []string{"rate"}, Value: fmt.Sprint(w.Rate), Reason: "want calls per second above 0, as in 200"}
 	}
 	if w.Rate > MaxRate {
-		return fmt.Errorf("run: rate %v: at most %d calls per second from one generator; spread a larger load over several machines", w.Rate, MaxRate)
+		return &WorkloadError{Fields: []string{"rate"}, Value: fmt.Sprint(w.Rate),
+			Reason: fmt.Sprintf("at most %d calls per second from one generator; spread a larger load over several machines", MaxRate)}
 	}
 	for _, st := range w.Stages {
 		if w.Ramp != RampConcurrency && st.Target > MaxRate {
-			return fmt.Errorf("run: stage target %v: at most %d calls per second from one generator", st.Target, MaxRate)
+			return &WorkloadError{Fields: []string{"stages"}, Value: fmt.Sprintf("target %v", st.Target),
+				Reason: fmt.Sprintf("at most %d calls per second from one generator", MaxRate)}
 		}
 		if w.Ramp == RampConcurrency && st.Target > maxCallers {
-			return fmt.Errorf("run: stage target %v: at most %d concurrent callers", st.Target, maxCallers)
+			return &WorkloadError{Fields: []string{"stages"}, Value: fmt.Sprintf("target %v", st.Target),
+				Reason: fmt.Sprintf("at most %d concurrent callers", maxCallers)}
 		}
 	}
 	switch w.Ramp {
 	case "", RampRate, RampConcurrency:
 	default:
-		return fmt.Errorf("run: ramp %q: want %q or %q", w.Ramp, RampRate, RampConcurrency)
+		return &WorkloadError{Fields: []string{"ramp"}, Value: fmt.Sprintf("%q", w.Ramp), Reason: fmt.Sprintf("want %q or %q", RampRate, RampConcurrency)}
 	}
 	if len(w.Stages) > 0 {
 		switch {
 		case w.Rate > 0:
-			return errors.New("run: stages ramp the rate: leave the rate out")
+			return &WorkloadError{Fields: []string{"stages", "rate"}, Reason: "the stages give the rate; leave out {rate}"}
 		case w.Duration > 0:
-			return errors.New("run: stages say how long the run lasts: leave the duration out")
+			return &WorkloadError{Fields: []string{"stages", "duration"}, Reason: "the stages give the duration; leave out {duration}"}
 		case w.Calls > 0:
-			return errors.New("run: stages say how long the run lasts: leave the number of calls out")
+			return &WorkloadError{Fields: []string{"stages", "calls"}, Reason: "the stages give the length of the run; leave out {calls}"}
 		}
 		for i, st := range w.Stages {
 			if st.Duration <= 0 || !(st.Target >= 0) || math.IsInf(st.Target, 0) {
-				return fmt.Errorf("run: stage %d (%v to %v): want a positive duration and a target of 0 or more", i+1, st.Duration, st.Target)
+				return &WorkloadError{Fields: []string{"stages"}, Value: fmt.Sprintf("(stage %d: %v to %v)", i+1, st.Duration, st.Target),
+					Reason: "want a positive duration and a target of 0 or more"}
 			}
 		}
-	}
-	if w.Calls > 0 && w.Duration > 0 {
-		return errors.New("run: give a number of calls or a duration, not both")
 	}
 	if w.open() {
 		switch {
 		case w.Rate > 0 && w.Duration == 0:
-			return errors.New("run: an open loop (a rate) needs a duration: how long to keep starting calls")
+			return &WorkloadError{Fields: []string{"rate"}, Reason: "an open loop needs {duration} too: how long to keep starting calls, as in 10s"}
 		case w.Calls > 0:
-			return errors.New("run: an open loop's calls are its rate times its duration: leave the number of calls out")
+			return &WorkloadError{Fields: []string{"calls", w.openBy()}, Reason: "an open loop makes rate × duration calls; leave out {calls}"}
 		case w.Concurrency > 0:
-			return errors.New("run: an open loop is not bounded by concurrency: bound what is outstanding with max in flight")
+			return &WorkloadError{Fields: []string{"concurrency", w.openBy()}, Reason: "an open loop is not bounded by callers; bound what is outstanding with {max_in_flight}"}
 		}
 	} else if w.MaxInFlight > 0 {
-		return errors.New("run: max in flight bounds an open loop (a rate or rate stages); a closed loop is bounded by its concurrency")
+		return &WorkloadError{Fields: []string{"max_in_flight"},
+			Reason: "bounds an open loop only ({rate} or rate {stages}); a closed loop is bounded by {concurrency}"}
+	}
+	if w.Calls > 0 && w.Duration > 0 {
+		return &WorkloadError{Fields: []string{"calls", "duration"}, Reason: "give a number of calls or a duration, not both"}
 	}
 	if len(w.Args) > 0 {
 		var obj map[string]any
 		if err := json.Unmarshal(w.Args, &obj); err != nil || obj == nil {
-			return fmt.Errorf("run: the arguments of %s must be a JSON object like {\"n\": 5}: %s", w.Tool, describeJSONError(w.Args, err))
+			return &WorkloadError{Fields: []string{"args"},
+				Reason: fmt.Sprintf("the arguments of %s must be a JSON object like {\"n\": 5}: %s", w.Tool, describeJSONError(w.Args, err)), err: err}
 		}
 	}
 	return nil
 }
+
+// openBy is the field that makes w an open loop: its rate, or its stages.
+func (w Workload) openBy() string {
+	if w.Rate > 0 {
+		return "rate"
+	}
+	return "stages"
+}
+
+// WorkloadError is what [Workload.Validate] finds wrong with a workload:
+// the fields at fault, by their JSON names ("rate", "max_in_flight"),
+// the value at fault when there is one, and why. Reason names fields as
+// {rate}, {max_in_flight}. A face that sets the fields under names of its
+// own (a command's flags, a form's labels) words the error with
+// [WorkloadError.Explain].
+type WorkloadError struct {
+	Fields []string
+	Value  string
+	Reason string
+	err    error // the JSON error of bad Args
+}
+
+// Error words the error with the fields' names as words, as in
+// "run: calls and duration: give a number of calls or a duration, not
+// both".
+func (e *WorkloadError) Error() string {
+	return "run: " + e.Explain(func(field string) string { return strings.ReplaceAll(field, "_", " ") })
+}
+
+// Explain words the error with name's names for the fields: the fields
+// at fault, the value at fault after the last, and the reason, as in
+// "--rate 2e+06: at most 1000000 calls per second ...".
+func (e *WorkloadError) Explain(name func(field string) string) string {
+	names := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		names[i] = name(f)
+	}
+	subject := strings.Join(names, " and ")
+	if e.Value != "" {
+		subject += " " + e.Value
+	}
+	reason := e.Reason
+	for _, f := range workloadFields {
+		reason = strings.ReplaceAll(reason, "{"+f+"}", name(f))
+	}
+	return subject + ": " + reason
+}
+
+// workloadFields are the JSON names of a Workload's fields.
+var workloadFields = []string{"tool", "args", "calls", "concurrency", "call_timeout", "duration", "rate", "max_in_flight", "stages", "ramp"}
+
+// Unwrap returns the JSON error of arguments that do not parse.
+func (e *WorkloadError) Unwrap() error { return e.err }
 
 // MaxRate is the highest open-loop rate, in calls per second, one run
 // accepts: far past what one machine can start, but a bound on the
