@@ -31,7 +31,7 @@ const openLoopRate = 1000
 // how many garbage collections a second the run caused. Issue
 // 11's target is a rate within 1% of 1,000 and a p99 under 2 ms:
 //
-//	go test ./engine -run '^$' -bench OpenLoop -benchtime 1x -count 3 -openloop.duration 30s
+//	go test ./engine/load -run '^$' -bench OpenLoop -benchtime 1x -count 3 -openloop.duration 30s
 func BenchmarkOpenLoop(b *testing.B) {
 	for i := range b.N {
 		var bare []float64
