@@ -407,3 +407,46 @@ func TestWorkloadErrorNamesFields(t *testing.T) {
 		}
 	}
 }
+
+// TestRunStopsWhenTheConnectionEnds: a session whose connection ends
+// mid-run stops the run, which says after how many calls; a run on a
+// session already ended is refused before any call.
+func TestRunStopsWhenTheConnectionEnds(t *testing.T) {
+	s := connectDemo(t)
+	rec := s.Recording()
+	type outcome struct {
+		res RunResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res, err := Run(ctx, one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":2000,"steps":1}`), Calls: 3}, nil)
+		done <- outcome{res, err}
+	}()
+	if !waitFor(5*time.Second, func() bool { return len(toolCalls(rec.Snapshot())) == 1 }) {
+		t.Fatal("the first call did not start")
+	}
+	s.Close()
+	var got outcome
+	select {
+	case got = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run went on after its session closed")
+	}
+	// The call in flight may end as cancelled before the session counts
+	// as ended; the next one then finds the connection closed.
+	if got.err == nil || !strings.Contains(got.err.Error(), "run stopped: the connection was lost after ") || !strings.Contains(got.err.Error(), " of 3 calls") {
+		t.Errorf("Run error %v, want it to say the connection was lost after some of 3 calls", got.err)
+	}
+	if got.res.OK != 0 || got.res.Failed < 1 || got.res.Failed > 2 {
+		t.Errorf("result %+v, want one or two calls made, failed, and the run stopped before the third", got.res)
+	}
+	if _, err := Run(context.Background(), one(s), Workload{Tool: "echo"}, nil); err == nil || !strings.Contains(err.Error(), "run: ") {
+		t.Errorf("Run on a closed session: %v, want an error", err)
+	}
+	if n := len(toolCalls(rec.Snapshot())); n != got.res.Failed {
+		t.Errorf("%d calls recorded, want the %d the run made: none after it stopped", n, got.res.Failed)
+	}
+}
