@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +23,7 @@ func BenchmarkSamplingFanout(b *testing.B) {
 	}
 	defer s.Close()
 	benchFanout(b, func(n int) error {
-		res, err := s.Run(ctx, Workload{Tool: "fanout", Args: fanoutArgs(n, "sampling")}, nil)
+		res, err := runCalls(ctx, s, testCalls{Tool: "fanout", Args: fanoutArgs(n, "sampling")})
 		if err == nil && res.Failed > 0 {
 			b.Fatalf("run %+v", res)
 		}
@@ -108,9 +106,9 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 	before := runtime.NumGoroutine()
 	s := connectDemo(t, DefaultAnswerPolicy())
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(50, "sampling")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(50, "sampling")})
 	during := settle(before + 30)
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(200, "sampling"), Calls: 3, Concurrency: 3})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(200, "sampling"), Calls: 3, Concurrency: 3})
 	if after := settle(during); after > during+2 {
 		t.Errorf("goroutines grew from %d to %d after serving 600 more requests", during, after)
 	}
@@ -123,47 +121,4 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	if len(s.wire.in)+s.wire.out.Len()+len(s.wire.answering) != 0 {
 		t.Errorf("tap still tracks %d/%d/%d requests", len(s.wire.in), s.wire.out.Len(), len(s.wire.answering))
 	}
-}
-
-// BenchmarkLoadEcho is the closed loop of BenchmarkLoadGenerator (in
-// engine/interop) alone, for profiling: echo calls, 50 in flight, each
-// a recorded span.
-func BenchmarkLoadEcho(b *testing.B) {
-	ctx := context.Background()
-	s, err := Connect(ctx, Target{}, DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	b.ReportAllocs()
-	cpu := processCPU()
-	res, err := s.Run(ctx, Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: b.N, Concurrency: 50}, nil)
-	if err != nil || res.OK != b.N {
-		b.Fatalf("run %+v: %v", res, err)
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/call")
-}
-
-// BenchmarkLoadEchoBare is BenchmarkLoadEcho with a bare SDK client.
-func BenchmarkLoadEchoBare(b *testing.B) {
-	ctx := context.Background()
-	cs := bareClient(b)
-	b.ReportAllocs()
-	cpu := processCPU()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range 50 {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/call")
 }

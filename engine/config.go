@@ -84,12 +84,35 @@ func ParseDispatch(s string) (DispatchPolicy, error) {
 		return DispatchPolicy{Mode: Inline}, nil
 	case strings.HasPrefix(s, "bounded:"):
 		n, err := strconv.Atoi(strings.TrimPrefix(s, "bounded:"))
-		if err != nil || n < 1 {
-			return DispatchPolicy{}, fmt.Errorf("dispatch %q: bounded needs a whole number of slots >= 1, as in bounded:4", s)
+		if err != nil {
+			return DispatchPolicy{}, fmt.Errorf("dispatch %q: %s", s, boundedWants)
 		}
-		return DispatchPolicy{Mode: Bounded, Limit: n}, nil
+		p := DispatchPolicy{Mode: Bounded, Limit: n}
+		return p, p.Validate()
 	}
-	return DispatchPolicy{}, fmt.Errorf("dispatch %q: want concurrent, serial, inline or bounded:N", s)
+	return DispatchPolicy{}, fmt.Errorf("dispatch %q: %s", s, dispatchWants)
+}
+
+// What a dispatch policy may be, in the words of its errors.
+const (
+	dispatchWants = "want concurrent, serial, inline or bounded:N"
+	boundedWants  = "bounded needs a whole number of slots >= 1, as in bounded:4"
+)
+
+// Validate says what is wrong with p, or nil: the one check of a
+// dispatch policy, whether it was parsed ([ParseDispatch]), set in the
+// app or read from a file.
+func (p DispatchPolicy) Validate() error {
+	switch p.Mode {
+	case "", Concurrent, Serial, Inline:
+		return nil
+	case Bounded:
+		if p.Limit < 1 {
+			return fmt.Errorf("dispatch %q: %s", p.String(), boundedWants)
+		}
+		return nil
+	}
+	return fmt.Errorf("dispatch %q: %s", p.Mode, dispatchWants)
 }
 
 // Distribution names a latency model's shape.
@@ -409,14 +432,8 @@ func DefaultAnswerPolicy() AnswerPolicy {
 // Validate reports the first thing wrong with policy, in words a person can
 // act on, or nil.
 func (policy AnswerPolicy) Validate() error {
-	switch policy.Dispatch.Mode {
-	case "", Concurrent, Serial, Inline:
-	case Bounded:
-		if policy.Dispatch.Limit < 1 {
-			return fmt.Errorf("dispatch bounded needs at least 1 slot, as in bounded:4")
-		}
-	default:
-		return fmt.Errorf("dispatch %q: want concurrent, serial, inline or bounded:N", policy.Dispatch.Mode)
+	if err := policy.Dispatch.Validate(); err != nil {
+		return err
 	}
 	check := func(what string, m LatencyModel) error {
 		switch m.Dist {

@@ -38,7 +38,7 @@ func TestDispatchPolicies(t *testing.T) {
 			}
 			policy.Latency = LatencyModel{Dist: Fixed, A: ms(500)}
 			s := connectDemo(t, policy)
-			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
+			res := run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
 			if res.OK != 1 || res.Failed != 0 {
 				t.Fatalf("run = %+v, want 1 ok call", res)
 			}
@@ -220,7 +220,7 @@ func TestServedInArrivalOrder(t *testing.T) {
 			}
 			policy.Latency = LatencyModel{Dist: Uniform, A: ms(5), B: ms(25)}
 			s := connectDemo(t, policy)
-			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(30, "sampling")})
+			res := run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(30, "sampling")})
 			if res.OK != 1 {
 				t.Fatalf("run = %+v, want 1 ok call", res)
 			}

@@ -1,9 +1,15 @@
-// Package engine is Fanout Inspector's MCP client: it connects to a server
-// ([Connect] with a [Target]), answers the server's requests to the client
-// (sampling, elicitation, roots, ping) with configurable [AnswerPolicy] —
-// latency models, a dispatch policy, failures, timeouts, manual answers —
-// calls the server's tools ([Session.Run] with a [Workload]), and records
-// everything into a [recorder.Recording].
+// Package engine is Fanout Inspector's MCP client session: it connects to
+// a server ([Connect] with a [Target], or several sessions at once with
+// [ConnectGroup] and [Widen]), answers the server's requests to the
+// client (sampling, elicitation, roots, ping) with a configurable
+// [AnswerPolicy] — latency models, a [DispatchPolicy], failures,
+// timeouts, manual answers — calls the server's tools one call at a time
+// ([Session.CallTool]), and records everything, on the wire and off it,
+// into a [recorder.Recording].
+//
+// Load generation is not here: package engine/load runs a workload (a
+// closed, ramped or open loop of calls) over one or more sessions,
+// through [Session.CallTool] and [Session.CheckOpen] only.
 //
 // # How the code is laid out
 //
@@ -38,8 +44,11 @@
 //     decides how a server request is linked to its call, how an answer
 //     pairs with a request (a duplicate's refusal, a second answer, an
 //     unknown id), how a round's answer reads, and the words for each.
-//   - session.go (connecting), policy.go (the [AnswerPolicy] in force),
-//     hooks.go (the user's callbacks), life.go (how a session ends).
+//   - session.go (connecting), group.go and widen.go (several sessions
+//     into one recording), policy.go (the [AnswerPolicy] in force),
+//     hooks.go (the user's callbacks), life.go (how a session ends),
+//     toolcall.go ([Session.CallTool], the one call a load generator
+//     makes, and whether its error means the connection is lost).
 //
 // # How a server request is timed
 //

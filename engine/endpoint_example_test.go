@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,7 +38,7 @@ func ExampleSamplingEndpoint() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":2}`)}, nil); err != nil {
+	if _, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":2}`)}, nil); err != nil {
 		log.Fatal(err)
 	}
 	for _, sp := range rec.Snapshot().Spans {

@@ -96,7 +96,7 @@ const testKey = "sk-test-0123456789abcdef"
 func TestEndpointAnswersSampling(t *testing.T) {
 	m := newFakeModel(t, 0, nil)
 	s := connectDemo(t, endpointPolicy(t, m, testKey))
-	res := run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":3}`)})
+	res := run(t, s, testCalls{Tool: "fanout", Args: json.RawMessage(`{"n":3}`)})
 	if res.OK != 1 {
 		t.Fatalf("fanout: %d ok, errors %q", res.OK, res.Errors)
 	}
@@ -151,7 +151,7 @@ func TestEndpointAnswersSampling(t *testing.T) {
 func TestEndpointAnswersInputRequests(t *testing.T) {
 	m := newFakeModel(t, 0, nil)
 	s := connectTarget(t, Target{Protocol: "latest"}, endpointPolicy(t, m, testKey))
-	res := run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":3}`)})
+	res := run(t, s, testCalls{Tool: "fanout", Args: json.RawMessage(`{"n":3}`)})
 	if res.OK != 1 {
 		t.Fatalf("fanout: %d ok, errors %q", res.OK, res.Errors)
 	}
@@ -242,7 +242,7 @@ func TestEndpointFailures(t *testing.T) {
 			}
 			s := connectDemo(t, policy)
 			start := time.Now()
-			res := run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1}`)})
+			res := run(t, s, testCalls{Tool: "fanout", Args: json.RawMessage(`{"n":1}`)})
 			if d := time.Since(start); d > 4*time.Second {
 				t.Errorf("the call took %v: the endpoint's failure was not bounded", d)
 			}
@@ -298,7 +298,7 @@ func TestEndpointUnderPolicy(t *testing.T) {
 		policy.Latency = LatencyModel{Dist: Fixed, A: 300 * time.Millisecond}
 		policy.Dispatch = DispatchPolicy{Mode: Serial}
 		s := connectDemo(t, policy)
-		run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":2}`)})
+		run(t, s, testCalls{Tool: "fanout", Args: json.RawMessage(`{"n":2}`)})
 		spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
 		if len(spans) != 2 {
 			t.Fatalf("%d sampling spans, want 2", len(spans))
@@ -323,7 +323,7 @@ func TestEndpointUnderPolicy(t *testing.T) {
 		policy := endpointPolicy(t, m, testKey)
 		policy.RequestTimeout = 300 * time.Millisecond
 		s := connectDemo(t, policy)
-		run(t, s, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1}`)})
+		run(t, s, testCalls{Tool: "fanout", Args: json.RawMessage(`{"n":1}`)})
 		spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
 		if len(spans) != 1 || spans[0].Status != recorder.StatusTimeout {
 			t.Fatalf("spans %v, want one timed out", spans)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -27,7 +28,7 @@ func Example() {
 	}
 	defer s.Close()
 
-	res, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":3,"kind":"sampling"}`)}, nil)
+	res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":3,"kind":"sampling"}`)}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -57,13 +57,6 @@ func ConnectGroup(ctx context.Context, t Target, policy AnswerPolicy, rec *recor
 // Sessions returns the group's sessions, s1 first.
 func (g *Group) Sessions() []*Session { return g.sessions }
 
-// Run runs w over the group's sessions, handing the calls to them in
-// turn (round robin), as [Session.Run] does on one. A session whose
-// connection is lost stops the run.
-func (g *Group) Run(ctx context.Context, w Workload, progress func(Progress)) (RunResult, error) {
-	return runLoad(ctx, g.sessions, w, progress)
-}
-
 // Err is why the first session that ended on its own ended (its
 // connection was lost), named after the session when there are several;
 // nil while none has.

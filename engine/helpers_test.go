@@ -3,7 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,14 +59,79 @@ func connectServer(t *testing.T, srv *mcp.Server, policy AnswerPolicy) *Session 
 	return s
 }
 
-// run runs w and fails the test on error.
-func run(t *testing.T, s *Session, w Workload) RunResult {
+// testCalls is the calls of one tool an engine test makes: Calls of
+// them (default 1), Concurrency at a time (default 1). The load
+// generator proper is package engine/load, which imports this one; these
+// tests need only calls, made with [Session.CallTool].
+type testCalls struct {
+	Tool        string
+	Args        json.RawMessage
+	Calls       int
+	Concurrency int
+	CallTimeout time.Duration
+}
+
+// testResult counts how a testCalls' calls ended.
+type testResult struct {
+	OK, Failed int
+	Errors     []string      // the failures, in the order they ended
+	Elapsed    time.Duration // from the first call to the last result
+}
+
+// runCalls makes w's calls on s. It returns an error, saying why, when a
+// call found the connection lost.
+func runCalls(ctx context.Context, s *Session, w testCalls) (testResult, error) {
+	if err := s.CheckOpen("run"); err != nil {
+		return testResult{}, err
+	}
+	var (
+		mu   sync.Mutex
+		res  testResult
+		lost bool
+		wg   sync.WaitGroup
+		next atomic.Int64
+	)
+	calls := max(w.Calls, 1)
+	start := time.Now()
+	for range min(max(w.Concurrency, 1), calls) {
+		wg.Go(func() {
+			for next.Add(1) <= int64(calls) {
+				out := s.CallTool(ctx, ToolCall{Tool: w.Tool, Args: w.Args, Timeout: w.CallTimeout})
+				mu.Lock()
+				res.Elapsed = time.Since(start)
+				if out.Failure == "" {
+					res.OK++
+				} else {
+					res.Failed++
+					res.Errors = append(res.Errors, out.Failure)
+				}
+				lost = lost || out.Lost
+				mu.Unlock()
+				if out.Lost {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if lost {
+		reason := "the connection was lost"
+		if s.waitDone(2*time.Second) && s.Err() != nil {
+			reason = s.Err().Error()
+		}
+		return res, fmt.Errorf("the connection was lost: %s", reason)
+	}
+	return res, nil
+}
+
+// run makes w's calls on s and fails the test on a lost connection.
+func run(t *testing.T, s *Session, w testCalls) testResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := s.Run(ctx, w, nil)
+	res, err := runCalls(ctx, s, w)
 	if err != nil {
-		t.Fatalf("Run(%+v): %v", w, err)
+		t.Fatalf("calls %+v: %v", w, err)
 	}
 	return res
 }

@@ -44,7 +44,7 @@ func TestHTTPTransports(t *testing.T) {
 			policy.Dispatch = DispatchPolicy{Mode: Serial}
 			policy.Latency = LatencyModel{Dist: Fixed, A: ms(150)}
 			s := connectTarget(t, Target{Transport: tt.kind, URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer sesame"}}, policy)
-			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
+			res := run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
 			if res.OK != 1 {
 				t.Fatalf("run %+v", res)
 			}

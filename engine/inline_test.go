@@ -65,7 +65,7 @@ func TestInlineFanout(t *testing.T) {
 				if tr.name == "stdio" {
 					args = nil
 				}
-				res := run(t, s, Workload{Tool: "fanout", Args: args})
+				res := run(t, s, testCalls{Tool: "fanout", Args: args})
 				if res.OK != 1 {
 					t.Fatalf("run: %+v", res)
 				}
@@ -133,9 +133,9 @@ func TestInlineWithholdsProgressAndResult(t *testing.T) {
 	for _, d := range []DispatchMode{Inline, Serial} {
 		t.Run(string(d), func(t *testing.T) {
 			s := connectDemo(t, inlinePolicy(d, 500*time.Millisecond))
-			fanout := make(chan RunResult, 1)
+			fanout := make(chan testResult, 1)
 			go func() {
-				res, _ := s.Run(context.Background(), Workload{Tool: "fanout", Args: fanoutArgs(1, "sampling")}, nil)
+				res, _ := runCalls(context.Background(), s, testCalls{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
 				fanout <- res
 			}()
 			if !waitFor(5*time.Second, func() bool {
@@ -144,7 +144,7 @@ func TestInlineWithholdsProgressAndResult(t *testing.T) {
 			}) {
 				t.Fatal("the sampling request was never served")
 			}
-			slow := run(t, s, Workload{Tool: "slow", Args: json.RawMessage(`{"ms":200,"steps":4}`)})
+			slow := run(t, s, testCalls{Tool: "slow", Args: json.RawMessage(`{"ms":200,"steps":4}`)})
 			select {
 			case res := <-fanout:
 				if res.OK != 1 {
@@ -223,7 +223,7 @@ func TestInlineWithholdsCancellation(t *testing.T) {
 	for _, d := range []DispatchMode{Inline, Serial} {
 		t.Run(string(d), func(t *testing.T) {
 			s := connectServer(t, cancellingServer(), inlinePolicy(d, 600*time.Millisecond))
-			run(t, s, Workload{Tool: "ask", Args: json.RawMessage(`{"ms":150}`)})
+			run(t, s, testCalls{Tool: "ask", Args: json.RawMessage(`{"ms":150}`)})
 			var sp *recorder.Span
 			if !waitFor(3*time.Second, func() bool {
 				spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
@@ -279,7 +279,7 @@ func TestInlineRefusedOverHTTP(t *testing.T) {
 func TestInlineConnectionLost(t *testing.T) {
 	s := connectTarget(t, stdioTarget("fanout-exit"), inlinePolicy(Inline, 5*time.Second))
 	start := time.Now()
-	if _, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil); err == nil {
+	if _, err := runCalls(context.Background(), s, testCalls{Tool: "fanout"}); err == nil {
 		t.Fatal("Run succeeded, want the connection lost")
 	}
 	if el := time.Since(start); el > 3*time.Second {

@@ -19,8 +19,8 @@ import (
 
 // concurrentFanout is six fanout calls of five sampling requests, three
 // calls at once: what a person runs to see fan-out under load.
-func concurrentFanout() Workload {
-	return Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling"), Calls: 6, Concurrency: 3}
+func concurrentFanout() testCalls {
+	return testCalls{Tool: "fanout", Args: fanoutArgs(5, "sampling"), Calls: 6, Concurrency: 3}
 }
 
 // slowAnswers answers every request after 150 ms, so that the three calls
@@ -250,7 +250,7 @@ func TestTokenlessRequestsLinkedByStreamOverHTTP(t *testing.T) {
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)
 		s := connectTarget(t, Target{Transport: TransportHTTP, URL: srv.URL}, slowAnswers())
-		if res := run(t, s, Workload{Tool: "fanout", Calls: 2, Concurrency: 2}); res.OK != 2 {
+		if res := run(t, s, testCalls{Tool: "fanout", Calls: 2, Concurrency: 2}); res.OK != 2 {
 			t.Fatalf("run: %+v", res)
 		}
 		snap := s.Recording().Snapshot()

@@ -20,7 +20,7 @@ func waitingOf(t *testing.T, s *Session, kind string, n int) ([]*PendingRequest,
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_, err := s.Run(ctx, Workload{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)}, nil)
+		_, err := runCalls(ctx, s, testCalls{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)})
 		done <- err
 	}()
 	var out []*PendingRequest

@@ -47,7 +47,7 @@ func TestManyNotificationsBoundedMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	run(t, s, Workload{Tool: "chat", Calls: 1})
+	run(t, s, testCalls{Tool: "chat", Calls: 1})
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)

@@ -101,7 +101,7 @@ func TestOnLogHidesSecrets(t *testing.T) {
 	defer s.Close()
 	logs := make(chan recorder.Event, 16)
 	s.OnLog(func(e recorder.Event) { logs <- e })
-	run(t, s, Workload{Tool: "leak"})
+	run(t, s, testCalls{Tool: "leak"})
 	select {
 	case e := <-logs:
 		if strings.Contains(e.Text+string(e.Data), secret) || !strings.Contains(e.Text+string(e.Data), recorder.Redacted) {

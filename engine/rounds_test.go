@@ -37,7 +37,7 @@ func TestRoundSpans(t *testing.T) {
 	policy := DefaultAnswerPolicy()
 	policy.Latency = LatencyModel{Dist: Fixed, A: ms(30)}
 	s := connectTarget(t, Target{Protocol: "2026-07-28"}, policy)
-	if res := run(t, s, Workload{Tool: "fanout", Args: roundsArgs(3, 2, "sampling")}); res.OK != 1 {
+	if res := run(t, s, testCalls{Tool: "fanout", Args: roundsArgs(3, 2, "sampling")}); res.OK != 1 {
 		t.Fatalf("run %+v", res)
 	}
 	snap := s.Recording().Snapshot()
@@ -96,7 +96,7 @@ func TestRoundSpans(t *testing.T) {
 	}
 
 	old := connectTarget(t, Target{Protocol: "2025-11-25"}, policy)
-	run(t, old, Workload{Tool: "fanout", Args: roundsArgs(3, 2, "sampling")})
+	run(t, old, testCalls{Tool: "fanout", Args: roundsArgs(3, 2, "sampling")})
 	for _, sp := range old.Recording().Snapshot().Spans {
 		if sp.Kind == recorder.KindRound {
 			t.Errorf("a 2025-11-25 session recorded round span %d: rounds exist only with multi round-trip", sp.ID)
@@ -115,7 +115,7 @@ func TestInputRequestsServedInListedOrder(t *testing.T) {
 			policy.Dispatch = d
 			policy.Latency = LatencyModel{Dist: Fixed, A: ms(15)}
 			s := connectTarget(t, Target{Protocol: "2026-07-28"}, policy)
-			if res := run(t, s, Workload{Tool: "fanout", Args: roundsArgs(n, 2, "sampling")}); res.OK != 1 {
+			if res := run(t, s, testCalls{Tool: "fanout", Args: roundsArgs(n, 2, "sampling")}); res.OK != 1 {
 				t.Fatalf("run %+v", res)
 			}
 			spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
@@ -148,7 +148,7 @@ func TestInputRequestFailureRetries(t *testing.T) {
 	policy := DefaultAnswerPolicy()
 	policy.FailRate = 1
 	s := connectTarget(t, Target{Protocol: "2026-07-28"}, policy)
-	run(t, s, Workload{Tool: "fanout", Args: roundsArgs(3, 1, "mixed")})
+	run(t, s, testCalls{Tool: "fanout", Args: roundsArgs(3, 1, "mixed")})
 	snap := s.Recording().Snapshot()
 	call := spansOf(snap, "tools/call")[0]
 	for _, sp := range snap.Spans {

@@ -47,7 +47,7 @@ func TestServerCancels(t *testing.T) {
 	policy.Latency = LatencyModel{Dist: Fixed, A: 10 * time.Second}
 	s := connectServer(t, cancellingServer(), policy)
 	start := time.Now()
-	run(t, s, Workload{Tool: "ask", Args: json.RawMessage(`{"ms":150}`)})
+	run(t, s, testCalls{Tool: "ask", Args: json.RawMessage(`{"ms":150}`)})
 	if el := time.Since(start); el > 3*time.Second {
 		t.Fatalf("the call took %v: the cancelled request kept waiting its 10s latency", el)
 	}
@@ -100,7 +100,7 @@ func TestRequestTimeoutAndFailRate(t *testing.T) {
 			tt.change(&policy)
 			s := connectDemo(t, policy)
 			start := time.Now()
-			res, err := s.Run(context.Background(), Workload{Tool: "fanout", Args: fanoutArgs(4, "sampling")}, nil)
+			res, err := runCalls(context.Background(), s, testCalls{Tool: "fanout", Args: fanoutArgs(4, "sampling")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestRequestTimeoutAndFailRate(t *testing.T) {
 func TestParentLinking(t *testing.T) {
 	t.Run("only call in flight", func(t *testing.T) {
 		s := connectDemo(t, DefaultAnswerPolicy())
-		run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
+		run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
 		snap := s.Recording().Snapshot()
 		calls := spansOf(snap, "tools/call")
 		if len(calls) != 1 || calls[0].Name != "fanout" || calls[0].Kind != recorder.KindTool {
@@ -164,7 +164,7 @@ func TestParentLinking(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := s.Run(context.Background(), Workload{Tool: "ask", Args: json.RawMessage(`{"who":"` + who + `"}`)}, nil); err != nil {
+				if _, err := runCalls(context.Background(), s, testCalls{Tool: "ask", Args: json.RawMessage(`{"who":"` + who + `"}`)}); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -205,7 +205,7 @@ func TestParentLinking(t *testing.T) {
 // request without reconnecting.
 func TestSetAnswerPolicyLive(t *testing.T) {
 	s := connectDemo(t, DefaultAnswerPolicy())
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
 	policy := s.AnswerPolicy()
 	policy.Dispatch = DispatchPolicy{Mode: Serial}
 	policy.Latency = LatencyModel{Dist: Fixed, A: ms(200)}
@@ -213,8 +213,8 @@ func TestSetAnswerPolicyLive(t *testing.T) {
 	policy.Roots = []string{"file:///work", "file:///data"}
 	s.SetAnswerPolicy(policy)
 	mark := s.Recording().Now()
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "roots")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(1, "roots")})
 
 	snap := s.Recording().Snapshot()
 	var later []*recorder.Span
@@ -276,8 +276,8 @@ func TestManualAnswers(t *testing.T) {
 		}
 		<-p.Done()
 	})
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(2, "sampling")})
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "elicitation")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(2, "sampling")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(1, "elicitation")})
 	snap := s.Recording().Snapshot()
 	for _, method := range []string{"sampling/createMessage", "elicitation/create"} {
 		spans := spansOf(snap, method)
@@ -324,7 +324,7 @@ func TestElicitationAndRootsModes(t *testing.T) {
 			policy := DefaultAnswerPolicy()
 			policy.Elicitation = tt.mode
 			s := connectDemo(t, policy)
-			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(2, tt.kind)})
+			run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(2, tt.kind)})
 			spans := spansOf(s.Recording().Snapshot(), tt.method)
 			if len(spans) != 2 {
 				t.Fatalf("%d %s spans, want 2", len(spans), tt.method)
@@ -354,7 +354,7 @@ func TestMultiRoundTrip(t *testing.T) {
 			if s.Info().Protocol != "2026-07-28" {
 				t.Fatalf("negotiated %s, want 2026-07-28", s.Info().Protocol)
 			}
-			res := run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(3, kind)})
+			res := run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(3, kind)})
 			if res.OK != 1 {
 				t.Fatalf("run %+v", res)
 			}
@@ -427,7 +427,7 @@ func TestConnectionLostMidServe(t *testing.T) {
 			s := connectTarget(t, stdioTarget(tt.mode), policy)
 			pending := make(chan *PendingRequest, 5)
 			s.SetManualHandler(func(p *PendingRequest) { pending <- p })
-			_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
+			_, err := runCalls(context.Background(), s, testCalls{Tool: "fanout"})
 			if err == nil {
 				t.Fatal("Run succeeded, want an error: the connection was lost")
 			}
@@ -540,7 +540,7 @@ func TestStdioStderrAndEnv(t *testing.T) {
 		lines = append(lines, e.Text)
 		mu.Unlock()
 	})
-	res := run(t, s, Workload{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`), Calls: 3, Concurrency: 3})
+	res := run(t, s, testCalls{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`), Calls: 3, Concurrency: 3})
 	if res.OK != 3 {
 		t.Errorf("run %+v", res)
 	}
@@ -599,14 +599,6 @@ func TestBadTargets(t *testing.T) {
 			t.Errorf("error %v, want a template error", err)
 		}
 	})
-	t.Run("bad workload", func(t *testing.T) {
-		s := connectDemo(t, DefaultAnswerPolicy())
-		for _, w := range []Workload{{}, {Tool: "echo", Args: json.RawMessage(`[1]`)}, {Tool: "echo", Calls: -1}} {
-			if _, err := s.Run(context.Background(), w, nil); err == nil {
-				t.Errorf("Run(%+v) succeeded", w)
-			}
-		}
-	})
 }
 
 // TestProgressLogsAndCallTimeout runs the demo's slow tool: its progress
@@ -616,14 +608,9 @@ func TestProgressLogsAndCallTimeout(t *testing.T) {
 	s := connectDemo(t, DefaultAnswerPolicy())
 	logs := make(chan recorder.Event, 100)
 	s.OnLog(func(e recorder.Event) { logs <- e })
-	var progress []Progress
-	res, err := s.Run(context.Background(), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":200,"steps":4}`), Calls: 2, Concurrency: 2},
-		func(p Progress) { progress = append(progress, p) })
+	res, err := runCalls(context.Background(), s, testCalls{Tool: "slow", Args: json.RawMessage(`{"ms":200,"steps":4}`), Calls: 2, Concurrency: 2})
 	if err != nil || res.OK != 2 {
 		t.Fatalf("run %+v, %v", res, err)
-	}
-	if len(progress) != 2 || progress[1].Done != 2 {
-		t.Errorf("progress callbacks %+v", progress)
 	}
 	snap := s.Recording().Snapshot()
 	calls := map[recorder.SpanID]int{}
@@ -659,7 +646,7 @@ func TestProgressLogsAndCallTimeout(t *testing.T) {
 		t.Error("OnLog was never called")
 	}
 
-	res, err = s.Run(context.Background(), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":3000,"steps":1}`), CallTimeout: ms(200)}, nil)
+	res, err = runCalls(context.Background(), s, testCalls{Tool: "slow", Args: json.RawMessage(`{"ms":3000,"steps":1}`), CallTimeout: ms(200)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -695,7 +682,7 @@ func TestSeededRunsRepeat(t *testing.T) {
 	serveTimes := func() (d []time.Duration, replies []string) {
 		synctest.Test(t, func(t *testing.T) {
 			s := connectDemo(t, policy)
-			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
+			run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
 			// Arrival order is the order the spans were begun in (by ID).
 			for _, sp := range spansOf(s.Recording().Snapshot(), "sampling/createMessage") {
 				d = append(d, sp.ServeTime())
@@ -745,7 +732,7 @@ func TestServerPing(t *testing.T) {
 	policy := DefaultAnswerPolicy()
 	policy.MethodLatency = map[string]LatencyModel{"ping": {Dist: Fixed, A: ms(150)}}
 	s := connectServer(t, srv, policy)
-	if res := run(t, s, Workload{Tool: "ping"}); res.OK != 1 {
+	if res := run(t, s, testCalls{Tool: "ping"}); res.OK != 1 {
 		t.Fatalf("run %+v", res)
 	}
 	spans := spansOf(s.Recording().Snapshot(), "ping")
@@ -760,7 +747,7 @@ func TestManualWithoutHandler(t *testing.T) {
 	policy := DefaultAnswerPolicy()
 	policy.SamplingManual = true
 	s := connectDemo(t, policy)
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
 	spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
 	if len(spans) != 1 || spans[0].Status != recorder.StatusError || !strings.Contains(spans[0].Error, "nobody is attached") {
 		t.Fatalf("spans %+v", spans)
@@ -773,7 +760,7 @@ func TestCloseEndsWaits(t *testing.T) {
 	policy := DefaultAnswerPolicy()
 	policy.Latency = LatencyModel{Dist: Fixed, A: 30 * time.Second}
 	s := connectDemo(t, policy)
-	go s.Run(context.Background(), Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling")}, nil)
+	go runCalls(context.Background(), s, testCalls{Tool: "fanout", Args: fanoutArgs(3, "sampling")})
 	if !waitFor(5*time.Second, func() bool { return len(spansOf(s.Recording().Snapshot(), "sampling/createMessage")) == 3 }) {
 		t.Fatal("requests never arrived")
 	}
@@ -802,7 +789,7 @@ func TestStdioGarbageMidSession(t *testing.T) {
 	policy := DefaultAnswerPolicy()
 	policy.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Second}
 	s := connectTarget(t, stdioTarget("garbage-later"), policy)
-	_, err := s.Run(context.Background(), Workload{Tool: "fanout"}, nil)
+	_, err := runCalls(context.Background(), s, testCalls{Tool: "fanout"})
 	if err == nil || !strings.Contains(err.Error(), "not JSON-RPC") {
 		t.Fatalf("Run error %v, want one saying the server wrote something that is not JSON-RPC", err)
 	}
@@ -829,7 +816,7 @@ func TestToolsChanged(t *testing.T) {
 	}
 	changed := make(chan struct{}, 4)
 	s.OnToolsChanged(func() { changed <- struct{}{} })
-	run(t, s, Workload{Tool: "grow"})
+	run(t, s, testCalls{Tool: "grow"})
 	select {
 	case <-changed:
 	case <-time.After(3 * time.Second):
@@ -877,8 +864,8 @@ func TestAnswersTheSDKRefuses(t *testing.T) {
 			p.Decline() // an elicitation answer to a sampling request
 		}
 	})
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "elicitation")})
-	run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(1, "elicitation")})
+	run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(1, "sampling")})
 	snap := s.Recording().Snapshot()
 	for _, method := range []string{"elicitation/create", "sampling/createMessage"} {
 		spans := spansOf(snap, method)
@@ -922,7 +909,7 @@ func TestMultiRoundTripRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if res := run(t, s, Workload{Tool: "twice"}); res.OK != 1 {
+	if res := run(t, s, testCalls{Tool: "twice"}); res.OK != 1 {
 		t.Fatalf("run %+v", res)
 	}
 	snap := s.Recording().Snapshot()
@@ -1002,7 +989,7 @@ func TestManualRefusals(t *testing.T) {
 					p.Cancel()
 				}
 			})
-			run(t, s, Workload{Tool: "ask"})
+			run(t, s, testCalls{Tool: "ask"})
 			snap := s.Recording().Snapshot()
 			calls := spansOf(snap, "tools/call")
 			if len(calls) != 1 || !strings.Contains(string(calls[0].Result), tt.wantTool) {
@@ -1058,7 +1045,7 @@ func TestCancelledWhileQueuedWasNeverServed(t *testing.T) {
 	policy.Dispatch = DispatchPolicy{Mode: Serial}
 	policy.Latency = LatencyModel{Dist: Fixed, A: 600 * time.Millisecond}
 	s = connectServer(t, srv, policy)
-	run(t, s, Workload{Tool: "two"})
+	run(t, s, testCalls{Tool: "two"})
 	var spans []*recorder.Span
 	if !waitFor(2*time.Second, func() bool {
 		spans = spansOf(s.Recording().Snapshot(), "sampling/createMessage")

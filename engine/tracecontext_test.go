@@ -86,7 +86,7 @@ func TestTraceparentOnEveryRequest(t *testing.T) {
 	if _, ok := mine.Meta["traceparent"]; ok || len(mine.Meta) != 3 {
 		t.Errorf("the caller's params were changed: _meta %v", mine.Meta)
 	}
-	if res := run(t, s, Workload{Tool: "meta", Calls: 2}); res.OK != 2 {
+	if res := run(t, s, testCalls{Tool: "meta", Calls: 2}); res.OK != 2 {
 		t.Fatalf("run %+v", res)
 	}
 
@@ -128,7 +128,7 @@ func TestTraceparentOnEveryRequest(t *testing.T) {
 // traceparent of its own round span, in the trace of the call.
 func TestTraceparentOnRounds(t *testing.T) {
 	s := connectTarget(t, Target{Protocol: "2026-07-28"}, DefaultAnswerPolicy())
-	if res := run(t, s, Workload{Tool: "fanout", Args: roundsArgs(2, 2, "sampling")}); res.OK != 1 {
+	if res := run(t, s, testCalls{Tool: "fanout", Args: roundsArgs(2, 2, "sampling")}); res.OK != 1 {
 		t.Fatalf("run %+v", res)
 	}
 	snap := s.Recording().Snapshot()
@@ -175,7 +175,7 @@ func TestMalformedServerTraceparent(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
 	s := connectServer(t, srv, DefaultAnswerPolicy())
-	if res := run(t, s, Workload{Tool: "ask"}); res.OK != 1 {
+	if res := run(t, s, testCalls{Tool: "ask"}); res.OK != 1 {
 		t.Fatalf("run %+v", res)
 	}
 	snap := s.Recording().Snapshot()
@@ -231,7 +231,7 @@ func TestLinkByTraceparent(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
 	s := connectServer(t, srv, DefaultAnswerPolicy())
-	if res := run(t, s, Workload{Tool: "ask", Calls: calls, Concurrency: calls}); res.OK != calls {
+	if res := run(t, s, testCalls{Tool: "ask", Calls: calls, Concurrency: calls}); res.OK != calls {
 		t.Fatalf("run %+v", res)
 	}
 	snap := s.Recording().Snapshot()

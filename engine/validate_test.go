@@ -47,3 +47,32 @@ func TestValidateCatchesWhatWouldFailMidRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatchValidatedOnce: a dispatch policy is judged by one check,
+// DispatchPolicy.Validate, whether it was parsed from text, built in the
+// app or checked as part of an answer policy: each says the same words.
+func TestDispatchValidatedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		p    DispatchPolicy
+		want string
+	}{
+		{"bounded:0", DispatchPolicy{Mode: Bounded}, `dispatch "bounded:0": bounded needs a whole number of slots >= 1`},
+		{"sometimes", DispatchPolicy{Mode: "sometimes"}, `dispatch "sometimes": want concurrent, serial, inline or bounded:N`},
+	} {
+		_, parsed := ParseDispatch(tc.text)
+		policy := DefaultAnswerPolicy()
+		policy.Dispatch = tc.p
+		for name, err := range map[string]error{"ParseDispatch": parsed, "DispatchPolicy.Validate": tc.p.Validate(), "AnswerPolicy.Validate": policy.Validate()} {
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("%s of %q: %v, want an error starting %q", name, tc.text, err, tc.want)
+			}
+		}
+	}
+	for _, ok := range []string{"concurrent", "serial", "inline", "bounded:4"} {
+		p, err := ParseDispatch(ok)
+		if err != nil || p.Validate() != nil || p.String() != ok {
+			t.Errorf("ParseDispatch(%q) = %v, %v", ok, p, err)
+		}
+	}
+}

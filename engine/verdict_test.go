@@ -98,7 +98,7 @@ func fanoutSummary(t *testing.T, s *Session, dispatch DispatchPolicy, model Late
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := s.Run(ctx, Workload{Tool: "fanout", Args: fanoutArgs(n, "sampling")}, nil)
+	res, err := runCalls(ctx, s, testCalls{Tool: "fanout", Args: fanoutArgs(n, "sampling")})
 	if err != nil || res.OK != 1 {
 		t.Fatalf("fanout n=%d: %+v, %v", n, res, err)
 	}
@@ -198,7 +198,7 @@ func TestSlotHandOverIsOneInstant(t *testing.T) {
 			policy.Dispatch = DispatchPolicy{Mode: Serial}
 			policy.Latency = LatencyModel{Dist: Fixed, A: 5 * time.Millisecond}
 			s := connectTarget(t, Target{Protocol: protocol}, policy)
-			run(t, s, Workload{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
+			run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(5, "sampling")})
 			spans := spansOf(s.Recording().Snapshot(), "sampling/createMessage")
 			if len(spans) != 5 {
 				t.Fatalf("%d sampling spans, want 5", len(spans))

@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/ui/internal/app"
 )
@@ -26,7 +27,7 @@ type Options struct {
 	Policy engine.AnswerPolicy
 	// Workload presets the Workload panel (its tool is chosen once the
 	// server lists it).
-	Workload engine.Workload
+	Workload load.Workload
 	// Sessions presets how many sessions a run spreads its calls over
 	// (0 or 1: the connection alone).
 	Sessions int

@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/app"
 	"github.com/fanout-inspector/inspector/assets"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/ui"
 )
@@ -209,7 +210,7 @@ func runWindowSafely(run func() int, stderr io.Writer) (code int) {
 }
 
 // runWindow opens the main window and runs the app until it quits.
-func runWindow(target engine.Target, policy engine.AnswerPolicy, w engine.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer, extras guiExtras) int {
+func runWindow(target engine.Target, policy engine.AnswerPolicy, w load.Workload, open string, serverFlag, autorun bool, exitAfter time.Duration, fpsReport bool, stdout io.Writer, extras guiExtras) int {
 	log.SetOutput(newLogFilter(log.Writer())) // no favourites noise from file dialogs
 	a := app.NewWithID(appID)
 	a.SetIcon(assets.Icon)

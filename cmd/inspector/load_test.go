@@ -185,11 +185,11 @@ func TestLoadUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--rate", "10"}, "--rate needs --duration"},
+		{[]string{"--rate", "10"}, "--rate: an open loop needs --duration"},
 		{[]string{"--calls", "5", "--duration", "1s"}, "--calls and --duration"},
-		{[]string{"--calls", "5", "--rate", "5", "--duration", "1s"}, "--calls and --rate"},
+		{[]string{"--calls", "5", "--rate", "5", "--duration", "1s"}, "--calls and --rate: an open loop makes rate × duration calls; leave out --calls"},
 		{[]string{"--rate", "5", "--duration", "1s", "--concurrency", "2"}, "--max-in-flight"},
-		{[]string{"--max-in-flight", "2", "--calls", "3"}, "--max-in-flight bounds an open loop"},
+		{[]string{"--max-in-flight", "2", "--calls", "3"}, "--max-in-flight: bounds an open loop"},
 		{[]string{"--sessions", "0"}, "--sessions 0"},
 		{[]string{"--sessions", "1001"}, "--sessions 1001: want 1 to 1000"},
 		{[]string{"--rate", "5e6", "--duration", "1s"}, "at most 1000000 calls per second"},

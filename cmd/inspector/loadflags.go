@@ -4,9 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
+	"strings"
 
-	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 )
 
 // addLoadFlags adds the flags that say what to call and the shape of the
@@ -27,61 +27,61 @@ func addLoadFlags(fs *flag.FlagSet, o *runOptions, prefix string) {
 }
 
 // loadShape reads the shape of the load from the flags, or says which
-// flags do not go together (a usage error).
-func loadShape(fs *flag.FlagSet, o runOptions) (engine.Workload, error) {
-	w := engine.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
+// flags do not go together (a usage error). [load.Workload.Validate]
+// judges the shape; here only what a Workload cannot tell: a flag set to
+// 0 (a Workload's 0 means "not given") and the number of sessions.
+func loadShape(fs *flag.FlagSet, o runOptions) (load.Workload, error) {
+	w := load.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
 	set := func(name string) bool { return flagWasSet(fs, name) }
 	switch {
 	case o.sessions < 1 || o.sessions > 1000:
 		return w, fmt.Errorf("--sessions %d: want 1 to 1000", o.sessions)
-	case o.duration < 0:
-		return w, fmt.Errorf("--duration %v: must not be negative", o.duration)
 	case set("duration") && o.duration == 0:
 		return w, errors.New("--duration 0: give how long to go on, as in 10s")
-	case !(o.rate >= 0) || math.IsInf(o.rate, 0):
-		return w, fmt.Errorf("--rate %v: want calls per second above 0, as in 200", o.rate)
 	case set("rate") && o.rate == 0:
 		return w, errors.New("--rate 0: want calls per second above 0, as in 200")
-	case o.maxInFlight < 0:
-		return w, fmt.Errorf("--max-in-flight %d: must not be negative", o.maxInFlight)
-	case set("calls") && set("rate"):
-		return w, errors.New("--calls and --rate: an open loop makes --rate × --duration calls; leave out --calls")
-	case set("calls") && set("duration"):
-		return w, errors.New("--calls and --duration: give a number of calls or a duration, not both")
-	case o.rate > 0 && set("concurrency"):
-		return w, errors.New("--concurrency and --rate: an open loop is not bounded by callers; bound it with --max-in-flight")
+	}
+	// The flags given, as given: their defaults are filled in once the
+	// shape is known to be a closed loop.
+	if set("calls") {
+		w.Calls = o.calls
+	}
+	if set("concurrency") {
+		w.Concurrency = o.concurrency
 	}
 	if o.stages != "" {
-		stages, err := engine.ParseStages(o.stages)
+		stages, err := load.ParseStages(o.stages)
 		if err != nil {
 			return w, fmt.Errorf("--stages: %v", err)
 		}
-		for _, other := range []string{"rate", "duration", "calls"} {
-			if set(other) {
-				return w, fmt.Errorf("--stages and --%s: the stages give the %s; leave out --%s", other, map[string]string{"rate": "rate", "duration": "duration", "calls": "length of the run"}[other], other)
-			}
-		}
-		w.Stages, w.Ramp = stages, engine.RampRate
+		w.Stages, w.Ramp = stages, load.RampRate
 		if set("concurrency") {
-			w.Ramp, w.Concurrency = engine.RampConcurrency, o.concurrency
+			w.Ramp = load.RampConcurrency
 		}
-	} else if o.rate > 0 && o.duration == 0 {
-		return w, errors.New("--rate needs --duration: how long to keep starting calls, as in --rate 200 --duration 10s")
 	}
-	open := o.rate > 0 || w.Ramp == engine.RampRate
-	if o.maxInFlight > 0 && !open {
-		return w, errors.New("--max-in-flight bounds an open loop (--rate, or --stages without --concurrency); a closed loop is bounded by --concurrency")
+	probe := w
+	probe.Tool = "probe"
+	if err := probe.Validate(); err != nil {
+		var we *load.WorkloadError
+		if errors.As(err, &we) {
+			return w, errors.New(we.Explain(loadFlag))
+		}
+		return w, err
 	}
+	open := o.rate > 0 || w.Ramp == load.RampRate
 	if !open && w.Ramp == "" {
 		w.Concurrency = o.concurrency
 		if o.duration == 0 {
 			w.Calls = o.calls
 		}
 	}
-	probe := w
-	probe.Tool = "probe"
-	if err := probe.Validate(); err != nil {
-		return w, err
-	}
 	return w, nil
+}
+
+// loadFlag is the flag that sets a Workload's field (its JSON name).
+func loadFlag(field string) string {
+	if field == "ramp" {
+		field = "stages" // --stages with or without --concurrency
+	}
+	return "--" + strings.ReplaceAll(field, "_", "-")
 }

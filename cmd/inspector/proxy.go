@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/engine/proxy"
 	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -221,7 +222,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	// The files first: the client may have stopped reading stderr.
 	code := r.save()
 	fmt.Fprintf(stderr, "inspector proxy: %s\n", c.Scrub(res.Reason))
-	sum := r.summary(stderr, engine.RunResult{})
+	sum := r.summary(stderr, load.RunResult{})
 	switch {
 	case code != exitOK:
 		return code

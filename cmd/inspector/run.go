@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/internal/outfile"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -252,7 +253,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// the app says it ("bounded 4")
 	endSegment := c.Segment(o.tool, strings.Replace(policy.Dispatch.String(), ":", " ", 1))
 	progress, clearProgress := progressLine(stderr, w)
-	res, runErr := group.Run(ctx, w, progress)
+	res, runErr := load.Run(ctx, group.Sessions(), w, progress)
 	clearProgress()
 	endSegment()
 	// Run returns a lost connection's error only once the session has
@@ -279,7 +280,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // progressLine returns a progress callback that keeps one line on stderr
 // up to date during a load test, when stderr is a terminal (nil
 // otherwise), and a function that clears the line when the run is over.
-func progressLine(stderr io.Writer, w engine.Workload) (func(engine.Progress), func()) {
+func progressLine(stderr io.Writer, w load.Workload) (func(load.Progress), func()) {
 	f, ok := stderr.(*os.File)
 	if !ok || (w.Calls < 2 && w.Duration == 0 && len(w.Stages) == 0) || !isTerminal(f) {
 		return nil, func() {}
@@ -287,7 +288,7 @@ func progressLine(stderr io.Writer, w engine.Workload) (func(engine.Progress), f
 	var mu sync.Mutex
 	var last time.Time
 	shown := false
-	update := func(p engine.Progress) {
+	update := func(p load.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		if time.Since(last) < 100*time.Millisecond {
@@ -314,7 +315,7 @@ func progressLine(stderr io.Writer, w engine.Workload) (func(engine.Progress), f
 }
 
 // runFailure says why a run did not complete, "" when it did.
-func runFailure(ctx context.Context, target engine.Target, res engine.RunResult, lost, runErr error) string {
+func runFailure(ctx context.Context, target engine.Target, res load.RunResult, lost, runErr error) string {
 	switch {
 	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
 		return "interrupted before the run finished; what was recorded so far is saved (--record, --journal)"
@@ -401,7 +402,7 @@ func (r *runner) save() int {
 
 // summary prints the summary of the recording to w, as JSON (with the
 // OTLP push's counts) or for a person, and returns it.
-func (r *runner) summary(w io.Writer, res engine.RunResult) recorder.Summary {
+func (r *runner) summary(w io.Writer, res load.RunResult) recorder.Summary {
 	snap := r.c.Recording().Snapshot()
 	sum := recorder.Summarize(snap)
 	if r.o.json {
@@ -523,7 +524,7 @@ func printTools(w io.Writer, tools []engine.Tool, asJSON bool) {
 }
 
 // writeSummaryText prints the summary for a person.
-func writeSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summary, res engine.RunResult) {
+func writeSummaryText(w io.Writer, snap *recorder.Snapshot, sum recorder.Summary, res load.RunResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "server\t%s\n", serverLine(snap.Meta))
 	writeFigures(tw, sum)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -45,7 +46,7 @@ func BenchmarkEngineOverhead(b *testing.B) {
 
 	runEngine := func() time.Duration {
 		start := time.Now()
-		res, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: []byte(args)}, nil)
+		res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: []byte(args)}, nil)
 		if err != nil || res.OK != 1 {
 			b.Fatalf("engine fanout: %+v %v", res, err)
 		}
@@ -124,7 +125,7 @@ func BenchmarkFidelity(b *testing.B) {
 			var total, worst time.Duration
 			b.ResetTimer()
 			for b.Loop() {
-				res, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: args}, nil)
+				res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: args}, nil)
 				if err != nil || res.OK != 1 {
 					b.Fatalf("fanout: %+v %v", res, err)
 				}
@@ -225,7 +226,7 @@ const (
 )
 
 // BenchmarkLoadGenerator compares the engine as a load generator
-// ([engine.Session.Run]: 5,000 echo calls, 50 in flight, each a recorded
+// ([load.Run]: 5,000 echo calls, 50 in flight, each a recorded
 // span with its statistics) with a bare Go SDK client making the same
 // calls (the same arguments and, as the engine gives every call one, a
 // progress token) from 50 goroutines, against an in-memory demo server
@@ -262,7 +263,7 @@ func BenchmarkLoadGenerator(b *testing.B) {
 	}
 	runEngine := func() run {
 		return timed(func() {
-			res, err := s.Run(ctx, engine.Workload{Tool: "echo", Args: args, Calls: loadCalls, Concurrency: loadConcurrency}, nil)
+			res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "echo", Args: args, Calls: loadCalls, Concurrency: loadConcurrency}, nil)
 			if err != nil || res.OK != loadCalls {
 				b.Fatalf("engine load: %+v %v", res, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -35,7 +36,7 @@ func TestTypeScriptServerLinking(t *testing.T) {
 				t.Fatalf("connect to %s: %v", target, err)
 			}
 			defer s.Close()
-			res, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: []byte(`{"n":5,"kind":"sampling"}`), Calls: 6, Concurrency: 3}, nil)
+			res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: []byte(`{"n":5,"kind":"sampling"}`), Calls: 6, Concurrency: 3}, nil)
 			if err != nil || res.OK != 6 {
 				t.Fatalf("run: %+v, %v", res, err)
 			}

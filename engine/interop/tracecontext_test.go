@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 )
@@ -38,7 +39,7 @@ func TestTypeScriptTraceContext(t *testing.T) {
 			}
 			defer s.Close()
 			for _, tool := range []string{"traceparent", "traced_sampling"} {
-				if res, err := s.Run(ctx, engine.Workload{Tool: tool}, nil); err != nil || res.OK != 1 {
+				if res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: tool}, nil); err != nil || res.OK != 1 {
 					t.Fatalf("run %s: %+v, %v", tool, res, err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -70,7 +71,7 @@ func TestTypeScriptServer(t *testing.T) {
 						if got := s.Info().Name; got != "ts-fanout" {
 							t.Errorf("server name %q, want ts-fanout", got)
 						}
-						res, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: []byte(fmt.Sprintf(`{"n":%d,"kind":%q}`, n, kind))}, nil)
+						res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: []byte(fmt.Sprintf(`{"n":%d,"kind":%q}`, n, kind))}, nil)
 						if err != nil || res.OK != 1 {
 							t.Fatalf("run: %+v, %v", res, err)
 						}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -69,7 +70,7 @@ func runV2Fanout(t *testing.T, target engine.Target, dispatch engine.DispatchPol
 		t.Fatalf("negotiated protocol %q, want 2026-07-28 (multi round-trip)", got)
 	}
 	args := fmt.Sprintf(`{"n":%d,"rounds":%d,"kind":"sampling"}`, v2N, v2Rounds)
-	res, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: []byte(args)}, nil)
+	res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: []byte(args)}, nil)
 	if err != nil || res.OK != 1 {
 		t.Fatalf("run fanout %s: %+v, %v", args, res, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/engine/oauth"
 	"github.com/fanout-inspector/inspector/engine/oauth/oauthtest"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -144,7 +145,7 @@ func callWhoamiOver(t *testing.T, target engine.Target, sec *secrets, calls int)
 		t.Fatalf("connecting with the token: %v", err)
 	}
 	defer s.Close()
-	res, err := s.Run(ctx, engine.Workload{Tool: "whoami", Calls: calls}, nil)
+	res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "whoami", Calls: calls}, nil)
 	if err != nil || res.OK != calls {
 		t.Fatalf("calling whoami: %+v %v", res, err)
 	}
@@ -267,7 +268,7 @@ func TestConcurrentRefreshOnce(t *testing.T) {
 	defer s.Close()
 	before := len(srv.Issued())
 	srv.RevokeAccess()
-	res, err := s.Run(ctx, engine.Workload{Tool: "whoami", Calls: 16, Concurrency: 16}, nil)
+	res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "whoami", Calls: 16, Concurrency: 16}, nil)
 	if err != nil || res.OK != 16 {
 		t.Fatalf("16 calls at once after the revocation: %+v %v", res, err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -325,7 +326,7 @@ type agreement struct {
 	server   string // the test binary's role serving it over stdio
 	http     func(t *testing.T) string
 	protocol string
-	work     engine.Workload
+	work     load.Workload
 	latency  time.Duration
 	// verdict is the verdict kind both recordings must give; "" when
 	// only links and counts are compared (the proxy's verdict on many
@@ -344,17 +345,17 @@ func agreements() []agreement {
 	}
 	return []agreement{
 		{name: "fanout", server: "demo", http: demoHTTP, protocol: "2025-11-25",
-			work: engine.Workload{Tool: "fanout", Args: fanout}, latency: 400 * time.Millisecond, verdict: recorder.VerdictConcurrent},
+			work: load.Workload{Tool: "fanout", Args: fanout}, latency: 400 * time.Millisecond, verdict: recorder.VerdictConcurrent},
 		{name: "fanout-concurrent-calls", server: "demo", http: demoHTTP, protocol: "2025-11-25",
-			work: engine.Workload{Tool: "fanout", Args: fanout, Calls: 4, Concurrency: 2}, latency: 100 * time.Millisecond},
+			work: load.Workload{Tool: "fanout", Args: fanout, Calls: 4, Concurrency: 2}, latency: 100 * time.Millisecond},
 		{name: "rounds", server: "demo", http: demoHTTP, protocol: "2026-07-28",
-			work: engine.Workload{Tool: "probe", Args: json.RawMessage(`{"n":3,"kind":"sampling"}`)}, latency: 400 * time.Millisecond, verdict: recorder.VerdictConcurrent},
+			work: load.Workload{Tool: "probe", Args: json.RawMessage(`{"n":3,"kind":"sampling"}`)}, latency: 400 * time.Millisecond, verdict: recorder.VerdictConcurrent},
 		{name: "duplicate-ids", server: "dup-server", http: dupHTTP, protocol: "2025-11-25",
-			work: engine.Workload{Tool: "dup"}, latency: 50 * time.Millisecond, verdict: recorder.VerdictNoFanout},
+			work: load.Workload{Tool: "dup"}, latency: 50 * time.Millisecond, verdict: recorder.VerdictNoFanout},
 		{name: "traceparent", server: "trace-server", http: traceHTTP, protocol: "2025-11-25",
-			work: engine.Workload{Tool: "traced", Calls: 2, Concurrency: 2}, latency: 50 * time.Millisecond},
+			work: load.Workload{Tool: "traced", Calls: 2, Concurrency: 2}, latency: 50 * time.Millisecond},
 		{name: "load", server: "demo", http: demoHTTP, protocol: "2025-11-25",
-			work: engine.Workload{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`), Calls: 6, Concurrency: 3}, verdict: recorder.VerdictLoad},
+			work: load.Workload{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`), Calls: 6, Concurrency: 3}, verdict: recorder.VerdictLoad},
 	}
 }
 
@@ -427,7 +428,7 @@ func throughProxy(t *testing.T, a agreement, transport string) (client, proxied 
 	if err != nil {
 		t.Fatalf("connecting through the %s proxy: %v", transport, err)
 	}
-	if _, err := s.Run(ctx, a.work, nil); err != nil {
+	if _, err := load.Run(ctx, []*engine.Session{s}, a.work, nil); err != nil {
 		t.Errorf("the run through the %s proxy: %v", transport, err)
 	}
 	s.Close()

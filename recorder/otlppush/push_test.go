@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/export"
 	"github.com/fanout-inspector/inspector/recorder/otlppush"
@@ -481,7 +482,7 @@ func TestPushMatchesFileExportEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: []byte(tc.args), Calls: 1, Concurrency: 1}, nil); err != nil {
+			if _, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: []byte(tc.args), Calls: 1, Concurrency: 1}, nil); err != nil {
 				t.Fatal(err)
 			}
 			s.Close()

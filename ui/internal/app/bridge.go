@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/internal/capture"
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -31,9 +32,9 @@ type bridge struct {
 	// onPending is called when a request waits for a person's answer.
 	onPending func(*engine.PendingRequest)
 	// onProgress is called as a run's calls finish.
-	onProgress func(engine.Progress)
+	onProgress func(load.Progress)
 	// onRunDone is called when a run ends, however it ended.
-	onRunDone func(engine.RunResult, error)
+	onRunDone func(load.RunResult, error)
 	// journalDir is where live recordings are journaled; "" turns
 	// journaling off. newBridge sets it to [recorder.DefaultJournalDir].
 	journalDir string
@@ -284,13 +285,13 @@ func (b *bridge) running() bool {
 // Run starts w on the current session in a goroutine and returns at once;
 // progress goes to onProgress and the end to onRunDone. It fails when not
 // connected or while another run is going on.
-func (b *bridge) Run(w engine.Workload) error { return b.runOn(w, 1) }
+func (b *bridge) Run(w load.Workload) error { return b.runOn(w, 1) }
 
 // runOn is [bridge.Run] over n sessions: the current one and n-1 more
 // connections to the same server, opened for the run (a server process
 // each over stdio) and closed after it, recording into the same
 // recording and answering under the same answer policy.
-func (b *bridge) runOn(w engine.Workload, n int) error {
+func (b *bridge) runOn(w load.Workload, n int) error {
 	if n < 1 || n > MaxSessions {
 		return fmt.Errorf("sessions: want 1 to %d, not %d", MaxSessions, n)
 	}
@@ -309,7 +310,7 @@ func (b *bridge) runOn(w engine.Workload, n int) error {
 	b.mu.Unlock()
 
 	go func() {
-		var res engine.RunResult
+		var res load.RunResult
 		err := errors.New("the run stopped unexpectedly")
 		defer func() {
 			if p := recover(); p != nil {
@@ -323,12 +324,12 @@ func (b *bridge) runOn(w engine.Workload, n int) error {
 				b.hook(func() { b.onRunDone(res, err) })
 			}
 		}()
-		var progress func(engine.Progress)
+		var progress func(load.Progress)
 		if f := b.onProgress; f != nil {
-			progress = func(p engine.Progress) { b.hook(func() { f(p) }) }
+			progress = func(p load.Progress) { b.hook(func() { f(p) }) }
 		}
 		if n == 1 {
-			res, err = s.Run(ctx, w, progress)
+			res, err = load.Run(ctx, []*engine.Session{s}, w, progress)
 		} else {
 			res, err = b.runWide(ctx, s, w, n, progress)
 		}
@@ -352,13 +353,13 @@ const MaxSessions = 100
 
 // runWide opens n-1 more sessions beside s, runs w over all n and closes
 // the extra ones. While they live, a change of answer policy reaches them too.
-func (b *bridge) runWide(ctx context.Context, s *engine.Session, w engine.Workload, n int, progress func(engine.Progress)) (engine.RunResult, error) {
+func (b *bridge) runWide(ctx context.Context, s *engine.Session, w load.Workload, n int, progress func(load.Progress)) (load.RunResult, error) {
 	b.mu.Lock()
 	t, policy := b.target, b.policy
 	b.mu.Unlock()
 	g, err := engine.Widen(ctx, s, t, policy, n)
 	if err != nil {
-		return engine.RunResult{}, fmt.Errorf("opening %d more sessions for the run: %w", n-1, err)
+		return load.RunResult{}, fmt.Errorf("opening %d more sessions for the run: %w", n-1, err)
 	}
 	extra := g.Sessions()[1:]
 	b.mu.Lock()
@@ -380,7 +381,7 @@ func (b *bridge) runWide(ctx context.Context, s *engine.Session, w engine.Worklo
 		b.mu.Unlock()
 		(&closer{extra}).close()
 	}()
-	res, err := g.Run(ctx, w, progress)
+	res, err := load.Run(ctx, g.Sessions(), w, progress)
 	if err == nil {
 		err = g.Err() // an extra session lost: say so even if the run ended
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/recorder/otlppush"
 	"github.com/fanout-inspector/inspector/recorder/otlppush/otlptest"
@@ -30,7 +31,7 @@ func TestBridgeOnRecording(t *testing.T) {
 		return func() { stats = p.Close(context.Background()) }
 	}
 	done := make(chan error, 1)
-	b.onRunDone = func(_ engine.RunResult, err error) { done <- err }
+	b.onRunDone = func(_ load.RunResult, err error) { done <- err }
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := b.Connect(ctx, engine.Target{}); err != nil {
@@ -39,7 +40,7 @@ func TestBridgeOnRecording(t *testing.T) {
 	if rec == nil {
 		t.Fatal("OnRecording was not called on Connect")
 	}
-	if err := b.Run(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3}`)}); err != nil {
+	if err := b.Run(load.Workload{Tool: "fanout", Args: []byte(`{"n":3}`)}); err != nil {
 		t.Fatal(err)
 	}
 	select {

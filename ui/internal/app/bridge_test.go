@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 )
 
 func TestBridge(t *testing.T) {
@@ -21,9 +22,9 @@ func TestBridge(t *testing.T) {
 		sessions = append(sessions, s != nil)
 		mu.Unlock()
 	}
-	b.onRunDone = func(_ engine.RunResult, err error) { done <- err }
+	b.onRunDone = func(_ load.RunResult, err error) { done <- err }
 
-	if err := b.Run(engine.Workload{Tool: "echo"}); !errors.Is(err, errNotConnected) {
+	if err := b.Run(load.Workload{Tool: "echo"}); !errors.Is(err, errNotConnected) {
 		t.Errorf("Run without a connection: %v, want ErrNotConnected", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -37,10 +38,10 @@ func TestBridge(t *testing.T) {
 	if got := b.session().AnswerPolicy().Dispatch.Mode; got != engine.Serial {
 		t.Errorf("SetPolicy did not reach the session: %v", got)
 	}
-	if err := b.Run(engine.Workload{Tool: "slow", Args: []byte(`{"ms":10000,"steps":2}`)}); err != nil {
+	if err := b.Run(load.Workload{Tool: "slow", Args: []byte(`{"ms":10000,"steps":2}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Run(engine.Workload{Tool: "echo"}); !errors.Is(err, errRunning) {
+	if err := b.Run(load.Workload{Tool: "echo"}); !errors.Is(err, errRunning) {
 		t.Errorf("a second Run: %v, want ErrRunning", err)
 	}
 	b.Stop()

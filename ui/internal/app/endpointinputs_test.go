@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -67,7 +68,7 @@ func TestPolicyPanelSamplingEndpoint(t *testing.T) {
 	if got := s.AnswerPolicy().SamplingEndpoint; got != want {
 		t.Fatalf("session endpoint %+v, want %+v", got, want)
 	}
-	if _, err := s.Run(ctx, engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":2}`)}, nil); err != nil {
+	if _, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":2}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	snap := rec.Snapshot()

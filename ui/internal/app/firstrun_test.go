@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 )
 
 // TestFirstRunOpensWhereRunIs opens the window as `inspector gui` does
@@ -62,7 +63,7 @@ func TestSerialConcurrentOneClickApart(t *testing.T) {
 	// delays on a loaded machine (a few hundred ms) must stay small beside
 	// the five latencies of the serial run.
 	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
-	m := openMainWindow(t, loop, Options{Policy: policy, Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}})
+	m := openMainWindow(t, loop, Options{Policy: policy, Workload: load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}})
 	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 

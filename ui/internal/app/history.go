@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -21,7 +22,7 @@ const maxHistory = 50
 // history keeps it: what was run, how the server's requests were
 // answered, how it went, and the run's part of the recording.
 type runRecord struct {
-	workload engine.Workload
+	workload load.Workload
 	policy   engine.AnswerPolicy
 	// sessions is how many sessions the calls were spread over (1: the
 	// connection alone).
@@ -78,7 +79,7 @@ func (r runRecord) summary() string {
 	}
 	calls := ""
 	switch w := r.workload; {
-	case len(w.Stages) > 0 && w.Ramp == engine.RampConcurrency:
+	case len(w.Stages) > 0 && w.Ramp == load.RampConcurrency:
 		calls = fmt.Sprintf(" ramping callers %s", stagesText(w.Stages))
 	case len(w.Stages) > 0:
 		calls = fmt.Sprintf(" ramping calls/s %s", stagesText(w.Stages))
@@ -331,7 +332,7 @@ func (p *workloadPanel) runAgain(r runRecord) {
 // runStarted tells the panel a run of w began, answering with policy and
 // recording into rec (nil: none), so that when it ends the panel can
 // show its last call's result and add it to the history.
-func (p *workloadPanel) runStarted(w engine.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
+func (p *workloadPanel) runStarted(w load.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
 	n, _ := p.sessionCount()
 	p.current = runRecord{workload: w, policy: policy, when: time.Now(), sessions: max(n, 1)}
 	p.rec = rec
@@ -353,7 +354,7 @@ func (p *workloadPanel) runNotStarted() {
 
 // runEnded completes the current run's record from res and the
 // recording, shows its result and adds it to the history.
-func (p *workloadPanel) runEnded(res engine.RunResult, err error, stopped bool) {
+func (p *workloadPanel) runEnded(res load.RunResult, err error, stopped bool) {
 	if p.current.workload.Tool == "" {
 		return // not started through runStarted
 	}

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -41,7 +42,7 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 	}
 
 	// 1. echo: its result shows, pretty-printed, and Copy copies it.
-	m.workload.setWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"hello from the test"}`)})
+	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"hello from the test"}`)})
 	m.policy.dispatch.SetSelected("serial")
 	runOnce("the echo run")
 	res := m.workload.resultText()
@@ -95,7 +96,7 @@ func TestRunShowsResultAndHistory(t *testing.T) {
 
 	// 3. Run again on the echo row, after changing the form and the
 	// dispatch: it runs echo again, serial, with its arguments.
-	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":2}`)})
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":2}`)})
 	m.policy.dispatch.SetSelected("concurrent")
 	test.Tap(h[1].runAgain)
 	if !m.workload.Running() {

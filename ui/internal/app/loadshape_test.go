@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -20,7 +21,7 @@ func TestWorkloadRateAndDuration(t *testing.T) {
 	m.window.Resize(fyne.NewSize(1024, 700))
 	m.connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
-	m.workload.setWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
+	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
 
 	typeInto(m.workload.rate, "50")
 	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "give a duration too") {
@@ -57,7 +58,7 @@ func TestWorkloadOverSessions(t *testing.T) {
 	m.connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	first := m.bridge.session()
-	m.workload.setWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: 30, Concurrency: 3})
+	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: 30, Concurrency: 3})
 
 	typeInto(m.workload.sessions, "0")
 	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "sessions") {
@@ -101,7 +102,7 @@ func TestWorkloadStages(t *testing.T) {
 	m := openMainWindow(t, loop, Options{})
 	m.connect(engine.Target{})
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
-	m.workload.setWorkload(engine.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
+	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
 
 	typeInto(m.workload.stages, "1s:40")
 	typeInto(m.workload.rate, "10")
@@ -111,7 +112,7 @@ func TestWorkloadStages(t *testing.T) {
 	typeInto(m.workload.rate, "")
 	typeInto(m.workload.maxInFlight, "5")
 	w, err := m.workload.workload()
-	if err != nil || len(w.Stages) != 1 || w.Ramp != engine.RampRate || w.MaxInFlight != 5 || w.Concurrency != 0 {
+	if err != nil || len(w.Stages) != 1 || w.Ramp != load.RampRate || w.MaxInFlight != 5 || w.Concurrency != 0 {
 		t.Fatalf("Workload() = %+v, %v; want one rate stage to 40/s, at most 5 in flight", w, err)
 	}
 	m.workload.stagesRamp.SetSelected(rampCallersText)

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -26,7 +27,7 @@ func queueOf16(t *testing.T, kind string) (*mainLoop, *MainWindow) {
 	} else {
 		test.Tap(m.policy.samplingManual)
 	}
-	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":16,"kind":"` + kind + `"}`)})
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":16,"kind":"` + kind + `"}`)})
 	test.Tap(m.workload.runButton)
 	loop.waitFor(t, "16 requests waiting in the Manual panel", 15*time.Second, func() bool { return len(m.manual.Pending()) == 16 })
 	if got := m.tabs.Selected().Text; got != "Manual (16)" {
@@ -163,7 +164,7 @@ func TestManualFormInlineValidation(t *testing.T) {
 	// The split gives the left column at least the room its panels ask
 	// for: a form that asks for more widens it and squeezes the timeline.
 	leftBefore := m.manual.MinSize().Width
-	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1,"kind":"elicitation"}`)})
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":1,"kind":"elicitation"}`)})
 	test.Tap(m.workload.runButton)
 	loop.waitFor(t, "the form", 10*time.Second, func() bool { return m.manual.form != nil })
 	if got := m.manual.MinSize().Width; got > leftBefore {

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -33,7 +34,7 @@ func TestManualAnswers(t *testing.T) {
 
 	run := func(kind string, n int) {
 		t.Helper()
-		m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)})
+		m.workload.setWorkload(load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":` + string(rune('0'+n)) + `,"kind":"` + kind + `"}`)})
 		m.run()
 		loop.waitFor(t, "requests waiting in the Manual panel", 10*time.Second, func() bool { return len(m.manual.Pending()) == n })
 		if m.tabs.Selected().Text != "Manual ("+string(rune('0'+n))+")" {

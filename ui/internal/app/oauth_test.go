@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/engine/oauth"
 	"github.com/fanout-inspector/inspector/engine/oauth/oauthtest"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -68,7 +69,7 @@ func TestOAuthSignInFromThePanel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("connect %d: %v", round, err)
 		}
-		if res, err := s.Run(ctx, engine.Workload{Tool: "whoami"}, nil); err != nil || res.OK != 1 {
+		if res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "whoami"}, nil); err != nil || res.OK != 1 {
 			t.Fatalf("whoami: %+v %v", res, err)
 		}
 		p.setConnected(target, &engine.ServerInfo{Name: "oauth-protected"}, nil)

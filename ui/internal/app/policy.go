@@ -257,10 +257,13 @@ func (p *policyPanel) policy() (engine.AnswerPolicy, error) {
 	var err error
 	if mode := p.dispatch.Selected; mode == string(engine.Bounded) {
 		n, err := strconv.Atoi(strings.TrimSpace(p.slots.Text))
-		if err != nil || n < 1 {
+		if err != nil {
 			return policy, fmt.Errorf("bounded dispatch: slots must be a whole number of at least 1, not %q", p.slots.Text)
 		}
 		policy.Dispatch = engine.DispatchPolicy{Mode: engine.Bounded, Limit: n}
+		if err := policy.Dispatch.Validate(); err != nil {
+			return policy, err
+		}
 	} else if policy.Dispatch, err = engine.ParseDispatch(mode); err != nil {
 		// the engine reads the other modes by name, so a mode it does
 		// not know (yet) is its error, shown like any other

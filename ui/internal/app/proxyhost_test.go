@@ -13,6 +13,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -70,7 +71,7 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 			return
 		}
 		defer s.Close()
-		_, err = s.Run(ctx, engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}, nil)
+		_, err = load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":5,"kind":"sampling"}`)}, nil)
 		done <- err
 	}()
 	var clientErr error

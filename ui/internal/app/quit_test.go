@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 )
 
 // TestQuitMidRunLeavesTheWidgetsAlone quits while a run is going on, in
@@ -54,7 +55,7 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 			m := openMainWindow(t, loop, Options{
 				journalDir: &journals, Version: "test", Policy: policy,
 				Connect: true, AutoRun: true,
-				Workload: engine.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":4,"kind":"sampling"}`), Calls: 40, Concurrency: 2},
+				Workload: load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":4,"kind":"sampling"}`), Calls: 40, Concurrency: 2},
 			})
 			m.Start()
 			loop.waitFor(t, "the run to be under way", 15*time.Second, func() bool {

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -30,7 +31,7 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	run := func(dispatch string) {
 		t.Helper()
 		loop.waitFor(t, "no run going on", 10*time.Second, func() bool { return !m.workload.Running() })
-		m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+		m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
 		m.policy.dispatch.SetSelected(dispatch)
 		m.run()
 		if !m.workload.Running() {

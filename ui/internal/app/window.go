@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -29,7 +30,7 @@ type Options struct {
 	Policy engine.AnswerPolicy
 	// Workload presets the Workload panel (its tool is chosen once the
 	// server lists it).
-	Workload engine.Workload
+	Workload load.Workload
 	// Sessions presets how many sessions a run spreads its calls over
 	// (0 or 1: the connection alone).
 	Sessions int
@@ -183,7 +184,7 @@ func (m *MainWindow) wire() {
 		m.workload.showPolicy(policy)
 	}
 	m.workload.onDispatch = func(mode string) { m.policy.dispatch.SetSelected(mode) }
-	m.workload.onRun = func(engine.Workload) { m.run() }
+	m.workload.onRun = func(load.Workload) { m.run() }
 	m.workload.onStop = m.stop
 	m.workload.onPolicy = func(policy engine.AnswerPolicy) {
 		m.policy.setPolicy(policy)
@@ -221,7 +222,7 @@ func (m *MainWindow) wire() {
 		})
 	}
 	m.bridge.onProgress = m.workload.reportProgress
-	m.bridge.onRunDone = func(res engine.RunResult, err error) {
+	m.bridge.onRunDone = func(res load.RunResult, err error) {
 		m.do(func() { m.runDone(res, err) })
 	}
 }
@@ -415,7 +416,7 @@ func (m *MainWindow) stop() {
 }
 
 // runDone shows how a run ended.
-func (m *MainWindow) runDone(res engine.RunResult, err error) {
+func (m *MainWindow) runDone(res load.RunResult, err error) {
 	m.workload.setResult(res, err, m.stopping)
 	if m.proxy != nil {
 		m.workload.setProxying(true) // a run the proxy's start ended: Run stays off

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -360,7 +361,7 @@ func TestMainWindowExports(t *testing.T) {
 	}
 	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
-	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`), Calls: 2, Concurrency: 2})
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`), Calls: 2, Concurrency: 2})
 	m.run()
 	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
 	for _, e := range exports {
@@ -389,7 +390,7 @@ func TestLogAndRecentConnections(t *testing.T) {
 	m := openMainWindow(t, loop, Options{})
 	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
-	m.workload.setWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
+	m.workload.setWorkload(load.Workload{Tool: "slow", Args: []byte(`{"ms":200,"steps":4}`)})
 	m.run()
 	loop.waitFor(t, "the slow tool's log messages in the Log panel", 10*time.Second, func() bool {
 		n, ended := 0, false
@@ -425,7 +426,7 @@ func TestStopAndNewRun(t *testing.T) {
 	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	first := m.bridge.session()
-	m.workload.setWorkload(engine.Workload{Tool: "slow", Args: []byte(`{"ms":30000,"steps":3}`)})
+	m.workload.setWorkload(load.Workload{Tool: "slow", Args: []byte(`{"ms":30000,"steps":3}`)})
 	test.Tap(m.workload.runButton)
 	loop.settle(300 * time.Millisecond)
 	if !m.workload.Running() || m.workload.stopButton.Disabled() {
@@ -492,7 +493,7 @@ func TestCompareAndReport(t *testing.T) {
 	m := openMainWindow(t, loop, Options{})
 	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
-	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"roots"}`)})
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"roots"}`)})
 	m.run()
 	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
 	dir := t.TempDir()
@@ -597,7 +598,7 @@ func TestConnectionLostMidRun(t *testing.T) {
 		Env: []string{"UI_TEST_DEMO_STDIO=1", "UI_TEST_DEMO_EXIT_AFTER=1500ms"}}
 	m.connect(target)
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
-	m.workload.setWorkload(engine.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
 	m.run()
 	start := time.Now()
 	loop.waitFor(t, "the run to end with the connection", 15*time.Second, func() bool {

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -32,7 +33,7 @@ type workloadPanel struct {
 	widget.BaseWidget
 
 	// onRun is called when the person asks for a run with a valid workload.
-	onRun func(engine.Workload)
+	onRun func(load.Workload)
 	// onStop is called when the person stops the run.
 	onStop func()
 	// onRefresh is called when the person asks for the tool list again.
@@ -82,11 +83,11 @@ type workloadPanel struct {
 	form        *SchemaForm
 	tools       []engine.Tool
 	args        map[string]json.RawMessage // last arguments per tool, kept across tool switches
-	want        engine.Workload            // preset to apply once its tool is listed
+	want        load.Workload              // preset to apply once its tool is listed
 	running     bool
 	showing     bool // showPolicy is setting the toggle: do not report
 	started     time.Time
-	last        engine.Progress
+	last        load.Progress
 	ticker      mainTicker // moves the elapsed time while a run goes on
 	content     fyne.CanvasObject
 
@@ -103,7 +104,7 @@ type workloadPanel struct {
 	runNo      int                 // its number among rec's runs
 
 	mu        sync.Mutex // guards the fields below, written from engine goroutines
-	latest    engine.Progress
+	latest    load.Progress
 	scheduled bool
 
 	// handing is held while a progress report is shown, and by Stop;
@@ -252,7 +253,7 @@ func (p *workloadPanel) setTools(tools []engine.Tool) {
 
 // setWorkload presets the panel: calls, concurrency and timeout now, the
 // tool and its arguments as soon as the tool is listed.
-func (p *workloadPanel) setWorkload(w engine.Workload) {
+func (p *workloadPanel) setWorkload(w load.Workload) {
 	p.want = w
 	if w.Tool != "" && len(w.Args) > 0 {
 		p.args[w.Tool] = w.Args
@@ -327,8 +328,8 @@ func latencyText(m engine.LatencyModel) string {
 func (p *workloadPanel) Form() *SchemaForm { return p.form }
 
 // workload reads the panel. The error says what to fix.
-func (p *workloadPanel) workload() (engine.Workload, error) {
-	var w engine.Workload
+func (p *workloadPanel) workload() (load.Workload, error) {
+	var w load.Workload
 	w.Tool = p.tool.Selected
 	if w.Tool == "" {
 		return w, fmt.Errorf("no tool chosen: connect, then choose a tool in the Workload panel")
@@ -351,8 +352,8 @@ func (p *workloadPanel) workload() (engine.Workload, error) {
 		return w, err
 	}
 	if text := strings.TrimSpace(p.rate.Text); text != "" && !strings.EqualFold(text, "none") {
-		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil || !(w.Rate > 0) || w.Rate > engine.MaxRate {
-			return w, fmt.Errorf("rate: want calls per second above 0 (at most %d), as in 200, not %q", engine.MaxRate, text)
+		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil || !(w.Rate > 0) || w.Rate > load.MaxRate {
+			return w, fmt.Errorf("rate: want calls per second above 0 (at most %d), as in 200, not %q", load.MaxRate, text)
 		}
 		if w.Duration == 0 && !p.hasStages() {
 			return w, fmt.Errorf("rate: give a duration too: how long to keep starting %v calls per second", w.Rate)
@@ -398,7 +399,7 @@ func (p *workloadPanel) setRunning(on bool) {
 		p.runButton.Disable()
 		p.stopButton.Enable()
 		p.started = time.Now()
-		p.last = engine.Progress{}
+		p.last = load.Progress{}
 		p.progress.SetValue(0)
 		p.showProgress()
 		// The elapsed time moves on even while no call finishes.
@@ -421,7 +422,7 @@ func (p *workloadPanel) Running() bool { return p.running }
 
 // reportProgress takes a run's progress from any goroutine; the bar is
 // redrawn at most every 50 ms.
-func (p *workloadPanel) reportProgress(pr engine.Progress) {
+func (p *workloadPanel) reportProgress(pr load.Progress) {
 	p.mu.Lock()
 	p.latest = pr
 	if p.scheduled {
@@ -457,10 +458,10 @@ func (p *workloadPanel) Stop() {
 
 // setResult shows how a run ended and re-enables Run; stopped says the
 // person pressed Stop (so the cancelled calls are not news).
-func (p *workloadPanel) setResult(res engine.RunResult, err error, stopped bool) {
+func (p *workloadPanel) setResult(res load.RunResult, err error, stopped bool) {
 	p.setRunning(false)
 	done := res.OK + res.Failed
-	p.last = engine.Progress{Total: res.Total, Done: done, OK: res.OK, Failed: res.Failed, Elapsed: res.Elapsed}
+	p.last = load.Progress{Total: res.Total, Done: done, OK: res.OK, Failed: res.Failed, Elapsed: res.Elapsed}
 	if res.Total > 0 {
 		p.progress.SetValue(float64(done) / float64(res.Total))
 	}

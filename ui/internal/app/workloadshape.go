@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2/widget"
-	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 )
 
 // The shapes of load beyond calls × concurrency that the Workload panel
@@ -65,7 +65,7 @@ func (p *workloadPanel) setSessions(n int) {
 // applyShape reads the stages and the bound on outstanding calls into w,
 // which already holds calls, concurrency, duration and rate; it says
 // which fields do not go together.
-func (p *workloadPanel) applyShape(w *engine.Workload) error {
+func (p *workloadPanel) applyShape(w *load.Workload) error {
 	if text := strings.TrimSpace(p.maxInFlight.Text); text != "" && !strings.EqualFold(text, "none") {
 		k, err := strconv.Atoi(text)
 		if err != nil || k < 0 {
@@ -80,7 +80,7 @@ func (p *workloadPanel) applyShape(w *engine.Workload) error {
 		}
 		return nil
 	}
-	stages, err := engine.ParseStages(spec)
+	stages, err := load.ParseStages(spec)
 	if err != nil {
 		return fmt.Errorf("stages: %v", err)
 	}
@@ -95,10 +95,10 @@ func (p *workloadPanel) applyShape(w *engine.Workload) error {
 		if w.MaxInFlight > 0 {
 			return fmt.Errorf("max in flight bounds an open loop; stages of callers are bounded by the callers themselves")
 		}
-		w.Ramp = engine.RampConcurrency // from At once
+		w.Ramp = load.RampConcurrency // from At once
 		return nil
 	}
-	w.Ramp, w.Concurrency = engine.RampRate, 0
+	w.Ramp, w.Concurrency = load.RampRate, 0
 	return nil
 }
 
@@ -109,13 +109,13 @@ func (p *workloadPanel) hasStages() bool {
 }
 
 // showShape presets the stages and the bound from w.
-func (p *workloadPanel) showShape(w engine.Workload) {
+func (p *workloadPanel) showShape(w load.Workload) {
 	p.maxInFlight.SetText("")
 	if w.MaxInFlight > 0 {
 		p.maxInFlight.SetText(strconv.Itoa(w.MaxInFlight))
 	}
 	p.stages.SetText(stagesText(w.Stages))
-	if w.Ramp == engine.RampConcurrency {
+	if w.Ramp == load.RampConcurrency {
 		p.stagesRamp.SetSelected(rampCallersText)
 	} else {
 		p.stagesRamp.SetSelected(rampRateText)
@@ -123,7 +123,7 @@ func (p *workloadPanel) showShape(w engine.Workload) {
 }
 
 // stagesText writes stages as ParseStages reads them.
-func stagesText(stages []engine.Stage) string {
+func stagesText(stages []load.Stage) string {
 	parts := make([]string, len(stages))
 	for i, st := range stages {
 		parts[i] = st.Duration.String() + ":" + strconv.FormatFloat(st.Target, 'f', -1, 64)

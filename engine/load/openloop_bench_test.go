@@ -1,4 +1,4 @@
-package engine
+package load
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -30,7 +31,7 @@ const openLoopRate = 1000
 // how many garbage collections a second the run caused. Issue
 // 11's target is a rate within 1% of 1,000 and a p99 under 2 ms:
 //
-//	go test ./engine -run '^$' -bench OpenLoop -benchtime 1x -count 3 -openloop.duration 30s
+//	go test ./engine/load -run '^$' -bench OpenLoop -benchtime 1x -count 3 -openloop.duration 30s
 func BenchmarkOpenLoop(b *testing.B) {
 	for i := range b.N {
 		var bare []float64
@@ -38,13 +39,13 @@ func BenchmarkOpenLoop(b *testing.B) {
 			bare = bareTimerLateness(openLoopRate, *openLoopFor)
 		}
 		rec := recorder.New(recorder.Meta{})
-		s, err := Connect(context.Background(), Target{}, DefaultAnswerPolicy(), rec)
+		s, err := engine.Connect(context.Background(), engine.Target{}, engine.DefaultAnswerPolicy(), rec)
 		if err != nil {
 			b.Fatal(err)
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		res, err := s.Run(context.Background(), Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Rate: openLoopRate, Duration: *openLoopFor}, nil)
+		res, err := Run(context.Background(), one(s), Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Rate: openLoopRate, Duration: *openLoopFor}, nil)
 		runtime.ReadMemStats(&after)
 		s.Close()
 		if err != nil || res.Failed > 0 {

@@ -1,8 +1,7 @@
-package engine
+package load
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,22 +9,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// intendedKey is the context key of an open-loop call's intended start
-// (a time.Time), which the call's span records (call.go).
-type intendedKey struct{}
 
 // load is one run of a [Workload] over one or more sessions sharing a
 // recording: it hands out the calls (round robin over the sessions),
 // counts their outcomes and reports progress.
 type load struct {
 	ctx      context.Context
-	sessions []*Session
+	sessions []*engine.Session
 	w        Workload
-	args     json.RawMessage
 	progress func(Progress)
 	total    int // Progress.Total
 
@@ -38,23 +32,29 @@ type load struct {
 	seen       map[string]bool
 	start      time.Time
 	lastAt     time.Time
-	lost       *Session // the first session whose connection broke
+	lost       *engine.Session // the first session whose connection broke
 }
 
-// runLoad runs w over sessions, which share one recording.
-func runLoad(ctx context.Context, sessions []*Session, w Workload, progress func(Progress)) (RunResult, error) {
+// Run runs the workload w over sessions, which share one recording,
+// handing the calls to them in turn (round robin): each call an outgoing
+// span with the server requests it causes as children. progress, if not
+// nil, is called after each call, from the calling goroutines but one
+// call at a time, with Done increasing.
+//
+// Run returns an error when the workload is invalid or when a session's connection was lost during the run, which stops
+// it; failed calls alone are counted in the result, not returned as an
+// error.
+func Run(ctx context.Context, sessions []*engine.Session, w Workload, progress func(Progress)) (RunResult, error) {
 	if err := w.Validate(); err != nil {
 		return RunResult{}, err
 	}
-	l := &load{ctx: ctx, sessions: sessions, w: w, args: json.RawMessage("{}"), progress: progress, seen: map[string]bool{}}
-	if len(w.Args) > 0 {
-		l.args = w.Args
+	if len(sessions) == 0 {
+		return RunResult{}, fmt.Errorf("run: no session to call %s on: connect first", w.Tool)
 	}
+	l := &load{ctx: ctx, sessions: sessions, w: w, progress: progress, seen: map[string]bool{}}
 	for _, s := range sessions {
-		select {
-		case <-s.life.done:
-			return RunResult{}, s.explainCallError("run", mcp.ErrConnectionClosed)
-		default:
+		if err := s.CheckOpen("run"); err != nil {
+			return RunResult{}, err
 		}
 	}
 	if w.Calls > 1 || w.length() > 0 || w.open() { // a load, not one call
@@ -80,7 +80,7 @@ func runLoad(ctx context.Context, sessions []*Session, w Workload, progress func
 }
 
 // next returns the session the next call goes to.
-func (l *load) next() *Session {
+func (l *load) next() *engine.Session {
 	return l.sessions[int(l.turn.Add(1)-1)%len(l.sessions)]
 }
 
@@ -230,7 +230,7 @@ func (l *load) openLoop() {
 
 // arrival is an open-loop call to make: on s, meant to start at at.
 type arrival struct {
-	s  *Session
+	s  *engine.Session
 	at time.Time
 }
 
@@ -255,9 +255,9 @@ func (o *outstanding) take(limit int) (int64, bool) {
 func (o *outstanding) done() { o.n.Add(-1) }
 
 // drop records an arrival at its intended start that was not sent.
-func (l *load) drop(s *Session, at time.Time, outstanding int64) {
-	rec := s.rec
-	rec.AddEvent(recorder.Event{At: at.Sub(rec.Start()), Session: s.name, Kind: recorder.EventDropped,
+func (l *load) drop(s *engine.Session, at time.Time, outstanding int64) {
+	rec := s.Recording()
+	rec.AddEvent(recorder.Event{At: at.Sub(rec.Start()), Session: s.Name(), Kind: recorder.EventDropped,
 		Text: fmt.Sprintf("a call of %s was not sent: %d calls were outstanding (max in flight %d)", l.w.Tool, outstanding, l.w.MaxInFlight)})
 	l.mu.Lock()
 	l.res.Dropped++
@@ -280,32 +280,11 @@ func (l *load) progressLocked() Progress {
 
 // call makes one call on s, meant to start at intended (zero outside an
 // open loop), and counts its outcome.
-func (l *load) call(s *Session, intended time.Time) {
-	ctx := l.ctx
-	if !intended.IsZero() {
-		ctx = context.WithValue(ctx, intendedKey{}, intended)
-	}
-	cctx, cancel := ctx, context.CancelFunc(func() {})
-	if l.w.CallTimeout > 0 {
-		cctx, cancel = context.WithTimeout(ctx, l.w.CallTimeout)
-	}
-	r, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: l.w.Tool, Arguments: l.args})
-	cancel()
-	failText := ""
-	switch {
-	case err != nil && s.isDone() && s.Err() != nil:
-		failText = "the connection was lost: " + s.Err().Error()
-	case err != nil:
-		failText = err.Error()
-		if l.w.CallTimeout > 0 && errors.Is(err, context.DeadlineExceeded) && l.ctx.Err() == nil {
-			failText = fmt.Sprintf("no result within the call timeout (%v)", l.w.CallTimeout)
-		}
-	case r.IsError:
-		failText = toolErrorText(r)
-	}
-	failText = s.rec.Scrub(failText) // a server may echo a credential in its error
+func (l *load) call(s *engine.Session, intended time.Time) {
+	out := s.CallTool(l.ctx, engine.ToolCall{Tool: l.w.Tool, Args: l.w.Args, Timeout: l.w.CallTimeout, Intended: intended})
+	failText := out.Failure
 	if len(l.sessions) > 1 && failText != "" {
-		failText = s.name + ": " + failText
+		failText = s.Name() + ": " + failText
 	}
 
 	l.mu.Lock()
@@ -318,7 +297,7 @@ func (l *load) call(s *Session, intended time.Time) {
 			l.seen[failText] = true
 			l.res.Errors = append(l.res.Errors, failText)
 		}
-		if err != nil && s.connectionBroken(err) {
+		if out.Lost {
 			l.stopped.Store(true)
 			if l.lost == nil {
 				l.lost = s
@@ -353,23 +332,46 @@ func (l *load) finish() (RunResult, error) {
 		of = fmt.Sprintf("%d of %d calls", done, l.total)
 	}
 	for _, s := range l.sessions {
-		if s != l.lost && !s.isDone() {
+		if s != l.lost && !ended(s) {
 			continue
 		}
-		reason := "the connection was lost"
-		if s.waitDone(2 * time.Second) {
+		reason := errors.New("the connection was lost")
+		if waitEnded(s, 2*time.Second) {
 			if cause := s.Err(); cause != nil {
-				reason = cause.Error()
+				reason = cause // kept for errors.As
 			}
 		}
 		who := ""
 		if len(l.sessions) > 1 {
-			who = " of session " + s.name
+			who = " of session " + s.Name()
 		}
-		return res, fmt.Errorf("run stopped: the connection%s was lost after %s: %s", who, of, reason)
+		return res, fmt.Errorf("run stopped: the connection%s was lost after %s: %w", who, of, reason)
 	}
 	if err := l.ctx.Err(); err != nil {
 		return res, fmt.Errorf("run stopped after %s: %w", of, err)
 	}
 	return res, nil
+}
+
+// ended reports whether s's connection has ended.
+func ended(s *engine.Session) bool {
+	select {
+	case <-s.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// waitEnded waits up to d for s's connection to end, and reports whether
+// it has.
+func waitEnded(s *engine.Session, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.Done():
+		return true
+	case <-t.C:
+		return false
+	}
 }

@@ -1,49 +1,27 @@
-package engine
+package load
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
 	"github.com/fanout-inspector/inspector/recorder"
 )
-
-// toolCalls returns the snapshot's tool call spans.
-func toolCalls(snap *recorder.Snapshot) []*recorder.Span {
-	var out []*recorder.Span
-	for _, s := range snap.Spans {
-		if s.Direction == recorder.Outgoing && s.Kind == recorder.KindTool {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// runOn runs w on s within a minute and fails the test if it errs.
-func runOn(t *testing.T, r interface {
-	Run(context.Context, Workload, func(Progress)) (RunResult, error)
-}, w Workload) RunResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.Run(ctx, w, nil)
-	if err != nil {
-		t.Fatalf("Run(%+v): %v", w, err)
-	}
-	return res
-}
 
 // TestOpenLoopRate: an open loop at 200 calls/s for 2 s on echo starts
 // 400 calls on schedule, whatever their answers do, and its throughput
 // is the rate.
 func TestOpenLoopRate(t *testing.T) {
-	s := connectDemo(t, DefaultAnswerPolicy())
-	res := runOn(t, s, Workload{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Rate: 200, Duration: 2 * time.Second})
+	s := connectDemo(t)
+	res := runOn(t, one(s), Workload{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Rate: 200, Duration: 2 * time.Second})
 	if res.Total != 400 || res.OK != 400 || res.Dropped != 0 {
 		t.Fatalf("result %+v, want 400 calls, all ok, none dropped", res)
 	}
@@ -75,8 +53,8 @@ func TestOpenLoopRate(t *testing.T) {
 // arrivals that come while a slow call runs are dropped and counted, in
 // the result, in the recording and in the summary, not sent late.
 func TestOpenLoopMaxInFlight(t *testing.T) {
-	s := connectDemo(t, DefaultAnswerPolicy())
-	res := runOn(t, s, Workload{Tool: "slow", Args: json.RawMessage(`{"ms":100,"steps":1}`), Rate: 50, Duration: time.Second, MaxInFlight: 1})
+	s := connectDemo(t)
+	res := runOn(t, one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":100,"steps":1}`), Rate: 50, Duration: time.Second, MaxInFlight: 1})
 	if res.Total != 50 || res.OK+res.Dropped != 50 {
 		t.Fatalf("result %+v: want 50 arrivals, each sent or dropped", res)
 	}
@@ -108,8 +86,8 @@ func TestOpenLoopMaxInFlight(t *testing.T) {
 // time runs from when they were meant to start, so it is longer than the
 // time from when they were sent.
 func TestOpenLoopLateStarts(t *testing.T) {
-	s := connectDemo(t, DefaultAnswerPolicy())
-	res := runOn(t, s, Workload{Tool: "echo", Rate: 20000, Duration: 50 * time.Millisecond})
+	s := connectDemo(t)
+	res := runOn(t, one(s), Workload{Tool: "echo", Rate: 20000, Duration: 50 * time.Millisecond})
 	snap := s.Recording().Snapshot()
 	sum := recorder.Summarize(snap)
 	if sum.LateStarts == 0 {
@@ -130,14 +108,8 @@ func TestOpenLoopLateStarts(t *testing.T) {
 // server's requests.
 func TestGroupSpreadsCalls(t *testing.T) {
 	rec := recorder.New(recorder.Meta{Title: t.Name()})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	g, err := ConnectGroup(ctx, Target{}, DefaultAnswerPolicy(), rec, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	res := runOn(t, g, Workload{Tool: "fanout", Args: fanoutArgs(2, "sampling"), Calls: 9, Concurrency: 3})
+	g := connectGroup(t, engine.Target{}, rec, 3)
+	res := runOn(t, g.Sessions(), Workload{Tool: "fanout", Args: fanoutArgs(2, "sampling"), Calls: 9, Concurrency: 3})
 	if res.OK != 9 {
 		t.Fatalf("result %+v", res)
 	}
@@ -169,16 +141,10 @@ func TestGroupSpreadsCalls(t *testing.T) {
 // each answering the sampling requests the server sends it.
 func TestGroupOverHTTP(t *testing.T) {
 	srv := httptest.NewServer(demo.NewHTTPHandler())
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after the group's sessions close (cleanups run last first)
 	rec := recorder.New(recorder.Meta{Title: t.Name()})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	g, err := ConnectGroup(ctx, Target{Transport: TransportHTTP, URL: srv.URL}, DefaultAnswerPolicy(), rec, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	res := runOn(t, g, Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling"), Rate: 20, Duration: 500 * time.Millisecond})
+	g := connectGroup(t, engine.Target{Transport: engine.TransportHTTP, URL: srv.URL}, rec, 2)
+	res := runOn(t, g.Sessions(), Workload{Tool: "fanout", Args: fanoutArgs(3, "sampling"), Rate: 20, Duration: 500 * time.Millisecond})
 	if res.OK != 10 || res.Failed != 0 {
 		t.Fatalf("result %+v, errors %v", res, res.Errors)
 	}
@@ -196,8 +162,8 @@ func TestGroupOverHTTP(t *testing.T) {
 // TestRampedRate: a rate ramp from 0 to 200 calls/s starts few calls at
 // first and more and more: three times as many in its second half.
 func TestRampedRate(t *testing.T) {
-	s := connectDemo(t, DefaultAnswerPolicy())
-	res := runOn(t, s, Workload{Tool: "echo", Stages: []Stage{{Duration: 1500 * time.Millisecond, Target: 200}}})
+	s := connectDemo(t)
+	res := runOn(t, one(s), Workload{Tool: "echo", Stages: []Stage{{Duration: 1500 * time.Millisecond, Target: 200}}})
 	if res.OK < 140 || res.OK > 160 {
 		t.Errorf("%d calls, want about 150 (the ramp's area)", res.OK)
 	}
@@ -212,8 +178,8 @@ func TestRampedRate(t *testing.T) {
 // clock, so the ramp's shape does not depend on how busy the machine is.
 func TestRampedConcurrency(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := connectDemo(t, DefaultAnswerPolicy())
-		runOn(t, s, Workload{Tool: "slow", Args: json.RawMessage(`{"ms":40,"steps":1}`), Concurrency: 1, Ramp: RampConcurrency,
+		s := connectDemo(t)
+		runOn(t, one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":40,"steps":1}`), Concurrency: 1, Ramp: RampConcurrency,
 			Stages: []Stage{{Duration: 800 * time.Millisecond, Target: 8}}})
 		snap := s.Recording().Snapshot()
 		s.Close()
@@ -251,9 +217,9 @@ func halves(t *testing.T, snap *recorder.Snapshot, length time.Duration) (first,
 // TestClosedLoopDuration: a closed loop given a duration stops starting
 // calls when it has passed, and waits for those in flight.
 func TestClosedLoopDuration(t *testing.T) {
-	s := connectDemo(t, DefaultAnswerPolicy())
+	s := connectDemo(t)
 	start := time.Now()
-	res := runOn(t, s, Workload{Tool: "slow", Args: json.RawMessage(`{"ms":50,"steps":1}`), Concurrency: 2, Duration: 500 * time.Millisecond})
+	res := runOn(t, one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":50,"steps":1}`), Concurrency: 2, Duration: 500 * time.Millisecond})
 	took := time.Since(start)
 	if took < 500*time.Millisecond || took > 1500*time.Millisecond {
 		t.Errorf("the run took %v, want 500 ms and the last calls' 50 ms", took)
@@ -271,16 +237,16 @@ func TestWorkloadValidate(t *testing.T) {
 		w    Workload
 		want string
 	}{
-		{Workload{Tool: "echo", Rate: 10}, "needs a duration"},
+		{Workload{Tool: "echo", Rate: 10}, "needs duration too"},
 		{Workload{Tool: "echo", Calls: 5, Duration: time.Second}, "not both"},
-		{Workload{Tool: "echo", Rate: 10, Duration: time.Second, Calls: 3}, "not both"},
-		{Workload{Tool: "echo", Stages: ramp, Calls: 3}, "leave the number of calls out"},
+		{Workload{Tool: "echo", Rate: 10, Duration: time.Second, Calls: 3}, "leave out calls"},
+		{Workload{Tool: "echo", Stages: ramp, Calls: 3}, "leave out calls"},
 		{Workload{Tool: "echo", Rate: 10, Duration: time.Second, Concurrency: 3}, "max in flight"},
 		{Workload{Tool: "echo", Calls: 3, MaxInFlight: 2}, "bounds an open loop"},
 		{Workload{Tool: "echo", Rate: -1, Duration: time.Second}, "rate -1"},
 		{Workload{Tool: "echo", Duration: -time.Second}, "must not be negative"},
-		{Workload{Tool: "echo", Stages: ramp, Rate: 10}, "leave the rate out"},
-		{Workload{Tool: "echo", Stages: ramp, Duration: time.Second}, "leave the duration out"},
+		{Workload{Tool: "echo", Stages: ramp, Rate: 10}, "leave out rate"},
+		{Workload{Tool: "echo", Stages: ramp, Duration: time.Second}, "leave out duration"},
 		{Workload{Tool: "echo", Stages: []Stage{{Duration: 0, Target: 5}}}, "stage 1"},
 		{Workload{Tool: "echo", Stages: ramp, Ramp: "speed"}, "ramp \"speed\""},
 		{Workload{Tool: "echo", Rate: 2e6, Duration: time.Second}, "at most 1000000 calls per second"},
@@ -351,14 +317,8 @@ func TestParseStages(t *testing.T) {
 // TestGroupOverStdio: two sessions are two server processes.
 func TestGroupOverStdio(t *testing.T) {
 	rec := recorder.New(recorder.Meta{Title: t.Name()})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	g, err := ConnectGroup(ctx, stdioTarget("demo"), DefaultAnswerPolicy(), rec, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	runOn(t, g, Workload{Tool: "fanout", Args: fanoutArgs(2, "sampling"), Calls: 4, Concurrency: 2})
+	g := connectGroup(t, stdioDemo(), rec, 2)
+	runOn(t, g.Sessions(), Workload{Tool: "fanout", Args: fanoutArgs(2, "sampling"), Calls: 4, Concurrency: 2})
 	answered := map[string]int{}
 	for _, sp := range rec.Snapshot().Spans {
 		if sp.Method == "sampling/createMessage" && sp.Status == recorder.StatusOK {
@@ -374,17 +334,13 @@ func TestGroupOverStdio(t *testing.T) {
 // own open spans only, not the calls in flight on the others.
 func TestGroupSessionEndsAlone(t *testing.T) {
 	rec := recorder.New(recorder.Meta{Title: t.Name()})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	g, err := ConnectGroup(ctx, Target{}, DefaultAnswerPolicy(), rec, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	g := connectGroup(t, engine.Target{}, rec, 2)
 	s1, s2 := g.Sessions()[0], g.Sessions()[1]
 	done := make(chan RunResult)
 	go func() {
-		res, _ := s1.Run(ctx, Workload{Tool: "slow", Args: json.RawMessage(`{"ms":300,"steps":1}`)}, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res, _ := Run(ctx, one(s1), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":300,"steps":1}`)}, nil)
 		done <- res
 	}()
 	if !waitFor(5*time.Second, func() bool { return len(toolCalls(rec.Snapshot())) == 1 }) {
@@ -396,5 +352,101 @@ func TestGroupSessionEndsAlone(t *testing.T) {
 	}
 	if c := toolCalls(rec.Snapshot())[0]; c.Status != recorder.StatusOK {
 		t.Errorf("s1's call ended %s (%s) when s2 closed", c.Status, c.Error)
+	}
+}
+
+// TestProgressReports: progress is reported after each call, one report
+// at a time, with Done counting up to the calls made.
+func TestProgressReports(t *testing.T) {
+	s := connectDemo(t)
+	var progress []Progress
+	res, err := Run(context.Background(), one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":200,"steps":4}`), Calls: 2, Concurrency: 2},
+		func(p Progress) { progress = append(progress, p) })
+	if err != nil || res.OK != 2 {
+		t.Fatalf("run %+v, %v", res, err)
+	}
+	if len(progress) != 2 || progress[0].Done != 1 || progress[1].Done != 2 || progress[1].Total != 2 {
+		t.Errorf("progress reports %+v, want Done 1 then 2 of 2", progress)
+	}
+}
+
+// TestRunWithoutSessions: a run needs a session to call.
+func TestRunWithoutSessions(t *testing.T) {
+	if _, err := Run(context.Background(), nil, Workload{Tool: "echo"}, nil); err == nil || !strings.Contains(err.Error(), "no session") {
+		t.Errorf("Run with no sessions: %v, want an error saying there is no session", err)
+	}
+}
+
+// TestWorkloadErrorNamesFields: Validate's errors name the fields at
+// fault, so that a face can word them with its own names for them.
+func TestWorkloadErrorNamesFields(t *testing.T) {
+	flag := func(field string) string { return "--" + strings.ReplaceAll(field, "_", "-") }
+	tests := []struct {
+		w      Workload
+		fields []string
+		flags  string
+	}{
+		{Workload{Tool: "echo", Rate: 10, Duration: time.Second, Concurrency: 2}, []string{"concurrency", "rate"},
+			"--concurrency and --rate: an open loop is not bounded by callers; bound what is outstanding with --max-in-flight"},
+		{Workload{Tool: "echo", MaxInFlight: -1}, []string{"max_in_flight"}, "--max-in-flight -1: must not be negative"},
+		{Workload{Tool: "echo", Rate: 2e6, Duration: time.Second}, []string{"rate"}, "--rate 2e+06: at most 1000000 calls per second"},
+	}
+	for _, tt := range tests {
+		var we *WorkloadError
+		if err := tt.w.Validate(); !errors.As(err, &we) {
+			t.Fatalf("Validate(%+v) = %v, want a *WorkloadError", tt.w, err)
+		}
+		if !slices.Equal(we.Fields, tt.fields) {
+			t.Errorf("Validate(%+v) blames %v, want %v", tt.w, we.Fields, tt.fields)
+		}
+		if got := we.Explain(flag); !strings.HasPrefix(got, tt.flags) {
+			t.Errorf("Explain with flag names = %q, want it to start %q", got, tt.flags)
+		}
+		if strings.ContainsAny(we.Error(), "{}") {
+			t.Errorf("Error() = %q: a field left unnamed", we.Error())
+		}
+	}
+}
+
+// TestRunStopsWhenTheConnectionEnds: a session whose connection ends
+// mid-run stops the run, which says after how many calls; a run on a
+// session already ended is refused before any call.
+func TestRunStopsWhenTheConnectionEnds(t *testing.T) {
+	s := connectDemo(t)
+	rec := s.Recording()
+	type outcome struct {
+		res RunResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res, err := Run(ctx, one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":2000,"steps":1}`), Calls: 3}, nil)
+		done <- outcome{res, err}
+	}()
+	if !waitFor(5*time.Second, func() bool { return len(toolCalls(rec.Snapshot())) == 1 }) {
+		t.Fatal("the first call did not start")
+	}
+	s.Close()
+	var got outcome
+	select {
+	case got = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run went on after its session closed")
+	}
+	// The call in flight may end as cancelled before the session counts
+	// as ended; the next one then finds the connection closed.
+	if got.err == nil || !strings.Contains(got.err.Error(), "run stopped: the connection was lost after ") || !strings.Contains(got.err.Error(), " of 3 calls") {
+		t.Errorf("Run error %v, want it to say the connection was lost after some of 3 calls", got.err)
+	}
+	if got.res.OK != 0 || got.res.Failed < 1 || got.res.Failed > 2 {
+		t.Errorf("result %+v, want one or two calls made, failed, and the run stopped before the third", got.res)
+	}
+	if _, err := Run(context.Background(), one(s), Workload{Tool: "echo"}, nil); err == nil || !strings.Contains(err.Error(), "run: ") {
+		t.Errorf("Run on a closed session: %v, want an error", err)
+	}
+	if n := len(toolCalls(rec.Snapshot())); n != got.res.Failed {
+		t.Errorf("%d calls recorded, want the %d the run made: none after it stopped", n, got.res.Failed)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package load
 
 import (
 	"context"
@@ -25,10 +25,10 @@ func TestGCRoomHeldForRuns(t *testing.T) {
 		t.Fatal("the reserve is still held after the last run ended")
 	}
 
-	s := connectDemo(t, DefaultAnswerPolicy())
+	s := connectDemo(t)
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Run(context.Background(), Workload{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Rate: 20, Duration: time.Second}, nil)
+		_, err := Run(context.Background(), one(s), Workload{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Rate: 20, Duration: time.Second}, nil)
 		done <- err
 	}()
 	if !waitFor(5*time.Second, gcReserved) {
@@ -48,7 +48,7 @@ func TestGCRoomHeldForRuns(t *testing.T) {
 
 	// One call is not a load: it makes no reserve.
 	go func() {
-		_, err := s.Run(context.Background(), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":300,"steps":1}`)}, nil)
+		_, err := Run(context.Background(), one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":300,"steps":1}`)}, nil)
 		done <- err
 	}()
 	if waitFor(200*time.Millisecond, gcReserved) {

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolCall is one call of a tool, as a load generator (package
+// engine/load) makes it with [Session.CallTool].
+type ToolCall struct {
+	Tool string
+	// Args is the tool's arguments, a JSON object; nil means {}.
+	Args json.RawMessage
+	// Timeout, when not 0, gives up on the call after that long.
+	Timeout time.Duration
+	// Intended, when not zero, is when the call was meant to start (an
+	// open loop's schedule); its span records it as
+	// [recorder.Span.Intended].
+	Intended time.Time
+}
+
+// CallOutcome is how a [Session.CallTool] ended.
+type CallOutcome struct {
+	// Failure says why the call failed, "" when it succeeded: the error,
+	// or the text of a tool result with isError set, scrubbed of the
+	// recording's secrets.
+	Failure string
+	// Lost reports that the call failed because the session's connection
+	// is gone: no more calls should be started on it.
+	Lost bool
+}
+
+// intendedKey is the context key of an open-loop call's intended start
+// (a time.Time), which the call's span records (call.go).
+type intendedKey struct{}
+
+// emptyArgs is the arguments of a call that gives none.
+var emptyArgs = json.RawMessage("{}")
+
+// CallTool calls a tool once on the session, recording the call as an
+// outgoing span with the server requests it causes as children, and
+// says how it ended. ctx is the run the call belongs to: a call that
+// ends by its Timeout while ctx goes on fails as "no result within the
+// call timeout".
+func (s *Session) CallTool(ctx context.Context, c ToolCall) CallOutcome {
+	if !c.Intended.IsZero() {
+		ctx = context.WithValue(ctx, intendedKey{}, c.Intended)
+	}
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if c.Timeout > 0 {
+		cctx, cancel = context.WithTimeout(ctx, c.Timeout)
+	}
+	args := c.Args
+	if len(args) == 0 {
+		args = emptyArgs
+	}
+	r, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: c.Tool, Arguments: args})
+	cancel()
+	var out CallOutcome
+	switch {
+	case err != nil && s.isDone() && s.Err() != nil:
+		out.Failure = "the connection was lost: " + s.Err().Error()
+	case err != nil:
+		out.Failure = err.Error()
+		if c.Timeout > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			out.Failure = fmt.Sprintf("no result within the call timeout (%v)", c.Timeout)
+		}
+	case r.IsError:
+		out.Failure = toolErrorText(r)
+	}
+	out.Failure = s.rec.Scrub(out.Failure) // a server may echo a credential in its error
+	out.Lost = err != nil && s.connectionBroken(err)
+	return out
+}
+
+// CheckOpen returns nil while the session's connection is up; once it
+// has ended, the error a call named op would get then, saying why.
+func (s *Session) CheckOpen(op string) error {
+	select {
+	case <-s.life.done:
+		return s.explainCallError(op, mcp.ErrConnectionClosed)
+	default:
+		return nil
+	}
+}
+
+// connectionBroken reports whether a call's error means the connection
+// is gone. The wire tap of a wrapped connection knows at once; over HTTP,
+// an error that is neither the server's JSON-RPC answer nor the caller's
+// context may be the first sign of the connection ending, so the session
+// gets a moment to notice.
+func (s *Session) connectionBroken(err error) bool {
+	if errors.Is(err, mcp.ErrConnectionClosed) || s.isDone() {
+		return true
+	}
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if s.wire != nil && s.wire.wrapped() {
+		return s.wire.broken()
+	}
+	return s.life.up.Load() && s.waitDone(time.Second)
+}
