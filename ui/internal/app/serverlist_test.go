@@ -26,7 +26,7 @@ func fixtureFound(t *testing.T) clientconfig.Found {
 	t.Helper()
 	var found clientconfig.Found
 	for _, f := range fixtures {
-		found.Files = append(found.Files, clientconfig.Load(filepath.Join("..", "engine", "clientconfig", "testdata", f)))
+		found.Files = append(found.Files, clientconfig.Load(filepath.Join("..", "..", "..", "engine", "clientconfig", "testdata", f)))
 	}
 	return found
 }
@@ -59,15 +59,15 @@ func TestServerListShowsEveryFormat(t *testing.T) {
 
 	rows := strings.Join(p.servers.Rows(), "\n")
 	for _, want := range []string{
-		"Claude Desktop — ../engine/clientconfig/testdata/claude_desktop_config.json",
+		"Claude Desktop — ../../../engine/clientconfig/testdata/claude_desktop_config.json",
 		"filesystem  stdio · npx -y @modelcontextprotocol/server-filesystem /home/me/Desktop",
-		"Claude Code — ../engine/clientconfig/testdata/claude-code/.mcp.json",
+		"Claude Code — ../../../engine/clientconfig/testdata/claude-code/.mcp.json",
 		"github  http · https://api.example.test/mcp/",
-		"Claude Code (user) — ../engine/clientconfig/testdata/claude-user/.claude.json",
+		"Claude Code (user) — ../../../engine/clientconfig/testdata/claude-user/.claude.json",
 		"sentry  sse · https://mcp.example.test/sse",
-		"Cursor — ../engine/clientconfig/testdata/cursor/.cursor/mcp.json",
+		"Cursor — ../../../engine/clientconfig/testdata/cursor/.cursor/mcp.json",
 		"browser  stdio · npx -y browser-mcp",
-		"VS Code — ../engine/clientconfig/testdata/vscode/.vscode/mcp.json",
+		"VS Code — ../../../engine/clientconfig/testdata/vscode/.vscode/mcp.json",
 		"perplexity  stdio · npx -y server-perplexity-ask --region '${input:region}' · asks for 2 input(s)",
 		"bad/syntax/claude_desktop_config.json:4:5: invalid character",
 	} {
@@ -81,7 +81,7 @@ func TestServerListShowsEveryFormat(t *testing.T) {
 	if got := p.servers.accordion.Items[0].Title; got != "Servers in your client configs (13)" {
 		t.Errorf("accordion title %q", got)
 	}
-	if !strings.Contains(rows, "weather  stdio · uvx weather-mcp --units metric\n") || !strings.Contains(rows, "weather  stdio · weather-mcp (the name is also in ../engine/clientconfig/testdata/claude_desktop_config.json, which --server takes)") {
+	if !strings.Contains(rows, "weather  stdio · uvx weather-mcp --units metric\n") || !strings.Contains(rows, "weather  stdio · weather-mcp (the name is also in ../../../engine/clientconfig/testdata/claude_desktop_config.json, which --server takes)") {
 		t.Errorf("the two weather servers are not both listed, the hidden one saying so:\n%s", rows)
 	}
 
@@ -140,7 +140,7 @@ func TestServerListAsksForInputs(t *testing.T) {
 		t.Errorf("environment shown:\n%s\nwant the entry as written, the envFile's names only", p.env.Text)
 	}
 	got, err := p.target()
-	vsDir, _ := filepath.Abs(filepath.Join("..", "engine", "clientconfig", "testdata", "vscode"))
+	vsDir, _ := filepath.Abs(filepath.Join("..", "..", "..", "engine", "clientconfig", "testdata", "vscode"))
 	if err != nil || got.Command != "npx -y server-perplexity-ask --region eu-west-1" ||
 		!slices.Contains(got.Env, "PERPLEXITY_API_KEY=pplx-typed-s3cret") || !slices.Contains(got.Env, "DEBUG=mcp:*") ||
 		got.Dir != filepath.Join(vsDir, "tools") || !slices.Contains(got.Secrets(), "pplx-typed-s3cret") {
