@@ -99,11 +99,15 @@ type connectionPanel struct {
 
 	// The panel's inputs and buttons, exported so tests and scripts can
 	// drive the panel as a person would.
-	transport  *widget.Select
-	command    *widget.Entry
-	url        *widget.Entry
-	headers    *widget.Entry
-	env        *widget.Entry
+	transport *widget.Select
+	command   *widget.Entry
+	url       *widget.Entry
+	headers   *widget.Entry
+	env       *widget.Entry
+	// inheritEnv gives a stdio server the inspector's whole environment
+	// (--inherit-env); unchecked it gets only HOME, LOGNAME, PATH, SHELL,
+	// TERM, USER and the lines of env.
+	inheritEnv *widget.Check
 	protocol   *widget.SelectEntry
 	Recent     *widget.Select
 	connectBtn *widget.Button
@@ -158,6 +162,7 @@ func newConnectionPanel(t engine.Target, prefs keyValues) *connectionPanel {
 	p.env = widget.NewMultiLineEntry()
 	p.env.SetMinRowsVisible(2)
 	p.env.PlaceHolder = "KEY=value, one a line"
+	p.inheritEnv = widget.NewCheck("Pass my whole environment", nil)
 	p.protocol = widget.NewSelectEntry(protocolChoices)
 	p.Recent = widget.NewSelect(nil, func(label string) {
 		for _, t := range p.recent {
@@ -236,7 +241,7 @@ func newConnectionPanel(t engine.Target, prefs keyValues) *connectionPanel {
 		p.servers,
 		container.NewBorder(nil, nil, widget.NewLabel("Transport"), nil, p.transport),
 		row("command", "Command", p.command),
-		row("env", "Environment", p.env),
+		row("env", "Environment", container.NewVBox(p.env, p.inheritEnv)),
 		row("url", "URL", p.url),
 		row("headers", "Headers", p.headers),
 		row("oauth", "OAuth", p.oauth.content),
@@ -281,6 +286,7 @@ func (p *connectionPanel) setTarget(t engine.Target) {
 	slices.Sort(hs)
 	p.headers.SetText(strings.Join(hs, "\n"))
 	p.env.SetText(strings.Join(t.Env, "\n"))
+	p.inheritEnv.SetChecked(t.InheritEnv)
 	p.oauth.set(t)
 	proto := t.Protocol
 	if proto == "" {
@@ -355,6 +361,7 @@ func (p *connectionPanel) target() (engine.Target, error) {
 			}
 			t.Env = append(t.Env, line)
 		}
+		t.InheritEnv = p.inheritEnv.Checked
 	case engine.TransportHTTP, engine.TransportSSE:
 		t.URL = strings.TrimSpace(p.url.Text)
 		if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {

@@ -617,3 +617,41 @@ func TestConnectionLostMidRun(t *testing.T) {
 		t.Errorf("connection status %q, connect disabled %v", m.connection.Status(), m.connection.connectBtn.Disabled())
 	}
 }
+
+// TestInheritEnvToggle: a stdio server gets only the allowlisted
+// environment and its own lines, unless "Pass my whole environment" is
+// checked. The server here is this test binary, which serves the demo
+// only when UI_TEST_DEMO_STDIO is in its environment: set in the app's,
+// it reaches the server only through the toggle.
+func TestInheritEnvToggle(t *testing.T) {
+	t.Setenv("UI_TEST_DEMO_STDIO", "1")
+	t.Setenv("UI_TEST_DEMO_EXIT_AFTER", "30s")
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.connection.setTarget(engine.Target{Transport: engine.TransportStdio, Command: os.Args[0] + " -test.run=^$"})
+	if m.connection.inheritEnv.Checked {
+		t.Fatal("the whole environment is passed before anyone asked for it")
+	}
+
+	test.Tap(m.connection.connectBtn)
+	loop.waitFor(t, "the connection without the variable to fail", 15*time.Second, func() bool {
+		return !m.connection.connectBtn.Disabled() && len(m.errors.Shown()) > 0
+	})
+	if m.bridge.session() != nil {
+		t.Fatal("connected although the server did not get UI_TEST_DEMO_STDIO")
+	}
+	failed := m.errors.Shown()
+	t.Logf("without the toggle: %q", failed)
+
+	test.Tap(m.connection.inheritEnv)
+	if tg, err := m.connection.target(); err != nil || !tg.InheritEnv {
+		t.Fatalf("target %+v (%v) after checking the box: want InheritEnv", tg, err)
+	}
+	test.Tap(m.connection.connectBtn)
+	loop.waitFor(t, "the demo server's tools over stdio", 15*time.Second, func() bool {
+		return m.bridge.session() != nil && len(m.workload.tool.Options) > 0
+	})
+	if errs := m.errors.Shown(); len(errs) != len(failed) {
+		t.Errorf("errors shown with the toggle: %q", errs[len(failed):])
+	}
+}
