@@ -127,7 +127,7 @@ func TestManualQueuePolicyChange(t *testing.T) {
 	t.Run("elicitation accept", func(t *testing.T) {
 		loop, m := queueOf16(t, "elicitation")
 		m.policy.elicitation.SetSelected("accept")
-		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.manual.Pending()) == 0 })
+		loop.waitFor(t, "the queue to empty", 30*time.Second, func() bool { return len(m.manual.Pending()) == 0 })
 		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 		for _, s := range spansOf(m, recorder.KindElicitation) {
 			if s.Status != recorder.StatusOK || !strings.Contains(string(s.Result), `"action":"accept"`) {
@@ -138,7 +138,7 @@ func TestManualQueuePolicyChange(t *testing.T) {
 	t.Run("sampling automatic", func(t *testing.T) {
 		loop, m := queueOf16(t, "sampling")
 		test.Tap(m.policy.samplingManual) // untick: answer sampling automatically
-		loop.waitFor(t, "the queue to empty", 5*time.Second, func() bool { return len(m.manual.Pending()) == 0 })
+		loop.waitFor(t, "the queue to empty", 30*time.Second, func() bool { return len(m.manual.Pending()) == 0 })
 		loop.waitFor(t, "the run to end", 10*time.Second, func() bool { return !m.workload.Running() })
 		for _, s := range spansOf(m, recorder.KindSampling) {
 			if s.Status != recorder.StatusOK || !strings.Contains(string(s.Result), "reply ") {
