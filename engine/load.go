@@ -356,17 +356,17 @@ func (l *load) finish() (RunResult, error) {
 		if s != l.lost && !s.isDone() {
 			continue
 		}
-		reason := "the connection was lost"
+		reason := errors.New("the connection was lost")
 		if s.waitDone(2 * time.Second) {
 			if cause := s.Err(); cause != nil {
-				reason = cause.Error()
+				reason = cause // a ConnectionLostError, for errors.As
 			}
 		}
 		who := ""
 		if len(l.sessions) > 1 {
 			who = " of session " + s.name
 		}
-		return res, fmt.Errorf("run stopped: the connection%s was lost after %s: %s", who, of, reason)
+		return res, fmt.Errorf("run stopped: the connection%s was lost after %s: %w", who, of, reason)
 	}
 	if err := l.ctx.Err(); err != nil {
 		return res, fmt.Errorf("run stopped after %s: %w", of, err)
