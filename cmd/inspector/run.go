@@ -369,13 +369,13 @@ func runFailure(ctx context.Context, target engine.Target, res engine.RunResult,
 	return nil
 }
 
-// lostHint says what to do when the connection to t was lost mid-run.
+// lostHint says what to do when the connection to t was lost mid-run:
+// over HTTP, where the server's own log says why (a stdio server's last
+// stderr line is in the message already).
 func lostHint(t engine.Target) string {
 	switch t.Transport {
 	case engine.TransportHTTP, engine.TransportSSE:
 		return "check that the server is still running and see its log for why it stopped answering"
-	case engine.TransportStdio:
-		return "see the server's stderr in the recording for why it stopped"
 	}
 	return ""
 }
