@@ -34,6 +34,11 @@ func usageError(format string, a ...any) *exitError {
 	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, a...), help: true}
 }
 
+// exitErrorf is an exit with code and a message, without a hint.
+func exitErrorf(code int, format string, a ...any) *exitError {
+	return &exitError{code: code, msg: fmt.Sprintf(format, a...)}
+}
+
 // failure is something that went wrong beyond the command line (exit 1):
 // a server that could not be reached or was lost, a file that could not
 // be read or written.
