@@ -321,7 +321,7 @@ func (s *Session) outcome(ctx context.Context, res mcp.Result, err error) (recor
 		}
 		return recorder.StatusOK, ""
 	}
-	var lost *lostError
+	var lost *ConnectionLostError
 	switch {
 	case errors.Is(context.Cause(ctx), errSessionClosed):
 		return recorder.StatusAborted, "session closed"

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -65,12 +66,24 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := h.roundTrip(r)
+	var status *HTTPStatusError
+	if err == nil && resp.StatusCode >= 300 {
+		status = &HTTPStatusError{Code: resp.StatusCode, Status: resp.Status}
+		if resp.StatusCode >= 400 {
+			h.obs.httpFailed(status)
+		}
+	}
 	if sent != nil {
 		werr := err
-		if werr == nil && resp.StatusCode >= 300 {
-			werr = &httpStatusError{resp.Status}
+		if status != nil {
+			werr = status
 		}
 		h.obs.written(r.Context(), sent, werr)
+	}
+	if err != nil && isCall(sent) && r.Context().Err() == nil {
+		// The server could not be reached, or went away before it
+		// answered: the SDK fails the call and keeps the session.
+		h.obs.httpFailed(&streamBrokenError{err})
 	}
 	if err != nil || resp.Body == nil {
 		return resp, err
@@ -78,7 +91,7 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "text/event-stream":
-		body := &sseTapBody{tap: h, rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
+		body := &sseTapBody{tap: h, ctx: r.Context(), rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10), limit: h.limit}
 		body.from = h.streamSource(r, sent, body)
 		resp.Body = body
 	case "application/json":
@@ -88,6 +101,9 @@ func (h *tapRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		if errors.As(rerr, &tooLarge) {
 			h.obs.readFailed(tooLarge)
 			return nil, tooLarge
+		}
+		if rerr != nil && isCall(sent) && r.Context().Err() == nil {
+			h.obs.httpFailed(&streamBrokenError{rerr})
 		}
 		if msg, derr := jsonrpc.DecodeMessage(data); rerr == nil && derr == nil {
 			msg = h.handOn(h.obs.messageRead(msg, h.streamSource(r, sent, nil)))
@@ -163,18 +179,24 @@ func (b *releasingBody) Close() error {
 	return err
 }
 
-type httpStatusError struct{ status string }
-
-func (e *httpStatusError) Error() string { return "HTTP " + e.status }
+// isCall reports whether msg is a request that awaits an answer.
+func isCall(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	return ok && req.IsCall()
+}
 
 // sseTapBody passes a server-sent event stream through line by line,
 // handing each JSON-RPC message in a data line to the tap as the SDK
 // reads it (and rewriting server requests, whose params get the tap's
 // _meta key). An event (its lines up to the blank line that ends it)
 // longer than limit ends the stream with a [MessageTooLargeError] and
-// the session with it.
+// the session with it. A call's stream that breaks off (a read error
+// other than its end) before the call's answer, with no event id to
+// resume it from, is reported as a [streamBrokenError]: the SDK would
+// take it for a stream the server ended, and keep the session.
 type sseTapBody struct {
 	tap   *tapRoundTripper
+	ctx   context.Context // the request's: ended when the client gives up on it
 	rc    io.ReadCloser
 	r     *bufio.Reader
 	limit int64
@@ -183,6 +205,10 @@ type sseTapBody struct {
 	line  []byte
 	out   []byte
 	err   error
+	// resumable: an event carried an id, from which the SDK resumes the
+	// stream if it breaks.
+	resumable bool
+	closed    atomic.Bool // by the client
 }
 
 func (b *sseTapBody) Read(p []byte) (int, error) {
@@ -191,14 +217,15 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 			return 0, b.err
 		}
 		line, err := b.readLine()
+		if bytes.HasPrefix(line, []byte("id:")) && len(bytes.TrimSpace(line[len("id:"):])) > 0 {
+			b.resumable = true
+		}
 		if len(line) > 0 {
 			b.out = b.tap.sseLine(line, b.from)
 		}
 		if err != nil {
 			b.err = err
-			if e, ok := err.(*MessageTooLargeError); ok {
-				b.tap.obs.readFailed(e)
-			}
+			b.failed(err)
 		}
 	}
 	n := copy(p, b.out)
@@ -206,7 +233,24 @@ func (b *sseTapBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (b *sseTapBody) Close() error { return b.rc.Close() }
+func (b *sseTapBody) Close() error {
+	b.closed.Store(true)
+	return b.rc.Close()
+}
+
+// failed tells the tap's observer why reading the stream failed, when
+// that means more than the stream's end: a message over the limit, or a
+// call's stream broken off with nothing to resume it from.
+func (b *sseTapBody) failed(err error) {
+	if e, ok := err.(*MessageTooLargeError); ok {
+		b.tap.obs.readFailed(e)
+		return
+	}
+	if errors.Is(err, io.EOF) || !b.from.replyTo.IsValid() || b.resumable || b.closed.Load() || b.ctx.Err() != nil {
+		return
+	}
+	b.tap.obs.httpFailed(&streamBrokenError{err})
+}
 
 // readLine reads one line of the stream, newline included, counting it
 // into the current event and failing once the event passes the limit.

@@ -129,7 +129,7 @@ func (s *Session) end(at time.Duration, cause error) {
 		reason := "session closed"
 		ev := recorder.Event{At: at, Session: s.name, Kind: recorder.EventConnection}
 		if cause != nil {
-			cause = s.redact(cause)
+			cause = &ConnectionLostError{Err: s.redact(cause)}
 			s.life.err.Store(&cause)
 			reason = cause.Error()
 			ev.Text = "connection lost: " + reason
@@ -141,7 +141,7 @@ func (s *Session) end(at time.Duration, cause error) {
 		s.rec.AddEvent(ev)
 		s.emitLog(ev)
 		if cause != nil {
-			s.life.stop(&lostError{cause})
+			s.life.stop(cause)
 		} else {
 			s.life.endClosed()
 		}
@@ -153,14 +153,6 @@ func (s *Session) end(at time.Duration, cause error) {
 		s.hooks.notices.stop()
 	})
 }
-
-// lostError is the cause of the session's contexts when the connection
-// was lost.
-type lostError struct{ err error }
-
-func (e *lostError) Error() string { return e.err.Error() }
-
-func (e *lostError) Unwrap() error { return e.err }
 
 // lostCause says, as well as can be known, why the connection ended
 // without Close being called.

@@ -67,57 +67,6 @@ func (l Limits) connectTimeout() time.Duration {
 	return l.ConnectTimeout
 }
 
-// MessageTooLargeError says that the server sent a message larger than
-// [Limits.MaxMessageSize]. Reading stopped there: the rest was never
-// held in memory.
-type MessageTooLargeError struct {
-	// What was too large: "HTTP response", "server-sent event" or
-	// "stdio message".
-	What string
-	// Limit is the limit in bytes.
-	Limit int64
-	// Read is how many bytes of the message were read before stopping.
-	Read int64
-	// Announced is the size the server announced (Content-Length), or -1.
-	Announced int64
-}
-
-func (e *MessageTooLargeError) Error() string {
-	size := fmt.Sprintf("reading stopped after %s without reaching its end", FormatSize(e.Read))
-	if e.Announced > e.Limit {
-		size = fmt.Sprintf("it announced %s (Content-Length)", FormatSize(e.Announced))
-	}
-	return fmt.Sprintf("the server's %s was larger than the %s message limit (--max-message-size): %s; "+
-		"raise the limit if the server really sends messages this large", e.What, FormatSize(e.Limit), size)
-}
-
-// ConnectTimeoutError says that the server did not finish the initialize
-// handshake within [Limits.ConnectTimeout].
-type ConnectTimeoutError struct {
-	Target  Target
-	Timeout time.Duration
-}
-
-func (e *ConnectTimeoutError) Error() string {
-	var server string
-	switch e.Target.kind() {
-	case TransportStdio:
-		server = fmt.Sprintf("the stdio server %q", e.Target.Command)
-	case TransportHTTP, TransportSSE:
-		// Through String, which is how a URL may be shown (credentials
-		// in it are not for messages).
-		server = fmt.Sprintf("the %s server at %s", e.Target.kind(), strings.TrimPrefix(e.Target.String(), string(e.Target.kind())+": "))
-	default:
-		server = "the " + string(e.Target.kind()) + " server"
-	}
-	return fmt.Sprintf("no answer to initialize from %s within %v (--connect-timeout)", server, e.Timeout)
-}
-
-// ErrConnectInterrupted is returned by [Connect] when its context was
-// cancelled (a signal, the person giving up) before the server answered
-// initialize: nothing is known to be wrong with the server.
-var ErrConnectInterrupted = errors.New("interrupted while waiting for the server to initialize")
-
 // errConnectTimedOut is the session life's cause when the connect
 // timeout fired.
 var errConnectTimedOut = errors.New("connect timeout")

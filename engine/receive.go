@@ -137,6 +137,26 @@ func (s *Session) readFailed(err error) {
 	s.lose()
 }
 
+// httpFailed is the session's part of the HTTP tap for a failure the
+// SDK does not end the session on. An HTTP status is kept for the
+// connect error ([ConnectError.Status]). A call's response stream broken
+// off before its answer, once the session is up, means the server
+// stopped or crashed mid-call: the session ends as lost at once, before the SDK hands the call its
+// error, so that the call's error and [Session.Err] say so.
+func (s *Session) httpFailed(err error) {
+	var status *HTTPStatusError
+	if errors.As(err, &status) {
+		s.wire.refused(status)
+		return
+	}
+	if !s.life.up.Load() {
+		return // while connecting, the SDK's error goes back to Connect
+	}
+	s.wire.fail(err)
+	s.lose()
+	go s.cs.Close() // lose cannot close an HTTP connection itself
+}
+
 // refuseDuplicate records a server request that reuses the id of a
 // request still pending and returns the answer to write for it: an
 // Invalid Request error with the same id (the protocol's answer to a

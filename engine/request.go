@@ -136,7 +136,7 @@ func (r *request) stopped(ctx context.Context, timeout time.Duration) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
 	case errors.Is(cause, errSessionClosed):
 		r.settle(recorder.StatusAborted, "session closed", nil)
-	case errors.As(cause, new(*lostError)):
+	case errors.As(cause, new(*ConnectionLostError)):
 		r.settle(recorder.StatusAborted, cause.Error(), nil)
 	case ctx.Value(inputKey{}) != nil:
 		// An input request of a multi-round-trip call whose call ended

@@ -30,6 +30,11 @@ type wireObserver interface {
 	written(ctx context.Context, msg jsonrpc.Message, err error)
 	// closed is told that the connection was closed.
 	closed(err error)
+	// httpFailed is told, by the HTTP transports' tap, of a failure the
+	// SDK does not take for the connection's end: an answer with a
+	// status of 400 or more ([HTTPStatusError]), or a call's response
+	// broken off before its answer ([streamBrokenError]).
+	httpFailed(err error)
 	// awaitsAnswer is asked as the SDK is handed the server request req:
 	// true means the client's reader awaits req's answer, handing the
 	// SDK nothing else until it is written (dispatch inline).

@@ -27,6 +27,7 @@ func (*holdingObserver) readFailed(error)                                {}
 func (*holdingObserver) writing(context.Context, jsonrpc.Message)        {}
 func (*holdingObserver) written(context.Context, jsonrpc.Message, error) {}
 func (*holdingObserver) closed(error)                                    {}
+func (*holdingObserver) httpFailed(error)                                {}
 func (*holdingObserver) awaitsAnswer(*jsonrpc.Request) bool              { return true }
 
 // TestTapHoldsAndPushesBack checks the tap under inline over the SDK's

@@ -151,13 +151,21 @@ func (s *Session) explainConnect(outer context.Context, err error) error {
 			return errors.New(msg)
 		}
 	}
-	return fmt.Errorf("connecting to %s: %w", s.target, err)
+	ce := &ConnectError{Target: s.target, Err: s.redact(err)}
+	if s.wire != nil {
+		ce.Status = s.wire.refusedWith()
+	}
+	return ce
 }
 
 // explainWireError describes a broken read from the server.
 func (s *Session) explainWireError(err error) error {
 	if e := s.target.Limits.tooLarge(err); e != nil {
 		return e
+	}
+	var broken *streamBrokenError
+	if errors.As(err, &broken) {
+		return broken
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError

@@ -26,6 +26,7 @@ type wireState struct {
 	writeErr  bool // a write failed: the connection is going
 	closeErr  error
 	isClosed  bool
+	refusal   *HTTPStatusError // the last HTTP answer of 400 or more
 
 	protocolEvents wire.ProtocolEvents // protocol_error events recorded so far
 }
@@ -126,6 +127,21 @@ func (w *wireState) fail(err error) {
 		w.readErr = err
 	}
 	w.mu.Unlock()
+}
+
+// refused notes an HTTP answer with a status of 400 or more.
+func (w *wireState) refused(status *HTTPStatusError) {
+	w.mu.Lock()
+	w.refusal = status
+	w.mu.Unlock()
+}
+
+// refusedWith returns the last HTTP answer with a status of 400 or more,
+// or nil.
+func (w *wireState) refusedWith() *HTTPStatusError {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refusal
 }
 
 // writeFailed notes that a write failed, which on a connection the tap

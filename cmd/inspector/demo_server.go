@@ -55,8 +55,7 @@ func demoServer(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "inspector demo-server: unexpected argument %q (the only flag is --http ADDR)\n", fs.Arg(0))
-		return exitUsage
+		return exitWith(stderr, "demo-server", exitErrorf(exitUsage, "unexpected argument %q (the only flag is --http ADDR)", fs.Arg(0)), nil)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -66,8 +65,7 @@ func demoServer(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "inspector demo-server: serving MCP on stdin/stdout; an MCP client should start this command. Ctrl-C or Ctrl-D to stop.")
 		}
 		if err := demo.ServeStdio(ctx); err != nil {
-			fmt.Fprintf(stderr, "inspector demo-server: %v\n", err)
-			return exitFailure
+			return exitWith(stderr, "demo-server", exitErrorf(exitFailure, "%v", err), nil)
 		}
 		return exitOK
 	}
@@ -76,8 +74,7 @@ func demoServer(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inspector demo-server: streamable HTTP at %s\n  connect with: inspector run --url %s\n  Ctrl-C to stop.\n", url, url)
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "inspector demo-server: %v\n", err)
-		return exitFailure
+		return exitWith(stderr, "demo-server", exitErrorf(exitFailure, "%v", err), nil)
 	}
 	fmt.Fprintln(stderr, "inspector demo-server: stopped")
 	return exitOK

@@ -90,16 +90,14 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "inspector gui: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "Run 'inspector gui -h' for the flags.")
-		return exitUsage
+		return exitWith(stderr, "gui", usageError(format, a...), nil)
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q: every option is a flag (to open a recording, use --open FILE)", fs.Arg(0))
 	}
 	target, policy, err := conn()
 	if err != nil {
-		return usageErr("%v", err)
+		return exitWith(stderr, "gui", asUsage(err), nil) // a config file that cannot be read is exit 1
 	}
 	spanCap, err := maxSpans()
 	if err != nil {

@@ -106,16 +106,14 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitUsage
 	}
 	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "inspector proxy: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "Run 'inspector proxy -h' for the flags.")
-		return exitUsage
+		return exitWith(stderr, "proxy", usageError(format, a...), nil)
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q: every option is a flag (quote the server's command line: --stdio 'CMD ARGS')", fs.Arg(0))
 	}
 	cfgSecrets, err := cfg.fillProxy(stdio, upstream, dir, &env)
 	if err != nil {
-		return usageErr("%v", err)
+		return exitWith(stderr, "proxy", asUsage(err), nil) // a config file that cannot be read is exit 1
 	}
 	overHTTP := *listen != "" || *upstream != ""
 	var words []string
@@ -216,7 +214,7 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	} else {
 		p := &proxy.Stdio{Command: words, Env: env, InheritEnv: *inheritEnv, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Limits: opts.Limits}
 		if res, err = c.ProxyStdio(ctx, p); err != nil {
-			return r.fail(err.Error())
+			return r.fail(err)
 		}
 	}
 	// The files first: the client may have stopped reading stderr.

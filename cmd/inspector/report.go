@@ -138,49 +138,40 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "inspector report: name the recording to read\n\n"+reportUsage)
 		return exitUsage
 	case o.merge && o.compare != "":
-		fmt.Fprint(stderr, "inspector report: --merge and --compare do not go together: merge into a file with --save, then compare it\n")
-		return exitUsage
+		return exitWith(stderr, "report", exitErrorf(exitUsage, "--merge and --compare do not go together: merge into a file with --save, then compare it"), nil)
 	case len(files) > 1 && !o.merge:
-		fmt.Fprintf(stderr, "inspector report: one recording at a time (got %s); to compare two, use RECORDING --compare B\n", strings.Join(files, ", "))
-		return exitUsage
+		return exitWith(stderr, "report", exitErrorf(exitUsage, "one recording at a time (got %s); to compare two, use RECORDING --compare B", strings.Join(files, ", ")), nil)
 	}
 	chart, err := export.ParseChart(o.chart)
 	if err != nil {
-		fmt.Fprintf(stderr, "inspector report: --chart: %v\n", err)
-		return exitUsage
+		return exitWith(stderr, "report", exitErrorf(exitUsage, "--chart: %v", err), nil)
 	}
 	if o.slowest < 0 {
-		fmt.Fprintf(stderr, "inspector report: --slowest %d: give a number of requests, 0 or more\n", o.slowest)
-		return exitUsage
+		return exitWith(stderr, "report", exitErrorf(exitUsage, "--slowest %d: give a number of requests, 0 or more", o.slowest), nil)
 	}
 	if o.width < 64 || o.height < 48 || o.width > 20000 || o.height > 20000 {
-		fmt.Fprintf(stderr, "inspector report: --width %d --height %d: choose a chart size between 64×48 and 20000×20000\n", o.width, o.height)
-		return exitUsage
+		return exitWith(stderr, "report", exitErrorf(exitUsage, "--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.width, o.height), nil)
 	}
 
 	if err := checkOutputs([]outputFile{{"--trace", o.trace}, {"--otlp", o.otlp}, {"--csv", o.csv},
 		{"--series-csv", o.seriesCSV}, {"--otlp-metrics", o.otlpMetrics}, {"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
-		fmt.Fprintf(stderr, "inspector report: %v\n", err)
-		return exitUsage
+		return exitWith(stderr, "report", exitErrorf(exitUsage, "%v", err), nil)
 	}
 
 	var a *recorder.Snapshot
 	if o.merge {
 		if a, err = reportMerge(files, stdin, stderr); err != nil {
-			fmt.Fprintf(stderr, "inspector report: --merge: %v\n", err)
-			return exitFailure
+			return exitWith(stderr, "report", exitErrorf(exitFailure, "--merge: %v", err), nil)
 		}
 	} else if a, err = reportLoad(files[0], stdin); err != nil {
-		fmt.Fprintf(stderr, "inspector report: %v\n", err)
-		return exitFailure
+		return exitWith(stderr, "report", exitErrorf(exitFailure, "%v", err), nil)
 	}
 	snaps := []*recorder.Snapshot{a}
 	names := []string{files[0]}
 	if o.compare != "" {
 		b, err := reportLoad(o.compare, stdin)
 		if err != nil {
-			fmt.Fprintf(stderr, "inspector report: --compare: %v\n", err)
-			return exitFailure
+			return exitWith(stderr, "report", exitErrorf(exitFailure, "--compare: %v", err), nil)
 		}
 		snaps = append(snaps, b)
 		names = append(names, o.compare)

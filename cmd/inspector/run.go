@@ -138,143 +138,179 @@ func runCommand(args []string) int {
 
 // runMain is `inspector run` with its streams passed in; it returns the exit code.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	p, err := parseRun(args, stderr)
+	if err != nil {
+		return exitWith(stderr, "run", err, nil)
+	}
+	c, err := capture.Start(p.o.captureOptions("run", recorder.Meta{Title: runTitle(p.target, p.o.tool), Inspector: version},
+		p.spanCap, p.target.Secrets(), stderr))
+	if err != nil {
+		return exitWith(stderr, "run", err, nil)
+	}
+	r := &runner{cmd: "run", ctx: ctx, o: p.o, c: c, stderr: stderr}
+	return r.run(p, stdout)
+}
+
+// runPlan is what the flags of `inspector run` ask for, checked.
+type runPlan struct {
+	o        runOptions
+	target   engine.Target
+	policy   engine.AnswerPolicy
+	w        load.Workload // its Tool and Args are set once the tool is known
+	toolArgs json.RawMessage
+	asserts  []assertion
+	spanCap  int
+}
+
+// parseRun parses and checks the flags of `inspector run`: an
+// [exitError] when they are bad, or -h was asked for.
+func parseRun(args []string, stderr io.Writer) (runPlan, error) {
+	var p runPlan
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	conn := parseConnectionFlags(fs)
-	var o runOptions
-	addLoadFlags(fs, &o, "")
-	fs.BoolVar(&o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
-	fs.StringVar(&o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir()+"; off (the default) writes none")
-	addOutputFlags(fs, &o)
+	addLoadFlags(fs, &p.o, "")
+	fs.BoolVar(&p.o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
+	fs.StringVar(&p.o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir()+"; off (the default) writes none")
+	addOutputFlags(fs, &p.o)
 	maxSpans := addMaxSpansFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage // the flag package said which flag
+	if err := flagsParsed(fs.Parse(args)); err != nil {
+		return p, err
 	}
-	if o.journal == "off" { // as for inspector proxy, not a file named off
-		o.journal = ""
-	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "inspector run: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "Run 'inspector run -h' for the flags.")
-		return exitUsage
+	if p.o.journal == "off" { // as for inspector proxy, not a file named off
+		p.o.journal = ""
 	}
 	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q: every option is a flag (did you forget to quote --stdio 'CMD ARGS'?)", fs.Arg(0))
+		return p, usageError("unexpected argument %q: every option is a flag (did you forget to quote --stdio 'CMD ARGS'?)", fs.Arg(0))
 	}
-	target, policy, err := conn()
-	if err != nil {
-		return usageErr("%v", err)
+	var err error
+	if p.target, p.policy, err = conn(); err != nil {
+		return p, asUsage(err)
 	}
-	if policy.Elicitation == engine.ElicitManual || policy.SamplingManual {
-		return usageErr("--elicitation manual needs a person to answer each request, and a headless run has nobody there: use inspector gui --elicitation manual, or here accept, decline or cancel")
+	if p.policy.Elicitation == engine.ElicitManual || p.policy.SamplingManual {
+		return p, usageError("--elicitation manual needs a person to answer each request, and a headless run has nobody there: use inspector gui --elicitation manual, or here accept, decline or cancel")
 	}
-	asserts, err := parseAssertions(o.asserts)
-	if err != nil {
-		return usageErr("%v", err)
+	if err := p.checkLoad(fs); err != nil {
+		return p, err
 	}
-	if o.calls < 1 {
-		return usageErr("--calls %d: want 1 or more", o.calls)
+	if p.toolArgs, err = readToolArgs(p.o.args); err != nil {
+		return p, err
 	}
-	if o.concurrency < 1 {
-		return usageErr("--concurrency %d: want 1 or more", o.concurrency)
+	if p.o.tool == "" && !p.o.listTools && p.target.Transport == engine.TransportDemo {
+		p.o.tool = "fanout"
 	}
-	if o.callTimeout < 0 {
-		return usageErr("--call-timeout %v: must not be negative", o.callTimeout)
+	if err := p.checkOutputs(); err != nil {
+		return p, err
 	}
-	w, err := loadShape(fs, o)
-	if err != nil {
-		return usageErr("%v", err)
+	if p.spanCap, err = maxSpans(); err != nil {
+		return p, usageError("%v", err)
 	}
-	if o.outputs.Chart, err = export.ParseChart(o.outputs.chart); err != nil {
-		return usageErr("--chart: %v", err)
-	}
-	if o.outputs.Width < 64 || o.outputs.Height < 48 || o.outputs.Width > 20000 || o.outputs.Height > 20000 {
-		return usageErr("--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.outputs.Width, o.outputs.Height)
-	}
-	toolArgs, code := readToolArgs(o.args, stderr)
-	if code != exitOK {
-		return code
-	}
-	if o.tool == "" && !o.listTools && target.Transport == engine.TransportDemo {
-		o.tool = "fanout"
-	}
+	return p, nil
+}
 
-	if err := checkOutputs(o.files()); err != nil {
-		return usageErr("%v", err)
+// checkLoad checks the assertions and the shape of the load.
+func (p *runPlan) checkLoad(fs *flag.FlagSet) error {
+	o := p.o
+	var err error
+	if p.asserts, err = parseAssertions(o.asserts); err != nil {
+		return usageError("%v", err)
 	}
-	if err := o.push.check(); err != nil {
-		return usageErr("%v", err)
+	switch {
+	case o.calls < 1:
+		return usageError("--calls %d: want 1 or more", o.calls)
+	case o.concurrency < 1:
+		return usageError("--concurrency %d: want 1 or more", o.concurrency)
+	case o.callTimeout < 0:
+		return usageError("--call-timeout %v: must not be negative", o.callTimeout)
 	}
+	if p.w, err = loadShape(fs, o); err != nil {
+		return usageError("%v", err)
+	}
+	return nil
+}
 
-	spanCap, err := maxSpans()
-	if err != nil {
-		return usageErr("%v", err)
+// checkOutputs checks the chart, the files the run writes and the OTLP
+// push before the run, when a bad one can still be fixed.
+func (p *runPlan) checkOutputs() error {
+	var err error
+	if p.o.outputs.Chart, err = export.ParseChart(p.o.outputs.chart); err != nil {
+		return usageError("--chart: %v", err)
 	}
-	c, err := capture.Start(o.captureOptions("run", recorder.Meta{Title: runTitle(target, o.tool), Inspector: version},
-		spanCap, target.Secrets(), stderr))
-	if err != nil {
-		fmt.Fprintf(stderr, "inspector run: %v\n", err)
-		return exitFailure
+	if w, h := p.o.outputs.Width, p.o.outputs.Height; w < 64 || h < 48 || w > 20000 || h > 20000 {
+		return usageError("--width %d --height %d: choose a chart size between 64×48 and 20000×20000", w, h)
 	}
-	r := &runner{cmd: "run", ctx: ctx, o: o, c: c, stderr: stderr}
+	if err := checkOutputs(p.o.files()); err != nil {
+		return usageError("%v", err)
+	}
+	if err := p.o.push.check(); err != nil {
+		return usageError("%v", err)
+	}
+	return nil
+}
 
-	group, err := c.ConnectGroup(ctx, target, policy, o.sessions)
+// run connects, lists the tools if asked, runs the load, saves and
+// prints the summary, and returns the exit code.
+func (r *runner) run(p runPlan, stdout io.Writer) int {
+	ctx, c, target := r.ctx, r.c, p.target
+	group, err := c.ConnectGroup(ctx, target, p.policy, p.o.sessions)
 	if err != nil {
 		return r.fail(connectFailure(target, err))
 	}
 	sess := group.Sessions()[0]
-	if o.listTools {
-		if err := listTools(ctx, sess, c, o, stdout, stderr); err != nil {
+	if p.o.listTools {
+		if err := listTools(ctx, sess, c, p.o, stdout, r.stderr); err != nil {
 			group.Close()
-			return r.fail(fmt.Sprintf("cannot list the tools of %s: %v", target, err))
+			return r.fail(failure(fmt.Sprintf("cannot list the tools of %s: %v", target, err), ""))
 		}
-		if o.tool == "" {
+		if p.o.tool == "" {
 			group.Close()
 			return r.save()
 		}
 	}
-
-	if o.tool == "" { // another server than the demo: its only tool
-		if o.tool, err = soleTool(ctx, sess, target); err != nil {
+	if p.o.tool == "" { // another server than the demo: its only tool
+		if p.o.tool, err = soleTool(ctx, sess, target); err != nil {
 			group.Close()
-			return r.fail(err.Error())
+			return r.fail(err)
 		}
-		c.Recording().SetMeta(func(m *recorder.Meta) { m.Title = runTitle(target, o.tool) })
+		c.Recording().SetMeta(func(m *recorder.Meta) { m.Title = runTitle(target, p.o.tool) })
 	}
-	w.Tool, w.Args = o.tool, toolArgs
-	// the run is a named segment of the recording, its dispatch said as
-	// the app says it ("bounded 4")
-	endSegment := c.Segment(o.tool, strings.Replace(policy.Dispatch.String(), ":", " ", 1))
-	progress, clearProgress := progressLine(stderr, w)
-	res, runErr := load.Run(ctx, group.Sessions(), w, progress)
-	clearProgress()
-	endSegment()
-	// Run returns a lost connection's error only once the session has
-	// ended (Done closed, Err set), so there is nothing to wait for here.
-	lost := group.Err()
-	group.Close()
-
+	res, lost, runErr := r.runLoad(group, p)
 	// The files first, then the summary: the push's counts are in it
 	// once the capture closed.
 	why := runFailure(ctx, target, res, lost, runErr)
 	saved := r.save()
 	sum := r.summary(stdout, res)
 	switch {
-	case why != "":
+	case why != nil:
 		return r.fail(why)
 	case saved != exitOK:
 		return saved
-	case checkAssertions(stderr, "run", asserts, sum) > 0:
+	case checkAssertions(r.stderr, "run", p.asserts, sum) > 0:
 		return exitAssertion
 	}
 	return exitOK
+}
+
+// runLoad runs the load over group as a named segment of the recording,
+// its dispatch said as the app says it ("bounded 4"), and closes the
+// group; lost is why a connection was lost during the run.
+func (r *runner) runLoad(group *engine.Group, p runPlan) (res load.RunResult, lost, runErr error) {
+	w := p.w
+	w.Tool, w.Args = p.o.tool, p.toolArgs
+	endSegment := r.c.Segment(p.o.tool, strings.Replace(p.policy.Dispatch.String(), ":", " ", 1))
+	progress, clearProgress := progressLine(r.stderr, w)
+	res, runErr = load.Run(r.ctx, group.Sessions(), w, progress)
+	clearProgress()
+	endSegment()
+	// Run returns a lost connection's error only once the session has
+	// ended (Done closed, Err set), so there is nothing to wait for here.
+	lost = group.Err()
+	group.Close()
+	return res, lost, runErr
 }
 
 // progressLine returns a progress callback that keeps one line on stderr
@@ -314,48 +350,72 @@ func progressLine(stderr io.Writer, w load.Workload) (func(load.Progress), func(
 	return update, clear
 }
 
-// runFailure says why a run did not complete, "" when it did.
-func runFailure(ctx context.Context, target engine.Target, res load.RunResult, lost, runErr error) string {
+// runFailure says why a run did not complete, nil when it did: a
+// signal, a connection lost (lost, or a run that failed because of it),
+// or a run that could not go on.
+func runFailure(ctx context.Context, target engine.Target, res load.RunResult, lost, runErr error) *exitError {
+	var lostErr *engine.ConnectionLostError
 	switch {
 	case ctx.Err() != nil: // a signal: whatever else went wrong followed from it
-		return "interrupted before the run finished; what was recorded so far is saved (--record, --journal)"
-	case lost != nil:
-		return fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
-			target, lost, res.OK+res.Failed, res.Total)
+		return failure("interrupted before the run finished", "what was recorded so far is saved (--record, --journal)")
+	case errors.As(lost, &lostErr) || errors.As(runErr, &lostErr):
+		if lost == nil {
+			lost = lostErr
+		}
+		return failure(fmt.Sprintf("the connection to %s was lost during the run: %v (%d of %d tool calls finished; requests still open are marked aborted in the recording)",
+			target, lost, res.OK+res.Failed, res.Total), lostHint(target))
 	case runErr != nil:
-		return fmt.Sprintf("the run on %s did not complete: %v", target, runErr)
+		return failure(fmt.Sprintf("the run on %s did not complete: %v", target, runErr), "")
+	}
+	return nil
+}
+
+// lostHint says what to do when the connection to t was lost mid-run:
+// over HTTP, where the server's own log says why (a stdio server's last
+// stderr line is in the message already).
+func lostHint(t engine.Target) string {
+	switch t.Transport {
+	case engine.TransportHTTP, engine.TransportSSE:
+		return "check that the server is still running and see its log for why it stopped answering"
 	}
 	return ""
 }
 
-// connectFailure says why connecting failed and what to check.
-func connectFailure(t engine.Target, err error) string {
-	var signIn *capture.SignInError
+// connectFailure says why connecting failed and what to check, by the
+// kind of the error: interrupted, the sign-in, a message over the limit,
+// credentials the HTTP server refused, or a server that could not be
+// reached or started.
+func connectFailure(t engine.Target, err error) *exitError {
+	var (
+		signIn   *capture.SignInError
+		tooLarge *engine.MessageTooLargeError
+		status   *engine.HTTPStatusError
+		connect  *engine.ConnectError
+	)
 	switch {
 	case errors.Is(err, engine.ErrConnectInterrupted):
-		return fmt.Sprintf("%v (%s); what was recorded so far is saved (--record, --journal)", err, t)
+		return failure(fmt.Sprintf("%v (%s)", err, t), "what was recorded so far is saved (--record, --journal)")
 	case errors.As(err, &signIn):
-		return err.Error() // the sign-in says what to do
+		return failure(err.Error(), "") // the sign-in says what to do
 	}
-	why := strings.TrimPrefix(err.Error(), "connecting to "+t.String()+": ")
-	hint := ""
-	var tooLarge *engine.MessageTooLargeError
-	if errors.As(err, &tooLarge) {
-		return fmt.Sprintf("cannot connect to %s: %s", t, why) // it says what to do
+	why := err.Error()
+	if errors.As(err, &connect) {
+		why = connect.Err.Error() // the message names the target
+	}
+	msg := fmt.Sprintf("cannot connect to %s: %s", t, why)
+	switch {
+	case errors.As(err, &tooLarge):
+		return failure(msg, "") // it says what to do
+	case errors.As(err, &status) && status.Refused():
+		return failure(msg, "the server refused the request: check its credentials, as in --header 'Authorization: Bearer TOKEN', or sign in with --oauth")
 	}
 	switch t.Transport {
 	case engine.TransportHTTP, engine.TransportSSE:
-		hint = "; check that the server is running and listening at that URL (and that --url/--sse match its transport)"
-		for _, refused := range []string{"Unauthorized", "Forbidden", "401", "403"} {
-			if strings.Contains(why, refused) {
-				hint = "; the server refused the request: check its credentials, as in --header 'Authorization: Bearer TOKEN', or sign in with --oauth"
-				break
-			}
-		}
+		return failure(msg, "check that the server is running and listening at that URL (and that --url/--sse match its transport)")
 	case engine.TransportStdio:
-		hint = "; check that the command starts an MCP server on its own: run it in a shell, it should wait for input on stdin"
+		return failure(msg, "check that the command starts an MCP server on its own: run it in a shell, it should wait for input on stdin")
 	}
-	return fmt.Sprintf("cannot connect to %s: %s%s", t, why, hint)
+	return failure(msg, "")
 }
 
 // runner ends a run: it saves what was recorded, however the run ended.
@@ -369,16 +429,17 @@ type runner struct {
 	code   int
 }
 
-// fail reports why the run failed, saves what was recorded and returns
-// exitFailure, or exitInterrupted when a signal stopped the run (at any
-// stage: connecting, listing tools, running).
-func (r *runner) fail(why string) int {
-	fmt.Fprintf(r.stderr, "inspector %s: %s\n", r.cmd, r.c.Scrub(why))
+// fail reports why the run failed, without the run's secrets, saves
+// what was recorded and returns why's exit code (exit 1 for an error
+// other than an [exitError]), or exitInterrupted when a signal stopped
+// the run (at any stage: connecting, listing tools, running).
+func (r *runner) fail(why error) int {
+	code := exitWith(r.stderr, r.cmd, why, r.c.Scrub)
 	r.save()
 	if r.ctx.Err() != nil {
 		return exitInterrupted
 	}
-	return exitFailure
+	return code
 }
 
 // save closes the capture (the journal, --record and the exports) and
@@ -439,9 +500,9 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 }
 
 // readToolArgs reads --args: a JSON object, or @FILE holding one.
-func readToolArgs(s string, stderr io.Writer) (json.RawMessage, int) {
+func readToolArgs(s string) (json.RawMessage, error) {
 	if s == "" {
-		return nil, exitOK
+		return nil, nil
 	}
 	what := "--args"
 	data := []byte(s)
@@ -450,8 +511,7 @@ func readToolArgs(s string, stderr io.Writer) (json.RawMessage, int) {
 		var err error
 		data, err = readArgsFile(path)
 		if err != nil {
-			fmt.Fprintf(stderr, "inspector run: %s: cannot read the file: %v\n", what, err)
-			return nil, exitFailure
+			return nil, failure(fmt.Sprintf("%s: cannot read the file: %v", what, err), "")
 		}
 	}
 	var obj map[string]any
@@ -460,10 +520,9 @@ func readToolArgs(s string, stderr io.Writer) (json.RawMessage, int) {
 		if err != nil {
 			msg = fmt.Sprintf("not a JSON object (%v); want one, as in '{\"n\": 5}'", err)
 		}
-		fmt.Fprintf(stderr, "inspector run: %s: %s\n", what, msg)
-		return nil, exitUsage
+		return nil, &exitError{code: exitUsage, msg: what + ": " + msg}
 	}
-	return json.RawMessage(data), exitOK
+	return json.RawMessage(data), nil
 }
 
 func runTitle(t engine.Target, tool string) string {

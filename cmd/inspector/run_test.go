@@ -651,3 +651,60 @@ func TestOutputPathsCheckedBeforeTheRun(t *testing.T) {
 		}
 	})
 }
+
+// TestHTTPServerDiesMidCall: a streamable HTTP server (a Go SDK server in
+// a process of its own) that exits in the middle of a fan-out ends the
+// run as a stdio server's death does: exit 1, a message that says the
+// connection was lost and what to check, the sampling requests aborted,
+// and --record saved.
+func TestHTTPServerDiesMidCall(t *testing.T) {
+	srv := exec.Command(crashServerBin, "-mode", "crash", "-http")
+	stdout, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		srv.Process.Kill()
+		srv.Wait()
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var url string
+	select {
+	case url = <-lines:
+	case <-time.After(20 * time.Second):
+		t.Fatal("crashserver -http printed no URL")
+	}
+	rec := filepath.Join(t.TempDir(), "run.json")
+	r := inspector(t, "run", "--url", url, "--tool", "fanout", "--latency", "5s", "--record", rec)
+	if r.code != exitFailure {
+		t.Fatalf("exit %d, want %d (as for a stdio server that dies)\nstdout: %s\nstderr: %s", r.code, exitFailure, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"was lost during the run", "broke off a call before answering it", "check that the server is still running"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	snap, err := recorder.LoadFile(rec)
+	if err != nil {
+		t.Fatalf("--record was not saved after the server died: %v", err)
+	}
+	aborted := 0
+	for _, s := range snap.Spans {
+		if s.Status == recorder.StatusAborted {
+			aborted++
+		}
+	}
+	if aborted < 5 {
+		t.Errorf("%d aborted spans in the recording, want the 5 sampling requests the dead server left open", aborted)
+	}
+}

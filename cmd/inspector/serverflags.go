@@ -70,7 +70,7 @@ func (c *configFlags) target() (engine.Target, error) {
 	if *c.config != "" {
 		found.Files = []clientconfig.File{clientconfig.Load(*c.config)}
 		if err := found.Files[0].Err; err != nil {
-			return engine.Target{}, fmt.Errorf("--config: %w", err)
+			return engine.Target{}, failure("--config: "+err.Error(), "") // it says what is wrong with the file
 		}
 		if *c.server != "" {
 			s, others, err = found.Pick(*c.server)
@@ -88,7 +88,12 @@ func (c *configFlags) target() (engine.Target, error) {
 		}
 	}
 	if err != nil {
-		return engine.Target{}, fmt.Errorf("%s %s: %w", flagName, c.arg(), err)
+		err = fmt.Errorf("%s %s: %w", flagName, c.arg(), err)
+		if errors.Is(err, clientconfig.ErrNotFound) && len(unreadable(found)) > 0 {
+			// Not a bad flag: the server may be in a file that could not be read.
+			return engine.Target{}, failure(err.Error(), "fix or remove the file that could not be read, or name the server's file with --config FILE")
+		}
+		return engine.Target{}, err
 	}
 	if len(others) > 0 {
 		var also []string
@@ -178,4 +183,16 @@ func (c *configFlags) fillProxy(stdio, upstream, dir *string, env *repeatedFlag)
 		*upstream = t.URL
 	}
 	return t.SecretValues, nil
+}
+
+// unreadable returns the config files that were found but could not be
+// read.
+func unreadable(found clientconfig.Found) []clientconfig.File {
+	var bad []clientconfig.File
+	for _, f := range found.Files {
+		if f.Err != nil {
+			bad = append(bad, f)
+		}
+	}
+	return bad
 }

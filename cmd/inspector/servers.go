@@ -21,7 +21,8 @@ first of that name. Looked for: ~/.claude.json (Claude Code: this project's
 entries, then the user's), .mcp.json, .cursor/mcp.json and .vscode/mcp.json
 in this folder and each above it up to the repository root, ~/.cursor/mcp.json,
 and Claude Desktop's claude_desktop_config.json. A file that cannot be read
-is listed with what is wrong; the others are still listed.
+is listed with what is wrong; the others are still listed, and the exit
+status is then 1.
 
 `
 
@@ -62,6 +63,10 @@ func serversMain(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	writeServers(stdout, found, places)
+	if bad := unreadable(found); len(bad) > 0 {
+		return exitWith(stderr, "servers", failure(fmt.Sprintf("%d of %d configuration files could not be read (listed above with what is wrong)", len(bad), len(found.Files)),
+			"fix or remove them: --server NAME cannot see the servers they may hold"), nil)
+	}
 	return exitOK
 }
 

@@ -75,7 +75,8 @@ func TestServersCommand(t *testing.T) {
 	}
 }
 
-// TestServerFlagErrors: what run says when the server cannot be used.
+// TestServerFlagErrors: what run says when the server cannot be used:
+// exit 2 for a bad flag, exit 1 for a config file that cannot be read.
 func TestServerFlagErrors(t *testing.T) {
 	env, project := serversTree(t)
 	for _, tc := range []struct {
@@ -100,9 +101,13 @@ func TestServerFlagErrors(t *testing.T) {
 				args = []string{"--config", filepath.Join(wd, "..", "..", "engine", "clientconfig", "testdata", "bad", "syntax", "claude_desktop_config.json")}
 				tc.want = []string{"--config: " + args[1] + ":4:5: invalid character", "not valid JSON"}
 			}
+			want := exitUsage
+			if tc.name == "a malformed file" {
+				want = exitFailure // the file, not the flag, is what is wrong
+			}
 			r := inspectorIn(t, project, env, append([]string{"run"}, args...)...)
-			if r.code != exitUsage {
-				t.Errorf("exit %d, want %d", r.code, exitUsage)
+			if r.code != want {
+				t.Errorf("exit %d, want %d", r.code, want)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(r.stderr, w) {
@@ -301,5 +306,64 @@ func TestConfigCwd(t *testing.T) {
 	r := inspector(t, "run", "--config", config, "--tool", "echo", "--args", `{"text":"hi"}`)
 	if r.code != exitOK || !strings.Contains(r.stdout, "stdio: ./srv demo-server") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestUnreadableConfigExits1: a client config nested past the depth
+// limit is a file that cannot be read, not a bad flag: run --server and
+// --config exit 1 saying what is wrong with it, and inspector servers
+// still lists what it found but exits 1 and says a file was skipped.
+func TestUnreadableConfigExits1(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "project")
+	for _, d := range []string{".git", ".vscode"} {
+		if err := os.MkdirAll(filepath.Join(project, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deep := filepath.Join(project, ".vscode", "mcp.json")
+	if err := os.WriteFile(deep, []byte(`{"servers":`+strings.Repeat("[", 5000)+strings.Repeat("]", 5000)+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := `{"mcpServers": {"demo": {"command": "` + inspectorBin + `", "args": ["demo-server"]}}}`
+	if err := os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + filepath.Join(root, "home"), "XDG_CONFIG_HOME=", "APPDATA="}
+	const nested = "nested more than 100 deep"
+	cases := []struct {
+		name string
+		args []string
+		want []string // on stderr
+	}{
+		{"run --server", []string{"run", "--server", "missing"}, []string{nested, `no server is named "missing"`, "fix or remove the file"}},
+		{"run --config", []string{"run", "--config", deep}, []string{"--config: " + deep, nested}},
+		{"proxy --server", []string{"proxy", "--server", "missing"}, []string{nested, "fix or remove the file"}},
+		{"servers", []string{"servers"}, []string{"1 of 2 configuration files could not be read", "fix or remove them"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := inspectorIn(t, project, env, tc.args...)
+			if r.code != exitFailure {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, exitFailure, r.stdout, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+				}
+			}
+			if strings.Contains(r.stderr, "-h' for the flags") {
+				t.Errorf("a file that cannot be read is not a bad flag, but stderr points to the flags:\n%s", r.stderr)
+			}
+		})
+	}
+	// The good file is still listed, and its server still usable.
+	r := inspectorIn(t, project, env, "servers")
+	if !strings.Contains(r.stdout, "demo") || !strings.Contains(r.stdout, nested) {
+		t.Errorf("inspector servers did not list the good file's server and the broken file's error:\n%s", r.stdout)
+	}
+	r = inspectorIn(t, project, env, "run", "--server", "demo", "--json")
+	if r.code != exitOK {
+		t.Errorf("run --server demo, beside a file that cannot be read: exit %d\nstderr: %s", r.code, r.stderr)
 	}
 }

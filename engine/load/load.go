@@ -338,7 +338,7 @@ func (l *load) finish() (RunResult, error) {
 		reason := errors.New("the connection was lost")
 		if waitEnded(s, 2*time.Second) {
 			if cause := s.Err(); cause != nil {
-				reason = cause // kept for errors.As
+				reason = cause // a ConnectionLostError, for errors.As
 			}
 		}
 		who := ""

@@ -7,12 +7,19 @@
 //
 // With -mode garbage-start it writes garbage before even reading the
 // initialize request.
+//
+// With -http it serves streamable HTTP on a free loopback port instead of
+// stdio, and prints the endpoint's URL as its first line on stdout; in
+// crash mode the whole process exits mid fan-out, as a server that is
+// killed or crashes does.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"time"
 
@@ -25,6 +32,7 @@ type args struct {
 
 func main() {
 	mode := flag.String("mode", "crash", "crash, garbage or garbage-start")
+	overHTTP := flag.Bool("http", false, "serve streamable HTTP on a free loopback port (its URL printed on stdout) instead of stdio")
 	flag.Parse()
 	if *mode == "garbage-start" {
 		fmt.Println("Hello! I am not an MCP server, I print whatever I like.")
@@ -53,7 +61,27 @@ func main() {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	})
+	if *overHTTP {
+		serveHTTP(srv)
+		return
+	}
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "crashserver:", err)
+		os.Exit(1)
+	}
+}
+
+// serveHTTP serves srv over streamable HTTP on a free loopback port and
+// prints its URL.
+func serveHTTP(srv *mcp.Server) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crashserver:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("http://%s/mcp\n", l.Addr())
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	if err := http.Serve(l, h); err != nil {
 		fmt.Fprintln(os.Stderr, "crashserver:", err)
 		os.Exit(1)
 	}
