@@ -115,7 +115,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	w, err := loadShape(fs, lo)
 	if err != nil {
-		return usageErr("%v", strings.TrimPrefix(err.Error(), "run: "))
+		return usageErr("%v", err)
 	}
 	w.Tool = lo.tool
 	if lo.args != "" {
@@ -139,7 +139,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if w.Tool != "" {
 		if err := w.Validate(); err != nil {
-			return usageErr("%v", strings.TrimPrefix(err.Error(), "run: "))
+			return usageErr("%s", explainWorkload(err))
 		}
 	}
 	if *autorun && w.Tool == "" {

@@ -62,11 +62,7 @@ func loadShape(fs *flag.FlagSet, o runOptions) (load.Workload, error) {
 	probe := w
 	probe.Tool = "probe"
 	if err := probe.Validate(); err != nil {
-		var we *load.WorkloadError
-		if errors.As(err, &we) {
-			return w, errors.New(we.Explain(loadFlag))
-		}
-		return w, err
+		return w, errors.New(explainWorkload(err))
 	}
 	open := o.rate > 0 || w.Ramp == load.RampRate
 	if !open && w.Ramp == "" {
@@ -84,4 +80,14 @@ func loadFlag(field string) string {
 		field = "stages" // --stages with or without --concurrency
 	}
 	return "--" + strings.ReplaceAll(field, "_", "-")
+}
+
+// explainWorkload words an error of [load.Workload.Validate] with the
+// flags' names (--rate, --max-in-flight, ...).
+func explainWorkload(err error) string {
+	var we *load.WorkloadError
+	if errors.As(err, &we) {
+		return we.Explain(loadFlag)
+	}
+	return err.Error()
 }
