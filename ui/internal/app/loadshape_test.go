@@ -24,7 +24,7 @@ func TestWorkloadRateAndDuration(t *testing.T) {
 	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
 
 	typeInto(m.workload.rate, "50")
-	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "give a duration too") {
+	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "Rate: an open loop needs Duration too") {
 		t.Errorf("a rate without a duration: %v, want it to ask for a duration", err)
 	}
 	typeInto(m.workload.duration, "1s")
@@ -106,7 +106,7 @@ func TestWorkloadStages(t *testing.T) {
 
 	typeInto(m.workload.stages, "1s:40")
 	typeInto(m.workload.rate, "10")
-	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "empty the Rate field") {
+	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "Stages and Rate: the stages give the rate; leave out Rate") {
 		t.Errorf("stages with a rate: %v, want it to say the stages give the rate", err)
 	}
 	typeInto(m.workload.rate, "")
@@ -116,7 +116,7 @@ func TestWorkloadStages(t *testing.T) {
 		t.Fatalf("Workload() = %+v, %v; want one rate stage to 40/s, at most 5 in flight", w, err)
 	}
 	m.workload.stagesRamp.SetSelected(rampCallersText)
-	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "max in flight") {
+	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "Max in flight: bounds an open loop only") {
 		t.Errorf("stages of callers with max in flight: %v, want it refused", err)
 	}
 	typeInto(m.workload.maxInFlight, "")

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -352,13 +353,10 @@ func (p *workloadPanel) workload() (load.Workload, error) {
 		return w, err
 	}
 	if text := strings.TrimSpace(p.rate.Text); text != "" && !strings.EqualFold(text, "none") {
-		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil || !(w.Rate > 0) || w.Rate > load.MaxRate {
-			return w, fmt.Errorf("rate: want calls per second above 0 (at most %d), as in 200, not %q", load.MaxRate, text)
+		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil {
+			return w, fmt.Errorf("rate: want calls per second, as in 200, not %q", text)
 		}
-		if w.Duration == 0 && !p.hasStages() {
-			return w, fmt.Errorf("rate: give a duration too: how long to keep starting %v calls per second", w.Rate)
-		}
-		w.Calls, w.Concurrency = 0, 0 // an open loop is bounded by neither
+		w.Calls, w.Concurrency = 0, 0 // an open loop: Calls and At once do not apply
 	} else if w.Duration > 0 {
 		w.Calls = 0 // the duration bounds the run instead
 	}
@@ -368,7 +366,42 @@ func (p *workloadPanel) workload() (load.Workload, error) {
 	if _, err := p.sessionCount(); err != nil {
 		return w, err
 	}
-	return w, w.Validate()
+	// What goes with what is the workload's to judge, as for the command
+	// line: its error is worded with the panel's labels.
+	if err := w.Validate(); err != nil {
+		var we *load.WorkloadError
+		if errors.As(err, &we) {
+			return w, errors.New(we.Explain(workloadLabel))
+		}
+		return w, err
+	}
+	return w, nil
+}
+
+// workloadLabel is the panel's label of a workload field, for
+// [load.WorkloadError.Explain].
+func workloadLabel(field string) string {
+	switch field {
+	case "tool":
+		return "Tool"
+	case "args":
+		return "the arguments"
+	case "calls":
+		return "Calls"
+	case "concurrency":
+		return "At once"
+	case "call_timeout":
+		return "Call timeout"
+	case "duration":
+		return "Duration"
+	case "rate":
+		return "Rate"
+	case "max_in_flight":
+		return "Max in flight"
+	case "stages", "ramp":
+		return "Stages"
+	}
+	return field
 }
 
 // Args returns the chosen tool's arguments as a JSON object.

@@ -63,38 +63,25 @@ func (p *workloadPanel) setSessions(n int) {
 }
 
 // applyShape reads the stages and the bound on outstanding calls into w,
-// which already holds calls, concurrency, duration and rate; it says
-// which fields do not go together.
+// which already holds calls, concurrency, duration and rate. Which fields
+// go together is [load.Workload.Validate]'s to say.
 func (p *workloadPanel) applyShape(w *load.Workload) error {
 	if text := strings.TrimSpace(p.maxInFlight.Text); text != "" && !strings.EqualFold(text, "none") {
 		k, err := strconv.Atoi(text)
-		if err != nil || k < 0 {
+		if err != nil {
 			return fmt.Errorf("max in flight: want a whole number of calls (0 = no bound), not %q", text)
 		}
 		w.MaxInFlight = k
 	}
-	spec := strings.TrimSpace(p.stages.Text)
 	if !p.hasStages() {
-		if w.MaxInFlight > 0 && w.Rate == 0 {
-			return fmt.Errorf("max in flight bounds an open loop: give a rate (or stages of calls/s); a closed loop is bounded by At once")
-		}
 		return nil
 	}
-	stages, err := load.ParseStages(spec)
+	stages, err := load.ParseStages(strings.TrimSpace(p.stages.Text))
 	if err != nil {
 		return fmt.Errorf("stages: %v", err)
 	}
-	switch {
-	case w.Rate > 0:
-		return fmt.Errorf("stages and rate: the stages give the rate; empty the Rate field")
-	case strings.TrimSpace(p.duration.Text) != "" && !strings.EqualFold(strings.TrimSpace(p.duration.Text), "none"):
-		return fmt.Errorf("stages and duration: the stages say how long the run lasts; empty the Duration field")
-	}
-	w.Stages, w.Calls, w.Duration = stages, 0, 0
+	w.Stages, w.Calls = stages, 0 // the stages give the run's length
 	if p.stagesRamp.Selected == rampCallersText {
-		if w.MaxInFlight > 0 {
-			return fmt.Errorf("max in flight bounds an open loop; stages of callers are bounded by the callers themselves")
-		}
 		w.Ramp = load.RampConcurrency // from At once
 		return nil
 	}
