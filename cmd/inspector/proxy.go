@@ -72,122 +72,62 @@ func proxyCommand(args []string) int {
 	return proxyMain(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 }
 
+// proxyFlags are `inspector proxy`'s flags, as parsed.
+type proxyFlags struct {
+	o          runOptions
+	stdio      *string
+	listen     *string
+	upstream   *string
+	env        repeatedFlag
+	dir        *string
+	maxMsg     sizeFlag
+	maxStderr  *int
+	inheritEnv *bool
+	cfg        *configFlags
+	guard      *proxyGuardFlags
+	maxSpans   func() (int, error)
+}
+
+// proxyPlan is a checked proxy: what parseProxy read and what it worked
+// out from it.
+type proxyPlan struct {
+	f        *proxyFlags
+	overHTTP bool
+	words    []string // the stdio server's command line
+	secrets  []string
+	asserts  []assertion
+	spanCap  int
+}
+
 // proxyMain is `inspector proxy` with its streams passed in: stdin and
 // stdout are the client's, stderr the person's.
 func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		o         runOptions
-		stdio     = fs.String("stdio", "", "start the real server as `'CMD ARGS'` (split as a POSIX shell would) and stand between it and the client")
-		listen    = fs.String("listen", "", "over HTTP: listen for the client on `HOST:PORT` (with --upstream)")
-		upstream  = fs.String("upstream", "", "over HTTP: the real server's `URL` (streamable HTTP or legacy SSE; with --listen)")
-		env       repeatedFlag
-		dir       = fs.String("cwd", "", "the server's working `DIR` (default: the proxy's)")
-		maxMsg    = sizeFlag(engine.DefaultMaxMessageSize)
-		maxStderr = fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of the server's stderr (all of them still pass through)")
-	)
-	cfg := addConfigFlags(fs)       // --server, --config, --input: the server of a client's config (serverflags.go)
-	guard := addProxyGuardFlags(fs) // --allow-remote, --client-token: who may use the HTTP proxy (proxyguard.go)
-	fs.Var(&env, "env", "`K=V` added to the server's environment (repeatable); the value is kept out of the recording")
-	inheritEnv := fs.Bool("inherit-env", false, "give the server the proxy's whole environment (default: only HOME, LOGNAME, PATH, SHELL, TERM, USER, plus --env)")
-	fs.Var(&maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
-	fs.StringVar(&o.journal, "journal", "auto", "append the recording to `FILE` as it happens; auto picks a file in "+recorder.DefaultJournalDir()+"; off writes none")
-	addOutputFlags(fs, &o)
-	maxSpans := addMaxSpansFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, proxyUsage, recorder.DefaultJournalDir())
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	p, code := parseProxy(args, stderr)
+	if p == nil {
+		return code
 	}
 	usageErr := func(format string, a ...any) int {
 		return exitWith(stderr, "proxy", usageError(format, a...), nil)
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q: every option is a flag (quote the server's command line: --stdio 'CMD ARGS')", fs.Arg(0))
-	}
-	cfgSecrets, err := cfg.fillProxy(stdio, upstream, dir, &env)
-	if err != nil {
-		return exitWith(stderr, "proxy", asUsage(err), nil) // a config file that cannot be read is exit 1
-	}
-	overHTTP := *listen != "" || *upstream != ""
-	var words []string
-	switch {
-	case overHTTP && *stdio != "":
-		return usageErr("--stdio and --listen/--upstream: give one, the server's command line (stdio) or its URL (HTTP)")
-	case overHTTP && *listen == "":
-		return usageErr("--upstream needs --listen HOST:PORT, the address the client connects to, as in --listen 127.0.0.1:9000")
-	case overHTTP && *upstream == "":
-		return usageErr("--listen needs --upstream URL, the real server's address, as in --upstream http://127.0.0.1:8080/mcp")
-	case overHTTP && len(env) > 0:
-		return usageErr("--env: only for --stdio, where the proxy starts the server")
-	case overHTTP && *inheritEnv:
-		return usageErr("--inherit-env: only for --stdio, where the proxy starts the server")
-	case !overHTTP && *stdio == "":
-		return usageErr("--stdio: give the real server's command line, as in --stdio 'node server.js' (or --listen and --upstream for a server over HTTP)")
-	case !overHTTP:
-		var err error
-		words, err = shlex.Split(*stdio)
-		if err != nil || len(words) == 0 {
-			return usageErr("--stdio %q: cannot split it into a command line (check the quotes)", *stdio)
-		}
-	}
-	if err := guard.check(overHTTP); err != nil {
-		return usageErr("%v", err)
-	}
-	secrets := append(engine.CommandSecrets(*stdio), cfgSecrets...)
-	for _, kv := range env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return usageErr("--env %q: want KEY=VALUE", hideValue(kv, "="))
-		}
-	}
-	secrets = append(secrets, engine.EnvSecrets(env)...)
-	if *maxStderr < 1 {
-		return usageErr("--max-stderr-lines %d: want 1 or more", *maxStderr)
-	}
-	asserts, err := parseAssertions(o.asserts)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if o.outputs.Chart, err = export.ParseChart(o.outputs.chart); err != nil {
-		return usageErr("--chart: %v", err)
-	}
-	if o.journal == "off" {
-		o.journal = ""
-	}
-	if err := checkOutputs(o.files()); err != nil {
-		return usageErr("%v", err)
-	}
-	if err := o.push.check(); err != nil {
-		return usageErr("%v", err)
-	}
-
-	spanCap, err := maxSpans()
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	meta := recorder.Meta{Target: *stdio, Inspector: version}
-	if overHTTP {
-		meta.Target = recorder.RedactURL(*upstream)
+	f := p.f
+	meta := recorder.Meta{Target: *f.stdio, Inspector: version}
+	if p.overHTTP {
+		meta.Target = recorder.RedactURL(*f.upstream)
 		meta.Title = "proxy: " + meta.Target
 	} else {
-		meta.Title = "proxy: " + words[0]
+		meta.Title = "proxy: " + p.words[0]
 	}
-	opts := o.captureOptions("proxy", meta, spanCap, secrets, stderr)
-	opts.Limits = engine.Limits{MaxMessageSize: int64(maxMsg), MaxStderrLines: *maxStderr}
+	opts := f.o.captureOptions("proxy", meta, p.spanCap, p.secrets, stderr)
+	opts.Limits = engine.Limits{MaxMessageSize: int64(f.maxMsg), MaxStderrLines: *f.maxStderr}
 	var addr net.Listener
-	if overHTTP {
-		opts.Upstream = *upstream
-		if addr, err = proxy.Listen(*listen, guard.allowRemote); err != nil {
+	if p.overHTTP {
+		opts.Upstream = *f.upstream
+		var err error
+		if addr, err = proxy.Listen(*f.listen, f.guard.allowRemote); err != nil {
 			if proxy.IsRemoteListen(err) {
 				return usageErr("--listen %v", err)
 			}
-			fmt.Fprintf(stderr, "inspector proxy: --listen %s: %v (is the port taken? pick another)\n", *listen, err)
+			fmt.Fprintf(stderr, "inspector proxy: --listen %s: %v (is the port taken? pick another)\n", *f.listen, err)
 			return exitFailure
 		}
 		defer addr.Close()
@@ -201,32 +141,148 @@ func proxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	case err != nil:
 		return usageErr("%v", err) // the upstream URL
 	}
-	r := &runner{cmd: "proxy", ctx: ctx, o: o, c: c, stderr: stderr}
+	r := &runner{cmd: "proxy", ctx: ctx, o: f.o, c: c, stderr: stderr}
 	if path := c.JournalPath(); path != "" {
 		fmt.Fprintf(stderr, "inspector proxy: recording to %s\n", path)
 	}
+	return r.proxy(p, addr, stdin, stdout)
+}
 
+// parseProxy reads and checks `inspector proxy`'s flags. On a nil plan
+// the int is the exit code, the error said.
+func parseProxy(args []string, stderr io.Writer) (*proxyPlan, int) {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &proxyFlags{
+		stdio:     fs.String("stdio", "", "start the real server as `'CMD ARGS'` (split as a POSIX shell would) and stand between it and the client"),
+		listen:    fs.String("listen", "", "over HTTP: listen for the client on `HOST:PORT` (with --upstream)"),
+		upstream:  fs.String("upstream", "", "over HTTP: the real server's `URL` (streamable HTTP or legacy SSE; with --listen)"),
+		dir:       fs.String("cwd", "", "the server's working `DIR` (default: the proxy's)"),
+		maxMsg:    sizeFlag(engine.DefaultMaxMessageSize),
+		maxStderr: fs.Int("max-stderr-lines", engine.DefaultMaxStderrLines, "record at most `N` lines of the server's stderr (all of them still pass through)"),
+	}
+	f.cfg = addConfigFlags(fs)       // --server, --config, --input: the server of a client's config (serverflags.go)
+	f.guard = addProxyGuardFlags(fs) // --allow-remote, --client-token: who may use the HTTP proxy (proxyguard.go)
+	fs.Var(&f.env, "env", "`K=V` added to the server's environment (repeatable); the value is kept out of the recording")
+	f.inheritEnv = fs.Bool("inherit-env", false, "give the server the proxy's whole environment (default: only HOME, LOGNAME, PATH, SHELL, TERM, USER, plus --env)")
+	fs.Var(&f.maxMsg, "max-message-size", "record messages up to `SIZE`; a larger one still passes through unchanged, and the recording says it was left out")
+	fs.StringVar(&f.o.journal, "journal", "auto", "append the recording to `FILE` as it happens; auto picks a file in "+recorder.DefaultJournalDir()+"; off writes none")
+	addOutputFlags(fs, &f.o)
+	f.maxSpans = addMaxSpansFlag(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, proxyUsage, recorder.DefaultJournalDir())
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, exitOK
+		}
+		return nil, exitUsage
+	}
+	if fs.NArg() > 0 {
+		return nil, exitWith(stderr, "proxy", usageError("unexpected argument %q: every option is a flag (quote the server's command line: --stdio 'CMD ARGS')", fs.Arg(0)), nil)
+	}
+	cfgSecrets, err := f.cfg.fillProxy(f.stdio, f.upstream, f.dir, &f.env)
+	if err != nil {
+		return nil, exitWith(stderr, "proxy", asUsage(err), nil) // a config file that cannot be read is exit 1
+	}
+	p, err := f.check(cfgSecrets)
+	if err != nil {
+		return nil, exitWith(stderr, "proxy", usageError("%v", err), nil)
+	}
+	return p, exitOK
+}
+
+// check checks the flags against one another and works out the plan.
+func (f *proxyFlags) check(cfgSecrets []string) (*proxyPlan, error) {
+	p := &proxyPlan{f: f, overHTTP: *f.listen != "" || *f.upstream != ""}
+	switch {
+	case p.overHTTP && *f.stdio != "":
+		return nil, errors.New("--stdio and --listen/--upstream: give one, the server's command line (stdio) or its URL (HTTP)")
+	case p.overHTTP && *f.listen == "":
+		return nil, errors.New("--upstream needs --listen HOST:PORT, the address the client connects to, as in --listen 127.0.0.1:9000")
+	case p.overHTTP && *f.upstream == "":
+		return nil, errors.New("--listen needs --upstream URL, the real server's address, as in --upstream http://127.0.0.1:8080/mcp")
+	case p.overHTTP && len(f.env) > 0:
+		return nil, errors.New("--env: only for --stdio, where the proxy starts the server")
+	case p.overHTTP && *f.inheritEnv:
+		return nil, errors.New("--inherit-env: only for --stdio, where the proxy starts the server")
+	case !p.overHTTP && *f.stdio == "":
+		return nil, errors.New("--stdio: give the real server's command line, as in --stdio 'node server.js' (or --listen and --upstream for a server over HTTP)")
+	case !p.overHTTP:
+		words, err := shlex.Split(*f.stdio)
+		if err != nil || len(words) == 0 {
+			return nil, fmt.Errorf("--stdio %q: cannot split it into a command line (check the quotes)", *f.stdio)
+		}
+		p.words = words
+	}
+	if err := f.guard.check(p.overHTTP); err != nil {
+		return nil, err
+	}
+	p.secrets = append(engine.CommandSecrets(*f.stdio), cfgSecrets...)
+	for _, kv := range f.env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return nil, fmt.Errorf("--env %q: want KEY=VALUE", hideValue(kv, "="))
+		}
+	}
+	p.secrets = append(p.secrets, engine.EnvSecrets(f.env)...)
+	if *f.maxStderr < 1 {
+		return nil, fmt.Errorf("--max-stderr-lines %d: want 1 or more", *f.maxStderr)
+	}
+	return p, f.checkOutputs(p)
+}
+
+// checkOutputs checks the assertions, the chart and the files the proxy
+// will write before it starts, into p.
+func (f *proxyFlags) checkOutputs(p *proxyPlan) error {
+	var err error
+	if p.asserts, err = parseAssertions(f.o.asserts); err != nil {
+		return err
+	}
+	if f.o.outputs.Chart, err = export.ParseChart(f.o.outputs.chart); err != nil {
+		return fmt.Errorf("--chart: %v", err)
+	}
+	if f.o.journal == "off" {
+		f.o.journal = ""
+	}
+	if err := checkOutputs(f.o.files()); err != nil {
+		return err
+	}
+	if err := f.o.push.check(); err != nil {
+		return err
+	}
+	p.spanCap, err = f.maxSpans()
+	return err
+}
+
+// proxy stands between the client and the server until either ends (or
+// a signal comes), then saves the files and says how it ended: the
+// stdio server's exit status, or 0 for an HTTP proxy stopped.
+func (r *runner) proxy(p *proxyPlan, addr net.Listener, stdin io.Reader, stdout io.Writer) int {
+	f, c := p.f, r.c
 	var res proxy.Result
-	if overHTTP {
-		guard.apply(*listen, addr, c.HTTPProxy(), stderr)
-		fmt.Fprintf(stderr, "inspector proxy: listening on http://%s%s → %s\n", addr.Addr(), c.HTTPProxy().Path(), recorder.RedactURL(*upstream))
-		res = c.Serve(ctx, addr)
+	if p.overHTTP {
+		f.guard.apply(*f.listen, addr, c.HTTPProxy(), r.stderr)
+		fmt.Fprintf(r.stderr, "inspector proxy: listening on http://%s%s → %s\n", addr.Addr(), c.HTTPProxy().Path(), recorder.RedactURL(*f.upstream))
+		res = c.Serve(r.ctx, addr)
 	} else {
-		p := &proxy.Stdio{Command: words, Env: env, InheritEnv: *inheritEnv, Dir: *dir, ClientIn: stdin, ClientOut: stdout, Stderr: stderr, Limits: opts.Limits}
-		if res, err = c.ProxyStdio(ctx, p); err != nil {
+		sp := &proxy.Stdio{Command: p.words, Env: f.env, InheritEnv: *f.inheritEnv, Dir: *f.dir, ClientIn: stdin, ClientOut: stdout, Stderr: r.stderr,
+			Limits: engine.Limits{MaxMessageSize: int64(f.maxMsg), MaxStderrLines: *f.maxStderr}}
+		var err error
+		if res, err = c.ProxyStdio(r.ctx, sp); err != nil {
 			return r.fail(err)
 		}
 	}
 	// The files first: the client may have stopped reading stderr.
 	code := r.save()
-	fmt.Fprintf(stderr, "inspector proxy: %s\n", c.Scrub(res.Reason))
-	sum := r.summary(stderr, load.RunResult{})
+	fmt.Fprintf(r.stderr, "inspector proxy: %s\n", c.Scrub(res.Reason))
+	sum := r.summary(r.stderr, load.RunResult{})
 	switch {
 	case code != exitOK:
 		return code
-	case checkAssertions(stderr, "proxy", asserts, sum) > 0:
+	case checkAssertions(r.stderr, "proxy", p.asserts, sum) > 0:
 		return exitAssertion
-	case overHTTP:
+	case p.overHTTP:
 		return exitOK // stopping is how an HTTP proxy ends
 	case res.ExitCode < 0:
 		return exitInterrupted // ended by a signal: ours, passed on, or the client's
