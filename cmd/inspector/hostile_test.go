@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -37,14 +38,14 @@ type hostileRun struct {
 
 // runHostile runs the inspector with args, kills it after watchdog, and
 // reports its peak RSS. signal, when non-nil, is sent after signalAfter.
-func runHostile(t *testing.T, watchdog time.Duration, sig os.Signal, signalAfter time.Duration, args ...string) hostileRun {
+func runHostile(t *testing.T, watchdog time.Duration, sig os.Signal, signalWhen func(pid int) bool, args ...string) hostileRun {
 	t.Helper()
-	return runHostileIn(t, "", nil, nil, watchdog, sig, signalAfter, args...)
+	return runHostileIn(t, "", nil, nil, watchdog, sig, signalWhen, args...)
 }
 
 // runHostileIn is [runHostile] in folder dir ("" for the test's own)
 // with env added to the environment and stdin as standard input.
-func runHostileIn(t *testing.T, dir string, env []string, stdin io.Reader, watchdog time.Duration, sig os.Signal, signalAfter time.Duration, args ...string) hostileRun {
+func runHostileIn(t *testing.T, dir string, env []string, stdin io.Reader, watchdog time.Duration, sig os.Signal, signalWhen func(pid int) bool, args ...string) hostileRun {
 	t.Helper()
 	cmd := exec.Command(inspectorBin, args...)
 	cmd.Dir, cmd.Stdin = dir, stdin
@@ -65,7 +66,17 @@ func runHostileIn(t *testing.T, dir string, env []string, stdin io.Reader, watch
 		cmd.Process.Kill()
 	})
 	if sig != nil {
-		time.AfterFunc(signalAfter, func() { cmd.Process.Signal(sig) })
+		// The signal goes once signalWhen says the inspector is where the
+		// test wants it (polled), not after a guess at how long it takes
+		// to get there.
+		go func() {
+			for deadline := time.Now().Add(watchdog); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if signalWhen(cmd.Process.Pid) {
+					cmd.Process.Signal(sig)
+					return
+				}
+			}
+		}()
 	}
 	err := cmd.Wait()
 	kill.Stop()
@@ -194,13 +205,13 @@ func TestHostileEndlessMessage(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			t.Cleanup(srv.Close)
 			args := append([]string{"run", "--url", srv.URL, "--tool", "x"}, tt.flags...)
-			r := runHostile(t, 20*time.Second, nil, 0, args...)
+			r := runHostile(t, 20*time.Second, nil, nil, args...)
 			r.check(t, exitFailure, 10*time.Second, tt.want)
 		})
 	}
 	t.Run("endless stdio line", func(t *testing.T) {
 		server := `sh -c 'printf "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":\""; tr "\0" a < /dev/zero'`
-		r := runHostile(t, 20*time.Second, nil, 0, "run", "--stdio", server, "--tool", "x", "--max-message-size", "8MiB")
+		r := runHostile(t, 20*time.Second, nil, nil, "run", "--stdio", server, "--tool", "x", "--max-message-size", "8MiB")
 		r.check(t, exitFailure, 10*time.Second, "the server's stdio message was larger than the 8 MiB message limit (--max-message-size)")
 	})
 }
@@ -231,7 +242,7 @@ func TestHostileStderrFlood(t *testing.T) {
 			record := filepath.Join(t.TempDir(), "run.json")
 			server := fmt.Sprintf("sh -c '%s exec %s demo-server'", tt.flood, inspectorBin)
 			args := append([]string{"run", "--stdio", server, "--tool", "fanout", "--record", record}, tt.flags...)
-			r := runHostile(t, 60*time.Second, nil, 0, args...)
+			r := runHostile(t, 60*time.Second, nil, nil, args...)
 			r.check(t, exitOK, 30*time.Second)
 			f, err := os.Open(record)
 			if err != nil {
@@ -271,7 +282,9 @@ func TestHostileSilentServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the inspector against hostile servers")
 	}
+	var asked atomic.Int64 // initialize requests the silent server got
 	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
 		io.Copy(io.Discard, r.Body)
 		<-r.Context().Done()
 	}))
@@ -287,22 +300,37 @@ func TestHostileSilentServer(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append(append([]string{"run"}, tt.server...), "--tool", "x", "--connect-timeout", "1s")
-			r := runHostile(t, 20*time.Second, nil, 0, args...)
+			r := runHostile(t, 20*time.Second, nil, nil, args...)
 			r.check(t, exitFailure, 4*time.Second, tt.want)
 		})
 	}
+	// Waiting for initialize: the stdio server is started (the inspector
+	// has a child), or the HTTP server was asked.
+	started := func(pid int) bool {
+		// Each thread lists the children it started, and Go starts them
+		// from any thread.
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+		for _, f := range tasks {
+			if b, _ := os.ReadFile(f); len(strings.TrimSpace(string(b))) > 0 {
+				return true
+			}
+		}
+		return false
+	}
 	for _, tt := range []struct {
-		name   string
-		server []string
-		sig    os.Signal
+		name    string
+		server  []string
+		sig     os.Signal
+		waiting func(pid int) bool
 	}{
-		{"stdio", []string{"--stdio", "sleep 1000"}, os.Interrupt},
-		{"stdio SIGTERM", []string{"--stdio", "sleep 1000"}, syscall.SIGTERM},
-		{"http", []string{"--url", silent.URL}, os.Interrupt},
+		{"stdio", []string{"--stdio", "sleep 1000"}, os.Interrupt, started},
+		{"stdio SIGTERM", []string{"--stdio", "sleep 1000"}, syscall.SIGTERM, started},
+		{"http", []string{"--url", silent.URL}, os.Interrupt, func(int) bool { return asked.Load() > 0 }},
 	} {
 		t.Run("interrupted/"+tt.name, func(t *testing.T) {
+			asked.Store(0)
 			args := append(append([]string{"run"}, tt.server...), "--tool", "x")
-			r := runHostile(t, 20*time.Second, tt.sig, 700*time.Millisecond, args...)
+			r := runHostile(t, 20*time.Second, tt.sig, tt.waiting, args...)
 			r.check(t, exitInterrupted, 5*time.Second, "interrupted while waiting for the server to initialize")
 			for _, blame := range []string{"exited before the session started", "file already closed", "context canceled", "check that the server is running"} {
 				if strings.Contains(r.stderr, blame) {

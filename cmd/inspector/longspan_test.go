@@ -56,7 +56,7 @@ func TestFarSpansReportInBoundedMemory(t *testing.T) {
 			"--png", out("merged.png"), "--chart", "throughput"}, out("merged.csv")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := runHostile(t, 60*time.Second, nil, 0, tc.args...)
+			r := runHostile(t, 60*time.Second, nil, nil, tc.args...)
 			r.check(t, exitOK, 20*time.Second)
 			if tc.csv == "" {
 				return
@@ -85,7 +85,7 @@ func TestFarSpansReportInBoundedMemory(t *testing.T) {
 			t.Logf("%d steps of %s s", len(rows)-1, width)
 		})
 	}
-	if r := runHostile(t, 60*time.Second, nil, 0, "report", out("far-saved.json"), "--json"); r.code != exitOK {
+	if r := runHostile(t, 60*time.Second, nil, nil, "report", out("far-saved.json"), "--json"); r.code != exitOK {
 		t.Errorf("the saved recording does not report: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -165,7 +165,7 @@ func TestOutputsNeverClobber(t *testing.T) {
 		for _, target := range outputTargets {
 			t.Run(c.name+" to "+target.name, func(t *testing.T) {
 				path, after := target.make(t, t.TempDir())
-				r := runHostile(t, 30*time.Second, nil, 0, c.args(path)...)
+				r := runHostile(t, 30*time.Second, nil, nil, c.args(path)...)
 				data := after(t)
 				r.check(t, 0, 20*time.Second)
 				if data == nil {
@@ -207,7 +207,7 @@ func TestOutputsRefusedBeforeTheRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			same := sameNode(t, tc.path)
-			r := runHostile(t, 30*time.Second, nil, 0, tc.args...)
+			r := runHostile(t, 30*time.Second, nil, nil, tc.args...)
 			r.check(t, exitUsage, 20*time.Second, tc.want)
 			same(t)
 		})
@@ -225,7 +225,7 @@ func TestFailedSaveKeepsTheRun(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	same := sameNode(t, full)
-	r := runHostile(t, 30*time.Second, nil, 0, "run", "--tool", "fanout", "--args", `{"n":3}`, "--record", full)
+	r := runHostile(t, 30*time.Second, nil, nil, "run", "--tool", "fanout", "--args", `{"n":3}`, "--record", full)
 	r.check(t, exitFailure, 20*time.Second, "no space left on device", "the recording is kept in")
 	same(t)
 	var kept []string
@@ -272,7 +272,7 @@ func TestDeepConfig(t *testing.T) {
 	}{{[]string{"servers"}, exitFailure}, {[]string{"run", "--server", "deep", "--list-tools"}, exitFailure}} {
 		args := tc.args
 		t.Run(args[0], func(t *testing.T) {
-			r := runHostileIn(t, project, env, nil, 30*time.Second, nil, 0, args...)
+			r := runHostileIn(t, project, env, nil, 30*time.Second, nil, nil, args...)
 			out := r.stdout + r.stderr
 			r.stderr = out // check looks for the message on either
 			r.check(t, tc.code, 15*time.Second, want)
@@ -312,7 +312,7 @@ func TestBoundedReads(t *testing.T) {
 		{"--args @/dev/zero", nil, []string{"run", "--tool", "fanout", "--args", "@/dev/zero"}, exitFailure, "--args @/dev/zero: cannot read the file: more than 16 MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := runHostileIn(t, "", nil, tc.stdin, 60*time.Second, nil, 0, tc.args...)
+			r := runHostileIn(t, "", nil, tc.stdin, 60*time.Second, nil, nil, tc.args...)
 			r.check(t, tc.code, 20*time.Second, tc.want)
 		})
 	}
@@ -332,7 +332,7 @@ func TestSavedAndCSVTextIsClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	saved, csvOut := filepath.Join(dir, "saved.json"), filepath.Join(dir, "spans.csv")
-	r := runHostile(t, 30*time.Second, nil, 0, "report", in, "--save", saved, "--csv", csvOut)
+	r := runHostile(t, 30*time.Second, nil, nil, "report", in, "--save", saved, "--csv", csvOut)
 	r.check(t, exitOK, 20*time.Second)
 	got, _ := os.ReadFile(saved)
 	if !utf8.Valid(got) {

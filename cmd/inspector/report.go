@@ -69,6 +69,7 @@ type reportOptions struct {
 	html, save                 string
 	seriesCSV, otlpMetrics     string
 	chart                      string
+	chartKind                  export.Chart // chart, read by check
 	width, height              int
 	slowest                    int
 }
@@ -94,7 +95,36 @@ func reportLoad(path string, stdin io.Reader) (*recorder.Snapshot, error) {
 // reportMain is `inspector report` with its streams passed in; it returns
 // the exit code.
 func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var o reportOptions
+	o, files, code := parseReport(args, stdout, stderr)
+	if o == nil {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int {
+		return exitWith(stderr, "report", exitErrorf(code, format, a...), nil)
+	}
+	if err := o.check(files); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	snaps, names, err := o.load(files, stdin, stderr)
+	if err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	sums := make([]recorder.Summary, len(snaps))
+	for i, s := range snaps {
+		sums[i] = recorder.Summarize(s)
+	}
+	if o.asJSON {
+		o.printJSON(stdout, snaps, sums)
+	} else {
+		o.printText(stdout, snaps, names, sums)
+	}
+	return o.write(snaps, stderr)
+}
+
+// parseReport reads the flags and the recordings named, which flags may
+// follow. On a nil reportOptions the int is the exit code, the error said.
+func parseReport(args []string, stdout, stderr io.Writer) (*reportOptions, []string, int) {
+	o := &reportOptions{}
 	fs := flag.NewFlagSet("inspector report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
@@ -123,9 +153,9 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fmt.Fprint(stdout, reportUsage)
-				return exitOK
+				return nil, nil, exitOK
 			}
-			return exitUsage // the flag package said which flag
+			return nil, nil, exitUsage // the flag package said which flag
 		}
 		if fs.NArg() == 0 {
 			break
@@ -133,99 +163,111 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		files = append(files, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
-	switch {
-	case len(files) == 0:
+	if len(files) == 0 {
 		fmt.Fprint(stderr, "inspector report: name the recording to read\n\n"+reportUsage)
-		return exitUsage
+		return nil, nil, exitUsage
+	}
+	return o, files, exitOK
+}
+
+// check checks the flags against one another and the files to write.
+func (o *reportOptions) check(files []string) error {
+	switch {
 	case o.merge && o.compare != "":
-		return exitWith(stderr, "report", exitErrorf(exitUsage, "--merge and --compare do not go together: merge into a file with --save, then compare it"), nil)
+		return errors.New("--merge and --compare do not go together: merge into a file with --save, then compare it")
 	case len(files) > 1 && !o.merge:
-		return exitWith(stderr, "report", exitErrorf(exitUsage, "one recording at a time (got %s); to compare two, use RECORDING --compare B", strings.Join(files, ", ")), nil)
+		return fmt.Errorf("one recording at a time (got %s); to compare two, use RECORDING --compare B", strings.Join(files, ", "))
+	case o.slowest < 0:
+		return fmt.Errorf("--slowest %d: give a number of requests, 0 or more", o.slowest)
+	case o.width < 64 || o.height < 48 || o.width > 20000 || o.height > 20000:
+		return fmt.Errorf("--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.width, o.height)
 	}
-	chart, err := export.ParseChart(o.chart)
-	if err != nil {
-		return exitWith(stderr, "report", exitErrorf(exitUsage, "--chart: %v", err), nil)
+	var err error
+	if o.chartKind, err = export.ParseChart(o.chart); err != nil {
+		return fmt.Errorf("--chart: %v", err)
 	}
-	if o.slowest < 0 {
-		return exitWith(stderr, "report", exitErrorf(exitUsage, "--slowest %d: give a number of requests, 0 or more", o.slowest), nil)
-	}
-	if o.width < 64 || o.height < 48 || o.width > 20000 || o.height > 20000 {
-		return exitWith(stderr, "report", exitErrorf(exitUsage, "--width %d --height %d: choose a chart size between 64×48 and 20000×20000", o.width, o.height), nil)
-	}
+	return checkOutputs([]outputFile{{"--trace", o.trace}, {"--otlp", o.otlp}, {"--csv", o.csv},
+		{"--series-csv", o.seriesCSV}, {"--otlp-metrics", o.otlpMetrics}, {"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}})
+}
 
-	if err := checkOutputs([]outputFile{{"--trace", o.trace}, {"--otlp", o.otlp}, {"--csv", o.csv},
-		{"--series-csv", o.seriesCSV}, {"--otlp-metrics", o.otlpMetrics}, {"--png", o.png}, {"--svg", o.svg}, {"--html", o.html}, {"--save", o.save}}); err != nil {
-		return exitWith(stderr, "report", exitErrorf(exitUsage, "%v", err), nil)
-	}
-
+// load reads the recording (or merges those named) and, with --compare,
+// the second one; names are how the text output calls them.
+func (o *reportOptions) load(files []string, stdin io.Reader, stderr io.Writer) (snaps []*recorder.Snapshot, names []string, err error) {
 	var a *recorder.Snapshot
 	if o.merge {
 		if a, err = reportMerge(files, stdin, stderr); err != nil {
-			return exitWith(stderr, "report", exitErrorf(exitFailure, "--merge: %v", err), nil)
+			return nil, nil, fmt.Errorf("--merge: %v", err)
 		}
 	} else if a, err = reportLoad(files[0], stdin); err != nil {
-		return exitWith(stderr, "report", exitErrorf(exitFailure, "%v", err), nil)
+		return nil, nil, err
 	}
-	snaps := []*recorder.Snapshot{a}
-	names := []string{files[0]}
+	snaps, names = []*recorder.Snapshot{a}, []string{files[0]}
 	if o.compare != "" {
 		b, err := reportLoad(o.compare, stdin)
 		if err != nil {
-			return exitWith(stderr, "report", exitErrorf(exitFailure, "--compare: %v", err), nil)
+			return nil, nil, fmt.Errorf("--compare: %v", err)
 		}
-		snaps = append(snaps, b)
-		names = append(names, o.compare)
+		snaps, names = append(snaps, b), append(names, o.compare)
 	}
+	return snaps, names, nil
+}
 
-	sums := make([]recorder.Summary, len(snaps))
+// printJSON prints the summaries (and, for two, their differences) as
+// JSON.
+func (o *reportOptions) printJSON(stdout io.Writer, snaps []*recorder.Snapshot, sums []recorder.Summary) {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	out := make([]reportJSON, len(snaps))
+	for i := range snaps {
+		out[i].Summary = sums[i]
+		out[i].Merged = snaps[i].Meta.Merged
+		if o.slowest > 0 {
+			out[i].Slowest = slowestJSON(snaps[i], o.slowest)
+		}
+	}
+	if len(snaps) == 1 {
+		enc.Encode(out[0])
+		return
+	}
+	diffs := recorder.Compare(sums[0], sums[1])
+	if diffs == nil {
+		diffs = []recorder.Difference{}
+	}
+	enc.Encode(map[string]any{"a": out[0], "b": out[1], "differences": diffs})
+}
+
+// printText prints the summaries as text, A and B and their differences
+// when comparing.
+func (o *reportOptions) printText(stdout io.Writer, snaps []*recorder.Snapshot, names []string, sums []recorder.Summary) {
 	for i, s := range snaps {
-		sums[i] = recorder.Summarize(s)
-	}
-	if o.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		out := make([]reportJSON, len(snaps))
-		for i := range snaps {
-			out[i].Summary = sums[i]
-			out[i].Merged = snaps[i].Meta.Merged
-			if o.slowest > 0 {
-				out[i].Slowest = slowestJSON(snaps[i], o.slowest)
-			}
-		}
-		if len(snaps) == 1 {
-			enc.Encode(out[0])
-		} else {
-			diffs := recorder.Compare(sums[0], sums[1])
-			if diffs == nil {
-				diffs = []recorder.Difference{}
-			}
-			enc.Encode(map[string]any{"a": out[0], "b": out[1], "differences": diffs})
-		}
-	} else {
-		for i, s := range snaps {
-			if len(snaps) == 2 {
-				fmt.Fprintf(stdout, "%s: %s\n", string(rune('A'+i)), names[i])
-			}
-			reportSummaryText(stdout, s, sums[i])
-			if o.slowest > 0 {
-				reportSlowest(stdout, s, o.slowest)
-			}
-			fmt.Fprintln(stdout)
-		}
 		if len(snaps) == 2 {
-			diffs := recorder.Compare(sums[0], sums[1])
-			if len(diffs) == 0 {
-				fmt.Fprintln(stdout, "No differences.")
-			} else {
-				fmt.Fprintln(stdout, "Differences (A → B):")
-				for _, d := range diffs {
-					fmt.Fprintf(stdout, "  %s\n", d.Text)
-				}
-			}
+			fmt.Fprintf(stdout, "%s: %s\n", string(rune('A'+i)), names[i])
 		}
+		reportSummaryText(stdout, s, sums[i])
+		if o.slowest > 0 {
+			reportSlowest(stdout, s, o.slowest)
+		}
+		fmt.Fprintln(stdout)
 	}
+	if len(snaps) != 2 {
+		return
+	}
+	diffs := recorder.Compare(sums[0], sums[1])
+	if len(diffs) == 0 {
+		fmt.Fprintln(stdout, "No differences.")
+		return
+	}
+	fmt.Fprintln(stdout, "Differences (A → B):")
+	for _, d := range diffs {
+		fmt.Fprintf(stdout, "  %s\n", d.Text)
+	}
+}
 
-	// Outputs describe the first recording; the HTML report draws both.
+// write writes the files asked for; one that fails does not stop the
+// others. Outputs describe the first recording; the HTML report draws
+// both.
+func (o *reportOptions) write(snaps []*recorder.Snapshot, stderr io.Writer) int {
+	a := snaps[0]
 	outputs := []struct {
 		flag, path string
 		write      func(io.Writer) error
@@ -235,8 +277,8 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		{"--csv", o.csv, func(w io.Writer) error { return export.WriteCSV(w, a) }},
 		{"--series-csv", o.seriesCSV, func(w io.Writer) error { return export.WriteSeriesCSV(w, a) }},
 		{"--otlp-metrics", o.otlpMetrics, func(w io.Writer) error { return export.WriteOTLPMetrics(w, a) }},
-		{"--png", o.png, func(w io.Writer) error { return export.WriteChartPNG(w, a, chart, o.width, o.height) }},
-		{"--svg", o.svg, func(w io.Writer) error { return export.WriteChartSVG(w, a, chart, o.width, o.height) }},
+		{"--png", o.png, func(w io.Writer) error { return export.WriteChartPNG(w, a, o.chartKind, o.width, o.height) }},
+		{"--svg", o.svg, func(w io.Writer) error { return export.WriteChartSVG(w, a, o.chartKind, o.width, o.height) }},
 		{"--html", o.html, func(w io.Writer) error { return export.WriteHTML(w, snaps...) }},
 		{"--save", o.save, func(w io.Writer) error { return recorder.Save(w, a) }},
 	}
