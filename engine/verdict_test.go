@@ -23,8 +23,8 @@ const verdictBudget = 3 * time.Second
 // and checks the verdict a user would read: concurrent is never called
 // serialized, bounded or partial; bounded:K is called bounded (or
 // concurrent when no request ever waited for a slot, which a 50 ms
-// latency makes sure of); serial is
-// called serialized. Where serve times are under the floor (no injected
+// latency makes sure of); serial is called serialized (or, under 50 ms
+// and with most requests never waiting, no fan-out). Where serve times are under the floor (no injected
 // latency), "too-fast" is right too, and nothing contradicts the policy.
 //
 // The cases run one after another: they measure time, and the machine
@@ -140,8 +140,15 @@ func checkVerdict(t *testing.T, policy DispatchPolicy, model LatencyModel, n int
 			t.Errorf("%d served at once under serial dispatch", sum.PeakInFlight)
 		}
 		ok = []string{recorder.VerdictSerialized}
-		if fast {
+		switch {
+		case fast:
 			ok = append(ok, recorder.VerdictTooFast, recorder.VerdictNoFanout)
+		case model.Mean() < 50*time.Millisecond && waited < n/2:
+			// As under bounded: a server whose sends trickle in (a loaded
+			// machine spread 5 over 77 ms) no faster than 1 ms serves
+			// can leave them barely overlapping, which is no fan-out.
+			ok = append(ok, recorder.VerdictNoFanout)
+			t.Logf("only %d of %d requests waited for the one slot", waited, n)
 		}
 	case Bounded:
 		k := policy.Slots()
