@@ -80,10 +80,9 @@ func testHTTPServerGoneMidCall(t *testing.T, onCallStream bool) {
 		}
 		// Once the client has the three requests, cut every connection,
 		// as the death of the server's process does.
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) && len(spansOf(client.Load().Recording().Snapshot(), "sampling/createMessage")) < 3 {
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitFor(10*time.Second, func() bool {
+			return len(spansOf(client.Load().Recording().Snapshot(), "sampling/createMessage")) >= 3
+		})
 		ts.CloseClientConnections()
 		return nil, nil, errors.New("the connections are cut")
 	})
