@@ -24,7 +24,6 @@
 # Needs Xvfb, xwininfo, xprop and ImageMagick (import, identify). Environment:
 #   INSPECTOR_BIN  use this binary instead of building one
 #   SMOKE_OUT      folder for the screenshot and logs (default: a temp dir)
-#   SMOKE_DISPLAY  X display number to try first (default 99)
 #   SMOKE_ARGS     extra flags for main's 'inspector gui'
 #   SMOKE_WAIT     seconds to wait for each event before failing (default 180)
 set -euo pipefail

@@ -17,12 +17,17 @@ if [ -z "$bin" ]; then
   (cd "$root" && CGO_ENABLED=1 go build -o "$bin" ./cmd/inspector)
 fi
 
-n=98
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1600x1000x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+# Xvfb picks a free display and writes its number on fd 3 once it is ready.
+Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
 xvfb=$!
 trap 'kill "$xvfb" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+for _ in $(seq 100); do
+  [ "$(wc -l <"$work/display")" -ge 1 ] && break
+  kill -0 "$xvfb" 2>/dev/null || break
+  sleep 0.1
+done
+n=$(head -n1 "$work/display")
+[ -n "$n" ] || { echo "screenshot.sh: Xvfb did not start: $(cat "$work/xvfb.log")" >&2; exit 1; }
 export DISPLAY=":$n"
 
 LANG=en_US.UTF-8 "$bin" gui --autorun --exit-after 12s \

@@ -1,6 +1,6 @@
 # smoke-lib.sh is sourced by the GUI smoke scripts: it finds the tools,
 # builds the inspector (unless INSPECTOR_BIN names one), starts Xvfb on a
-# free display (from SMOKE_DISPLAY, default 99, up) and exports DISPLAY.
+# free display (Xvfb picks it) and exports DISPLAY.
 # Before sourcing it, a script sets smoke_name (its name in messages) and
 # smoke_log (the app's log file under $out, shown when it fails). After
 # it: root, out, bin, fail, drawn, and Xvfb is killed when the script exits.
@@ -32,12 +32,19 @@ if [ -z "$bin" ]; then
   (cd "$root" && CGO_ENABLED=1 go build -o "$bin" ./cmd/inspector) || fail "the build failed"
 fi
 
-# A free display: the first without a lock file, from SMOKE_DISPLAY up.
-n=${SMOKE_DISPLAY:-99}
-while [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1600x1000x24 -nolisten tcp >"$out/$smoke_name-xvfb.log" 2>&1 &
+# A free display, chosen by Xvfb itself: with -displayfd it takes the first
+# display it can lock and, once it accepts connections, writes the number
+# on fd 3. Two scripts or tests starting at once never share one (picking a
+# number by looking for lock files raced), and a lock left by a killed
+# server is taken over. Killed with SIGTERM, Xvfb removes its lock.
+Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$out/$smoke_name-display" >"$out/$smoke_name-xvfb.log" 2>&1 &
 xvfb=$!
 trap 'kill "$xvfb" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
-[ -e "/tmp/.X11-unix/X$n" ] || fail "Xvfb did not start on :$n ($(cat "$out/$smoke_name-xvfb.log"))"
+for _ in $(seq 100); do
+  [ "$(wc -l <"$out/$smoke_name-display")" -ge 1 ] && break
+  kill -0 "$xvfb" 2>/dev/null || break
+  sleep 0.1
+done
+n=$(head -n1 "$out/$smoke_name-display")
+[ -n "$n" ] || fail "Xvfb did not start ($(cat "$out/$smoke_name-xvfb.log"))"
 export DISPLAY=":$n"

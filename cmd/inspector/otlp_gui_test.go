@@ -3,11 +3,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,30 +29,14 @@ func TestGUIOTLPPush(t *testing.T) {
 		}
 		t.Skip("Xvfb is not installed")
 	}
-	display := 140
-	for ; display < 240; display++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", display)); os.IsNotExist(err) {
-			break
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	xvfb := exec.CommandContext(ctx, "Xvfb", fmt.Sprintf(":%d", display), "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	if err := xvfb.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { xvfb.Process.Kill(); xvfb.Wait() }()
-	for i := 0; i < 100; i++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", display)); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	display := startXvfb(t)
 
 	c := otlptest.NewCollector(t)
 	dir := t.TempDir()
 	app := exec.CommandContext(ctx, inspectorBin, "gui", "--autorun", "--exit-after", "8s", "--otlp-endpoint", c.URL)
-	app.Env = append(os.Environ(), fmt.Sprintf("DISPLAY=:%d", display), "XDG_CACHE_HOME="+dir+"/cache",
+	app.Env = append(os.Environ(), "DISPLAY=:"+display, "XDG_CACHE_HOME="+dir+"/cache",
 		"XDG_CONFIG_HOME="+dir+"/config", "LANG=en_US.UTF-8")
 	out, err := app.CombinedOutput()
 	if err != nil {
@@ -64,4 +50,52 @@ func TestGUIOTLPPush(t *testing.T) {
 	if call == "" || kids != 5 {
 		t.Errorf("the collector got %d spans; the fanout call %q with %d sampling requests under it, want 5\napp output:\n%s", len(spans), call, kids, out)
 	}
+}
+
+// startXvfb starts a virtual X display for the test and returns its
+// number. Xvfb picks the display itself (-displayfd: the first it can
+// lock, written on fd 3 once it accepts connections), so that tests and
+// smoke scripts starting at once never share one; it is stopped with
+// SIGTERM, on which it removes its lock file.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	logPath := filepath.Join(t.TempDir(), "xvfb.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	logged := func() string { b, _ := os.ReadFile(logPath); return string(b) }
+	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	xvfb.ExtraFiles = []*os.File{w} // fd 3
+	xvfb.Stdout, xvfb.Stderr = logFile, logFile
+	err = xvfb.Start()
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		xvfb.Process.Signal(syscall.SIGTERM)
+		xvfb.Wait()
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case n := <-line:
+		if n == "" {
+			t.Fatalf("Xvfb did not start: %s", logged())
+		}
+		return n
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Xvfb did not say which display it took within 30 s: %s", logged())
+	}
+	return ""
 }
