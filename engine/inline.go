@@ -25,6 +25,12 @@ func (s *Session) awaitsAnswer(*jsonrpc.Request) bool {
 	return s.current().Dispatch.Mode == Inline
 }
 
+// mayHold is the session's part of the wire tap: the reader may await an
+// answer once dispatch is inline.
+func (s *Session) mayHold() bool {
+	return s.current().Dispatch.Mode == Inline
+}
+
 // requestSeen records how long the server request r was withheld from
 // the client, if it was: from its arrival until now (Stalled).
 func (s *Session) requestSeen(r *request, withheld bool) {

@@ -39,6 +39,10 @@ type wireObserver interface {
 	// true means the client's reader awaits req's answer, handing the
 	// SDK nothing else until it is written (dispatch inline).
 	awaitsAnswer(req *jsonrpc.Request) bool
+	// mayHold says whether the client's reader may come to await an
+	// answer (dispatch inline is chosen now): until it does, the tap
+	// reads on the SDK's reader itself, without a goroutine of its own.
+	mayHold() bool
 }
 
 // wireSource says where a message was read: on a connection the tap
@@ -116,7 +120,12 @@ const maxHeld = 1000
 // tapConn is the connection as the SDK sees it: the transport's
 // connection with every read and write reported to the observer.
 //
-// A goroutine reads the inner connection and reports each message to the
+// While the observer says no message may be held ([wireObserver.mayHold]),
+// Read reads the inner connection itself and reports each message as it
+// hands it on: the SDK's reader reads without pause, so that is when it
+// arrived, and no goroutine stands between the two. From the first Read
+// after holding becomes possible (dispatch switched to inline) for the
+// rest of the connection, a goroutine reads the inner connection and reports each message to the
 // observer as it arrives (its true arrival time); Read hands the SDK the
 // messages to deliver, in order, from a queue. Normally the queue is
 // drained as fast as the SDK reads. Under dispatch inline the observer
@@ -135,7 +144,8 @@ type tapConn struct {
 	obs      wireObserver
 	maxBytes int64
 
-	start sync.Once
+	start   sync.Once
+	looping bool // Read hands on what readLoop queues (only the SDK's reader touches it)
 
 	mu       sync.Mutex
 	wake     chan struct{} // closed (and replaced) when anything below changes, if watched
@@ -176,6 +186,12 @@ func (c *tapConn) watchLocked() <-chan struct{} {
 // observer skips or answers itself never reach the SDK (see
 // [Session.messageRead] for which and why).
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if !c.looping {
+		if !c.obs.mayHold() {
+			return c.readDirect(ctx)
+		}
+		c.looping = true
+	}
 	c.start.Do(func() { go c.readLoop(ctx) })
 	for {
 		c.mu.Lock()
@@ -224,6 +240,44 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+	}
+}
+
+// readDirect reads the inner connection on the SDK's reader until a
+// message to hand on arrives, reporting each as it is read.
+func (c *tapConn) readDirect(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.inner.Read(ctx)
+		if err != nil {
+			if ctx.Err() == nil && c.obs.unreadable(err, nil) {
+				continue
+			}
+			if ctx.Err() == nil {
+				c.obs.readFailed(err)
+			}
+			return nil, err
+		}
+		v := c.obs.messageRead(msg, wireSource{canAnswer: true})
+		if v.answer != nil {
+			go c.inner.Write(context.WithoutCancel(ctx), v.answer) // as readLoop does
+		}
+		if v.deliver == nil {
+			continue
+		}
+		// Inline may have been chosen since mayHold was asked: the hold
+		// then begins with this request, and the next Read queues.
+		if req, ok := v.deliver.(*jsonrpc.Request); ok && req.IsCall() && c.obs.awaitsAnswer(req) {
+			c.mu.Lock()
+			if !c.isShut {
+				c.awaiting, c.awaitID = true, req.ID
+			}
+			c.mu.Unlock()
+			c.looping = true
+		}
+		if v.seen != nil {
+			v.seen(false)
+		}
+		return v.deliver, nil
 	}
 }
 

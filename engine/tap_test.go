@@ -29,6 +29,7 @@ func (*holdingObserver) written(context.Context, jsonrpc.Message, error) {}
 func (*holdingObserver) closed(error)                                    {}
 func (*holdingObserver) httpFailed(error)                                {}
 func (*holdingObserver) awaitsAnswer(*jsonrpc.Request) bool              { return true }
+func (*holdingObserver) mayHold() bool                                   { return true }
 
 // TestTapHoldsAndPushesBack checks the tap under inline over the SDK's
 // in-memory transport: while the reader awaits a request's answer it
