@@ -36,9 +36,14 @@ type call struct {
 	// span of its own (a tools/call on a multi-round-trip session).
 	roundSpans bool
 
+	// params are the call's params, recorded as its first round is
+	// written (as they went on the wire), or when it ends unwritten.
+	params mcp.Params
+
 	mu       sync.Mutex
 	rounds   []*round      // its wire requests, in the order they were written
 	answered time.Duration // when its last answer was read off the wire (Unset: not yet)
+	result   []byte        // the result of its last answer, as read off the wire
 
 	ids []string // its id keys on the wire, one per round (kept by the session's wire)
 	// next is the span of its next round, begun before it is written
@@ -96,9 +101,7 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			o.Code = rpc.Code
 		}
 		if err == nil {
-			if b, e := json.Marshal(res); e == nil {
-				o.Result = recorder.CapPayload(b)
-			}
+			o.Result = c.recordedResult(res)
 		}
 		end := s.rec.Now()
 		if status == recorder.StatusTimeout || status == recorder.StatusCancelled {
@@ -162,10 +165,23 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 	if params != req.GetParams() {
 		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: params}
 	}
-	if b, err := json.Marshal(params); err == nil {
-		s.rec.Update(c.span, func(sp *recorder.Span) { sp.Params = recorder.CapPayload(b) })
-	}
+	c.params = params
 	return c, req
+}
+
+// recordedResult is the call's result as recorded: as the server wrote
+// it, or, when no answer was read off the wire, as the SDK returned it.
+func (c *call) recordedResult(res mcp.Result) json.RawMessage {
+	c.mu.Lock()
+	raw := c.result
+	c.mu.Unlock()
+	if raw != nil {
+		return recorder.CapPayload(raw)
+	}
+	if b, err := json.Marshal(res); err == nil {
+		return recorder.CapPayload(b)
+	}
+	return nil
 }
 
 // prepareRound begins the span of the call's next round before it is
@@ -199,6 +215,7 @@ func (c *call) sending(key string, params json.RawMessage, now time.Duration) {
 		c.rec.Update(c.span, func(sp *recorder.Span) {
 			sp.Received, sp.Queued, sp.Serving = now, now, now
 			sp.RequestID = key
+			sp.Params = recorder.CapPayload(params)
 		})
 	}
 	if !c.roundSpans {
@@ -236,6 +253,10 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 	}
 	c.mu.Lock()
 	c.answered = now
+	c.result = nil
+	if resp.Error == nil {
+		c.result = resp.Result
+	}
 	var span recorder.SpanID
 	for _, r := range c.rounds {
 		if r.id == key {
@@ -286,6 +307,7 @@ func (c *call) roundAnswered(n int) (recorder.SpanID, time.Duration, []string) {
 // answer ends with it, the same way.
 func (c *call) end(end time.Duration, o recorder.Outcome) {
 	c.mu.Lock()
+	unwritten := len(c.rounds) == 0
 	answered := c.answered
 	var open []recorder.SpanID
 	for _, r := range c.rounds {
@@ -302,6 +324,11 @@ func (c *call) end(end time.Duration, o recorder.Outcome) {
 	}
 	for _, id := range open {
 		c.rec.End(id, end, recorder.Outcome{Status: o.Status, Error: o.Error, Code: o.Code})
+	}
+	if unwritten && c.params != nil {
+		if b, err := json.Marshal(c.params); err == nil {
+			c.rec.Update(c.span, func(sp *recorder.Span) { sp.Params = recorder.CapPayload(b) })
+		}
 	}
 	c.rec.End(c.span, end, o)
 }
