@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -28,11 +31,7 @@ import (
 
 // report adds the percentiles of direct and proxied to b's metrics.
 func report(b *testing.B, direct, proxied []time.Duration) {
-	pct := func(d []time.Duration, p float64) time.Duration {
-		s := slices.Clone(d)
-		slices.Sort(s)
-		return s[min(len(s)-1, int(p*float64(len(s))))]
-	}
+	pct := percentile
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	for _, p := range []struct {
 		name string
@@ -43,6 +42,13 @@ func report(b *testing.B, direct, proxied []time.Duration) {
 		b.ReportMetric(us(x), p.name+"-proxied-µs")
 		b.ReportMetric(us(x-d), p.name+"-added-µs")
 	}
+}
+
+// percentile is the qth quantile (0–1) of d.
+func percentile(d []time.Duration, q float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
 }
 
 // echoPeer answers each newline-delimited request read from r with a
@@ -113,7 +119,10 @@ func BenchmarkOverheadStdio(b *testing.B) {
 
 // BenchmarkOverheadHTTP: echo tool calls from the Go SDK client to the
 // demo server over streamable HTTP, through the HTTP proxy against
-// directly.
+// directly. The floor of any HTTP proxy is a second loopback hop: the
+// same calls through the standard library's httputil.ReverseProxy,
+// which reads nothing, give p50-added-reverseproxy-µs and
+// p99-added-reverseproxy-µs.
 func BenchmarkOverheadHTTP(b *testing.B) {
 	up := httptest.NewServer(demo.NewHTTPHandler())
 	defer up.Close()
@@ -124,6 +133,16 @@ func BenchmarkOverheadHTTP(b *testing.B) {
 	}
 	front := httptest.NewServer(p)
 	defer front.Close()
+	upURL, err := url.Parse(up.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	floor := httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(upURL) },
+		FlushInterval: -1, // event streams as they come
+		ErrorLog:      log.New(io.Discard, "", 0),
+	})
+	defer floor.Close()
 	ctx := context.Background()
 	connect := func(url string) *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
@@ -134,9 +153,10 @@ func BenchmarkOverheadHTTP(b *testing.B) {
 		}
 		return cs
 	}
-	direct, proxied := connect(up.URL+"/mcp"), connect(front.URL+"/mcp")
+	direct, proxied, bare := connect(up.URL+"/mcp"), connect(front.URL+"/mcp"), connect(floor.URL+"/mcp")
 	defer direct.Close()
 	defer proxied.Close()
+	defer bare.Close()
 	call := func(cs *mcp.ClientSession) time.Duration {
 		start := time.Now()
 		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}); err != nil {
@@ -147,13 +167,21 @@ func BenchmarkOverheadHTTP(b *testing.B) {
 	for range 100 { // warm up
 		call(direct)
 		call(proxied)
+		call(bare)
 	}
-	d, x := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
+	d, x, f := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for b.Loop() {
 		d = append(d, call(direct))
 		x = append(x, call(proxied))
+		f = append(f, call(bare))
 	}
 	b.StopTimer()
 	report(b, d, x)
+	for _, p := range []struct {
+		name string
+		q    float64
+	}{{"p50", 0.50}, {"p99", 0.99}} {
+		b.ReportMetric(float64(percentile(f, p.q)-percentile(d, p.q))/float64(time.Microsecond), p.name+"-added-reverseproxy-µs")
+	}
 }
