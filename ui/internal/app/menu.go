@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -160,9 +161,10 @@ func (m *MainWindow) saveFile(path string) error {
 	return recorder.SaveFile(path, snap)
 }
 
-// exportFile writes the recording shown in format e to path.
+// exportFile writes what the screen shows in format e to path (see
+// [MainWindow.exported]).
 func (m *MainWindow) exportFile(e Export, path string) (err error) {
-	snap, err := m.shown()
+	snap, err := m.exported()
 	if err != nil {
 		return err
 	}
@@ -191,6 +193,22 @@ func (m *MainWindow) shown() (*recorder.Snapshot, error) {
 	}
 	if snap == nil || (len(snap.Spans) == 0 && len(snap.Events) == 0) {
 		return nil, errors.New("there is nothing to save yet: connect and run a workload, or open a recording")
+	}
+	return snap, nil
+}
+
+// exported is what an export writes, as the screen shows it: the run
+// chosen in the run picker (its part of the recording, titled by the
+// run), or the whole recording when the picker is on the whole session
+// or the recording has no runs. A comparison's B is the recording
+// compared, as shown.
+func (m *MainWindow) exported() (*recorder.Snapshot, error) {
+	snap, err := m.shown()
+	if err != nil {
+		return nil, err
+	}
+	if sc := scopeOf(snap, m.timeline.pick.Load()); !sc.whole {
+		return snap.Segment(sc.run), nil
 	}
 	return snap, nil
 }
@@ -265,13 +283,7 @@ func (m *MainWindow) saveDialog() {
 		m.errors.Show("Saving the recording", err)
 		return
 	}
-	m.fileSave("Saving the recording", m.suggestedName(".json"), func(w io.Writer, _ string) error {
-		snap, err := m.shown()
-		if err != nil {
-			return err
-		}
-		return recorder.Save(w, snap)
-	})
+	m.fileSave("Saving the recording", m.suggestedName(".json", false), m.saveFile)
 }
 
 // exportDialog asks where to export the recording in format e.
@@ -281,13 +293,7 @@ func (m *MainWindow) exportDialog(e Export) {
 		m.errors.Show(doing, err)
 		return
 	}
-	m.fileSave(doing, m.suggestedName(e.ext), func(w io.Writer, _ string) error {
-		snap, err := m.shown()
-		if err != nil {
-			return err
-		}
-		return m.exportTo(w, e, snap)
-	})
+	m.fileSave(doing, m.suggestedName(e.ext, true), func(path string) error { return m.exportFile(e, path) })
 }
 
 // fileOpen shows an open dialog and calls open with the chosen path.
@@ -311,28 +317,45 @@ func (m *MainWindow) fileOpen(doing string, open func(path string) error) {
 	d.Show()
 }
 
-// fileSave shows a save dialog and writes the file with write.
-func (m *MainWindow) fileSave(doing, name string, write func(w io.Writer, path string) error) {
+// fileSave shows a save dialog and writes the chosen file with save,
+// saying where it went. The dialog has created the file (or emptied the
+// one chosen) by then, readable by all: it is made private (0600, as the
+// command line's new files) before anything is written to it, and save
+// then replaces it whole (see [outfile.Write]).
+func (m *MainWindow) fileSave(doing, name string, save func(path string) error) {
 	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
-		if err != nil {
-			m.errors.Show(doing, err)
-			return
-		}
-		if wc == nil {
-			return // cancelled
-		}
-		path := wc.URI().Path()
-		m.rememberDir(path)
-		err = write(wc, path)
-		if cerr := wc.Close(); err == nil {
-			err = cerr
-		}
-		m.errors.Show(doing+" as "+filepath.Base(path), err)
+		m.savedAs(doing, wc, err, save)
 	}, m.window)
 	d.SetFileName(name)
 	m.startIn(d.SetLocation)
 	d.Resize(fyne.NewSize(900, 600))
 	d.Show()
+}
+
+// savedAs is the save dialog's answer: the file it opened for writing
+// (nil when cancelled) or the error it met.
+func (m *MainWindow) savedAs(doing string, wc fyne.URIWriteCloser, err error, save func(path string) error) {
+	if err != nil {
+		m.errors.Show(doing, err)
+		return
+	}
+	if wc == nil {
+		return // cancelled
+	}
+	path := wc.URI().Path()
+	m.rememberDir(path)
+	err = wc.Close()
+	if err == nil {
+		err = os.Chmod(path, outfile.PrivateMode)
+	}
+	if err == nil {
+		err = save(path)
+	}
+	if err != nil {
+		m.errors.Show(doing+" as "+filepath.Base(path), err)
+		return
+	}
+	m.notify("Saved to " + path)
 }
 
 // startIn points a file dialog at the folder last used.
@@ -351,11 +374,67 @@ func (m *MainWindow) rememberDir(path string) {
 	m.settings.SetString("lastDir", filepath.Dir(path))
 }
 
-// suggestedName is a file name for the shown recording.
-func (m *MainWindow) suggestedName(ext string) string {
-	base := "fanout-recording"
-	if m.opened != "" {
+// suggestedName is a file name for what is shown: the opened file's
+// name, else the server's (its name, or the target), and for an export
+// (ofScreen) the run chosen and the recording compared, as in
+// "fanout-demo-run-2-fanout-concurrent-vs-run-1-fanout-serial.html".
+func (m *MainWindow) suggestedName(ext string, ofScreen bool) string {
+	snap, _ := m.shown()
+	base := ""
+	switch {
+	case m.opened != "":
 		base = strings.TrimSuffix(strings.TrimSuffix(m.opened, ".jsonl"), ".json")
+	case snap != nil && snap.Meta.Server != "":
+		base = fileSlug(serverName(snap.Meta.Server))
+	case snap != nil:
+		base = fileSlug(snap.Meta.Target)
+	}
+	if base == "" {
+		base = "fanout-recording"
+	}
+	if ofScreen && snap != nil {
+		if sc := scopeOf(snap, m.timeline.pick.Load()); !sc.whole {
+			base += "-" + fileSlug(sc.run.Label())
+		}
+		if c := m.compareSnapshot(); c != nil {
+			if b := fileSlug(c.Meta.Title); b != "" {
+				base += "-vs-" + b
+			}
+		}
 	}
 	return base + ext
+}
+
+// serverName is the server's name without its version: "fanout-demo"
+// of "fanout-demo 1.0.0".
+func serverName(server string) string {
+	if i := strings.LastIndexByte(server, ' '); i > 0 {
+		v := strings.TrimPrefix(server[i+1:], "v")
+		if v != "" && v[0] >= '0' && v[0] <= '9' {
+			return server[:i]
+		}
+	}
+	return server
+}
+
+// fileSlug is text as a piece of a file name: lower-case letters and
+// digits, other runs of characters as one dash, at most 48 bytes.
+func fileSlug(text string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(text) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+			if b.Len() >= 48 {
+				break
+			}
+			continue
+		}
+		dash = true
+	}
+	return b.String()
 }

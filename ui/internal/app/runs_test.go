@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +104,43 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	b, ok := firstCall(m.timeline.cmpShown, runScope{whole: true})
 	if !ok || a != b {
 		t.Errorf("first tool calls start at %v (A) and %v (B), want them aligned", a, b)
+	}
+
+	// The exports are what the screen shows: the HTML report compares
+	// run 2 (A) with run 1 (B), and its default name says so.
+	if got, want := m.suggestedName(".html", true), "fanout-demo-run-2-fanout-concurrent-vs-run-1-fanout-serial.html"; got != want {
+		t.Errorf("the report's default name is %q, want %q", got, want)
+	}
+	if got, want := m.suggestedName(".json", false), "fanout-demo.json"; got != want {
+		t.Errorf("the recording's default name is %q, want %q", got, want)
+	}
+	report := filepath.Join(t.TempDir(), "report.html")
+	if err := m.exportFile(exports[exportHTML], report); err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(report)
+	for _, want := range []string{"Run 2 · fanout · concurrent", "Run 1 · fanout · serial"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the HTML report does not name %q", want)
+		}
+	}
+	// The CSV of run 2 holds its one tool call; of the whole session, both.
+	m.setCompare(nil)
+	toolCalls := func(pick string) int {
+		t.Helper()
+		m.timeline.PickRun(pick)
+		path := filepath.Join(t.TempDir(), "spans.csv")
+		if err := m.exportFile(exports[2], path); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		return strings.Count(string(b), ",tools/call,")
+	}
+	if n := toolCalls(want[1]); n != 1 {
+		t.Errorf("the CSV of run 2 has %d tool calls, want 1", n)
+	}
+	if n := toolCalls(wholeSession); n != 2 {
+		t.Errorf("the CSV of the whole session has %d tool calls, want 2", n)
 	}
 }
 

@@ -78,6 +78,8 @@ type MainWindow struct {
 	window fyne.Window
 	bridge *bridge
 	errors *errorReporter
+	// notices shows what went well and needs no answer ("Saved to …").
+	notices notices
 	// settings is what the window remembers between starts.
 	settings *settings
 

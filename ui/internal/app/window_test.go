@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -380,6 +381,60 @@ func TestMainWindowExports(t *testing.T) {
 	}
 	if err := m.openFile(filepath.Join(dir, "out.csv")); err == nil {
 		t.Errorf("opening a CSV as a recording gave no error")
+	}
+}
+
+// TestSaveDialogFiles answers the save dialog as Fyne does, with the file
+// it opened for writing (created readable by all): the recording and an
+// export are written there private (0600) and whole, a notice says where,
+// and a failed export says why and shows no notice.
+func TestSaveDialogFiles(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":3,"kind":"sampling"}`)})
+	m.run()
+	loop.waitFor(t, "the run", 15*time.Second, func() bool { return !m.workload.Running() })
+
+	dir := t.TempDir()
+	answer := func(name string, save func(string) error) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		wc, err := storage.Writer(storage.NewFileURI(path)) // what the dialog hands over
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(path); err != nil || st.Mode().Perm()&0o044 == 0 {
+			t.Fatalf("the dialog's file %s: %v, mode %v: want one readable by others, as Fyne creates it", path, err, st.Mode().Perm())
+		}
+		m.savedAs("Saving", wc, nil, save) // on the test goroutine, the window's main one
+		return path
+	}
+	saved := answer("session.json", m.saveFile)
+	report := answer("report.html", func(p string) error { return m.exportFile(exports[exportHTML], p) })
+	for _, p := range []string{saved, report} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 || st.Size() < 100 {
+			t.Errorf("%s: %v, mode %v, %d bytes: want a private, whole file", p, err, st.Mode().Perm(), st.Size())
+		}
+	}
+	shown, _ := m.shown()
+	if snap, err := recorder.LoadFile(saved); err != nil || len(snap.Spans) != len(shown.Spans) {
+		t.Errorf("the saved recording: %v, want it to load with the %d spans shown", err, len(shown.Spans))
+	}
+	if got := m.shownNotices(); len(got) != 2 || got[0] != "Saved to "+saved || got[1] != "Saved to "+report {
+		t.Errorf("notices %q, want one 'Saved to' per file", got)
+	}
+	if m.notices.popup == nil || !m.notices.popup.Visible() {
+		t.Errorf("the last notice is not on the window")
+	}
+
+	answer("broken.html", func(string) error { return errors.New("disk full") })
+	if errs := m.errors.Shown(); len(errs) != 1 || !strings.Contains(errs[0], "Saving as broken.html: disk full") {
+		t.Errorf("errors shown %q, want the failed save named with its cause", errs)
+	}
+	if n := len(m.shownNotices()); n != 2 {
+		t.Errorf("%d notices after a failed save, want still 2", n)
 	}
 }
 
