@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/load"
@@ -26,7 +26,7 @@ func TestFirstRunOpensWhereRunIs(t *testing.T) {
 	if got := m.tabs.Selected().Text; got != "Workload" {
 		t.Errorf("the window opens on the %q tab, want Workload (where Run is)", got)
 	}
-	if sc, ok := m.tabs.Selected().Content.(*container.Scroll); !ok || sc.Content != m.workload {
+	if m.tabs.Selected().Content != m.workload {
 		t.Errorf("the tab the window opens on does not hold the Workload panel and its Run button")
 	}
 	if got := m.policy.latency.a.Text; got != "500ms" {
@@ -89,5 +89,47 @@ func TestSerialConcurrentOneClickApart(t *testing.T) {
 	t.Logf("fanout n=5 at 300ms: concurrent %v, serial %v", conc, serial)
 	if serial < 2*conc || serial < 1350*time.Millisecond {
 		t.Errorf("serial %v, concurrent %v: want serial about 5× longer (at least 2×)", serial, conc)
+	}
+}
+
+// TestRunStaysInView opens the window at 1024×700, as on a small
+// screen: Run, Stop and the dispatch toggle are in view without
+// scrolling, the load test's fields are folded away, the stats line says
+// what to do rather than showing figures of nothing, and after a run
+// (whose result scrolls into view below) Run is where it was.
+func TestRunStaysInView(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{Workload: load.Workload{Tool: "fanout", Args: json.RawMessage(`{"n":3,"kind":"sampling"}`)}})
+	m.window.Resize(fyne.NewSize(1024, 700))
+	loop.settle(50 * time.Millisecond)
+	drv := fyne.CurrentApp().Driver()
+	inView := func(what string, o fyne.CanvasObject) fyne.Position {
+		t.Helper()
+		pos, size := drv.AbsolutePositionForObject(o), o.Size()
+		if !o.Visible() || size.Height == 0 || pos.Y < 0 || pos.Y+size.Height > m.window.Canvas().Size().Height {
+			t.Errorf("%s is not in view at 1024×700: at y %v, %v tall, the window %v tall", what, pos.Y, size.Height, m.window.Canvas().Size().Height)
+		}
+		return pos
+	}
+	before := inView("Run", m.workload.runButton)
+	inView("Stop", m.workload.stopButton)
+	inView("the dispatch toggle", m.workload.dispatch)
+	if m.workload.loadTest.Items[0].Open {
+		t.Errorf("the load test's fields are unfolded on a first run")
+	}
+	if text := m.timeline.statsText(); !strings.Contains(text, "Nothing has run yet") || strings.Contains(text, "peak in flight") {
+		t.Errorf("before the first run the stats line says %q, want what to do and no figures", text)
+	}
+
+	m.connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	test.Tap(m.workload.runButton)
+	loop.waitFor(t, "the run to end", 30*time.Second, func() bool { return !m.workload.Running() && len(m.workload.History()) == 1 })
+	loop.settle(50 * time.Millisecond)
+	if after := inView("Run after the run", m.workload.runButton); after != before {
+		t.Errorf("Run moved from %v to %v with the run's result", before, after)
+	}
+	if strings.Contains(m.timeline.statsText(), "Nothing has run yet") {
+		t.Errorf("after a run the stats line still says nothing has run:\n%s", m.timeline.statsText())
 	}
 }

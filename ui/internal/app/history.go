@@ -254,20 +254,14 @@ func (p *workloadPanel) showResult(r runRecord) {
 	p.results.Refresh()
 }
 
-// showIn tells the panel the scroller it is shown in, so that when a
-// run ends it can scroll its result into view.
-func (p *workloadPanel) showIn(s *container.Scroll) { p.scroller = s }
-
-// scrollToResult scrolls the panel so that Run, the status line and the
-// result below them are in view.
+// scrollToResult scrolls what lies under the pinned controls so that
+// the result is in view; Run, Stop and the status line stay where they
+// are.
 func (p *workloadPanel) scrollToResult() {
 	s := p.scroller
-	if s == nil {
-		return
-	}
 	s.Refresh()
-	maxY := max(p.MinSize().Height-s.Size().Height, 0)
-	s.ScrollToOffset(fyne.NewPos(0, min(p.runRow.Position().Y, maxY)))
+	maxY := max(p.below.MinSize().Height-s.Size().Height, 0)
+	s.ScrollToOffset(fyne.NewPos(0, min(p.results.Position().Y, maxY)))
 }
 
 // addHistory puts r at the top of the history, dropping the oldest past

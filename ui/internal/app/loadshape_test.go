@@ -104,23 +104,32 @@ func TestWorkloadStages(t *testing.T) {
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
 	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`)})
 
-	typeInto(m.workload.stages, "1s:40")
+	// What does not go with stages is greyed out, and not read.
 	typeInto(m.workload.rate, "10")
-	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "Stages and Rate: the stages give the rate; leave out Rate") {
-		t.Errorf("stages with a rate: %v, want it to say the stages give the rate", err)
+	typeInto(m.workload.duration, "5s")
+	if m.workload.calls.Disabled() == false || m.workload.concurrency.Disabled() == false || m.workload.maxInFlight.Disabled() {
+		t.Errorf("with a rate: Calls greyed %v, At once greyed %v, Max in flight greyed %v; want Calls and At once greyed, Max in flight not",
+			m.workload.calls.Disabled(), m.workload.concurrency.Disabled(), m.workload.maxInFlight.Disabled())
 	}
-	typeInto(m.workload.rate, "")
+	typeInto(m.workload.stages, "1s:40")
+	if !m.workload.rate.Disabled() || !m.workload.duration.Disabled() {
+		t.Errorf("with stages: Rate greyed %v, Duration greyed %v; want both greyed (the stages give them)", m.workload.rate.Disabled(), m.workload.duration.Disabled())
+	}
+	if w, err := m.workload.workload(); err != nil || w.Rate != 0 || w.Duration != 0 || len(w.Stages) != 1 {
+		t.Errorf("stages with a greyed rate and duration: %+v, %v; want the stages alone", w, err)
+	}
 	typeInto(m.workload.maxInFlight, "5")
 	w, err := m.workload.workload()
 	if err != nil || len(w.Stages) != 1 || w.Ramp != load.RampRate || w.MaxInFlight != 5 || w.Concurrency != 0 {
 		t.Fatalf("Workload() = %+v, %v; want one rate stage to 40/s, at most 5 in flight", w, err)
 	}
 	m.workload.stagesRamp.SetSelected(rampCallersText)
-	if _, err := m.workload.workload(); err == nil || !strings.Contains(err.Error(), "Max in flight: bounds an open loop only") {
-		t.Errorf("stages of callers with max in flight: %v, want it refused", err)
+	if w, err := m.workload.workload(); !m.workload.maxInFlight.Disabled() || m.workload.concurrency.Disabled() || err != nil || w.MaxInFlight != 0 {
+		t.Errorf("stages of callers: Max in flight greyed %v, At once greyed %v, workload %+v, %v; want Max in flight greyed and left out, At once open",
+			m.workload.maxInFlight.Disabled(), m.workload.concurrency.Disabled(), w, err)
 	}
-	typeInto(m.workload.maxInFlight, "")
 	m.workload.stagesRamp.SetSelected(rampRateText)
+	typeInto(m.workload.maxInFlight, "")
 	m.run()
 	loop.waitFor(t, "the ramp to end", 15*time.Second, func() bool {
 		return !m.workload.Running() && len(m.workload.History()) == 1

@@ -238,6 +238,7 @@ func (m *MainWindow) followDialog() {
 func (m *MainWindow) followFile(path string) {
 	m.following, m.followNote = path, ""
 	m.opened = filepath.Base(path)
+	m.timeline.setIdle(idleFollow)
 	m.timeline.SetName(m.opened)
 	m.timeline.followJournal(path, func(st followState) {
 		if m.following != path {

@@ -33,6 +33,7 @@ func (m *MainWindow) startProxy(listen, upstream string) error {
 	if m.proxy != nil {
 		return errProxyRunning
 	}
+	m.timeline.setIdle(idleProxy)
 	target := recorder.RedactURL(upstream)
 	l, err := proxy.Listen(listen, false) // loopback only: the app offers no remote proxy
 	if proxy.IsRemoteListen(err) {

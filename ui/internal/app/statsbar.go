@@ -32,7 +32,19 @@ type statsBar struct {
 	// provisional says the run described has not ended: the verdict is
 	// what it is so far.
 	provisional bool
+	// idle is what the line says while nothing is recorded: what to do
+	// to see something (see [idleRun]).
+	idle string
 }
+
+// What the stats line says before anything is recorded, by what the
+// window shows: a connection of its own, a journal followed, a proxy
+// hosted.
+const (
+	idleRun    = "Nothing has run yet: choose a tool under Workload and press Run (Ctrl+R). Each request the server sends back while the tool runs gets a row on the timeline."
+	idleFollow = "Nothing recorded in the journal yet: its runs are drawn as they are written."
+	idleProxy  = "Nothing has passed through the proxy yet: point a client at the address under Server and call a tool."
+)
 
 // provisionalPrefix starts the verdict of a run still going on.
 const provisionalPrefix = "So far (the run is still going): "
@@ -45,6 +57,7 @@ func newStatsBar() *statsBar {
 	s := &statsBar{
 		verdict: widget.NewLabel(""),
 		compare: widget.NewLabel(""),
+		idle:    idleRun,
 	}
 	parts := make([]fyne.CanvasObject, maxStatsParts)
 	for i := range parts {
@@ -83,6 +96,10 @@ func (s *statsBar) setRunSummary(sum recorder.Summary, provisional bool) {
 	// setting a label's text measures it again: skip what did not change,
 	// as a live run shows the same numbers for many frames
 	parts := statsParts(sum)
+	idle := isIdle(sum)
+	if idle {
+		parts = nil // no figures that read like a result of nothing
+	}
 	changed := false
 	for i, l := range s.numberParts {
 		text := ""
@@ -106,16 +123,21 @@ func (s *statsBar) setRunSummary(sum recorder.Summary, provisional bool) {
 	if provisional && sum.Verdict != "" {
 		text = provisionalPrefix + text
 	}
+	if idle {
+		text = s.idle
+	}
 	if text != s.verdict.Text {
 		s.verdict.SetText(text)
 	}
 	importance := s.verdict.Importance
-	switch sum.Verdict {
-	case recorder.VerdictSerialized:
+	switch {
+	case idle:
+		s.verdict.Importance = widget.MediumImportance
+	case sum.Verdict == recorder.VerdictSerialized:
 		s.verdict.Importance = widget.DangerImportance
-	case recorder.VerdictPartial, recorder.VerdictBounded:
+	case sum.Verdict == recorder.VerdictPartial, sum.Verdict == recorder.VerdictBounded:
 		s.verdict.Importance = widget.WarningImportance
-	case recorder.VerdictConcurrent:
+	case sum.Verdict == recorder.VerdictConcurrent:
 		s.verdict.Importance = widget.SuccessImportance
 	default:
 		s.verdict.Importance = widget.MediumImportance
@@ -123,6 +145,18 @@ func (s *statsBar) setRunSummary(sum recorder.Summary, provisional bool) {
 	if s.verdict.Importance != importance {
 		s.verdict.Refresh()
 	}
+}
+
+// isIdle reports whether sum describes nothing at all: no request, no
+// call, no time.
+func isIdle(sum recorder.Summary) bool {
+	return sum.ToolCalls.Total == 0 && sum.ServerRequests.Total == 0 && sum.PeakInFlight == 0 && sum.ElapsedMS == 0
+}
+
+// setIdle sets what the line says while nothing is recorded.
+func (s *statsBar) setIdle(text string) {
+	s.idle = text
+	s.setRunSummary(s.summary, s.provisional)
 }
 
 // setCompare shows a compared recording's summary on a line of its own;
@@ -156,7 +190,13 @@ func (s *statsBar) Summary() recorder.Summary { return s.summary }
 // Text returns the bar's text as shown: the numbers, a new line, the
 // verdict, and when comparing a line for the other recording.
 func (s *statsBar) Text() string {
-	text := statsLine(s.summary) + "\n" + s.verdict.Text
+	var shown []string
+	for _, l := range s.numberParts {
+		if l.Visible() {
+			shown = append(shown, l.Text)
+		}
+	}
+	text := strings.Join(shown, "   ") + "\n" + s.verdict.Text
 	if s.compare.Visible() {
 		text += "\n" + s.compare.Text
 	}

@@ -46,7 +46,7 @@ func TestStatsBar(t *testing.T) {
 			ToolCalls: recorder.CallCounts{Total: 1}, Verdict: recorder.VerdictConcurrent,
 			Sampled: &recorder.SampledSpans{Spans: 1_000_000, Kept: 100_000, Note: "kept 100,000 of 1,000,000 spans; statistics are exact"}},
 			[]string{"1 tool calls (0 failed)   kept 100,000 of 1,000,000 spans; statistics are exact"}, widget.SuccessImportance},
-		{"nothing yet", recorder.Summary{}, []string{"peak in flight 0", "\nno requests yet"}, widget.MediumImportance},
+		{"nothing yet", recorder.Summary{}, []string{"\nNothing has run yet: choose a tool under Workload and press Run (Ctrl+R)"}, widget.MediumImportance},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +65,9 @@ func TestStatsBar(t *testing.T) {
 			}
 			if tt.sum.Sampled != nil && !strings.HasSuffix(shown, tt.sum.Sampled.Note+"\n") {
 				t.Errorf("the last figure shown is not what was sampled:\n%s", shown)
+			}
+			if tt.name == "nothing yet" && strings.Contains(s.Text(), "peak in flight") {
+				t.Errorf("before anything ran the stats read like a result:\n%s", s.Text())
 			}
 			if s.verdict.Importance != tt.importance {
 				t.Errorf("verdict importance = %v, want %v", s.verdict.Importance, tt.importance)

@@ -280,6 +280,10 @@ func (t *TimelineView) Stop() {
 
 // setStats changes the stats bar through f and lays the view out again
 // when the bar's height changed (a verdict that wraps, a compare line).
+// setIdle sets what the stats line says while nothing is recorded
+// (idleRun, idleFollow, idleProxy).
+func (t *TimelineView) setIdle(text string) { t.setStats(func() { t.stats.setIdle(text) }) }
+
 func (t *TimelineView) setStats(f func()) {
 	h := t.stats.MinSize().Height
 	f()

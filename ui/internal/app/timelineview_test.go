@@ -181,7 +181,7 @@ func TestTimelineStats(t *testing.T) {
 			"peak in flight 5", "peak pending 5", "elapsed 520 ms", "queue p50 0 µs", "\nconcurrent",
 		}},
 		{"bounded", fanoutSnapshot(6, 2, 100*ms), []string{"peak in flight 2", "peak pending 6", "\nbounded"}},
-		{"empty", &recorder.Snapshot{}, []string{"peak in flight 0", "peak pending 0"}},
+		{"empty", &recorder.Snapshot{}, []string{"\nNothing has run yet: choose a tool under Workload and press Run"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -146,9 +146,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.manualTab = container.NewTabItem("Manual", m.manual)
 	// the panels scroll sideways too when the window leaves them less
 	// than their width (the tab bar folds its tabs into a menu by itself)
-	workloadScroll := container.NewScroll(m.workload)
-	m.workload.showIn(workloadScroll) // to scroll a run's result into view
-	workloadTab := container.NewTabItem("Workload", workloadScroll)
+	workloadTab := container.NewTabItem("Workload", m.workload) // it scrolls under its pinned Run
 	m.tabs = container.NewAppTabs(
 		container.NewTabItem("Server", container.NewScroll(m.connection)), // the connection; short so all five tabs fit,
 		container.NewTabItem("Callbacks", container.NewScroll(m.policy)),
@@ -279,6 +277,7 @@ func (m *MainWindow) dropped(uris []fyne.URI) {
 // was started with.
 func (m *MainWindow) connect(t engine.Target) {
 	m.stopProxy() // one live recording at a time
+	m.timeline.setIdle(idleRun)
 	if t.Limits == (engine.Limits{}) {
 		t.Limits = m.opts.Target.Limits
 	}

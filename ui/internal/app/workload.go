@@ -93,9 +93,13 @@ type workloadPanel struct {
 	content     fyne.CanvasObject
 
 	// The last call's result and the history of runs (history.go).
-	results    *widget.Accordion
-	runRow     *fyne.Container   // Run and Stop
-	scroller   *container.Scroll // the panel is shown in, if any
+	results  *widget.Accordion
+	runRow   *fyne.Container   // Run and Stop
+	scroller *container.Scroll // what scrolls under the pinned controls
+	below    *fyne.Container   // the scroller's content
+	// loadTest folds the load fields (calls, duration, rate, stages …)
+	// away until wanted: a first run needs only a tool and Run.
+	loadTest   *widget.Accordion
 	result     *widget.Label
 	resultWhat *widget.Label
 	historyBox *fyne.Container
@@ -142,9 +146,11 @@ func newWorkloadPanel() *workloadPanel {
 	p.concurrency = newEntry("1", nil)
 	p.concurrency.SetText("1")
 	p.timeout = newEntry("none, or e.g. 30s", nil)
-	p.duration = newEntry("none, or e.g. 10s", nil)
-	p.rate = newEntry("none, or calls per second", nil)
+	p.duration = newEntry("none, or e.g. 10s", func(string) { p.showApplies() })
+	p.rate = newEntry("none, or calls per second", func(string) { p.showApplies() })
 	p.loadShapeInputs = newLoadShapeInputs()
+	p.stages.OnChanged = func(string) { p.showApplies() }
+	p.stagesRamp.OnChanged = func(string) { p.showApplies() }
 	p.runButton = widget.NewButton("Run", func() { p.run() })
 	p.runButton.Importance = widget.HighImportance
 	p.stopButton = widget.NewButton("Stop", func() {
@@ -194,23 +200,68 @@ func newWorkloadPanel() *workloadPanel {
 	)
 	p.results.MultiOpen = true
 	p.results.Open(0)
-	p.content = container.NewVBox(
+	p.loadTest = widget.NewAccordion(widget.NewAccordionItem("Load test", form))
+	// Tool, dispatch, Run and Stop, and how the run goes are pinned at the
+	// top; the tool's arguments, the load test and the results scroll
+	// under them, so Run stays where it is whatever is shown below.
+	pinned := container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewLabel("Tool"), p.refreshTools, p.tool),
-		p.description,
-		container.NewBorder(nil, nil, boldLabel("Arguments"), p.rawJSON),
-		p.argsBox,
-		widget.NewSeparator(),
-		form,
 		container.NewBorder(nil, nil, widget.NewLabel("Dispatch"), nil, p.dispatch),
 		p.answering,
 		p.runRow,
 		p.progress,
 		p.status,
 		p.problem,
+		widget.NewSeparator(),
+	)
+	p.below = container.NewVBox(
+		p.description,
+		container.NewBorder(nil, nil, boldLabel("Arguments"), p.rawJSON),
+		p.argsBox,
+		p.loadTest,
 		p.results,
 	)
+	p.scroller = container.NewVScroll(p.below)
+	p.content = container.NewBorder(pinned, nil, nil, nil, p.scroller)
 	p.showArgs()
+	p.showApplies()
 	return p
+}
+
+// showApplies greys out the load fields that the others make moot, as
+// [workloadPanel.workload] then ignores them: Calls under a duration, a
+// rate or stages; At once under a rate or rate stages (an open loop is
+// bounded by Max in flight instead, which applies only there); Duration
+// and Rate under stages.
+func (p *workloadPanel) showApplies() {
+	set := func(e *widget.Entry, applies bool) {
+		if applies == e.Disabled() {
+			if applies {
+				e.Enable()
+			} else {
+				e.Disable()
+			}
+		}
+	}
+	filled := func(e *widget.Entry) bool {
+		t := strings.TrimSpace(e.Text)
+		return t != "" && !strings.EqualFold(t, "none")
+	}
+	stages := p.hasStages()
+	rate, duration := !stages && filled(p.rate), !stages && filled(p.duration) // the stages give both
+	openLoop := rate || stages && p.stagesRamp.Selected != rampCallersText
+	set(p.calls, !stages && !rate && !duration)
+	set(p.concurrency, !openLoop)
+	set(p.duration, !stages)
+	set(p.rate, !stages)
+	set(p.maxInFlight, openLoop)
+}
+
+// usesLoad reports whether w asks for more than one call at a time
+// (calls, callers, a duration, a rate, stages or a bound): the load
+// test's fields are then shown unfolded.
+func usesLoad(w load.Workload) bool {
+	return w.Calls > 1 || w.Concurrency > 1 || w.Duration > 0 || w.Rate > 0 || len(w.Stages) > 0 || w.MaxInFlight > 0 || w.CallTimeout > 0
 }
 
 // CreateRenderer implements [fyne.Widget].
@@ -275,6 +326,10 @@ func (p *workloadPanel) setWorkload(w load.Workload) {
 		p.rate.SetText(strconv.FormatFloat(w.Rate, 'f', -1, 64))
 	}
 	p.showShape(w)
+	p.showApplies()
+	if usesLoad(w) {
+		p.loadTest.Open(0)
+	}
 	if slices.ContainsFunc(p.tools, func(t engine.Tool) bool { return t.Name == w.Tool }) {
 		p.tool.SetSelected(w.Tool)
 		if len(w.Args) > 0 {
@@ -349,10 +404,12 @@ func (p *workloadPanel) workload() (load.Workload, error) {
 	if w.CallTimeout, err = parseOptionalDuration("call timeout", p.timeout.Text); err != nil {
 		return w, err
 	}
-	if w.Duration, err = parseOptionalDuration("duration", p.duration.Text); err != nil {
+	// A greyed-out field does not apply (see showApplies): it is not read.
+	if p.duration.Disabled() {
+	} else if w.Duration, err = parseOptionalDuration("duration", p.duration.Text); err != nil {
 		return w, err
 	}
-	if text := strings.TrimSpace(p.rate.Text); text != "" && !strings.EqualFold(text, "none") {
+	if text := strings.TrimSpace(p.rate.Text); !p.rate.Disabled() && text != "" && !strings.EqualFold(text, "none") {
 		if w.Rate, err = strconv.ParseFloat(text, 64); err != nil {
 			return w, fmt.Errorf("rate: want calls per second, as in 200, not %q", text)
 		}

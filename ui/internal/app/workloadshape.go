@@ -60,13 +60,16 @@ func (p *workloadPanel) sessionCount() (int, error) {
 // setSessions presets the Sessions field.
 func (p *workloadPanel) setSessions(n int) {
 	p.sessions.SetText(strconv.Itoa(max(n, 1)))
+	if n > 1 {
+		p.loadTest.Open(0) // a load over several sessions: show it
+	}
 }
 
 // applyShape reads the stages and the bound on outstanding calls into w,
 // which already holds calls, concurrency, duration and rate. Which fields
 // go together is [load.Workload.Validate]'s to say.
 func (p *workloadPanel) applyShape(w *load.Workload) error {
-	if text := strings.TrimSpace(p.maxInFlight.Text); text != "" && !strings.EqualFold(text, "none") {
+	if text := strings.TrimSpace(p.maxInFlight.Text); !p.maxInFlight.Disabled() && text != "" && !strings.EqualFold(text, "none") {
 		k, err := strconv.Atoi(text)
 		if err != nil {
 			return fmt.Errorf("max in flight: want a whole number of calls (0 = no bound), not %q", text)
