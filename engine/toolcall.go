@@ -94,9 +94,12 @@ func (s *Session) CheckOpen(op string) error {
 // is gone. The wire tap of a wrapped connection knows at once; over HTTP,
 // an error that is neither the server's JSON-RPC answer nor the caller's
 // context may be the first sign of the connection ending, so the session
-// gets a moment to notice.
+// gets a moment to notice. A session being closed counts as broken
+// from the moment Close begins: a call it cancelled (context canceled)
+// or refused must stop a run as the connection's end does, whichever
+// the call met first.
 func (s *Session) connectionBroken(err error) bool {
-	if errors.Is(err, mcp.ErrConnectionClosed) || s.isDone() {
+	if errors.Is(err, mcp.ErrConnectionClosed) || s.isDone() || s.life.closing.Load() {
 		return true
 	}
 	var rpc *jsonrpc.Error

@@ -299,8 +299,11 @@ func TestProbeThroughProxy(t *testing.T) {
 			near := func(what string, recorded time.Duration, probedMS float64) {
 				t.Helper()
 				probed := time.Duration(probedMS * float64(time.Millisecond))
-				// Within 5%, or 50 ms: the two clocks are in two processes.
-				if d := (recorded - probed).Abs(); d > 50*time.Millisecond && d > probed/20 {
+				// Within 10%, or 150 ms: the two clocks are in two processes,
+				// which a loaded 2-core machine schedules up to 80 ms apart
+				// (213 ms recorded against 280 ms probed); a proxy timing the
+				// wrong messages would be off by a whole latency (200 ms or more).
+				if d := (recorded - probed).Abs(); d > 150*time.Millisecond && d > probed/10 {
 					t.Errorf("%s: the proxy recorded %v, the probe measured %v", what, recorded, probed)
 				}
 			}
