@@ -117,8 +117,11 @@ type connectionPanel struct {
 	upstream *widget.Entry
 	// proxyURL is where clients reach the hosted proxy, once started
 	// (read-only, selectable); copyURL puts it on the clipboard.
-	proxyURL *widget.Entry
+	proxyURL *widget.Label
 	copyURL  *widget.Button
+	// clientUp: the panel's own connection is up or being made (what
+	// Disconnect ends); the hosted proxy's state is proxying.
+	clientUp bool
 	// oauth signs in to an HTTP or SSE server before connecting.
 	oauth    *oauthChoice
 	proxying bool
@@ -177,8 +180,11 @@ func newConnectionPanel(t engine.Target, prefs keyValues) *connectionPanel {
 	p.listen = newEntry("e.g. "+defaultProxyListen+" (127.0.0.1:0: any free port)", nil)
 	p.listen.SetText(defaultProxyListen)
 	p.upstream = newEntry("the server's URL, e.g. http://127.0.0.1:8080/mcp", nil)
-	p.proxyURL = widget.NewEntry()
-	p.proxyURL.Disable()
+	// a label, selectable, in the normal text colour: a disabled entry's
+	// grey read as placeholder text where the address is what to copy
+	p.proxyURL = widget.NewLabel("")
+	p.proxyURL.Selectable = true
+	p.proxyURL.TextStyle.Monospace = true
 	p.copyURL = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
 		if p.proxyURL.Text != "" {
 			fyne.CurrentApp().Clipboard().SetContent(p.proxyURL.Text)
@@ -322,7 +328,6 @@ func (p *connectionPanel) setProxying(url, upstream string, err error) {
 		p.status.SetText("Proxy: listening on " + url + " → " + recorder.RedactURL(upstream))
 		p.info.SetText("Point your client at the address above. Its requests and the server's are recorded and drawn live; the inspector is not the client, so Workload and Run are off until you stop the proxy.")
 		p.connectBtn.Disable()
-		p.disconnect.Enable()
 		p.transport.Disable()
 	} else {
 		p.proxyURL.SetText("")
@@ -331,7 +336,6 @@ func (p *connectionPanel) setProxying(url, upstream string, err error) {
 			p.status.SetText("Proxy stopped: " + err.Error())
 		}
 		p.connectBtn.Enable()
-		p.disconnect.Disable()
 		p.transport.Enable()
 	}
 	p.showRows()
@@ -401,16 +405,32 @@ func (p *connectionPanel) setConnecting(t engine.Target) {
 	p.status.SetText("Connecting to " + t.String() + "…")
 	p.info.SetText("")
 	p.connectBtn.Disable()
-	p.disconnect.Enable()
+	p.clientUp = true
+	p.showStop()
 	p.problem.Hide()
+}
+
+// showStop enables Disconnect (Stop proxy, under the Proxy (HTTP)
+// choice) only when there is something for it to end: under the proxy
+// choice the hosted proxy, else the panel's own connection.
+func (p *connectionPanel) showStop() {
+	can := p.proxying || (p.clientUp && !p.proxySelected())
+	if can == p.disconnect.Disabled() {
+		if can {
+			p.disconnect.Enable()
+		} else {
+			p.disconnect.Disable()
+		}
+	}
 }
 
 // setConnected shows the server's details, or the disconnected state when
 // info is nil (with why, when the connection was lost).
 func (p *connectionPanel) setConnected(t engine.Target, info *engine.ServerInfo, lost error) {
 	p.connectBtn.Enable()
+	p.clientUp = info != nil
+	p.showStop()
 	if info == nil {
-		p.disconnect.Disable()
 		p.info.SetText("")
 		if lost != nil {
 			p.status.SetText("Connection lost: " + lost.Error())
@@ -419,7 +439,6 @@ func (p *connectionPanel) setConnected(t engine.Target, info *engine.ServerInfo,
 		}
 		return
 	}
-	p.disconnect.Enable()
 	name := strings.TrimSpace(info.Name + " " + info.Version)
 	if name == "" {
 		name = "(the server gave no name)"
@@ -533,6 +552,7 @@ func (p *connectionPanel) showRows() {
 		p.connectBtn.SetText("Start proxy")
 		p.disconnect.SetText("Stop proxy")
 	}
+	p.showStop()
 	for key, row := range p.rows {
 		if show[key] {
 			row.Show()

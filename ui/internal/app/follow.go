@@ -125,6 +125,10 @@ func startJournalFeed(path string, every time.Duration, runOnMain func(func()), 
 			snap := tail.Snapshot()
 			if snap != nil && (changed || err != nil || tail.Ended() || hasOpen(snap)) {
 				f := makeFrame(snap, pick())
+				if !tail.Ended() {
+					// its writer is still at it: the verdict is what it is so far
+					f.scope.provisional = true
+				}
 				if !onMain(func() { show(f) }) {
 					return
 				}

@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/fanout-inspector/inspector/engine"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -72,12 +73,18 @@ func TestTimelineFollowsAGrowingJournal(t *testing.T) {
 			s.Answered, s.Status, s.Result = rec.Now(), recorder.StatusOK, json.RawMessage(`{"ok":true}`)
 		})
 		pump(t, ch, func() bool { return endedSpans(tv.snapshot()) == i+1 })
+		if !strings.HasPrefix(strings.SplitN(tv.statsText(), "\n", 2)[1], provisionalPrefix) {
+			t.Errorf("mid-run, the followed journal's verdict does not say it is so far:\n%s", tv.statsText())
+		}
 	}
 	rec.Update(callID, func(s *recorder.Span) { s.Answered, s.Status = rec.Now(), recorder.StatusOK })
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
 	pump(t, ch, func() bool { return len(states) > 0 && states[len(states)-1].ended })
+	if strings.Contains(tv.statsText(), provisionalPrefix) {
+		t.Errorf("the journal ended, and its verdict still says so far:\n%s", tv.statsText())
+	}
 
 	if seen := tv.FollowSeen(); !slices.Equal(seen, []int{0, 1, 2, 3, 4}) {
 		t.Errorf("ended spans seen as the journal grew = %v, want 0 1 2 3 4 (one frame per answer)", seen)
@@ -221,5 +228,25 @@ func TestDetailsOfAFulfilment(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("details of a fulfilment lack %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestFollowingTurnsRunOff: a window following a journal with no
+// connection of its own says the Workload panel does not apply and turns
+// Run off; connecting turns it back on.
+func TestFollowingTurnsRunOff(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.followFile(filepath.Join(t.TempDir(), "later.jsonl"))
+	if !m.workload.runButton.Disabled() || m.workload.problem.Text != followNoRun || !m.workload.problem.Visible() {
+		t.Errorf("following without a connection: Run disabled %v, note %q; want Run off and the note", m.workload.runButton.Disabled(), m.workload.problem.Text)
+	}
+	if !strings.Contains(m.timeline.statsText(), "Nothing recorded in the journal yet") {
+		t.Errorf("before the journal has anything the stats say %q", m.timeline.statsText())
+	}
+	m.connect(engine.Target{})
+	loop.waitFor(t, "the connection", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	if m.workload.runButton.Disabled() || m.workload.problem.Visible() {
+		t.Errorf("connected: Run disabled %v, note %q shown %v; want Run back on", m.workload.runButton.Disabled(), m.workload.problem.Text, m.workload.problem.Visible())
 	}
 }

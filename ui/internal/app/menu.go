@@ -128,7 +128,8 @@ func (m *MainWindow) openFile(path string) error {
 		return err
 	}
 	m.timeline.SetSnapshot(snap)
-	m.opened, m.following = filepath.Base(path), ""
+	m.opened = filepath.Base(path)
+	m.setFollowing("")
 	m.timeline.SetName(m.opened)
 	m.updateTitle()
 	return nil
@@ -236,7 +237,8 @@ func (m *MainWindow) followDialog() {
 // read further shows an error and keeps what was read. Opening another
 // file, connecting, a new run or closing the window stops following.
 func (m *MainWindow) followFile(path string) {
-	m.following, m.followNote = path, ""
+	m.setFollowing(path)
+	m.followNote = ""
 	m.opened = filepath.Base(path)
 	m.timeline.setIdle(idleFollow)
 	m.timeline.SetName(m.opened)
@@ -263,6 +265,20 @@ func (m *MainWindow) followFile(path string) {
 	})
 	m.logNote(recorder.EventOther, "following the journal "+path)
 	m.updateTitle()
+}
+
+// setFollowing notes the journal followed ("" for none). Following one
+// without a connection of the window's own turns Run off, saying why;
+// no longer following turns it back on (unless the proxy is hosted).
+func (m *MainWindow) setFollowing(path string) {
+	was := m.following != ""
+	m.following = path
+	switch {
+	case path != "" && m.bridge.session() == nil && m.proxy == nil:
+		m.workload.setRunOff(followNoRun)
+	case path == "" && was && m.proxy == nil:
+		m.workload.setRunOff("")
+	}
 }
 
 // Following returns the journal followed ("" for none), how it goes, as

@@ -62,7 +62,8 @@ func (m *MainWindow) startProxy(listen, upstream string) error {
 	rec := c.Recording()
 	m.proxy = h
 	m.live = rec
-	m.opened, m.following = "", ""
+	m.opened = ""
+	m.setFollowing("")
 	m.timeline.setRecording(rec)
 	m.connection.setProxying(h.url, upstream, nil)
 	m.workload.setProxying(true)

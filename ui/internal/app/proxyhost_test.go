@@ -34,6 +34,9 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 		t.Fatalf("the Proxy (HTTP) choice shows button %q, upstream row %v, protocol row %v", m.connection.connectBtn.Text,
 			m.connection.rows["upstream"].Visible(), m.connection.rows["protocol"].Visible())
 	}
+	if !m.connection.disconnect.Disabled() {
+		t.Errorf("Stop proxy is enabled before the proxy was started")
+	}
 	test.Tap(m.connection.connectBtn)
 	if !strings.Contains(m.connection.problem.Text, "upstream URL") {
 		t.Errorf("Start proxy without an upstream: problem %q", m.connection.problem.Text)
@@ -44,6 +47,9 @@ func TestServerPanelHostsTheHTTPProxy(t *testing.T) {
 	url := m.proxyURL()
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") || m.connection.proxyURL.Text != url {
 		t.Fatalf("the proxy listens at %q, the panel says %q", url, m.connection.proxyURL.Text)
+	}
+	if m.connection.disconnect.Disabled() {
+		t.Errorf("Stop proxy is disabled while the proxy runs")
 	}
 	if !strings.Contains(m.connection.Status(), "listening on "+url+" → ") || !strings.Contains(m.window.Title(), "proxy "+url) {
 		t.Errorf("status %q, title %q: want them to say where the proxy listens", m.connection.Status(), m.window.Title())
@@ -145,5 +151,27 @@ func TestHostedProxyIsGuarded(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("Host %q Origin %q: %d, want 403", c.host, c.origin, resp.StatusCode)
 		}
+	}
+}
+
+// TestStopProxyNeedsAProxy: with the window connected to the demo server,
+// choosing Proxy (HTTP) shows Stop proxy disabled (there is no proxy to
+// stop), and choosing the demo again shows Disconnect enabled.
+func TestStopProxyNeedsAProxy(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.connect(engine.Target{})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	demoChoice := m.connection.transport.Selected
+	if m.connection.disconnect.Disabled() {
+		t.Fatalf("Disconnect is disabled while connected")
+	}
+	m.connection.transport.SetSelected(proxyChoice)
+	if got := m.connection.disconnect.Text; got != "Stop proxy" || !m.connection.disconnect.Disabled() {
+		t.Errorf("under Proxy (HTTP) before Start: %q enabled %v, want Stop proxy disabled", got, !m.connection.disconnect.Disabled())
+	}
+	m.connection.transport.SetSelected(demoChoice)
+	if got := m.connection.disconnect.Text; got != "Disconnect" || m.connection.disconnect.Disabled() {
+		t.Errorf("back on %s while connected: %q enabled %v, want Disconnect enabled", demoChoice, got, !m.connection.disconnect.Disabled())
 	}
 }

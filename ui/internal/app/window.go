@@ -344,7 +344,8 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	if s != nil {
 		info := s.Info()
 		m.live = s.Recording()
-		m.opened, m.following = "", ""
+		m.opened = ""
+		m.setFollowing("")
 		m.timeline.setRecording(m.live)
 		m.connection.setConnected(target, &info, nil)
 		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, protocol %s", target, info.Name, info.Version, info.Protocol))
@@ -400,7 +401,8 @@ func (m *MainWindow) run() {
 	m.workload.setRunning(true)
 	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", w.Tool, w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
 	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
-		m.opened, m.following = "", ""
+		m.opened = ""
+		m.setFollowing("")
 		m.timeline.setRecording(m.live)
 		m.updateTitle()
 	}
@@ -442,7 +444,8 @@ func (m *MainWindow) newRun() {
 		m.errors.Show("Starting a new recording", errors.New("the proxy is recording: stop it first (Server panel, Stop proxy), then start a new run"))
 		return
 	}
-	m.opened, m.following = "", ""
+	m.opened = ""
+	m.setFollowing("")
 	if m.bridge.session() != nil {
 		m.connect(m.bridge.Target())
 		return

@@ -585,15 +585,26 @@ func (p *workloadPanel) Status() string { return p.status.Text }
 // the proxy.
 const proxyNoRun = "The inspector is hosting the proxy: your client makes the calls and answers the server, so there is nothing to run here. Stop the proxy (Server panel) to run a workload."
 
+// followNoRun says why the Workload panel is off while the window
+// follows a journal and has no connection of its own.
+const followNoRun = "The window is following a journal: another process makes its runs, so there is nothing to run here. Connect in the Server panel to run a workload of your own."
+
 // setProxying turns Run off (on) with a note saying why, or back on.
 func (p *workloadPanel) setProxying(on bool) {
 	if on {
-		p.runButton.Disable()
-		p.showProblem(proxyNoRun)
+		p.setRunOff(proxyNoRun)
 		return
 	}
-	p.showProblem("")
-	if !p.running {
+	p.setRunOff("")
+}
+
+// setRunOff turns Run off with a note saying why, or ("") back on.
+func (p *workloadPanel) setRunOff(why string) {
+	p.showProblem(why)
+	switch {
+	case why != "":
+		p.runButton.Disable()
+	case !p.running:
 		p.runButton.Enable()
 	}
 }
