@@ -24,6 +24,7 @@ const (
 type TailPercentiles struct {
 	P50  float64 `json:"p50"`
 	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
 	P99  float64 `json:"p99"`
 	P999 float64 `json:"p99_9"`
 	Max  float64 `json:"max"`
@@ -60,7 +61,7 @@ func (h *Histogram) Merge(o *Histogram) {
 // Count is how many times were recorded.
 func (h *Histogram) Count() int64 { return h.h.TotalCount() }
 
-// Percentiles returns p50, p90, p99, p99.9 and the max in milliseconds;
+// Percentiles returns p50, p90, p95, p99, p99.9 and the max in milliseconds;
 // all zero when nothing was recorded. A percentile is the highest value
 // equivalent to the recorded ones at three significant digits, but never
 // more than the exact max.
@@ -68,9 +69,9 @@ func (h *Histogram) Percentiles() TailPercentiles {
 	if h == nil || h.h.TotalCount() == 0 {
 		return TailPercentiles{}
 	}
-	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	v := h.h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 99.9})
 	ms := func(us int64) float64 { return float64(min(us, h.max)) / 1000 }
-	return TailPercentiles{P50: ms(v[0]), P90: ms(v[1]), P99: ms(v[2]), P999: ms(v[3]), Max: ms(h.max)}
+	return TailPercentiles{P50: ms(v[0]), P90: ms(v[1]), P95: ms(v[2]), P99: ms(v[3]), P999: ms(v[4]), Max: ms(h.max)}
 }
 
 // MethodTimes are the HDR percentiles of one method's times: Call for

@@ -220,20 +220,42 @@ func statsParts(sum recorder.Summary) []string {
 	return parts
 }
 
+// errorRate is failed of total as a percentage: "0% errors", "0.4% errors".
+func errorRate(failed, total int) string {
+	if total == 0 || failed == 0 {
+		return "0% errors"
+	}
+	pct := 100 * float64(failed) / float64(total)
+	if pct < 10 {
+		return fmt.Sprintf("%.1f%% errors", pct)
+	}
+	return fmt.Sprintf("%.0f%% errors", pct)
+}
+
 // figureParts is the figures of sum, one a string.
 func figureParts(sum recorder.Summary) []string {
 	ms := func(v float64) string { return formatDuration(time.Duration(v * float64(time.Millisecond))) }
 	if sum.ServerRequests.Total == 0 && sum.ToolCalls.Total >= 2 {
 		// A load test: the server sent nothing, so the figures of its
 		// requests would all read 0; those of the calls say what happened.
+		// As `inspector report` gives them: call times from the intended
+		// start (late starts count), the error rate, and what an open
+		// loop could not keep to (late starts, arrivals dropped).
 		c := sum.ToolCalls
-		return []string{
+		parts := []string{
 			fmt.Sprintf("calls in flight ≤ %d", c.PeakInFlight),
 			fmt.Sprintf("throughput %.1f calls/s", c.ThroughputPerS),
 			"elapsed " + ms(sum.ElapsedMS),
-			fmt.Sprintf("call p50 %s · p99 %s", ms(c.DurationMS.P50), ms(c.DurationMS.P99)),
-			fmt.Sprintf("%d tool calls (%d failed)", c.Total, c.Failed),
+			fmt.Sprintf("call p50 %s · p95 %s · p99 %s", ms(sum.CallMS.P50), ms(sum.CallMS.P95), ms(sum.CallMS.P99)),
+			fmt.Sprintf("%d tool calls (%d failed, %s)", c.Total, c.Failed, errorRate(c.Failed, c.Total)),
 		}
+		if sum.LateStarts > 0 {
+			parts = append(parts, fmt.Sprintf("%d late starts (over %v after their time)", sum.LateStarts, recorder.LateStart))
+		}
+		if sum.Dropped > 0 {
+			parts = append(parts, fmt.Sprintf("%d arrivals dropped (max in flight)", sum.Dropped))
+		}
+		return parts
 	}
 	if sum.Estimated {
 		// A proxy's recording: say which figures are estimated.
