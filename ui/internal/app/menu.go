@@ -146,6 +146,25 @@ func (m *MainWindow) openCompare(path string) error {
 	return nil
 }
 
+// compareRun shows a run of this window's history (its segment, titled
+// by the run) for comparison. Above it is the run the picker chooses;
+// when that is the whole session, which holds the run compared, or the
+// run compared itself, the picker moves to the latest other run, so
+// that two runs are compared, never a run with itself.
+func (m *MainWindow) compareRun(seg *recorder.Snapshot) {
+	if snap := m.timeline.snapshot(); snap != nil && seg != nil {
+		if sc := scopeOf(snap, m.timeline.pick.Load()); sc.whole || sc.run.Label() == seg.Meta.Title {
+			for i := len(snap.Runs) - 1; i >= 0; i-- {
+				if l := snap.Runs[i].Label(); l != seg.Meta.Title {
+					m.timeline.PickRun(l)
+					break
+				}
+			}
+		}
+	}
+	m.setCompare(seg)
+}
+
 // setCompare shows snap (nil: nothing) for comparison.
 func (m *MainWindow) setCompare(snap *recorder.Snapshot) {
 	m.compare = snap

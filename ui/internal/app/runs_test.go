@@ -142,6 +142,17 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	if n := toolCalls(wholeSession); n != 2 {
 		t.Errorf("the CSV of the whole session has %d tool calls, want 2", n)
 	}
+
+	// Comparing run 2 while the picker is on the whole session (which
+	// holds run 2) compares it with run 1, not with itself.
+	m.timeline.PickRun(wholeSession)
+	test.Tap(h[0].compare)
+	if got := m.timeline.title.Text; got != "A: Run 1 · fanout · serial — demo" {
+		t.Errorf("comparing run 2 from the whole session: pane A labelled %q, want run 1", got)
+	}
+	if got := m.timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: Run 2 · fanout · concurrent — demo") {
+		t.Errorf("pane B labelled %q, want run 2", got)
+	}
 }
 
 // TestCompareFilesLabelledByName opens two recordings as a person does

@@ -190,7 +190,7 @@ func (m *MainWindow) wire() {
 		m.policy.setPolicy(policy)
 		m.policy.onChanged(policy)
 	}
-	m.workload.onCompare = m.setCompare
+	m.workload.onCompare = m.compareRun
 	m.workload.onRefresh = func() {
 		if s := m.bridge.session(); s != nil {
 			go m.listTools(s)
