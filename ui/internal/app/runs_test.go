@@ -69,8 +69,8 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	if strings.Join(opts, "|") != strings.Join(want, "|") || chosen != want[1] {
 		t.Fatalf("run picker offers %q with %q chosen, want %q with the latest chosen", opts, chosen, want)
 	}
-	// Fit shows the latest run, not the whole connection
-	m.timeline.fit()
+	// The run followed live was fitted when it ended: the view shows the
+	// latest run, not the whole connection (as Fit does)
 	start, end := m.timeline.Gantt().VisibleRange()
 	latest := m.timeline.snapshot().LatestRun()
 	if start < latest.Start-latest.Start/10 || end > latest.End+(latest.End-latest.Start) {

@@ -329,6 +329,11 @@ func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 
 // apply shows a frame: on the main goroutine.
 func (t *TimelineView) apply(f liveFrame) {
+	// A run followed live that has just ended is fitted, as a person
+	// would press Fit to see it whole; one navigated by hand (Follow live
+	// off) is left where the person put it.
+	ended := !t.scope.whole && t.scope.run.Open() && !f.scope.whole && !f.scope.run.Open() &&
+		t.scope.run.Start == f.scope.run.Start && t.gantt.Following()
 	t.snap, t.raw, t.steps, t.scope = f.snap, f.raw, f.steps, f.scope
 	t.setProxy(f.snap != nil && f.snap.Meta.Mode == recorder.ModeProxy)
 	t.gantt.SetSnapshot(f.snap)
@@ -351,6 +356,9 @@ func (t *TimelineView) apply(f liveFrame) {
 		t.details.setSpan(nil, nil)
 	}
 	t.setTitles()
+	if ended {
+		t.fit()
+	}
 	// The Gantt and the chart share a time axis, and so a frame: the
 	// frame after this event draws both, from this one snapshot.
 }

@@ -20,11 +20,13 @@ func (g *Gantt) rulerLabels() []string {
 }
 
 // zoomAt scales the visible width by factor, keeping the instant at
-// fraction frac of the plot where it is.
+// fraction frac of the plot where it is, and stops following the live
+// end: the person chose what to look at (following would slide it away).
 func (g *Gantt) zoomAt(factor, frac float64) {
 	start, end := float64(g.axis.start), float64(g.axis.end)
 	pivot := start + frac*(end-start)
 	w := (end - start) * factor
+	g.SetFollow(false)
 	g.hideTooltip()
 	g.axis.set(time.Duration(pivot-frac*w), time.Duration(pivot-frac*w+w))
 }

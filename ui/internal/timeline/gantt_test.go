@@ -367,6 +367,20 @@ func TestGanttFollowLive(t *testing.T) {
 	}
 	g.SetFollow(true)
 
+	// zooming by hand stops following: Ctrl + wheel, and View ▸ Zoom in
+	ev := &fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 20}}
+	ev.Position = fyne.NewPos(ganttGutter+300, 50)
+	g.scroll(ev, fyne.KeyModifierControl)
+	if g.Following() {
+		t.Error("zooming with Ctrl + wheel kept following")
+	}
+	g.SetFollow(true)
+	g.ZoomIn()
+	if g.Following() {
+		t.Error("Zoom in kept following")
+	}
+	g.SetFollow(true)
+
 	// panning stops following
 	var followed []bool
 	g.OnFollowChanged = func(on bool) { followed = append(followed, on) }
