@@ -65,6 +65,28 @@ func TestGanttRoundRows(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a call answered in one round has no round row", func(t *testing.T) {
+		g := NewGantt()
+		more := *full
+		more.Spans = slices.Clone(full.Spans)
+		more.Spans = append(more.Spans,
+			&recorder.Span{ID: 12, Session: "s1", Direction: recorder.Outgoing, Method: "tools/call", Name: "echo", Kind: recorder.KindTool,
+				Received: 200 * ms, Queued: 200 * ms, Serving: 200 * ms, Answered: 201 * ms, Status: recorder.StatusOK},
+			&recorder.Span{ID: 13, Session: "s1", Parent: 12, Round: 1, Direction: recorder.Outgoing, Method: "tools/call", Name: "echo",
+				Kind: recorder.KindRound, Received: 200 * ms, Queued: 200 * ms, Serving: 200 * ms, Answered: 201 * ms, Status: recorder.StatusOK})
+		g.SetSnapshot(&more)
+		if got, want := ids(g.Rows()), "1 >2 >>3 >>4 >5 >>6 >7 8 >9 >10 11 12"; got != want {
+			t.Errorf("rows = %q, want %q: the echo call once, without its lone round", got, want)
+		}
+		// a second round arrives: both rounds get rows
+		more.Spans = append(slices.Clone(more.Spans),
+			&recorder.Span{ID: 14, Session: "s1", Parent: 12, Round: 2, Direction: recorder.Outgoing, Method: "tools/call", Name: "echo",
+				Kind: recorder.KindRound, Received: 202 * ms, Queued: 202 * ms, Serving: 202 * ms, Answered: 203 * ms, Status: recorder.StatusOK})
+		g.SetSnapshot(&more)
+		if got, want := ids(g.Rows()), "1 >2 >>3 >>4 >5 >>6 >7 8 >9 >10 11 12 >13 >14"; got != want {
+			t.Errorf("rows with a second round = %q, want %q", got, want)
+		}
+	})
 	t.Run("fold state belongs to the span, not its row", func(t *testing.T) {
 		g := NewGantt()
 		g.SetSnapshot(full)

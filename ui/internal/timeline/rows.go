@@ -114,7 +114,7 @@ func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]
 	}
 	var stack []frame
 	visit := func(span int32, depth int8, folded bool) {
-		if folded || hidden[snap.Spans[span].Kind] || l.filter.active() && !l.filter.match(snap.Spans[span]) {
+		if folded || hidden[snap.Spans[span].Kind] || l.filter.active() && !l.filter.match(snap.Spans[span]) || l.loneRound(snap, span) {
 			l.rowOfSpan[span] = -1
 		} else {
 			l.rowOfSpan[span] = int32(len(l.rows))
@@ -141,6 +141,16 @@ func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]
 		g.end = int32(len(l.rows))
 	}
 	l.dirtyGroup = len(l.groups)
+}
+
+// loneRound reports whether span is the round of a call answered in
+// one round (its parent's only child, with nothing under it): the call's
+// row says all it would, and a row of its own would show every such
+// call twice. Once the call has a second round, both get rows.
+func (l *ganttLayout) loneRound(snap *recorder.Snapshot, span int32) bool {
+	p := l.parentOf[span]
+	return snap.Spans[span].Kind == recorder.KindRound && p >= 0 &&
+		l.firstKid[p] == span && l.nextKid[span] < 0 && l.firstKid[span] < 0
 }
 
 // collapsed reports whether the children of span are folded under it.
