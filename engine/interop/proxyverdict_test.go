@@ -172,11 +172,27 @@ func checkFanoutVerdict(t *testing.T, rounds bool, want string, raw json.RawMess
 	r.verdict, r.peakInFlight, r.peakPd, r.elapsedMS, r.serverMS = sum.Verdict, sum.PeakInFlight, sum.PeakPending, sum.ElapsedMS, out.ElapsedMS
 	t.Logf("verdict %s (%s), peak in flight %d, pending %d, elapsed %.1f ms; the server reports %.1f ms",
 		sum.Verdict, sum.VerdictText, sum.PeakInFlight, sum.PeakPending, sum.ElapsedMS, out.ElapsedMS)
-	agree(t, "the fanout call", time.Duration(sum.ElapsedMS*float64(time.Millisecond)), out.ElapsedMS)
+	if !rounds {
+		agree(t, "the fanout call", time.Duration(sum.ElapsedMS*float64(time.Millisecond)), out.ElapsedMS)
+	} else if len(sum.Fulfilments) == 1 {
+		// With rounds the server times its wait for the round's answers,
+		// the proxy that same stretch as the fulfilment (input_required
+		// answer → retry); the call as a whole adds the client's own time
+		// before and after, which a loaded machine stretches (a node
+		// client took 325 ms more there).
+		agree(t, "round 1's fulfilment", time.Duration(sum.Fulfilments[0].MS*float64(time.Millisecond)), out.Rounds[0].WaitMS)
+		if sum.ElapsedMS+20 < out.ElapsedMS {
+			t.Errorf("the call took %.1f ms through the proxy, less than the %.1f ms the server reports inside it", sum.ElapsedMS, out.ElapsedMS)
+		}
+	}
 	serial := want == recorder.VerdictSerialized
+	took, what := sum.ElapsedMS, "the fanout call"
+	if rounds && len(sum.Fulfilments) == 1 {
+		took, what = sum.Fulfilments[0].MS, "round 1's fulfilment" // the stretch where the client serves the 5
+	}
 	switch {
-	case serial && sum.ElapsedMS < 2400, !serial && sum.ElapsedMS > 1000:
-		t.Errorf("the fanout call took %.0f ms through the proxy; a %s client takes ≥ 2400 ms if serialized, < 1000 ms if concurrent", sum.ElapsedMS, want)
+	case serial && took < 2400, !serial && took > 1000:
+		t.Errorf("%s took %.0f ms through the proxy; a %s client takes ≥ 2400 ms if serialized, < 1000 ms if concurrent", what, took, want)
 	}
 	if rounds {
 		if sum.Verdict != recorder.VerdictUnseen || len(sum.Fulfilments) != 1 || sum.Fulfilments[0].Requests != 5 {
