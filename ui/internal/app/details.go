@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -26,7 +27,8 @@ type details struct {
 
 	span    *recorder.Span
 	parent  *recorder.Span
-	proxy   bool // the recording is a proxy's: see [details.setProxy]
+	run     *recorder.Run // the run the span belongs to, when the recording has runs
+	proxy   bool          // the recording is a proxy's: see [details.setProxy]
 	header  *widget.Label
 	facts   [][2]string     // (name, value) rows, in order
 	grid    *fyne.Container // the facts as a two-column form
@@ -224,6 +226,13 @@ func (d *details) setRoundFacts(facts [][2]string) {
 // setSpan shows s (nil shows a hint) and the tool call that caused it, if
 // known. It clears the notifications: set them after it.
 func (d *details) setSpan(s, parent *recorder.Span) {
+	d.setSpanIn(s, parent, nil)
+}
+
+// setSpanIn shows s, of the given run (nil: the recording has none),
+// whose times are then told from the run's start.
+func (d *details) setSpanIn(s, parent *recorder.Span, run *recorder.Run) {
+	d.run = run
 	d.span, d.parent = s, parent
 	d.facts = nil
 	if s == nil {
@@ -237,7 +246,7 @@ func (d *details) setSpan(s, parent *recorder.Span) {
 		d.copyParams.Enable()
 		d.copyResult.Enable()
 		d.header.SetText(spanHeader(s))
-		d.facts = spanFacts(s, parent)
+		d.facts = spanFacts(s, parent, d.run)
 		if d.proxy {
 			d.facts = proxyFacts(s, d.facts)
 		}
@@ -349,7 +358,11 @@ func directionText(s *recorder.Span) string {
 // spanFacts lists a span's properties as (name, value) rows. A request
 // the server sent is received, queued, served and answered; a call the
 // client made (or a round of one) is sent and answered.
-func spanFacts(s *recorder.Span, parent *recorder.Span) [][2]string {
+//
+// Its times are offsets from the start of its run, when the recording
+// has runs, and the first (received, or sent) also says how long after
+// its parent call was sent it came and where it lies in the recording.
+func spanFacts(s *recorder.Span, parent *recorder.Span, run *recorder.Run) [][2]string {
 	var rows [][2]string
 	row := func(k, v string) {
 		if v != "" {
@@ -389,11 +402,30 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) [][2]string {
 	if s.InputTokens > 0 || s.OutputTokens > 0 {
 		row("tokens", fmt.Sprintf("%d in, %d out (the sampling endpoint's count)", s.InputTokens, s.OutputTokens))
 	}
+	at := func(t time.Duration) string {
+		if run == nil || t == recorder.Unset {
+			return formatOffset(t)
+		}
+		return formatOffset(t-run.Start) + " into " + run.Name
+	}
+	first := func(t time.Duration) string {
+		text := at(t)
+		if t == recorder.Unset {
+			return text
+		}
+		if parent != nil && parent.Received != recorder.Unset && t >= parent.Received {
+			text += ", " + formatDuration(t-parent.Received) + " after its call was sent"
+		}
+		if run != nil {
+			text += " (" + formatOffset(t) + " into the recording)"
+		}
+		return text
+	}
 	if s.Direction == recorder.Incoming {
-		row("received", formatOffset(s.Received))
-		row("queued", formatOffset(s.Queued))
-		row("serving", formatOffset(s.Serving))
-		row("answered", formatOffset(s.Answered))
+		row("received", first(s.Received))
+		row("queued", at(s.Queued))
+		row("serving", at(s.Serving))
+		row("answered", at(s.Answered))
 		if s.Queued != recorder.Unset {
 			row("hand-off", formatDuration(s.HandoffTime()))
 		}
@@ -405,8 +437,8 @@ func spanFacts(s *recorder.Span, parent *recorder.Span) [][2]string {
 			row("total", formatDuration(s.Total()))
 		}
 	} else {
-		row("sent", formatOffset(s.Received))
-		row("answered", formatOffset(s.Answered))
+		row("sent", first(s.Received))
+		row("answered", at(s.Answered))
 		if s.Answered != recorder.Unset {
 			row("round trip", formatDuration(s.Total()))
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -192,6 +193,32 @@ func TestDetailsDirectionWords(t *testing.T) {
 				t.Errorf("#%d: details show %q:\n%s", tt.span.ID, w, text)
 			}
 		}
+	}
+}
+
+// TestDetailsTimesFromTheRun: in a recording with runs, a request's
+// times are told from its run's start, and the first says how long after
+// its call was sent it came and where it lies in the recording.
+func TestDetailsTimesFromTheRun(t *testing.T) {
+	test.NewTempApp(t)
+	call := recorder.NewSpan("s1", recorder.Outgoing, "tools/call")
+	call.ID, call.Name, call.Received, call.Answered, call.Status = 1, "fanout", 5*time.Second+2*ms, 5*time.Second+540*ms, recorder.StatusOK
+	req := recorder.NewSpan("s1", recorder.Incoming, "sampling/createMessage")
+	req.ID, req.Parent, req.Received, req.Queued, req.Serving, req.Answered = 2, 1, 5*time.Second+14*ms, 5*time.Second+14*ms, 5*time.Second+15*ms, 5*time.Second+515*ms
+	run := recorder.Run{Name: "Run 2", Start: 5 * time.Second, End: 6 * time.Second}
+	d := newDetails()
+	test.NewTempWindow(t, d)
+	d.setSpanIn(&req, &call, &run)
+	text := d.Text()
+	for _, w := range []string{"received   0.014 s into Run 2, 12.0 ms after its call was sent (5.014 s into the recording)",
+		"serving    0.015 s into Run 2", "answered   0.515 s into Run 2"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("details do not show %q:\n%s", w, text)
+		}
+	}
+	d.setSpanIn(&call, nil, &run)
+	if w := "sent       0.002 s into Run 2 (5.002 s into the recording)"; !strings.Contains(d.Text(), w) {
+		t.Errorf("details of the call do not show %q:\n%s", w, d.Text())
 	}
 }
 

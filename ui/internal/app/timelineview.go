@@ -321,10 +321,23 @@ func (t *TimelineView) showDetails(s *recorder.Span, snap *recorder.Snapshot) {
 		return
 	}
 	r := timeline.RelatedTo(snap, s)
-	t.details.setSpan(s, r.Parent)
+	t.details.setSpanIn(s, r.Parent, runOf(snap, s))
 	t.details.setRoundFacts(r.RoundFacts)
 	t.details.setNotifications(r.Events)
 	t.details.setChildren(r.Children, r.Failed)
+}
+
+// runOf returns the run of snap that s was sent or received in, or nil.
+func runOf(snap *recorder.Snapshot, s *recorder.Span) *recorder.Run {
+	if snap == nil {
+		return nil
+	}
+	for i := len(snap.Runs) - 1; i >= 0; i-- {
+		if snap.Runs[i].Contains(s.Received) {
+			return &snap.Runs[i]
+		}
+	}
+	return nil
 }
 
 // apply shows a frame: on the main goroutine.
