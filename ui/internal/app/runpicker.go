@@ -59,6 +59,43 @@ func (sc runScope) summarize(snap *recorder.Snapshot, steps []recorder.Step) rec
 	return recorder.Summarize(snap.Segment(sc.run))
 }
 
+// scopeSnapshot is the part of snap the charts draw for sc: the spans
+// and events of its run, at their times in the recording, so that a
+// chart's mode (server requests or tool calls) and its axes follow the
+// run picked; snap itself for the whole session, or when the run holds
+// all of it.
+func scopeSnapshot(snap *recorder.Snapshot, sc runScope) *recorder.Snapshot {
+	if snap == nil || sc.whole {
+		return snap
+	}
+	in := func(session string, at time.Duration) bool {
+		return sc.run.Contains(at) && (len(sc.run.Sessions) == 0 || slices.Contains(sc.run.Sessions, session))
+	}
+	n := 0
+	for _, s := range snap.Spans {
+		if in(s.Session, s.Received) {
+			n++
+		}
+	}
+	if n == len(snap.Spans) {
+		return snap
+	}
+	out := *snap
+	out.Spans = make([]*recorder.Span, 0, n)
+	for _, s := range snap.Spans {
+		if in(s.Session, s.Received) {
+			out.Spans = append(out.Spans, s)
+		}
+	}
+	out.Events = nil
+	for _, e := range snap.Events {
+		if in(e.Session, e.At) {
+			out.Events = append(out.Events, e)
+		}
+	}
+	return &out
+}
+
 // firstCall returns when the first tool call of the scope's part of snap
 // was sent, as an offset from the recording's start.
 func firstCall(snap *recorder.Snapshot, sc runScope) (time.Duration, bool) {

@@ -224,3 +224,55 @@ func TestStatsLineWraps(t *testing.T) {
 		w.Close()
 	}
 }
+
+// TestChartsFollowTheRun: a fan-out, then a load of echo calls on the same
+// connection. With the load run picked the concurrency chart draws its
+// tool calls in flight (not the server's requests, of which the run has
+// none); with the fan-out picked it draws that run's requests; the whole
+// session draws both.
+func TestChartsFollowTheRun(t *testing.T) {
+	loop := newMainLoop(t)
+	policy := engine.DefaultAnswerPolicy()
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 200 * time.Millisecond}
+	m := openMainWindow(t, loop, Options{Policy: policy})
+	m.connect(engine.Target{})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	run := func(w load.Workload, n int) {
+		t.Helper()
+		m.workload.setWorkload(w)
+		m.run()
+		loop.waitFor(t, "the run to end and be shown", 30*time.Second, func() bool {
+			return !m.workload.Running() && len(m.workload.History()) == n && !m.timeline.provisional()
+		})
+	}
+	run(load.Workload{Tool: "fanout", Args: []byte(`{"n":5,"kind":"sampling"}`)}, 1)
+	run(load.Workload{Tool: "slow", Args: []byte(`{"ms":300,"steps":1}`), Calls: 12, Concurrency: 4}, 2)
+
+	chart := m.timeline.chart
+	kinds := func() (in, out int) {
+		for _, s := range chart.Snapshot().Spans {
+			if s.Direction == recorder.Incoming {
+				in++
+			} else if s.Kind == recorder.KindTool {
+				out++
+			}
+		}
+		return
+	}
+	// the load run (the latest, picked by default)
+	if in, calls := kinds(); in != 0 || calls != 12 {
+		t.Errorf("with the load run picked the chart holds %d server requests and %d calls, want 0 and 12", in, calls)
+	}
+	latest := m.timeline.snapshot().LatestRun()
+	if inFlight, _ := chart.ValueAt(latest.Start + (latest.End-latest.Start)/2); inFlight < 1 || inFlight > 4 {
+		t.Errorf("mid-load the chart says %d in flight, want the load's calls (1 to 4)", inFlight)
+	}
+	m.timeline.PickRun(m.timeline.snapshot().Runs[0].Label())
+	if in, calls := kinds(); in != 5 || calls != 1 {
+		t.Errorf("with the fan-out picked the chart holds %d server requests and %d calls, want 5 and 1", in, calls)
+	}
+	m.timeline.PickRun(wholeSession)
+	if in, calls := kinds(); in != 5 || calls != 13 {
+		t.Errorf("the whole session's chart holds %d server requests and %d calls, want 5 and 13", in, calls)
+	}
+}

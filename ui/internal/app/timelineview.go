@@ -350,8 +350,13 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.snap, t.raw, t.steps, t.scope = f.snap, f.raw, f.steps, f.scope
 	t.setProxy(f.snap != nil && f.snap.Meta.Mode == recorder.ModeProxy)
 	t.gantt.SetSnapshot(f.snap)
-	t.chart.SetSteps(f.snap, f.steps)
-	t.showOverTime(f.snap, f.summary)
+	// the charts draw the run picked: their mode and axes follow it
+	chartSnap, chartSteps := f.snap, f.steps
+	if cs := scopeSnapshot(f.snap, f.scope); cs != f.snap {
+		chartSnap, chartSteps = cs, recorder.Steps(cs)
+	}
+	t.chart.SetSteps(chartSnap, chartSteps)
+	t.showOverTime(chartSnap, f.summary)
 	t.showRuns(f.snap)
 	// While requests are in flight the figures change every frame, faster
 	// than anyone reads them, and each new text costs the painter a new
