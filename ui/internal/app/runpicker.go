@@ -2,6 +2,7 @@ package app
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -54,9 +55,36 @@ func (sc runScope) summarize(snap *recorder.Snapshot, steps []recorder.Step) rec
 		return recorder.Summary{}
 	}
 	if sc.whole {
-		return summarize(snap, steps)
+		sum := summarize(snap, steps)
+		if len(snap.Runs) > 1 {
+			perRunVerdicts(snap, &sum)
+		}
+		return sum
 	}
 	return recorder.Summarize(snap.Segment(sc.run))
+}
+
+// perRunVerdicts gives the whole session's summary one verdict per run,
+// a line each ("Run 1 · fanout · serial: serialized: …"): one verdict of
+// the session would judge two separate runs as one. The verdict word is
+// the runs' when they agree, none when they differ.
+func perRunVerdicts(snap *recorder.Snapshot, sum *recorder.Summary) {
+	lines := make([]string, 0, len(snap.Runs))
+	verdict := ""
+	for i, r := range snap.Runs {
+		rs := recorder.Summarize(snap.Segment(r))
+		text := verdictLine(rs)
+		if r.Open() {
+			text = "so far, " + text
+		}
+		lines = append(lines, r.Label()+" — "+text)
+		if i == 0 {
+			verdict = rs.Verdict
+		} else if rs.Verdict != verdict {
+			verdict = ""
+		}
+	}
+	sum.Verdict, sum.VerdictText = verdict, strings.Join(lines, "\n")
 }
 
 // scopeSnapshot is the part of snap the charts draw for sc: the spans

@@ -79,6 +79,12 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 
 	m.timeline.PickRun(wholeSession)
 	whole := m.timeline.Summary()
+	// one verdict per run, not one of the two runs judged together
+	for _, want := range []string{"\nRun 1 · fanout · serial — serialized", "\nRun 2 · fanout · concurrent — concurrent"} {
+		if !strings.Contains(m.timeline.statsText(), want) {
+			t.Errorf("the whole session's stats do not say %q:\n%s", want, m.timeline.statsText())
+		}
+	}
 	if whole.ToolCalls.Total != 2 || whole.ElapsedMS < 900+sum.ElapsedMS {
 		t.Errorf("whole session: %d tool calls over %.0f ms, want both runs' 2 calls over more than both runs' time", whole.ToolCalls.Total, whole.ElapsedMS)
 	}
