@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -202,14 +203,36 @@ func (r *ganttRenderer) placeRuler() {
 	small := theme.Size(theme.SizeNameCaptionText)
 	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
 	g.lastTicks = g.lastTicks[:0]
+	xOf := func(t time.Duration) float32 {
+		return ganttGutter + float32(float64(t-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
+	}
 	n := 0
+	// the names of the runs, where they start, first: a tick label they
+	// would cover is left out
+	var taken [][2]float32
+	if g.snap != nil && len(g.snap.Runs) >= 2 {
+		for _, run := range g.snap.Runs {
+			x := xOf(run.Start)
+			if x < ganttGutter || x+40 > size.Width {
+				continue
+			}
+			lbl := r.text(&r.ruler, n, small)
+			n++
+			setText(lbl, run.Name, theme.Color(theme.ColorNamePrimary))
+			lbl.TextStyle.Bold = true
+			lbl.Move(fyne.NewPos(x+3, 2))
+			lbl.Resize(lbl.MinSize())
+			taken = append(taken, [2]float32{x, x + 6 + lbl.MinSize().Width})
+		}
+	}
 	for _, t := range ticks {
-		x := ganttGutter + float32(float64(t.at-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
-		if x+40 > size.Width {
+		x := xOf(t.at)
+		if x+40 > size.Width || slices.ContainsFunc(taken, func(k [2]float32) bool { return x+40 > k[0] && x < k[1] }) {
 			continue
 		}
 		lbl := r.text(&r.ruler, n, small)
 		n++
+		lbl.TextStyle.Bold = false
 		setText(lbl, t.label, fg)
 		lbl.Move(fyne.NewPos(x+3, 2))
 		lbl.Resize(lbl.MinSize())

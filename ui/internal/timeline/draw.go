@@ -55,6 +55,7 @@ func (g *Gantt) draw(w, h int) image.Image {
 		if g.snap == nil {
 			return
 		}
+		g.drawRuns(img, rulerH, top, h, xOf, plotX0, w, line, pal)
 		for _, e := range g.snap.Events {
 			drawLaneStall(img, e, top-px(4), top-px(2), xOf, plotX0, w, pal)
 			if x := xOf(e.At); x >= plotX0 && x < w {
@@ -237,6 +238,29 @@ func hatch(img *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
 				i := x * 4
 				row[i], row[i+1], row[i+2], row[i+3] = c.R, c.G, c.B, c.A
 			}
+		}
+	}
+}
+
+// drawRuns marks the runs of a recording of several on the axis: each
+// run's stretch as a band at the foot of the notification lane, and its
+// start as a line down through the rows (its name is on the ruler, see
+// [ganttRenderer.placeRuler]). A recording of one run needs no marks.
+func (g *Gantt) drawRuns(img *image.RGBA, rulerH, top, h int, xOf func(time.Duration) int, plotX0, w, line int, pal ganttPalette) {
+	if len(g.snap.Runs) < 2 {
+		return
+	}
+	for _, r := range g.snap.Runs {
+		end := g.snap.Now
+		if !r.Open() {
+			end = r.End
+		}
+		x0, x1 := max(xOf(r.Start), plotX0), min(xOf(end), w)
+		if x1 > x0 {
+			fillRect(img, x0, top-max(2, line*2), x1, top, pal.now)
+		}
+		if x := xOf(r.Start); x >= plotX0 && x < w {
+			fillRect(img, x, rulerH, x+line, h, pal.now)
 		}
 	}
 }

@@ -287,3 +287,45 @@ func TestRowLabels(t *testing.T) {
 		t.Errorf("labels =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestGanttMarksRuns: a recording of two runs has each run's name on the
+// ruler where it starts (a tick label it would cover is left out) and a
+// line down through the rows there; a recording of one run has neither.
+func TestGanttMarksRuns(t *testing.T) {
+	test.NewTempApp(t)
+	span := func(id recorder.SpanID, at time.Duration) *recorder.Span {
+		return &recorder.Span{ID: id, Session: "s1", Direction: recorder.Outgoing, Method: "tools/call", Name: "echo", Kind: recorder.KindTool,
+			Received: at, Queued: at, Serving: at, Answered: at + 100*ms, Status: recorder.StatusOK}
+	}
+	snap := &recorder.Snapshot{Spans: []*recorder.Span{span(1, 100*ms), span(2, 1200*ms)}, Now: 1400 * ms,
+		Runs: []recorder.Run{{Name: "Run 1", Start: 50 * ms, End: 300 * ms}, {Name: "Run 2", Start: 1100 * ms, End: 1350 * ms}}}
+	size := fyne.NewSize(ganttGutter+700, 200)
+	g, _ := showGantt(t, snap, size)
+	g.SetVisibleRange(0, 1500*ms)
+	r := test.WidgetRenderer(g).(*ganttRenderer)
+	r.Refresh()
+	var shown []string
+	for _, l := range r.ruler {
+		if l.Visible() {
+			shown = append(shown, l.Text)
+		}
+	}
+	if !slices.Contains(shown, "Run 1") || !slices.Contains(shown, "Run 2") {
+		t.Errorf("the ruler shows %q, want the runs' names", shown)
+	}
+	img := g.draw(int(size.Width), int(size.Height))
+	now := newGanttPalette().now
+	if got := pixelAt(t, g, img, size, 3, 1100*ms); got != now {
+		t.Errorf("at run 2's start, under the rows, the pixel is %v, want the run line %v", got, now)
+	}
+
+	one := *snap
+	one.Runs = one.Runs[:1]
+	g.SetSnapshot(&one)
+	r.Refresh()
+	for _, l := range r.ruler {
+		if l.Visible() && strings.HasPrefix(l.Text, "Run ") {
+			t.Errorf("a recording of one run has %q on its ruler", l.Text)
+		}
+	}
+}
