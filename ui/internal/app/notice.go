@@ -5,7 +5,10 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -14,41 +17,56 @@ import (
 // noticeShown is how long a notice stays on the window.
 const noticeShown = 5 * time.Second
 
-// notices shows short messages that need no answer ("Saved to …") at the
-// foot of the window for a few seconds, without a dialog to dismiss, and
-// keeps them in the Log panel. It keeps their texts for tests.
+// notices shows short messages that need no answer ("Saved to …") in a
+// bar across the foot of the window for a few seconds, over the window's content and
+// without taking its clicks (no dialog to dismiss, no popup that eats the
+// next click), and keeps them in the Log panel. It keeps their texts for
+// tests.
 type notices struct {
 	mu    sync.Mutex
 	texts []string
-	popup *widget.PopUp // the notice on the window now (main goroutine)
-	seq   int           // which notice is on the window (main goroutine)
+	// layer lies over the window's content: the notice at its foot,
+	// hidden while there is none (main goroutine).
+	layer *fyne.Container
+	label *widget.Label
+	seq   int // which notice is shown (main goroutine)
+}
+
+// newNoticeLayer makes the layer notices show on, hidden.
+func (n *notices) newNoticeLayer() *fyne.Container {
+	n.label = widget.NewLabel("")
+	n.label.Truncation = fyne.TextTruncateEllipsis
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
+	bg.StrokeColor = theme.Color(theme.ColorNameSeparator)
+	bg.StrokeWidth = 1
+	bg.CornerRadius = theme.InputRadiusSize()
+	box := container.NewStack(bg, container.NewPadded(n.label))
+	// as wide as the window: a long path is cut at its edge, never widening
+	// the window (the layer's least size is the window's too)
+	n.layer = container.NewVBox(layout.NewSpacer(), box)
+	n.layer.Hide()
+	return n.layer
 }
 
 // notify shows text as a notice. Call it on the main goroutine.
 func (m *MainWindow) notify(text string) {
-	m.notices.mu.Lock()
-	m.notices.texts = append(m.notices.texts, text)
-	m.notices.mu.Unlock()
-	m.logNote(recorder.EventOther, text)
 	n := &m.notices
-	if n.popup != nil {
-		n.popup.Hide()
+	n.mu.Lock()
+	n.texts = append(n.texts, text)
+	n.mu.Unlock()
+	m.logNote(recorder.EventOther, text)
+	if n.layer == nil {
+		return
 	}
-	label := widget.NewLabel(text)
-	label.Truncation = fyne.TextTruncateEllipsis
-	c := m.window.Canvas()
-	n.popup = widget.NewPopUp(container.NewPadded(label), c)
-	size := c.Size()
-	w := min(label.MinSize().Width+40, size.Width-24)
-	n.popup.Resize(fyne.NewSize(w, n.popup.MinSize().Height))
-	n.popup.ShowAtPosition(fyne.NewPos(12, size.Height-n.popup.MinSize().Height-12))
+	n.label.SetText(text)
+	n.layer.Show()
+	n.layer.Refresh()
 	n.seq++
-	seq, popup := n.seq, n.popup
+	seq := n.seq
 	time.AfterFunc(noticeShown, func() {
 		fyne.Do(func() {
 			if n.seq == seq { // not replaced by a later notice
-				popup.Hide()
-				n.popup = nil
+				n.layer.Hide()
 			}
 		})
 	})

@@ -162,7 +162,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		return max(m.connection.MinSize().Width, m.policy.MinSize().Width, m.workload.MinSize().Width, m.manual.MinSize().Width)
 	}
 	m.panes = newSidePanes(m.tabs, panelsWidth, m.timeline, m.timeline.detachDetails())
-	w.SetContent(m.panes)
+	w.SetContent(container.NewStack(m.panes, m.notices.newNoticeLayer()))
 	w.Resize(fyne.NewSize(1400, 900))
 	m.buildMenu()
 	w.SetOnClosed(m.Close)

@@ -425,7 +425,7 @@ func TestSaveDialogFiles(t *testing.T) {
 	if got := m.shownNotices(); len(got) != 2 || got[0] != "Saved to "+saved || got[1] != "Saved to "+report {
 		t.Errorf("notices %q, want one 'Saved to' per file", got)
 	}
-	if m.notices.popup == nil || !m.notices.popup.Visible() {
+	if !m.notices.layer.Visible() || m.notices.label.Text != "Saved to "+report {
 		t.Errorf("the last notice is not on the window")
 	}
 
