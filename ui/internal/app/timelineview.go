@@ -139,7 +139,7 @@ func NewTimelineView() *TimelineView {
 		widget.NewButtonWithIcon("", theme.ZoomInIcon(), t.zoomIn),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.fit),
 	)
-	hint := widget.NewLabel("wheel: rows · Ctrl+wheel: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc")
+	hint := widget.NewLabel("wheel: rows · Ctrl+wheel or drag on the ruler: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc")
 	hint.Importance = widget.LowImportance
 	hint.Truncation = fyne.TextTruncateEllipsis
 	// The toolbar's buttons, hint and legend wrap onto more lines when the

@@ -56,6 +56,12 @@ func (g *Gantt) draw(w, h int) image.Image {
 			return
 		}
 		g.drawRuns(img, rulerH, top, h, xOf, plotX0, w, line, pal)
+		if g.zoomDrag.on { // the range a drag on the ruler would zoom onto
+			x0, x1 := px(min(g.zoomDrag.from, g.zoomDrag.to)), px(max(g.zoomDrag.from, g.zoomDrag.to))
+			fillRect(img, x0, 0, x1, top, pal.sel)
+			fillRect(img, x0, 0, x0+line, h, pal.now)
+			fillRect(img, x1-line, 0, x1, h, pal.now)
+		}
 		for _, e := range g.snap.Events {
 			drawLaneStall(img, e, top-px(4), top-px(2), xOf, plotX0, w, pal)
 			if x := xOf(e.At); x >= plotX0 && x < w {

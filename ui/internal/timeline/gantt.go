@@ -73,6 +73,15 @@ type Gantt struct {
 
 	agg aggState // groups shown instead of rows past aggregateAbove
 
+	// zoomDrag is a drag that began on the ruler: the range from its
+	// start to the pointer is shaded, and the view zooms onto it when the
+	// drag ends (see input.go).
+	zoomDrag struct {
+		on       bool
+		from, to float32 // x of the press and of the pointer, in dp
+	}
+	dragging bool // a drag is going on (the first event of one starts it)
+
 	img    *image.RGBA
 	frames atomic.Int64
 	redraw func() // asks for a frame: see redraw.go

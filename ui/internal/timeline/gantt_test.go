@@ -566,3 +566,39 @@ func TestUnlinkedRow(t *testing.T) {
 		t.Errorf("%d rows say unlinked, want 1; the labels drawn: %q", n, labels)
 	}
 }
+
+// TestGanttDragOnRulerZooms: a drag that begins on the time ruler shades
+// the range and zooms onto it when released, and stops following; a drag
+// over the rows pans as before; a slip of a few dp does nothing.
+func TestGanttDragOnRulerZooms(t *testing.T) {
+	test.NewTempApp(t)
+	g, _ := showGantt(t, fixedSnapshot(), fyne.NewSize(ganttGutter+600, 260))
+	drag := func(y, from, to float32) {
+		mid := (from + to) / 2
+		g.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(ganttGutter+mid, y)}, Dragged: fyne.NewDelta(mid-from, 0)})
+		g.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(ganttGutter+to, y)}, Dragged: fyne.NewDelta(to-mid, 0)})
+	}
+	g.SetVisibleRange(0, 6*time.Second)
+	g.SetFollow(true)
+	drag(5, 100, 300)
+	if !g.zoomDrag.on {
+		t.Fatal("a drag on the ruler did not start a range")
+	}
+	if s, e := g.VisibleRange(); s != 0 || e != 6*time.Second {
+		t.Errorf("while dragging on the ruler the view moved to %v – %v", s, e)
+	}
+	g.DragEnd()
+	if s, e := g.VisibleRange(); s != time.Second || e != 3*time.Second || g.Following() {
+		t.Errorf("after dragging 1 s – 3 s on the ruler: view %v – %v, following %v; want 1s – 3s, not following", s, e, g.Following())
+	}
+	drag(5, 200, 202) // a slip
+	g.DragEnd()
+	if s, e := g.VisibleRange(); s != time.Second || e != 3*time.Second {
+		t.Errorf("a 2 dp drag on the ruler changed the view to %v – %v", s, e)
+	}
+	drag(150, 300, 200) // over the rows: pans 100 dp, a sixth of 2 s, later
+	g.DragEnd()
+	if s, _ := g.VisibleRange(); s <= time.Second {
+		t.Errorf("a drag over the rows did not pan: view starts at %v", s)
+	}
+}

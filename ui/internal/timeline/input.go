@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -60,16 +61,51 @@ func (g *Gantt) scrollRows(dy float32) {
 	g.changed()
 }
 
-// Dragged pans the view: sideways in time, up and down through the rows.
+// Dragged pans the view: sideways in time, up and down through the
+// rows. A drag that begins on the time ruler instead shades the range
+// dragged over, and zooms onto it when released, as in a trace viewer.
 func (g *Gantt) Dragged(ev *fyne.DragEvent) {
+	if !g.dragging {
+		g.dragging = true
+		press := ev.Position.Subtract(ev.Dragged)
+		g.zoomDrag.on = press.Y < ganttRulerH+ganttLaneH && press.X >= ganttGutter
+		g.zoomDrag.from = press.X
+	}
+	if g.zoomDrag.on {
+		g.zoomDrag.to = min(max(ev.Position.X, ganttGutter), ganttGutter+g.plotW())
+		g.hideTooltip()
+		g.changed()
+		return
+	}
 	if ev.Dragged.DX != 0 {
 		g.panBy(ev.Dragged.DX)
 	}
 	g.scrollRows(ev.Dragged.DY)
 }
 
-// DragEnd is called when a drag ends; there is nothing left to do.
-func (g *Gantt) DragEnd() {}
+// DragEnd ends a drag: one on the ruler zooms onto the range dragged
+// over (one narrower than 4 dp is taken for a slip and does nothing) and
+// stops following the live end.
+func (g *Gantt) DragEnd() {
+	g.dragging = false
+	if !g.zoomDrag.on {
+		return
+	}
+	g.zoomDrag.on = false
+	x0, x1 := min(g.zoomDrag.from, g.zoomDrag.to), max(g.zoomDrag.from, g.zoomDrag.to)
+	if x1-x0 >= 4 {
+		g.SetFollow(false)
+		g.agg.drilled = false
+		g.axis.set(g.timeAtX(x0), g.timeAtX(x1))
+	}
+	g.changed()
+}
+
+// timeAtX is the instant at x (dp from the Gantt's left) on the axis.
+func (g *Gantt) timeAtX(x float32) time.Duration {
+	frac := float64(x-ganttGutter) / float64(max(g.plotW(), 1))
+	return g.axis.start + time.Duration(frac*float64(g.axis.end-g.axis.start))
+}
 
 // Tapped selects the request of the row under the pointer, and takes the
 // keyboard focus.
