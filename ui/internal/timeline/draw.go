@@ -179,6 +179,8 @@ func (g *Gantt) drawBar(img *image.RGBA, span int32, y0, y1 int, xOf func(time.D
 		outline(img, x0, y0, x3, y1, max(line, 2), FailColor, plotX0, w)
 	case selected:
 		outline(img, x0, y0, x3, y1, line, pal.fg, plotX0, w)
+	case g.critical[s.ID]: // held up the end of the selected call
+		outline(img, x0, y0, x3, y1, max(line, 2), pal.now, plotX0, w)
 	}
 	if s.Open() && x3 <= w {
 		// an open request: a bright leading edge that grows with time

@@ -81,6 +81,10 @@ type Gantt struct {
 		from, to float32 // x of the press and of the pointer, in dp
 	}
 	dragging bool // a drag is going on (the first event of one starts it)
+	// critical holds the requests that held up the end of the selected
+	// tool call (or of the call of the selected request): see
+	// [CriticalPath]; they are outlined.
+	critical map[recorder.SpanID]bool
 
 	img    *image.RGBA
 	frames atomic.Int64
@@ -96,6 +100,33 @@ func NewGantt() *Gantt {
 	g.redraw, _ = g.axis.listen(g.Refresh)
 	return g
 }
+
+// criticalOf is the critical path, as a set, of the tool call id or of
+// the call that request id belongs to; nil for anything else.
+func (g *Gantt) criticalOf(id recorder.SpanID) map[recorder.SpanID]bool {
+	s := g.snap.SpanByID(id)
+	if s == nil {
+		return nil
+	}
+	if s.Kind != recorder.KindTool && s.Kind != recorder.KindRound {
+		if s = g.snap.SpanByID(s.Parent); s == nil {
+			return nil
+		}
+	}
+	path := CriticalPath(g.snap, s.ID)
+	if len(path) == 0 {
+		return nil
+	}
+	set := make(map[recorder.SpanID]bool, len(path))
+	for _, p := range path {
+		set[p] = true
+	}
+	return set
+}
+
+// Critical returns the requests outlined as the critical path of the
+// selected call.
+func (g *Gantt) Critical() map[recorder.SpanID]bool { return g.critical }
 
 // SetSnapshot shows snap. A snapshot of the same recording as the one shown
 // (same creation time, at least as many spans) only lays out the
@@ -124,6 +155,10 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	g.layout.update(snap, g.hidden)
 	if g.selected != 0 && g.layout.rowOfID(g.selected) < 0 {
 		g.selected = 0
+	}
+	g.critical = nil
+	if g.selected != 0 { // a live call's path grows as its requests end
+		g.critical = g.criticalOf(g.selected)
 	}
 	switch {
 	case !g.fitted && g.follow:
@@ -265,6 +300,7 @@ func (g *Gantt) Select(id recorder.SpanID) {
 		id = 0
 	}
 	g.selected = id
+	g.critical = g.criticalOf(id)
 	if row >= 0 {
 		rh := g.rowH()
 		top := float32(row) * rh
@@ -301,7 +337,7 @@ func (g *Gantt) MinSize() fyne.Size {
 // moved the selection to another Gantt.
 func (g *Gantt) Deselect() {
 	if g.selected != 0 {
-		g.selected = 0
+		g.selected, g.critical = 0, nil
 		g.changed()
 	}
 }
