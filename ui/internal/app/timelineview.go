@@ -69,8 +69,11 @@ type TimelineView struct {
 	cmpTtl     *widget.Label
 	area       *fyne.Container // the Gantt and chart, or both recordings
 	overTime   *timeline.OverTimeChart
-	left       *fyne.Container // toolbar, area and stats bar
-	content    fyne.CanvasObject
+	// overview is the strip of the whole recording over the Gantt, with
+	// the range shown marked on it
+	overview *timeline.Overview
+	left     *fyne.Container // toolbar, area and stats bar
+	content  fyne.CanvasObject
 
 	// kindToggles hide and show the rows of a kind: the legend's kinds
 	kindToggles  map[recorder.Kind]*widget.Button
@@ -108,7 +111,8 @@ func NewTimelineView() *TimelineView {
 	t.cmpTtl.TextStyle.Bold = true
 	t.chart.ShareAxis(t.gantt)
 	t.overTime = timeline.NewOverTimeChart(t.gantt)
-	t.overTime.Hide() // until a load test: see showOverTime
+	t.overview, _ = timeline.NewOverview(t.gantt) // lives as long as the Gantt
+	t.overTime.Hide()                             // until a load test: see showOverTime
 	t.gantt.OnSelect = func(s *recorder.Span) {
 		if s != nil && t.cmpGantt != nil {
 			t.cmpGantt.Deselect() // one selection across both recordings
@@ -169,9 +173,14 @@ func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, tit
 		top = title
 	}
 	if c == t.chart {
-		// the over-time chart, on the same time axis, under the first
-		// recording's concurrency chart
-		return container.NewBorder(top, container.NewVBox(c, t.overTime), nil, nil, g)
+		// the overview strip of the whole recording over the first
+		// recording's Gantt; the over-time chart, on the same time axis,
+		// under its concurrency chart
+		head := container.NewVBox(t.overview)
+		if title != nil {
+			head = container.NewVBox(title, t.overview)
+		}
+		return container.NewBorder(head, container.NewVBox(c, t.overTime), nil, nil, g)
 	}
 	return container.NewBorder(top, c, nil, nil, g)
 }
@@ -184,6 +193,9 @@ func (t *TimelineView) CreateRenderer() fyne.WidgetRenderer {
 
 // Gantt returns the timeline's Gantt.
 func (t *TimelineView) Gantt() *timeline.Gantt { return t.gantt }
+
+// Overview returns the strip of the whole recording over the Gantt.
+func (t *TimelineView) Overview() *timeline.Overview { return t.overview }
 
 // Chart returns the timeline's concurrency chart.
 func (t *TimelineView) Chart() *timeline.ConcurrencyChart { return t.chart }
@@ -356,6 +368,7 @@ func (t *TimelineView) apply(f liveFrame) {
 		chartSnap, chartSteps = cs, recorder.Steps(cs)
 	}
 	t.chart.SetSteps(chartSnap, chartSteps)
+	t.overview.Refresh()
 	t.showOverTime(chartSnap, f.summary)
 	t.showRuns(f.snap)
 	// While requests are in flight the figures change every frame, faster
