@@ -46,6 +46,10 @@ type Summary struct {
 	// VerdictText says it in words for a person.
 	Verdict     string `json:"verdict"`
 	VerdictText string `json:"verdict_text"`
+	// VerdictRounds are the parts of VerdictText that describe rounds one
+	// by one ("round 1: …", "round 2: …"), when it does: a view may show
+	// the first and unfold the rest. Not in the JSON: the text has them.
+	VerdictRounds []string `json:"-"`
 	// Estimated is set on a proxy recording's summary: the client's
 	// serving times (and so PeakInFlight, QueueMS, ServeMS and the
 	// verdict) are estimated from when its answers came back

@@ -160,7 +160,7 @@ func SummarizeSteps(snap *Snapshot, steps []Step) Summary {
 	loadFigures(snap, &sum)
 	sum.PeakInFlight, sum.PeakPending = Peaks(steps)
 	sum.AchievedConcurrency = math.Round(achieved(steps)*1000) / 1000
-	sum.Verdict, sum.VerdictText = verdict(snap, sum)
+	sum.Verdict, sum.VerdictText, sum.VerdictRounds = verdict(snap, sum)
 	return sum
 }
 

@@ -442,7 +442,7 @@ func (t *Totals) summary(snap *Snapshot) Summary {
 	if t.BusyNS > 0 {
 		sum.AchievedConcurrency = math.Round(t.WeightedNS/t.BusyNS*1000) / 1000
 	}
-	sum.Verdict, sum.VerdictText = verdict(snap, sum)
+	sum.Verdict, sum.VerdictText, sum.VerdictRounds = verdict(snap, sum)
 	return sum
 }
 

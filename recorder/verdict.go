@@ -255,11 +255,15 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds())
 // were being served meanwhile. The time a request spends between being
 // read and reaching the gate is the SDK's hand-off, not the client's
 // queue, and does not count as waiting. Aborted requests are left out.
-func verdict(snap *Snapshot, sum Summary) (string, string) {
-	v, text := judge(snap, sum)
+//
+// When the verdict describes rounds one by one, rounds holds their parts
+// (the text joins them), for a view that shows the first and unfolds the
+// rest.
+func verdict(snap *Snapshot, sum Summary) (v, text string, rounds []string) {
+	v, text = judge(snap, sum)
 	switch v {
 	case VerdictSerialized, VerdictConcurrent, VerdictBounded, VerdictPartial:
-		if rounds := roundVerdicts(snap); len(rounds) > 0 {
+		if rounds = roundVerdicts(snap); len(rounds) > 0 {
 			text = v + ": " + strings.Join(rounds, "; ")
 		}
 	}
@@ -270,7 +274,7 @@ func verdict(snap *Snapshot, sum Summary) (string, string) {
 	if a := sum.ServerRequests.Aborted; a > 0 && sum.ServerRequests.Total-a >= 2 {
 		text += fmt.Sprintf(" (the run was cut short: %s never answered, left out)", plural(a, "request was", "requests were"))
 	}
-	return v, text
+	return v, text, rounds
 }
 
 func plural(n int, one, many string) string {

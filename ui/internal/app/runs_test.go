@@ -79,12 +79,19 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 
 	m.timeline.PickRun(wholeSession)
 	whole := m.timeline.Summary()
-	// one verdict per run, not one of the two runs judged together
+	// one verdict per run, not one of the two runs judged together: the
+	// first shows, the other unfolds under it
+	if text := m.timeline.statsText(); !strings.Contains(text, "\nRun 1 · fanout · serial — serialized") || strings.Contains(text, "Run 2 ·") ||
+		m.timeline.stats.more.Text != "▸ 1 more" {
+		t.Errorf("the whole session's stats, folded: %q, button %q; want run 1's verdict and 1 more", text, m.timeline.stats.more.Text)
+	}
+	test.Tap(m.timeline.stats.more)
 	for _, want := range []string{"\nRun 1 · fanout · serial — serialized", "\nRun 2 · fanout · concurrent — concurrent"} {
 		if !strings.Contains(m.timeline.statsText(), want) {
-			t.Errorf("the whole session's stats do not say %q:\n%s", want, m.timeline.statsText())
+			t.Errorf("the whole session's stats, unfolded, do not say %q:\n%s", want, m.timeline.statsText())
 		}
 	}
+	test.Tap(m.timeline.stats.more) // fold again
 	if whole.ToolCalls.Total != 2 || whole.ElapsedMS < 900+sum.ElapsedMS {
 		t.Errorf("whole session: %d tool calls over %.0f ms, want both runs' 2 calls over more than both runs' time", whole.ToolCalls.Total, whole.ElapsedMS)
 	}

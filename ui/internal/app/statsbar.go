@@ -35,6 +35,12 @@ type statsBar struct {
 	// idle is what the line says while nothing is recorded: what to do
 	// to see something (see [idleRun]).
 	idle string
+	// A verdict of several parts (a round each, or a run each for the
+	// whole session) shows its first on one line; more unfolds the rest,
+	// a line each, and folds them again.
+	more     *widget.Button
+	unfolded bool
+	lastText string // the verdict's full text, as last set
 }
 
 // What the stats line says before anything is recorded, by what the
@@ -59,6 +65,12 @@ func newStatsBar() *statsBar {
 		compare: widget.NewLabel(""),
 		idle:    idleRun,
 	}
+	s.more = widget.NewButton("", func() {
+		s.unfolded = !s.unfolded
+		s.setRunSummary(s.summary, s.provisional)
+	})
+	s.more.Importance = widget.LowImportance
+	s.more.Hide()
 	parts := make([]fyne.CanvasObject, maxStatsParts)
 	for i := range parts {
 		// plain texts, not labels: a label's padding would make each
@@ -82,7 +94,7 @@ func newStatsBar() *statsBar {
 // CreateRenderer is a private method to Fyne which links this widget to
 // its renderer.
 func (s *statsBar) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, s.verdict, s.compare))
+	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, container.NewBorder(nil, nil, nil, container.NewVBox(s.more), s.verdict), s.compare))
 }
 
 // setSummary shows sum.
@@ -126,6 +138,25 @@ func (s *statsBar) setRunSummary(sum recorder.Summary, provisional bool) {
 	if idle {
 		text = s.idle
 	}
+	s.lastText = text
+	head, rest := verdictParts(sum, text, provisional)
+	if !idle && len(rest) > 0 {
+		label := fmt.Sprintf("▸ %d more", len(rest))
+		if s.unfolded {
+			head, label = head+"\n"+strings.Join(rest, "\n"), "▾ fold"
+		} else {
+			head += " …"
+		}
+		if s.more.Text != label {
+			s.more.SetText(label)
+		}
+		if !s.more.Visible() {
+			s.more.Show()
+		}
+		text = head
+	} else if s.more.Visible() {
+		s.more.Hide()
+	}
 	if text != s.verdict.Text {
 		s.verdict.SetText(text)
 	}
@@ -146,6 +177,29 @@ func (s *statsBar) setRunSummary(sum recorder.Summary, provisional bool) {
 		s.verdict.Refresh()
 	}
 }
+
+// verdictParts splits a verdict's text into what shows folded (head)
+// and what unfolds under it (rest, a line each): the rounds of a verdict
+// that describes them one by one, or the lines of one with several
+// (the whole session's, a run each). A one-part verdict has no rest.
+func verdictParts(sum recorder.Summary, text string, provisional bool) (head string, rest []string) {
+	if r := sum.VerdictRounds; len(r) > 1 && sum.Verdict != "" && strings.Contains(text, strings.Join(r, "; ")) {
+		before, after, _ := strings.Cut(text, strings.Join(r, "; "))
+		head = before + r[0]
+		rest = append(rest, r[1:]...)
+		if after != "" {
+			rest[len(rest)-1] += after // what follows the rounds (stalled messages, …)
+		}
+		return head, rest
+	}
+	if lines := strings.Split(text, "\n"); len(lines) > 1 {
+		return lines[0], lines[1:]
+	}
+	return text, nil
+}
+
+// VerdictText returns the verdict's full text, folded or not.
+func (s *statsBar) VerdictText() string { return s.lastText }
 
 // isIdle reports whether sum describes nothing at all: no request, no
 // call, no time.

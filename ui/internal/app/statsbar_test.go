@@ -79,3 +79,31 @@ func TestStatsBar(t *testing.T) {
 		})
 	}
 }
+
+// TestStatsBarFoldsRounds: a verdict that describes three rounds one by
+// one shows the first on one line and unfolds the other two, a line each.
+func TestStatsBarFoldsRounds(t *testing.T) {
+	test.NewTempApp(t)
+	rounds := []string{"round 1: 5 requests served one at a time", "round 2: 5 requests served one at a time", "round 3: 2 requests served at once"}
+	sum := recorder.Summary{PeakInFlight: 1, PeakPending: 5, ElapsedMS: 5000, ServerRequests: recorder.RequestCounts{Total: 12},
+		ToolCalls: recorder.CallCounts{Total: 1}, Verdict: recorder.VerdictSerialized,
+		VerdictText: "serialized: " + strings.Join(rounds, "; ") + " (the run was cut short)", VerdictRounds: rounds}
+	s := newStatsBar()
+	test.NewTempWindow(t, s)
+	s.setSummary(sum)
+	if got, want := s.verdict.Text, "serialized: round 1: 5 requests served one at a time …"; got != want || s.more.Text != "▸ 2 more" || !s.more.Visible() {
+		t.Errorf("folded: %q with %q, want %q with ▸ 2 more", got, s.more.Text, want)
+	}
+	test.Tap(s.more)
+	want := "serialized: round 1: 5 requests served one at a time\nround 2: 5 requests served one at a time\nround 3: 2 requests served at once (the run was cut short)"
+	if got := s.verdict.Text; got != want || s.more.Text != "▾ fold" {
+		t.Errorf("unfolded: %q with %q, want %q", got, s.more.Text, want)
+	}
+	if s.VerdictText() != sum.VerdictText {
+		t.Errorf("the full text kept is %q", s.VerdictText())
+	}
+	s.setSummary(recorder.Summary{PeakInFlight: 5, ElapsedMS: 500, Verdict: recorder.VerdictConcurrent, VerdictText: "concurrent: all 5 at once"})
+	if s.more.Visible() || s.verdict.Text != "concurrent: all 5 at once" {
+		t.Errorf("a one-part verdict: %q, button shown %v", s.verdict.Text, s.more.Visible())
+	}
+}
