@@ -156,6 +156,12 @@ func (g *Gantt) drawBar(img *image.RGBA, span int32, y0, y1 int, xOf func(time.D
 		return
 	}
 	x3 = max(x3, x0+1) // a request shorter than a pixel still shows
+	if s.Kind == recorder.KindRound {
+		// a round is a row of its own for its bar: one of under a
+		// millisecond (a round answered at once) is drawn 3 px wide, not a
+		// hairline nobody sees
+		x3 = max(x3, x0+3*line)
+	}
 	serve := s.Serving
 	if s.Direction != recorder.Incoming || serve == recorder.Unset && s.Answered != recorder.Unset {
 		serve = s.Received

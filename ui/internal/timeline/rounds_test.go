@@ -329,3 +329,25 @@ func TestGanttMarksRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestGanttRoundBarsShow: a round answered in under a millisecond is
+// drawn 3 px wide at a 2 s view, not a hairline.
+func TestGanttRoundBarsShow(t *testing.T) {
+	test.NewTempApp(t)
+	round := func(id recorder.SpanID, n int32, at time.Duration) *recorder.Span {
+		return &recorder.Span{ID: id, Parent: 1, Round: n, Session: "s1", Direction: recorder.Outgoing, Method: "tools/call", Name: "echo",
+			Kind: recorder.KindRound, Received: at, Queued: at, Serving: at, Answered: at + 700*time.Microsecond, Status: recorder.StatusOK}
+	}
+	snap := &recorder.Snapshot{Spans: []*recorder.Span{
+		{ID: 1, Session: "s1", Direction: recorder.Outgoing, Method: "tools/call", Name: "echo", Kind: recorder.KindTool,
+			Received: 100 * ms, Queued: 100 * ms, Serving: 100 * ms, Answered: 1100 * ms, Status: recorder.StatusOK},
+		round(2, 1, 100*ms), round(3, 2, 1099*ms)}, Now: 1200 * ms}
+	size := fyne.NewSize(ganttGutter+600, 200)
+	g, _ := showGantt(t, snap, size)
+	g.SetVisibleRange(0, 2*time.Second)
+	img := g.draw(int(size.Width), int(size.Height))
+	// 2 px into round 1's bar: 2 px of 600 across 2 s is 6.7 ms
+	if got, want := pixelAt(t, g, img, size, 1, 100*ms+6700*time.Microsecond), toRGBA(KindColor(recorder.KindRound)); got != want {
+		t.Errorf("2 px into a 0.7 ms round the pixel is %v, want the round's colour %v", got, want)
+	}
+}
