@@ -65,20 +65,26 @@ func runHostileIn(t *testing.T, dir string, env []string, stdin io.Reader, watch
 		r.killed = true
 		cmd.Process.Kill()
 	})
+	exited := make(chan struct{})
 	if sig != nil {
 		// The signal goes once signalWhen says the inspector is where the
-		// test wants it (polled), not after a guess at how long it takes
-		// to get there.
+		// test wants it (polled until it exits), not after a guess at how
+		// long it takes to get there.
 		go func() {
-			for deadline := time.Now().Add(watchdog); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				if signalWhen(cmd.Process.Pid) {
-					cmd.Process.Signal(sig)
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			for !signalWhen(cmd.Process.Pid) {
+				select {
+				case <-exited:
 					return
+				case <-tick.C:
 				}
 			}
+			cmd.Process.Signal(sig)
 		}()
 	}
 	err := cmd.Wait()
+	close(exited)
 	kill.Stop()
 	r.took = time.Since(start)
 	r.stdout, r.stderr = out.String(), errb.String()
