@@ -120,3 +120,39 @@ func stagesText(stages []load.Stage) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// showApplies greys out the load fields that the others make moot, as
+// [workloadPanel.workload] then ignores them: Calls under a duration, a
+// rate or stages; At once under a rate or rate stages (an open loop is
+// bounded by Max in flight instead, which applies only there); Duration
+// and Rate under stages.
+func (p *workloadPanel) showApplies() {
+	set := func(e *widget.Entry, applies bool) {
+		if applies == e.Disabled() {
+			if applies {
+				e.Enable()
+			} else {
+				e.Disable()
+			}
+		}
+	}
+	filled := func(e *widget.Entry) bool {
+		t := strings.TrimSpace(e.Text)
+		return t != "" && !strings.EqualFold(t, "none")
+	}
+	stages := p.hasStages()
+	rate, duration := !stages && filled(p.rate), !stages && filled(p.duration) // the stages give both
+	openLoop := rate || stages && p.stagesRamp.Selected != rampCallersText
+	set(p.calls, !stages && !rate && !duration)
+	set(p.concurrency, !openLoop)
+	set(p.duration, !stages)
+	set(p.rate, !stages)
+	set(p.maxInFlight, openLoop)
+}
+
+// usesLoad reports whether w asks for more than one call at a time
+// (calls, callers, a duration, a rate, stages or a bound): the load
+// test's fields are then shown unfolded.
+func usesLoad(w load.Workload) bool {
+	return w.Calls > 1 || w.Concurrency > 1 || w.Duration > 0 || w.Rate > 0 || len(w.Stages) > 0 || w.MaxInFlight > 0 || w.CallTimeout > 0
+}
