@@ -235,12 +235,18 @@ func TestInlineWithholdsCancellation(t *testing.T) {
 			}) {
 				t.Fatal("the sampling span never ended")
 			}
+			// Under inline the withheld cancellation is recorded as it is
+			// handed on, a moment after the answer was written: wait for it.
 			var cancel *recorder.Event
-			for _, e := range s.Recording().Snapshot().Events {
-				if e.Kind == recorder.EventCancelled && e.Span == sp.ID {
-					cancel = &e
+			waitFor(3*time.Second, func() bool {
+				for _, e := range s.Recording().Snapshot().Events {
+					if e.Kind == recorder.EventCancelled && e.Span == sp.ID {
+						cancel = &e
+						return true
+					}
 				}
-			}
+				return false
+			})
 			if cancel == nil {
 				t.Fatal("no cancelled event pointing at the sampling span")
 			}
