@@ -95,7 +95,7 @@ type proxyPlan struct {
 	overHTTP bool
 	words    []string // the stdio server's command line
 	secrets  []string
-	asserts  []assertion
+	asserts  []recorder.Assertion
 	spanCap  int
 }
 

@@ -158,7 +158,7 @@ type runPlan struct {
 	policy   engine.AnswerPolicy
 	w        load.Workload // its Tool and Args are set once the tool is known
 	toolArgs json.RawMessage
-	asserts  []assertion
+	asserts  []recorder.Assertion
 	spanCap  int
 }
 

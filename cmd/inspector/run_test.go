@@ -186,7 +186,7 @@ func TestAssertExitCodes(t *testing.T) {
 		{"call tail holds", []string{"--latency", "50ms", "--assert", "call_ms.p99<5000", "--assert", "call_ms.p99_9<5000", "--assert", "call_ms.p50>=50"}, exitOK, ""},
 		{"per method", []string{"--latency", "50ms", "--assert", "by_method_ms.sampling/createMessage.serve_ms.p99>=50", "--assert", "by_method_ms.tools/call.count==1"}, exitOK, ""},
 		{"per method fails", []string{"--latency", "50ms", "--assert", "by_method_ms.sampling/createMessage.serve_ms.p99_9<1"}, exitAssertion, "assertion failed: by_method_ms.sampling/createMessage.serve_ms.p99_9<1 (by_method_ms.sampling/createMessage.serve_ms.p99_9 is "},
-		{"per method unknown", []string{"--assert", "by_method_ms.tools/call.call_ms.p95<1"}, exitUsage, `unknown key "by_method_ms.tools/call.call_ms.p95"`},
+		{"per method unknown", []string{"--assert", "by_method_ms.tools/call.call_ms.p97<1"}, exitUsage, `unknown key "by_method_ms.tools/call.call_ms.p97"`},
 		{"call tail fails", []string{"--latency", "50ms", "--assert", "call_ms.p99<1"}, exitAssertion, "assertion failed: call_ms.p99<1 (call_ms.p99 is "},
 		{"no operator", []string{"--assert", "peak_in_flight 5"}, exitUsage, "no comparison"},
 		{"unknown key", []string{"--assert", "peak>=5"}, exitUsage, `unknown key "peak"`},
