@@ -55,7 +55,7 @@ func ParseAssertion(expr string) (Assertion, error) {
 		return a, fmt.Errorf("%q: nothing before %s; write KEY OP NUMBER, as in 'elapsed_ms<=800'", expr, a.Op)
 	}
 	if !knownSummaryKey(a.Key) {
-		return a, fmt.Errorf("%q: unknown key %q; the keys are %s, server_requests.by_method.METHOD, and by_method_ms.METHOD.count or by_method_ms.METHOD.call_ms|queue_ms|serve_ms.%s", expr, a.Key, strings.Join(Summary{}.Keys(), ", "), strings.Join(percentileKeys, "|"))
+		return a, &UnknownKeyError{Expr: expr, Key: a.Key}
 	}
 	w, err := strconv.ParseFloat(num, 64)
 	if err != nil {
@@ -63,6 +63,16 @@ func ParseAssertion(expr string) (Assertion, error) {
 	}
 	a.Want = w
 	return a, nil
+}
+
+// UnknownKeyError is an assertion on a key no summary has. Its message
+// lists every key; a face with little room can say less.
+type UnknownKeyError struct {
+	Expr, Key string
+}
+
+func (e *UnknownKeyError) Error() string {
+	return fmt.Sprintf("%q: unknown key %q; the keys are %s, server_requests.by_method.METHOD, and by_method_ms.METHOD.count or by_method_ms.METHOD.call_ms|queue_ms|serve_ms.%s", e.Expr, e.Key, strings.Join(Summary{}.Keys(), ", "), strings.Join(percentileKeys, "|"))
 }
 
 // ParseAssertions reads every expression, stopping at the first that does

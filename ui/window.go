@@ -43,6 +43,13 @@ type Options struct {
 	Open string
 	// Follow is a journal to follow as it grows ("" for none).
 	Follow string
+	// WindowSize is the window's size at start; the zero value is 1400×900,
+	// made smaller to fit Screen.
+	WindowSize fyne.Size
+	// Screen returns the room the screen gives a window (its work area,
+	// in Fyne's units), or the zero size when it cannot be known; nil
+	// means unknown. It is asked once the window exists.
+	Screen func() fyne.Size
 	// Icon is the window's icon (nil for Fyne's).
 	Icon fyne.Resource
 	// Version is the inspector's version, written into recordings.
@@ -51,6 +58,10 @@ type Options struct {
 	// made or the hosted proxy starts; the function it returns is called
 	// when the connection or proxy closes.
 	OnRecording func(*recorder.Recording) func()
+	// Thresholds preset the Workload panel's thresholds: checks on the
+	// figures of each run, shown passed or failed ([recorder.Assertion],
+	// as --assert).
+	Thresholds []recorder.Assertion
 	// MaxSpans caps the spans a connection's recording keeps
 	// ([recorder.Recording.SetMaxSpans]); 0 keeps every span.
 	MaxSpans int
@@ -75,9 +86,12 @@ func NewMainWindow(a fyne.App, o Options) *MainWindow {
 		AutoRunAgain: o.AutoRunAgain,
 		Open:         o.Open,
 		Follow:       o.Follow,
+		WindowSize:   o.WindowSize,
+		Screen:       o.Screen,
 		Icon:         o.Icon,
 		Version:      o.Version,
 		OnRecording:  o.OnRecording,
+		Thresholds:   o.Thresholds,
 		MaxSpans:     &o.MaxSpans,
 	})
 	return &MainWindow{m: m}

@@ -73,11 +73,14 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		fpsReport   = fs.Bool("fps-report", false, "print how many frames the timeline drew per second when the app quits")
 		again       = fs.String("autorun-again", "", "after the --autorun run, run the workload once more on the same connection with dispatch `MODE` (serial, concurrent, inline)")
 		statsReport = fs.Bool("stats-report", false, "print the run the statistics describe and its figures when the app quits")
+		windowSize  = fs.String("window-size", "", "open the window `WxH` units large (e.g. 1024x700) instead of 1400x900 made smaller to fit the screen")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the app to `FILE` (read it with go tool pprof), to see where a frame's time goes")
 		push        = addOTLPPushFlag(fs)
 	)
 	var lo runOptions
 	addLoadFlags(fs, &lo, "preset the Workload panel: ")
+	var asserts repeatedFlag
+	fs.Var(&asserts, "assert", "preset the Load test's thresholds: `EXPR` = KEY OP NUMBER on the run's figures, e.g. 'call_ms.p95<=200', shown passed or failed under the verdict (repeatable)")
 	maxSpans := addMaxSpansFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, guiUsage)
@@ -148,6 +151,14 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if err := push.check(); err != nil {
 		return usageErr("%v", err)
 	}
+	thresholds, err := parseAssertions(asserts)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	winSize, err := parseWindowSize(*windowSize)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	if *open != "" && *follow != "" {
 		return usageErr("--open and --follow both show a file: give one")
 	}
@@ -179,7 +190,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	catchSignalsEarly()
 	return runWindowSafely(func() int {
 		return runWindow(target, policy, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap, windowSize: winSize, thresholds: thresholds})
 	}, stderr)
 }
 
@@ -226,6 +237,9 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w load.Workload
 		Version:      version,
 		OnRecording:  extras.onRecording,
 		MaxSpans:     extras.maxSpans,
+		WindowSize:   extras.windowSize,
+		Screen:       func() fyne.Size { return screenRoom(a) },
+		Thresholds:   extras.thresholds,
 	})
 	m.Start()
 
@@ -311,6 +325,8 @@ type guiExtras struct {
 
 	onRecording func(*recorder.Recording) func() // --otlp-endpoint
 	maxSpans    int                              // --max-spans
+	windowSize  fyne.Size                        // --window-size
+	thresholds  []recorder.Assertion             // --assert
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"

@@ -29,6 +29,10 @@ type statsBar struct {
 	numberParts []*canvas.Text
 	verdict     *widget.Label
 	compare     *widget.Label // the compared recording's numbers and verdict
+	// thresholds are checked on the summary shown, each passed or failed
+	// on the checks line (thresholds.go).
+	thresholds []recorder.Assertion
+	checks     *widget.Label
 	// provisional says the run described has not ended: the verdict is
 	// what it is so far.
 	provisional bool
@@ -63,6 +67,7 @@ func newStatsBar() *statsBar {
 	s := &statsBar{
 		verdict: widget.NewLabel(""),
 		compare: widget.NewLabel(""),
+		checks:  newChecksLabel(),
 		idle:    idleRun,
 	}
 	s.more = widget.NewButton("", func() {
@@ -94,7 +99,7 @@ func newStatsBar() *statsBar {
 // CreateRenderer is a private method to Fyne which links this widget to
 // its renderer.
 func (s *statsBar) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, container.NewBorder(nil, nil, nil, container.NewVBox(s.more), s.verdict), s.compare))
+	return widget.NewSimpleRenderer(container.NewVBox(s.numbers, container.NewBorder(nil, nil, nil, container.NewVBox(s.more), s.verdict), s.checks, s.compare))
 }
 
 // setSummary shows sum.
@@ -176,6 +181,7 @@ func (s *statsBar) setRunSummary(sum recorder.Summary, provisional bool) {
 	if s.verdict.Importance != importance {
 		s.verdict.Refresh()
 	}
+	s.showThresholds()
 }
 
 // verdictParts splits a verdict's text into what shows folded (head)
@@ -242,7 +248,8 @@ func (s *statsBar) Refresh() {
 func (s *statsBar) Summary() recorder.Summary { return s.summary }
 
 // Text returns the bar's text as shown: the numbers, a new line, the
-// verdict, and when comparing a line for the other recording.
+// verdict, the thresholds' line when there are thresholds, and when
+// comparing a line for the other recording.
 func (s *statsBar) Text() string {
 	var shown []string
 	for _, l := range s.numberParts {
@@ -251,6 +258,9 @@ func (s *statsBar) Text() string {
 		}
 	}
 	text := strings.Join(shown, "   ") + "\n" + s.verdict.Text
+	if s.checks.Visible() {
+		text += "\n" + s.checks.Text
+	}
 	if s.compare.Visible() {
 		text += "\n" + s.compare.Text
 	}

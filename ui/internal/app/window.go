@@ -47,6 +47,13 @@ type Options struct {
 	// Follow is a journal to follow as it grows ("" for none): see
 	// [MainWindow.followFile].
 	Follow string
+	// WindowSize is the window's size at start; the zero value is
+	// [DefaultWindowSize], made smaller to fit Screen.
+	WindowSize fyne.Size
+	// Screen returns the room the screen gives a window (its work area,
+	// in Fyne's units), or the zero size when it cannot be known; nil
+	// means unknown. It is asked once the window exists.
+	Screen func() fyne.Size
 	// Icon is the window's icon (nil for Fyne's).
 	Icon fyne.Resource
 	// Version is the inspector's version, written into recordings.
@@ -61,6 +68,9 @@ type Options struct {
 	// settingsFile keeps the recent connections and the last folder; nil
 	// means [defaultSettingsFile], "" keeps them in memory only.
 	settingsFile *string
+	// Thresholds preset the Load test's Thresholds, checked on each run
+	// the statistics describe (as --assert).
+	Thresholds []recorder.Assertion
 	// MaxSpans caps the spans a connection's recording keeps; nil means
 	// [recorder.DefaultMaxSpans], 0 keeps every span.
 	MaxSpans *int
@@ -142,6 +152,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.log = newLogView()
 	m.timeline = NewTimelineView()
 	m.wire()
+	m.workload.setThresholds(opts.Thresholds)
 
 	m.manualTab = container.NewTabItem("Manual", m.manual)
 	// the panels scroll sideways too when the window leaves them less
@@ -163,12 +174,31 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	}
 	m.panes = newSidePanes(m.tabs, panelsWidth, m.timeline, m.timeline.detachDetails())
 	w.SetContent(container.NewStack(m.panes, m.notices.newNoticeLayer()))
-	w.Resize(fyne.NewSize(1400, 900))
+	w.Resize(windowSize(opts))
 	m.buildMenu()
 	w.SetOnClosed(m.Close)
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { m.dropped(uris) })
 	m.updateTitle()
 	return m
+}
+
+// DefaultWindowSize is the window's size at start on a screen that has
+// room for it.
+var DefaultWindowSize = fyne.NewSize(1400, 900)
+
+// windowSize is the size the window opens at: the one asked for, or the
+// default made smaller to fit the screen when the screen is known.
+func windowSize(opts Options) fyne.Size {
+	if opts.WindowSize.Width > 0 && opts.WindowSize.Height > 0 {
+		return opts.WindowSize
+	}
+	size := DefaultWindowSize
+	if opts.Screen != nil {
+		if screen := opts.Screen(); screen.Width > 0 && screen.Height > 0 {
+			size = size.Min(screen)
+		}
+	}
+	return size
 }
 
 // wire connects the panels to the bridge and the bridge back to the panels.
@@ -191,6 +221,7 @@ func (m *MainWindow) wire() {
 		m.policy.onChanged(policy)
 	}
 	m.workload.onCompare = m.compareRun
+	m.workload.onThresholds = m.timeline.setThresholds
 	m.workload.onRefresh = func() {
 		if s := m.bridge.session(); s != nil {
 			go m.listTools(s)

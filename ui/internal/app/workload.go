@@ -185,6 +185,7 @@ func newWorkloadPanel() *workloadPanel {
 		widget.NewFormItem("Max in flight", p.maxInFlight),
 		widget.NewFormItem("Stages", container.NewBorder(nil, nil, nil, p.stagesRamp, p.stages)),
 		widget.NewFormItem("Sessions", p.sessions),
+		p.thresholdsItem(),
 	)
 	form.Items[1].HintText = "how many calls are in flight together"
 	form.Items[3].HintText = "instead of Calls: keep calling this long"

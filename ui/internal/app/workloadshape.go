@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine/load"
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // The shapes of load beyond calls × concurrency that the Workload panel
@@ -23,6 +24,11 @@ type loadShapeInputs struct {
 	// maxInFlight bounds an open loop's outstanding calls; arrivals over
 	// it are dropped and counted.
 	maxInFlight *widget.Entry
+	// thresholds are checks on the run's figures, one per line, shown
+	// pass or fail under the verdict (see thresholds.go); onThresholds
+	// is handed them each time they change and parse.
+	thresholds   *widget.Entry
+	onThresholds func([]recorder.Assertion)
 }
 
 // The two choices of stagesRamp.
