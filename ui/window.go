@@ -41,6 +41,9 @@ type Options struct {
 	AutoRunAgain string
 	// Open is a recording or journal to show at once ("" for none).
 	Open string
+	// Compare is a recording to show under Open's (or the live one), on
+	// the same time scale, with both verdicts ("" for none).
+	Compare string
 	// Follow is a journal to follow as it grows ("" for none).
 	Follow string
 	// WindowSize is the window's size at start; the zero value is 1400×900,
@@ -85,6 +88,7 @@ func NewMainWindow(a fyne.App, o Options) *MainWindow {
 		AutoRun:      o.AutoRun,
 		AutoRunAgain: o.AutoRunAgain,
 		Open:         o.Open,
+		Compare:      o.Compare,
 		Follow:       o.Follow,
 		WindowSize:   o.WindowSize,
 		Screen:       o.Screen,

@@ -69,6 +69,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		autorun     = fs.Bool("autorun", false, "run the workload once connected (on the demo server: fanout with n=5 unless --tool/--args say otherwise)")
 		exitAfter   = fs.Duration("exit-after", 0, "quit by itself after `D` with exit status 0 (for scripts and smoke tests)")
 		open        = fs.String("open", "", "open the recording or journal `FILE` (and connect only if a server flag is given too)")
+		compare     = fs.String("compare", "", "show the recording `FILE` under the one opened (or the live one), on the same time scale, with both verdicts")
 		follow      = fs.String("follow", "", "follow the journal `FILE` as it grows (inspector proxy --journal FILE writes one) and draw it live; a file that does not exist yet is waited for")
 		fpsReport   = fs.Bool("fps-report", false, "print how many frames the timeline drew per second when the app quits")
 		again       = fs.String("autorun-again", "", "after the --autorun run, run the workload once more on the same connection with dispatch `MODE` (serial, concurrent, inline)")
@@ -162,10 +163,16 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if *open != "" && *follow != "" {
 		return usageErr("--open and --follow both show a file: give one")
 	}
-	if *open != "" {
-		if _, err := os.Stat(*open); err != nil {
-			return usageErr("--open %s: %v", *open, err)
+	for name, path := range map[string]string{"open": *open, "compare": *compare} {
+		if path == "" {
+			continue
 		}
+		if _, err := os.Stat(path); err != nil {
+			return usageErr("--%s %s: %v", name, path, err)
+		}
+	}
+	if *compare != "" && *follow != "" {
+		return usageErr("--compare shows a recording under another: give it with --open FILE or a server, not --follow")
 	}
 	serverFlag := false
 	for _, name := range []string{"demo", "stdio", "url", "sse"} {
@@ -190,7 +197,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	catchSignalsEarly()
 	return runWindowSafely(func() int {
 		return runWindow(target, policy, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap, windowSize: winSize, thresholds: thresholds})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap, windowSize: winSize, thresholds: thresholds, compare: *compare})
 	}, stderr)
 }
 
@@ -232,6 +239,7 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w load.Workload
 		AutoRun:      autorun,
 		AutoRunAgain: extras.again,
 		Open:         open,
+		Compare:      extras.compare,
 		Follow:       extras.follow,
 		Icon:         assets.Icon,
 		Version:      version,
@@ -327,6 +335,7 @@ type guiExtras struct {
 	maxSpans    int                              // --max-spans
 	windowSize  fyne.Size                        // --window-size
 	thresholds  []recorder.Assertion             // --assert
+	compare     string                           // --compare
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"

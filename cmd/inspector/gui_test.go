@@ -37,6 +37,8 @@ func TestGUIFlagErrors(t *testing.T) {
 		{"max in flight without a rate", []string{"--max-in-flight", "3"}, "--max-in-flight: bounds an open loop"},
 		{"stages with a rate (shared with run)", []string{"--stages", "1s:10", "--rate", "5"}, "--stages and --rate"},
 		{"malformed stages", []string{"--stages", "10:50"}, "--stages: stage 1"},
+		{"compare a missing file", []string{"--compare", "/no/such/b.json"}, "--compare /no/such/b.json"},
+		{"compare while following", []string{"--follow", "j.jsonl", "--compare", "gui_test.go"}, "--compare shows a recording under another"},
 		{"a threshold on no figure (shared with run)", []string{"--assert", "p95<=200"}, `--assert "p95<=200": unknown key "p95"`},
 		{"more sessions than the app opens", []string{"--sessions", "500"}, "at most 100 sessions"},
 		{"zero sessions", []string{"--sessions", "0"}, "want 1 to 1000"},

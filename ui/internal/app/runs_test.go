@@ -201,6 +201,32 @@ func TestCompareFilesLabelledByName(t *testing.T) {
 	}
 }
 
+// TestCompareAtStart: inspector gui --open A --compare B opens with the
+// two recordings compared, each pane named by its file and both verdicts
+// shown.
+func TestCompareAtStart(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dir+"/serial.json", dir+"/concurrent.json"
+	if err := recorder.SaveFile(a, fixedSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if err := recorder.SaveFile(b, fanoutSnapshot(5, 5, 500*ms)); err != nil {
+		t.Fatal(err)
+	}
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{Open: a, Compare: b})
+	m.Start()
+	if got := m.timeline.title.Text; got != "A: serial.json" {
+		t.Errorf("pane A labelled %q, want the file opened", got)
+	}
+	if got := m.timeline.cmpTtl.Text; !strings.HasPrefix(got, "B: concurrent.json") {
+		t.Errorf("pane B labelled %q, want the file compared", got)
+	}
+	if text := m.timeline.statsText(); !strings.Contains(text, "\nB: concurrent") {
+		t.Errorf("the stats give no verdict for B: %q", text)
+	}
+}
+
 // TestStatsLineWraps checks that every figure of the stats line is shown
 // whole at a narrow width (on more lines) and at a wide one (on one).
 func TestStatsLineWraps(t *testing.T) {

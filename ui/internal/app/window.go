@@ -44,6 +44,10 @@ type Options struct {
 	AutoRunAgain string
 	// Open is a recording or journal to show at once ("" for none).
 	Open string
+	// Compare is a recording to show under the one opened (or the live
+	// one), on the same time scale ("" for none): see
+	// [MainWindow.openCompare].
+	Compare string
 	// Follow is a journal to follow as it grows ("" for none): see
 	// [MainWindow.followFile].
 	Follow string
@@ -263,6 +267,9 @@ func (m *MainWindow) wire() {
 func (m *MainWindow) Start() {
 	if m.opts.Open != "" {
 		m.errors.Show("Opening "+m.opts.Open, m.openFile(m.opts.Open))
+	}
+	if m.opts.Compare != "" {
+		m.errors.Show("Comparing with "+m.opts.Compare, m.openCompare(m.opts.Compare))
 	}
 	if m.opts.Follow != "" {
 		m.followFile(m.opts.Follow)
