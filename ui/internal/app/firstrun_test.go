@@ -123,6 +123,13 @@ func TestRunStaysInView(t *testing.T) {
 
 	m.connect(engine.Target{})
 	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	loop.waitFor(t, "the connection's requests on the timeline", 5*time.Second, func() bool {
+		snap := m.timeline.snapshot()
+		return snap != nil && len(snap.Spans) >= 2 // initialize, tools/list
+	})
+	if text := m.timeline.statsText(); !strings.Contains(text, "Nothing has run yet") || strings.Contains(text, "fan-out") {
+		t.Errorf("connected, before the first run, the stats line says %q, want what to do and no verdict", text)
+	}
 	test.Tap(m.workload.runButton)
 	loop.waitFor(t, "the run to end", 30*time.Second, func() bool { return !m.workload.Running() && len(m.workload.History()) == 1 })
 	loop.settle(50 * time.Millisecond)

@@ -241,7 +241,7 @@ func TestFollowingTurnsRunOff(t *testing.T) {
 	if !m.workload.runButton.Disabled() || m.workload.problem.Text != followNoRun || !m.workload.problem.Visible() {
 		t.Errorf("following without a connection: Run disabled %v, note %q; want Run off and the note", m.workload.runButton.Disabled(), m.workload.problem.Text)
 	}
-	if !strings.Contains(m.timeline.statsText(), "Nothing recorded in the journal yet") {
+	if !strings.Contains(m.timeline.statsText(), "No tool call in the journal yet") {
 		t.Errorf("before the journal has anything the stats say %q", m.timeline.statsText())
 	}
 	m.connect(engine.Target{})

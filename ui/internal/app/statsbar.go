@@ -52,8 +52,8 @@ type statsBar struct {
 // hosted.
 const (
 	idleRun    = "Nothing has run yet: choose a tool under Workload and press Run (Ctrl+R). Each request the server sends back while the tool runs gets a row on the timeline."
-	idleFollow = "Nothing recorded in the journal yet: its runs are drawn as they are written."
-	idleProxy  = "Nothing has passed through the proxy yet: point a client at the address under Server and call a tool."
+	idleFollow = "No tool call in the journal yet: its runs are drawn as they are written."
+	idleProxy  = "No tool call has passed through the proxy yet: point a client at the address under Server and call a tool."
 )
 
 // provisionalPrefix starts the verdict of a run still going on.
@@ -207,10 +207,12 @@ func verdictParts(sum recorder.Summary, text string, provisional bool) (head str
 // VerdictText returns the verdict's full text, folded or not.
 func (s *statsBar) VerdictText() string { return s.lastText }
 
-// isIdle reports whether sum describes nothing at all: no request, no
-// call, no time.
+// isIdle reports whether sum describes no run yet: no tool call and no
+// request from the server. The client's own requests of connecting
+// (initialize, tools/list, logging/setLevel) are not a run: a verdict on
+// them ("no fan-out") would read like a result of nothing.
 func isIdle(sum recorder.Summary) bool {
-	return sum.ToolCalls.Total == 0 && sum.ServerRequests.Total == 0 && sum.PeakInFlight == 0 && sum.ElapsedMS == 0
+	return sum.ToolCalls.Total == 0 && sum.ServerRequests.Total == 0 && sum.PeakInFlight == 0
 }
 
 // setIdle sets what the line says while nothing is recorded.
