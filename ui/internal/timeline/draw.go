@@ -174,7 +174,7 @@ func (g *Gantt) drawBar(img *image.RGBA, span int32, y0, y1 int, xOf func(time.D
 	cx0, cx3 := max(x0, plotX0), min(x3, w)
 	fillRect(img, cx0, y0, min(max(x1, plotX0), w), y1, mix(pal.bg, kc, 0.35))
 	fillRect(img, max(x1, plotX0), y0, cx3, y1, kc)
-	g.drawFulfilment(img, span, y0, y1, xOf, plotX0, w, pal)
+	g.drawFulfilment(img, span, y0, y1, xOf, plotX0, w, line, pal)
 	drawStalled(img, s, y0, y1, xOf, plotX0, w, pal)
 	failed := s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK
 	if s.Status == recorder.StatusCancelled || s.Status == recorder.StatusTimeout || s.Status == recorder.StatusAborted {

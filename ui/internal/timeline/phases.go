@@ -20,19 +20,37 @@ var (
 
 // drawFulfilment paints, on a multi-round-trip call's row, the client's
 // fulfilment time between its rounds as a pale gold bar dotted with gold,
-// over the call's bar.
-func (g *Gantt) drawFulfilment(img *image.RGBA, call int32, y0, y1 int, xOf func(time.Duration) int, plotX0, w int, pal ganttPalette) {
+// over the call's bar: a stretch a round, each set in from the round
+// boundaries by a line of the call's own colour so that rounds answered
+// at once still part the band. A stretch wide enough for its duration
+// (written on it by placeRoundDurations) is dotted only along its edges
+// and framed in gold at its ends.
+func (g *Gantt) drawFulfilment(img *image.RGBA, call int32, y0, y1 int, xOf func(time.Duration) int, plotX0, w, line int, pal ganttPalette) {
 	s := g.snap.Spans[call]
 	if s.Kind != recorder.KindTool || !g.layout.hasKids(call) {
 		return
 	}
 	for _, f := range fulfilments(g.layout.roundsUnder(g.snap, call), g.snap.Now, s.Open()) {
-		x0, x1 := max(xOf(f.from), plotX0), min(max(xOf(f.to), xOf(f.from)+1), w)
+		x0, x1 := xOf(f.from), max(xOf(f.to), xOf(f.from)+1)
+		if x1-x0 > 6*line {
+			x0, x1 = x0+line, x1-line
+		}
+		x0, x1 = max(x0, plotX0), min(x1, w)
 		if x1 <= x0 {
 			continue
 		}
 		fillRect(img, x0, y0, x1, y1, mix(pal.bg, FulfilColor, 0.3))
-		dots(img, x0, y0, x1, y1, FulfilColor)
+		if x1-x0 < 60*line || y1-y0 < 8*line {
+			dots(img, x0, y0, x1, y1, FulfilColor)
+			continue
+		}
+		// wide enough for its duration: dotted along its edges, plain
+		// where the text goes, and parted from the next round's by a
+		// line of gold
+		dots(img, x0, y0, x1, y0+2*line, FulfilColor)
+		dots(img, x0, y1-2*line, x1, y1, FulfilColor)
+		fillRect(img, x0, y0, x0+line, y1, FulfilColor)
+		fillRect(img, x1-line, y0, x1, y1, FulfilColor)
 	}
 }
 

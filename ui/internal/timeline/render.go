@@ -25,15 +25,18 @@ func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
 }
 
 type ganttRenderer struct {
-	g       *Gantt
-	raster  *canvas.Raster
-	ruler   []*canvas.Text
-	labels  []*canvas.Text
-	empty   *canvas.Text
-	count   *canvas.Text // how many requests, in the gutter over the labels
-	tipBg   *canvas.Rectangle
-	tip     []*canvas.Text
-	objects []fyne.CanvasObject
+	g      *Gantt
+	raster *canvas.Raster
+	ruler  []*canvas.Text
+	labels []*canvas.Text
+	// durations are the fulfilment times written on multi-round-trip
+	// calls' bands (rounddurations.go)
+	durations []*canvas.Text
+	empty     *canvas.Text
+	count     *canvas.Text // how many requests, in the gutter over the labels
+	tipBg     *canvas.Rectangle
+	tip       []*canvas.Text
+	objects   []fyne.CanvasObject
 }
 
 func (r *ganttRenderer) Destroy() {}
@@ -55,6 +58,9 @@ func (r *ganttRenderer) refreshObjects() {
 		r.objects = append(r.objects, t)
 	}
 	for _, t := range r.labels {
+		r.objects = append(r.objects, t)
+	}
+	for _, t := range r.durations {
 		r.objects = append(r.objects, t)
 	}
 	r.objects = append(r.objects, r.count, r.empty, r.tipBg)
@@ -87,6 +93,7 @@ func (r *ganttRenderer) Refresh() {
 	r.g.updateAggregate()
 	r.placeRuler()
 	r.placeLabels()
+	r.placeRoundDurations()
 	r.placeCount()
 	r.placeEmpty()
 	r.placeTooltip()

@@ -224,7 +224,7 @@ func TestGanttDrawsFulfilmentAndStalled(t *testing.T) {
 		what string
 	}{
 		{"the call between rounds 1 and 2", 0, 600 * ms, isFulfil, "fulfilment gold"},
-		{"the call between rounds 2 and 3", 0, 1400 * ms, isFulfil, "fulfilment gold"},
+		{"the call between rounds 2 and 3", 0, 1460 * ms, isFulfil, "fulfilment gold"}, // past the duration written on it
 		{"the call while round 2 is on the wire", 0, 1200 * ms, func(c color.RGBA) bool { return near(c, KindColor(recorder.KindTool)) }, "the tool's slate"},
 		{"a stalled request before its hand-off", 9, 2000 * ms, isStalled, "stalled pink"},
 		{"the same request once served", 9, 2500 * ms, func(c color.RGBA) bool { return near(c, KindColor(recorder.KindSampling)) }, "sampling blue"},
@@ -349,5 +349,46 @@ func TestGanttRoundBarsShow(t *testing.T) {
 	// 2 px into round 1's bar: 2 px of 600 across 2 s is 6.7 ms
 	if got, want := pixelAt(t, g, img, size, 1, 100*ms+6700*time.Microsecond), toRGBA(KindColor(recorder.KindRound)); got != want {
 		t.Errorf("2 px into a 0.7 ms round the pixel is %v, want the round's colour %v", got, want)
+	}
+}
+
+// TestGanttWritesRoundDurations: each stretch of a multi-round-trip
+// call's band says how long the client took to fulfil that round's input,
+// inside the stretch; a stretch too narrow for its text gets none.
+func TestGanttWritesRoundDurations(t *testing.T) {
+	test.NewTempApp(t)
+	written := func(g *Gantt) map[string][2]float32 {
+		out := map[string][2]float32{}
+		for _, l := range test.WidgetRenderer(g).(*ganttRenderer).durations {
+			if l.Visible() {
+				out[l.Text] = [2]float32{l.Position().X, l.Position().X + l.Size().Width}
+			}
+		}
+		return out
+	}
+	g, w := showGantt(t, roundsSnapshot(), fyne.NewSize(800, 300))
+	got := written(g)
+	xOf := func(d time.Duration) float32 {
+		start, end := g.VisibleRange()
+		return ganttGutter + float32(float64(d-start)/float64(end-start))*g.plotW()
+	}
+	for text, span := range map[string][2]time.Duration{"1.05 s": {100 * ms, 1150 * ms}, "250 ms": {1250 * ms, 1500 * ms}} {
+		at, ok := got[text]
+		if !ok {
+			t.Errorf("no %q written on the band at 800 px; written: %v", text, got)
+			continue
+		}
+		if at[0] < xOf(span[0]) || at[1] > xOf(span[1]) {
+			t.Errorf("%q written at x %v, outside its stretch %v–%v", text, at, xOf(span[0]), xOf(span[1]))
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("written %v, want the two fulfilments only", got)
+	}
+
+	w.Resize(fyne.NewSize(420, 300))
+	g.Refresh()
+	if got := written(g); len(got) != 1 || got["1.05 s"] == [2]float32{} {
+		t.Errorf("at 420 px written %v, want 1.05 s alone (250 ms has no room)", got)
 	}
 }
