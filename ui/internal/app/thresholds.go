@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/fanout-inspector/inspector/recorder"
@@ -19,28 +20,34 @@ import (
 // bar shows each passed or failed under the verdict, for the run picked,
 // so far while it goes on.
 
-// thresholdsHint is what the Thresholds field says under it.
-const thresholdsHint = "one per line, KEY OP NUMBER on the run's figures, as --assert: call_ms.p95<=200"
+// thresholdsHint is what the Thresholds field says under it: short, as a
+// form's hint does not wrap and would widen the panel.
+const thresholdsHint = "one a line, as --assert takes them"
 
 // thresholdsItem makes the Load test section's Thresholds field.
 func (p *workloadPanel) thresholdsItem() *widget.FormItem {
 	p.thresholds = widget.NewMultiLineEntry()
 	p.thresholds.SetPlaceHolder("call_ms.p95<=200\ntool_calls.failed==0")
 	p.thresholds.SetMinRowsVisible(2)
-	p.thresholds.Validator = func(text string) error {
-		_, err := parseThresholds(text)
-		return err
-	}
+	// what is wrong shows in a wrapping label under the field, not as
+	// the form's hint, which does not wrap
+	p.thresholdsProblem = widget.NewLabel("")
+	p.thresholdsProblem.Wrapping = fyne.TextWrapWord
+	p.thresholdsProblem.Importance = widget.DangerImportance
+	p.thresholdsProblem.Hide()
 	p.thresholds.OnChanged = func(text string) {
 		checks, err := parseThresholds(text)
 		if err != nil {
-			return // the field says what is wrong; the checks shown stay
+			p.thresholdsProblem.SetText(err.Error())
+			p.thresholdsProblem.Show()
+			return // the checks shown stay
 		}
+		p.thresholdsProblem.Hide()
 		if p.onThresholds != nil {
 			p.onThresholds(checks)
 		}
 	}
-	item := widget.NewFormItem("Thresholds", p.thresholds)
+	item := widget.NewFormItem("Thresholds", container.NewVBox(p.thresholds, p.thresholdsProblem))
 	item.HintText = thresholdsHint
 	return item
 }

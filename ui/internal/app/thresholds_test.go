@@ -57,12 +57,16 @@ func TestThresholdsPassAndFail(t *testing.T) {
 	}
 
 	m.workload.thresholds.SetText("p95<=200")
-	if err := m.workload.thresholds.Validate(); err == nil || !strings.Contains(err.Error(), `no figure "p95"`) || strings.Contains(err.Error(), "the keys are") {
-		t.Errorf("an unknown figure: %v, want a short error naming it", err)
+	if p := m.workload.thresholdsProblem; !p.Visible() || !strings.Contains(p.Text, `no figure "p95"`) || strings.Contains(p.Text, "the keys are") {
+		t.Errorf("an unknown figure: shown %v, %q; want a short error naming it", p.Visible(), p.Text)
 	}
 	loop.settle(50 * time.Millisecond)
 	if !strings.Contains(m.timeline.stats.checks.Text, "2 of 2 pass") {
 		t.Errorf("a threshold that does not parse changed the checks shown: %q", m.timeline.stats.checks.Text)
+	}
+	m.workload.thresholds.SetText("call_ms.p95<=60000")
+	if m.workload.thresholdsProblem.Visible() {
+		t.Errorf("the problem stays shown once the thresholds parse: %q", m.workload.thresholdsProblem.Text)
 	}
 }
 
@@ -92,5 +96,25 @@ func TestThresholdNumber(t *testing.T) {
 		if got := thresholdNumber(v); got != want {
 			t.Errorf("thresholdNumber(%v) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestWorkloadPanelKeepsToItsColumn: with the demo fan-out's form, the
+// Load test section open, a threshold that does not parse and the
+// result of a run, the Workload panel still fits the column it has at 1024×700
+// (about 460 units): a form hint does not wrap, and a long one widened
+// it and cut its right side off (Raw JSON, Run again).
+func TestWorkloadPanelKeepsToItsColumn(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.connect(engine.Target{})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":3,"rounds":3,"kind":"sampling"}`)})
+	m.run()
+	loop.waitFor(t, "the run to end", 15*time.Second, func() bool { return !m.workload.Running() && len(m.workload.History()) == 1 })
+	m.workload.loadTest.Open(0)
+	m.workload.thresholds.SetText("by_method_ms.sampling/createMessage.serve_ms.p97<=200")
+	if w := m.workload.below.MinSize().Width; w > 440 {
+		t.Errorf("the Workload panel wants %v units of width, more than its column at 1024×700", w)
 	}
 }

@@ -27,8 +27,9 @@ type loadShapeInputs struct {
 	// thresholds are checks on the run's figures, one per line, shown
 	// pass or fail under the verdict (see thresholds.go); onThresholds
 	// is handed them each time they change and parse.
-	thresholds   *widget.Entry
-	onThresholds func([]recorder.Assertion)
+	thresholds        *widget.Entry
+	thresholdsProblem *widget.Label // why the text does not parse
+	onThresholds      func([]recorder.Assertion)
 }
 
 // The two choices of stagesRamp.
