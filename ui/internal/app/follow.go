@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/timeline"
 )
 
 // followInterval is how often a followed journal is read: fifteen times a
@@ -129,7 +130,7 @@ func startJournalFeed(path string, every time.Duration, runOnMain func(func()), 
 					// its writer is still at it: the verdict is what it is so far
 					f.scope.provisional = true
 				}
-				if !onMain(func() { show(f) }) {
+				if !onMain(func() { show(f); timeline.FlushFrames() }) {
 					return
 				}
 			}

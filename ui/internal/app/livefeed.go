@@ -95,6 +95,7 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 				default:
 				}
 				show(f)
+				timeline.FlushFrames() // drawn in the next paint, not a turn later
 			})
 			select {
 			case <-l.done:

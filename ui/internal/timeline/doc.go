@@ -23,8 +23,8 @@
 //   - render.go: the Fyne renderer, a few dozen lines that place the
 //     texts over the picture: the ruler (axis.go), the row labels, count
 //     and empty state (labels.go) and the tooltip (tooltip.go);
-//   - redraw.go: the one path that asks for a frame, at most about 30 a
-//     second;
+//   - redraw.go: the one path that asks for a frame, at most one per
+//     frame of the window's 60 Hz paint loop;
 //   - tooltip.go, format.go, rounds.go: the words shown for a request;
 //   - palette.go: the colours;
 //   - chart.go: the concurrency chart.

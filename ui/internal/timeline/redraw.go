@@ -1,14 +1,18 @@
 package timeline
 
 import (
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
 )
 
 // MinFrameInterval is the least time between two redraws of a live or
-// interacted-with widget (about 30 frames a second). Tests set it to 0.
-var MinFrameInterval = 25 * time.Millisecond
+// interacted-with widget: one frame of Fyne's 60 Hz paint loop, so a live
+// view can draw every frame the window paints. It costs nothing while
+// nothing changes: a frame is only asked for when the recording (or the
+// view) changed. Tests set it to 0.
+var MinFrameInterval = 16 * time.Millisecond
 
 // changed asks for a redraw of the Gantt in the next frame of its axis.
 func (g *Gantt) changed() { g.redraw() }
@@ -72,8 +76,10 @@ func (t *throttle) request() {
 		return
 	}
 	t.pending = true
+	queued = append(queued, t)
 	run := func() {
 		t.pending = false
+		queued = slices.DeleteFunc(queued, func(q *throttle) bool { return q == t })
 		t.flush()
 	}
 	// A quarter of an interval's slack: a live feed that delivers a frame
@@ -84,6 +90,24 @@ func (t *throttle) request() {
 		return
 	}
 	fyne.Do(run)
+}
+
+// queued holds the throttles whose frame is queued and not drawn yet
+// (main goroutine only): [FlushFrames] draws them.
+var queued []*throttle
+
+// FlushFrames draws at once every frame asked for and not drawn yet. A
+// live feed calls it right after handing a snapshot to the widgets, so
+// that the frame is ready for the window's next paint: left queued, it
+// would be drawn one turn of the main loop later, and a paint in between
+// (of a stats line the same snapshot changed) would paint the window
+// twice for one frame. The feed paces its frames itself.
+func FlushFrames() {
+	for _, t := range queued {
+		t.flush()
+	}
+	clear(queued)
+	queued = queued[:0]
 }
 
 func (t *throttle) flush() {

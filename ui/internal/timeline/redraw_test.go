@@ -46,3 +46,33 @@ func TestOneFrameDrawsTheAxis(t *testing.T) {
 		t.Errorf("a zoom drew %v, want %v", drawn, want)
 	}
 }
+
+// TestFlushFramesDrawsAtOnce pins what a live feed relies on: a frame
+// asked for while handing over a snapshot is drawn by FlushFrames, in the
+// same turn of the main loop, once, and not again by the run queued for it.
+func TestFlushFramesDrawsAtOnce(t *testing.T) {
+	defer func(was time.Duration) { MinFrameInterval = was }(MinFrameInterval)
+	MinFrameInterval = time.Hour // the queued run would come much later
+
+	a := newTimeAxis()
+	drawn := 0
+	gantt, _ := a.listen(func() { drawn++ })
+	a.frame.last = time.Now() // drawn just now: the next frame waits
+	gantt()
+	gantt()
+	if drawn != 0 {
+		t.Fatalf("drawn %d times before the flush", drawn)
+	}
+	FlushFrames()
+	if drawn != 1 {
+		t.Fatalf("FlushFrames drew %d times, want once", drawn)
+	}
+	FlushFrames()
+	a.frame.flush() // the run that was queued for the frame
+	if drawn != 1 {
+		t.Errorf("the frame was drawn again (%d times) with nothing new", drawn)
+	}
+	if len(queued) != 0 {
+		t.Errorf("%d frames still queued after the flush", len(queued))
+	}
+}
