@@ -70,9 +70,11 @@ func newDetails() *details {
 		b.Importance = widget.LowImportance
 		return b
 	}
+	// Copy sits beside its title, not at the pane's right edge: a JSON
+	// row wider than the pane widens the pane's content, and a button at
+	// its right edge was cut off by the pane
 	heading := func(title string, copyBtn *widget.Button) fyne.CanvasObject {
-		return container.NewBorder(nil, nil, nil, copyBtn,
-			widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		return container.NewHBox(widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), copyBtn)
 	}
 	d.copyParams = copyButton(func(s *recorder.Span) json.RawMessage { return s.Params })
 	d.copyResult = copyButton(func(s *recorder.Span) json.RawMessage { return s.Result })

@@ -1,9 +1,13 @@
 package app
 
 import (
+	"slices"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/ui/internal/timeline"
 )
 
 // flowLayout places objects from left to right and starts a new line when
@@ -131,16 +135,14 @@ func (l *flowLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// columnLayout stacks the timeline's toolbar (a [flowLayout] container, as
-// tall as its lines are at the width given), the Gantt and chart area
-// (the rest) and the stats bar (its own height) from top to bottom.
-type columnLayout struct {
-	bar *flowLayout
-}
+// columnLayout stacks the timeline's toolbar and legend (a line each),
+// the Gantt and chart area (the rest) and the stats bar (its own height)
+// from top to bottom. The lines' heights do not depend on the width, so
+// the area's top stays put when the view is narrowed.
+type columnLayout struct{}
 
-// MinSize is the widest of the three, and their heights one above the
-// other.
-func (l *columnLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+// MinSize is the widest of them, and their heights one above the other.
+func (columnLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	var size fyne.Size
 	for i, o := range objects {
 		m := o.MinSize()
@@ -153,20 +155,263 @@ func (l *columnLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	return size
 }
 
-// Layout gives the toolbar the height of its lines at the full width,
-// the stats bar its own height at the bottom, and the area what is left.
-func (l *columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
-	bar, area, stats := objects[0], objects[1], objects[2]
+// Layout gives the toolbar and legend their lines, the stats bar its own
+// height at the bottom, and the area what is left.
+func (columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	bar, legend, area, stats := objects[0], objects[1], objects[2], objects[3]
 	pad := theme.Padding()
-	bh := l.bar.heightFor(bar.(*fyne.Container).Objects, size.Width)
-	bar.Move(fyne.NewPos(0, 0))
-	bar.Resize(fyne.NewSize(size.Width, bh))
+	y := float32(0)
+	for _, line := range []fyne.CanvasObject{bar, legend} {
+		h := line.MinSize().Height
+		line.Move(fyne.NewPos(0, y))
+		line.Resize(fyne.NewSize(size.Width, h))
+		y += h + pad
+	}
 	// at the full width first, so that its figures and verdict wrap to
 	// that width before its height is asked
 	stats.Resize(fyne.NewSize(size.Width, stats.Size().Height))
 	sh := stats.MinSize().Height
 	stats.Move(fyne.NewPos(0, size.Height-sh))
 	stats.Resize(fyne.NewSize(size.Width, sh))
-	area.Move(fyne.NewPos(0, bh+pad))
-	area.Resize(fyne.NewSize(size.Width, max(size.Height-bh-sh-2*pad, 0)))
+	area.Move(fyne.NewPos(0, y))
+	area.Resize(fyne.NewSize(size.Width, max(size.Height-y-sh-pad, 0)))
+}
+
+// paneLayout stacks a head (the overview strip), the Gantt and, under
+// it, the charts on its time axis. The Gantt is given at least
+// ganttMinHeight when the charts can give it up: they shrink, down to
+// chartFloor each, before the Gantt goes below it.
+type paneLayout struct {
+	head, gantt fyne.CanvasObject
+	below       []fyne.CanvasObject
+	// cramp are the folds of the charts that fold, the first first, when
+	// even at chartFloor they would leave the Gantt less than
+	// ganttMinHeight
+	cramp []*chartFold
+}
+
+const (
+	ganttMinHeight = 300 // the Gantt's height, as far as the charts allow
+	ganttFloor     = 120 // the least the Gantt asks for
+	chartFloor     = 64  // the least a chart is shrunk to
+)
+
+// shrinks reports whether o is a chart that may be drawn shorter than it
+// asks.
+func shrinks(o fyne.CanvasObject) bool {
+	switch o.(type) {
+	case *timeline.ConcurrencyChart, *timeline.OverTimeChart:
+		return true
+	}
+	return false
+}
+
+// heights returns the height of each chart under the Gantt in an area
+// of height h, and the Gantt's.
+// What would be visible can be given in visible, for objects whose
+// visibility is to be supposed.
+func (l *paneLayout) heights(h float32, visible map[fyne.CanvasObject]bool) (charts []float32, gantt float32) {
+	shown := func(o fyne.CanvasObject) bool {
+		if v, ok := visible[o]; ok {
+			return v
+		}
+		return o.Visible()
+	}
+	pad := theme.Padding()
+	rest := h - l.head.MinSize().Height - pad
+	var room float32 // what the charts can give up
+	charts = make([]float32, len(l.below))
+	for i, o := range l.below {
+		if !shown(o) {
+			continue
+		}
+		charts[i] = o.MinSize().Height
+		rest -= charts[i]
+		if shrinks(o) {
+			room += max(charts[i]-chartFloor, 0)
+		}
+	}
+	if short := ganttMinHeight - rest; short > 0 && room > 0 {
+		take := min(short, room)
+		for i, o := range l.below {
+			if shown(o) && shrinks(o) {
+				give := take * max(charts[i]-chartFloor, 0) / room
+				charts[i] -= give
+				rest += give
+			}
+		}
+	}
+	return charts, max(rest, 0)
+}
+
+// MinSize is the widest, and the head, the Gantt's floor and the charts
+// at their floors.
+func (l *paneLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	size := l.head.MinSize()
+	size.Height += theme.Padding() + ganttFloor
+	size.Width = max(size.Width, l.gantt.MinSize().Width)
+	for _, o := range l.below {
+		if !o.Visible() {
+			continue
+		}
+		m := o.MinSize()
+		size.Width = max(size.Width, m.Width)
+		if shrinks(o) {
+			m.Height = min(m.Height, chartFloor)
+		}
+		size.Height += m.Height
+	}
+	return size
+}
+
+// Layout places the head, the Gantt and the charts in size.
+func (l *paneLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
+	// Fold the charts in cramp order for as long as the ones left
+	// unfolded would leave the Gantt less than its height.
+	suppose := map[fyne.CanvasObject]bool{}
+	state := func(f *chartFold, cramped bool) {
+		folded := (f.flat || cramped) && !f.open
+		suppose[f] = f.shown && (f.flat || cramped)
+		suppose[f.chart] = f.shown && !folded
+	}
+	for _, f := range l.cramp {
+		state(f, false)
+	}
+	for _, f := range l.cramp {
+		_, gh := l.heights(size.Height, suppose)
+		cramped := f.shown && gh < ganttMinHeight
+		state(f, cramped)
+		f.setCramped(cramped)
+	}
+	charts, gh := l.heights(size.Height, nil)
+	hh := l.head.MinSize().Height
+	l.head.Move(fyne.NewPos(0, 0))
+	l.head.Resize(fyne.NewSize(size.Width, hh))
+	y := hh + theme.Padding()
+	l.gantt.Move(fyne.NewPos(0, y))
+	l.gantt.Resize(fyne.NewSize(size.Width, gh))
+	y += gh
+	for i, o := range l.below {
+		if o.Visible() {
+			o.Move(fyne.NewPos(0, y))
+			o.Resize(fyne.NewSize(size.Width, charts[i]))
+			y += charts[i]
+		}
+	}
+}
+
+// lineLayout keeps objects on one line, left to right, whatever the
+// width, so that the line's height never changes: the timeline's rows
+// stay where they are when the details pane takes width from it. When the
+// width is short, the objects listed in fold hide, the first listed
+// first, and more (a button that offers what folded) shows at the end of
+// the line. The stretch object (the filter) takes what width is left, up
+// to stretchMax; beyond that, rest (a truncating hint) takes it when it
+// gets at least restMin, and folds otherwise.
+type lineLayout struct {
+	stretch    fyne.CanvasObject
+	stretchMin float32 // the least width stretch gets
+	stretchMax float32 // the most (0: no limit)
+	rest       fyne.CanvasObject
+	restMin    float32
+	fold       []fyne.CanvasObject
+	more       fyne.CanvasObject
+	// folded is what the last layout folded, in fold order (rest too).
+	folded []fyne.CanvasObject
+}
+
+// width is what o asks for on the line.
+func (l *lineLayout) width(o fyne.CanvasObject) float32 {
+	switch o {
+	case l.stretch:
+		return max(o.MinSize().Width, l.stretchMin)
+	case l.rest: // shown only once the stretch object has its most
+		grow := float32(0)
+		if l.stretch != nil && l.stretchMax > 0 {
+			grow = max(l.stretchMax-l.width(l.stretch), 0)
+		}
+		return l.restMin + grow
+	}
+	return o.MinSize().Width
+}
+
+// MinSize is everything that never folds side by side, with more, and
+// the height of the tallest object (folded ones too, so that folding
+// never changes the line's height).
+func (l *lineLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	gap := theme.Padding()
+	var w, h float32
+	n := 0
+	for _, o := range objects {
+		h = max(h, o.MinSize().Height)
+		if o == l.rest || slices.Contains(l.fold, o) {
+			continue
+		}
+		w += l.width(o)
+		n++
+	}
+	return fyne.NewSize(w+float32(max(n-1, 0))*gap, h)
+}
+
+// Layout folds what does not fit in size.Width and places the rest.
+func (l *lineLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	gap := theme.Padding()
+	shown := map[fyne.CanvasObject]bool{}
+	var need float32
+	for _, o := range objects {
+		if o != l.more {
+			shown[o] = true
+			need += l.width(o) + gap
+		}
+	}
+	need -= gap
+	l.folded = l.folded[:0]
+	foldOne := func(o fyne.CanvasObject) {
+		if len(l.folded) == 0 && l.more != nil {
+			need += l.width(l.more) + gap
+		}
+		shown[o] = false
+		need -= l.width(o) + gap
+		l.folded = append(l.folded, o)
+	}
+	if l.rest != nil && need > size.Width {
+		foldOne(l.rest)
+	}
+	for _, o := range l.fold {
+		if need <= size.Width {
+			break
+		}
+		foldOne(o)
+	}
+	if l.more != nil {
+		shown[l.more] = len(l.folded) > 0
+	}
+	extra := max(size.Width-need, 0)
+	x := float32(0)
+	for _, o := range objects {
+		if !shown[o] {
+			o.Hide()
+			continue
+		}
+		o.Show()
+		w := l.width(o)
+		switch o {
+		case l.stretch:
+			grow := extra
+			if l.stretchMax > 0 {
+				grow = min(extra, max(l.stretchMax-w, 0))
+			}
+			w += grow
+			extra -= grow
+		case l.rest:
+			w = max(size.Width-x, 0) // what the stretch object left
+		}
+		h := o.MinSize().Height
+		if _, ok := o.(*widget.Separator); ok {
+			h = size.Height // a divider runs the line's height
+		}
+		o.Move(fyne.NewPos(x, (size.Height-h)/2))
+		o.Resize(fyne.NewSize(w, h))
+		x += w + gap
+	}
 }

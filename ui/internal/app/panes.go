@@ -15,7 +15,7 @@ import (
 // their floors (below its own width the left panel scrolls sideways).
 const (
 	handleWidth  = 16   // a side's handle: tap to fold or unfold, drag to resize
-	centreShare  = 0.5  // the timeline's least share of the window's width
+	centreShare  = 0.56 // the timeline's least share of the window's width
 	leftFloor    = 280  // the narrowest the left panel is made
 	leftMax      = 460  // the widest the left panel starts
 	rightDefault = 0.22 // the details pane's share of the width, at first

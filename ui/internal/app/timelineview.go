@@ -2,6 +2,8 @@ package app
 
 import (
 	"image/color"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -75,15 +77,18 @@ type TimelineView struct {
 	left     *fyne.Container // toolbar, area and stats bar
 	content  fyne.CanvasObject
 
-	// kindToggles hide and show the rows of a kind: the legend's kinds
-	kindToggles  map[recorder.Kind]*widget.Button
-	kindSwatches map[recorder.Kind]*canvas.Rectangle
-	queuedSwatch *canvas.Rectangle
-	legendTexts  []*canvas.Text // the kinds' names first, in legendKinds order
-	// queuedText and servingText name the two phases of a server
-	// request; a proxy recording names them for what a proxy can know
-	queuedText, servingText *canvas.Text
-	proxy                   bool // the recording shown is a proxy's
+	// bar lays the toolbar out on one line; more offers what it folded.
+	bar  *lineLayout
+	more *widget.Button
+	// legend is the legend's line, legendAll the whole legend that
+	// Legend ▾ shows when the line folded some of it.
+	legend, legendAll *legendSet
+	legendBar         *lineLayout
+	legendMore        *widget.Button
+	// chartFold folds the concurrency chart to a line when it is flat,
+	// overFold the chart second by second when the window is short.
+	chartFold, overFold *chartFold
+	proxy     bool // the recording shown is a proxy's
 
 	// runOnMain hands work from the ticker to the main goroutine; tests
 	// replace it.
@@ -112,7 +117,6 @@ func NewTimelineView() *TimelineView {
 	t.chart.ShareAxis(t.gantt)
 	t.overTime = timeline.NewOverTimeChart(t.gantt)
 	t.overview, _ = timeline.NewOverview(t.gantt) // lives as long as the Gantt
-	t.overTime.Hide()                             // until a load test: see showOverTime
 	t.gantt.OnSelect = func(s *recorder.Span) {
 		if s != nil && t.cmpGantt != nil {
 			t.cmpGantt.Deselect() // one selection across both recordings
@@ -143,21 +147,30 @@ func NewTimelineView() *TimelineView {
 		widget.NewButtonWithIcon("", theme.ZoomInIcon(), t.zoomIn),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), t.fit),
 	)
-	hint := widget.NewLabel("wheel: rows · Ctrl+wheel or drag on the ruler: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc")
+	hint := widget.NewLabel(toolbarHint)
 	hint.Importance = widget.LowImportance
 	hint.Truncation = fyne.TextTruncateEllipsis
-	// The toolbar's buttons, hint and legend wrap onto more lines when the
-	// view is narrow, so that it never asks for more than its widest item.
-	bar := &flowLayout{stretch: hint, breakAfter: hint}
-	items := append([]fyne.CanvasObject{zoom, t.follow, t.compact, t.fold, timeline.NewFilterEntry(t.gantt), hint}, t.legend()...)
-	toolbar := container.New(bar, items...)
+	// The toolbar and the legend are one line each at any width, so that
+	// the rows never move when the details pane takes width from the
+	// view: what does not fit folds into the ⋯ menu, and the legend's
+	// meanings into Legend ▾.
+	filter := timeline.NewFilterEntry(t.gantt)
+	if box, ok := filter.(*fyne.Container); ok && len(box.Objects) == 1 {
+		filter = box.Objects[0] // the entry itself, to give it the width there is
+	}
+	t.more = widget.NewButtonWithIcon("", theme.MoreHorizontalIcon(), t.showMore)
+	t.more.Importance = widget.LowImportance
+	t.bar = &lineLayout{stretch: filter, stretchMin: 160, stretchMax: 300, rest: hint, restMin: 240,
+		fold: []fyne.CanvasObject{t.compact, t.fold}, more: t.more}
+	toolbar := container.New(t.bar, zoom, t.follow, t.compact, t.fold, filter, hint, t.more)
+	legend := t.newLegendLine()
 	t.area = container.NewStack(t.pane(t.gantt, t.chart, nil))
 	t.runPick = widget.NewSelect(nil, t.pickRun)
 	t.runPickW = canvas.NewRectangle(color.Transparent)
 	t.runPickBox = container.NewStack(t.runPickW, t.runPick)
 	t.runPickBox.Hide() // until the recording has runs
 	statsRow := container.NewBorder(nil, nil, container.NewVBox(t.runPickBox), nil, t.stats)
-	t.left = container.New(&columnLayout{bar: bar}, toolbar, t.area, statsRow)
+	t.left = container.New(columnLayout{}, toolbar, legend, t.area, statsRow)
 	split := container.NewHSplit(t.left, t.details)
 	split.SetOffset(0.74)
 	t.content = split
@@ -176,11 +189,30 @@ func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, tit
 		// the overview strip of the whole recording over the first
 		// recording's Gantt; the over-time chart, on the same time axis,
 		// under its concurrency chart
+		// the Gantt keeps its height first: the charts shrink, and a
+		// flat concurrency chart folds to a line
 		head := container.NewVBox(t.overview)
 		if title != nil {
 			head = container.NewVBox(title, t.overview)
 		}
-		return container.NewBorder(head, container.NewVBox(c, t.overTime), nil, nil, g)
+		if t.chartFold == nil {
+			relayout := func() {
+				if t.area != nil {
+					t.area.Refresh()
+				}
+			}
+			t.chartFold = newChartFold(c, "concurrency chart", relayout)
+			t.overFold = newChartFold(t.overTime, "calls per second and latency", relayout)
+			t.overFold.setShown(false) // until a load test: see showOverTime
+		}
+		l := &paneLayout{head: head, gantt: g, below: []fyne.CanvasObject{t.chartFold, c, t.overFold, t.overTime}}
+		if title == nil { // two recordings share the height: their charts stay
+			l.cramp = []*chartFold{t.overFold, t.chartFold}
+		} else {
+			t.overFold.setCramped(false)
+			t.chartFold.setCramped(false)
+		}
+		return container.New(l, head, g, t.chartFold, c, t.overFold, t.overTime)
 	}
 	return container.NewBorder(top, c, nil, nil, g)
 }
@@ -310,17 +342,11 @@ func (t *TimelineView) setStats(f func()) {
 // second).
 func (t *TimelineView) showOverTime(snap *recorder.Snapshot, sum recorder.Summary) {
 	if sum.ToolCalls.Total < 10 || timeline.Extent(snap) < 2*time.Second {
-		if t.overTime.Visible() {
-			t.overTime.Hide()
-			t.area.Refresh()
-		}
+		t.overFold.setShown(false)
 		return
 	}
 	t.overTime.SetSnapshot(snap)
-	if !t.overTime.Visible() {
-		t.overTime.Show()
-		t.area.Refresh()
-	}
+	t.overFold.setShown(true)
 }
 
 // OverTime returns the chart of the run second by second.
@@ -378,6 +404,7 @@ func (t *TimelineView) apply(f liveFrame) {
 	if !f.open || timeline.MinFrameInterval <= 0 || time.Since(t.statsAt) >= statsEvery {
 		t.statsAt = time.Now()
 		t.setStats(func() { t.stats.setRunSummary(f.summary, f.scope.provisional) })
+		t.chartFold.setSteps(chartedSteps(chartSnap, chartSteps))
 	}
 	t.alignCompare()
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
@@ -398,4 +425,64 @@ func (t *TimelineView) apply(f liveFrame) {
 func (t *TimelineView) Refresh() {
 	t.paintLegend()
 	t.BaseWidget.Refresh()
+}
+
+// toolbarHint says what the mouse and keys do; the ⋯ menu says it a line
+// each when the toolbar has no room for it.
+const toolbarHint = "wheel: rows · Ctrl+wheel or drag on the ruler: zoom · Shift+wheel or drag: pan · click: details · keys: ↑ ↓ ← → + − 0 Esc"
+
+// moreMenu is the ⋯ menu: the toolbar's switches that folded, and the
+// mouse and keys when the hint folded.
+func (t *TimelineView) moreMenu() *fyne.Menu {
+	var items []*fyne.MenuItem
+	for _, o := range t.bar.folded {
+		if c, ok := o.(*widget.Check); ok {
+			item := fyne.NewMenuItem(c.Text, func() { c.SetChecked(!c.Checked) })
+			item.Checked = c.Checked
+			items = append(items, item)
+		}
+	}
+	if slices.Contains(t.bar.folded, t.bar.rest) {
+		if len(items) > 0 {
+			items = append(items, fyne.NewMenuItemSeparator())
+		}
+		for _, part := range strings.Split(toolbarHint, " · ") {
+			item := fyne.NewMenuItem(part, nil)
+			item.Disabled = true
+			items = append(items, item)
+		}
+	}
+	return fyne.NewMenu("", items...)
+}
+
+// showMore opens the ⋯ menu under its button.
+func (t *TimelineView) showMore() {
+	c := fyne.CurrentApp().Driver().CanvasForObject(t.more)
+	if c == nil {
+		return
+	}
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(t.more)
+	widget.ShowPopUpMenuAtPosition(t.moreMenu(), c, at.AddXY(0, t.more.Size().Height))
+}
+
+// chartedSteps returns what the concurrency chart draws of snap: the
+// server's requests (steps), or for a load test, where the server sent
+// none, the tool calls in flight.
+func chartedSteps(snap *recorder.Snapshot, steps []recorder.Step) []recorder.Step {
+	if len(steps) > 0 || snap == nil {
+		return steps
+	}
+	calls := 0
+	for _, s := range snap.Spans {
+		switch {
+		case s.Direction == recorder.Incoming:
+			return nil
+		case s.Kind == recorder.KindTool:
+			calls++
+		}
+	}
+	if calls < 2 {
+		return nil
+	}
+	return recorder.CallSteps(snap)
 }

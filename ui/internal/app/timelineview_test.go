@@ -133,7 +133,7 @@ func TestTimelineLegendAndFolding(t *testing.T) {
 	tv, _ := showTimeline(t, fyne.NewSize(1280, 720))
 	tv.SetSnapshot(fixedSnapshot())
 	tv.setCompare(fixedSnapshot())
-	test.Tap(tv.kindToggles[recorder.KindSampling])
+	test.Tap(tv.legend.toggles[recorder.KindSampling])
 	for _, g := range []*timeline.Gantt{tv.Gantt(), tv.cmpGantt} {
 		if got, want := ids(g.Rows()), "1 >8 7 9 10"; got != want {
 			t.Errorf("rows with sampling hidden = %q, want %q", got, want)
@@ -142,16 +142,16 @@ func TestTimelineLegendAndFolding(t *testing.T) {
 	if !strings.Contains(tv.statsText(), "peak pending 5") {
 		t.Errorf("hiding rows changed the stats:\n%s", tv.statsText())
 	}
-	if sw := tv.kindSwatches[recorder.KindSampling]; sw.FillColor != color.Transparent || sw.StrokeWidth != 1 {
+	if sw := tv.legend.swatches[recorder.KindSampling]; sw.FillColor != color.Transparent || sw.StrokeWidth != 1 {
 		t.Errorf("a hidden kind's swatch is filled %v, stroke %v; want hollow", sw.FillColor, sw.StrokeWidth)
 	}
 	// a theme change recolours the legend
 	fyne.CurrentApp().Settings().SetTheme(theme.LightTheme())
 	tv.Refresh()
-	if got, want := tv.legendTexts[0].Color, theme.Color(theme.ColorNameForeground); got != want {
+	if got, want := tv.legend.texts[0].Color, theme.Color(theme.ColorNameForeground); got != want {
 		t.Errorf("legend text after a theme change is %v, want the theme's %v", got, want)
 	}
-	test.Tap(tv.kindToggles[recorder.KindSampling])
+	test.Tap(tv.legend.toggles[recorder.KindSampling])
 	if got := len(tv.Rows()); got != 10 {
 		t.Errorf("%d rows after showing sampling again, want 10", got)
 	}
@@ -481,41 +481,55 @@ func TestTimelineLiveFramesAgree(t *testing.T) {
 }
 
 // TestTimelineNarrow checks that the timeline fits beside the window's
-// panels: its toolbar and legend wrap onto more lines instead of asking
-// for their whole width, and nothing of them is cut off at the right.
+// panels: its toolbar and legend stay one line each at every width,
+// folding what does not fit behind ⋯ and Legend ▾, and nothing of them
+// is cut off at the right.
 func TestTimelineNarrow(t *testing.T) {
 	test.NewTempApp(t)
-	tv, w := showTimeline(t, fyne.NewSize(1200, 800))
+	tv := NewTimelineView()
+	t.Cleanup(tv.Stop)
+	tv.detachDetails() // as in the window, which places the details itself
+	w := test.NewTempWindow(t, tv)
+	w.SetPadded(false)
 	tv.SetSnapshot(fixedSnapshot())
 	if got := tv.MinSize().Width; got > 800 {
 		t.Errorf("the timeline needs %.0f px of width, want at most 800 so that a 1200 px window has room for the panels", got)
 	}
-	bar := tv.left.Objects[0].(*fyne.Container)
+	bar, legend := tv.left.Objects[0].(*fyne.Container), tv.left.Objects[1].(*fyne.Container)
 	for _, tt := range []struct {
-		name     string
-		width    float32
-		minLines int
+		name   string
+		width  float32
+		folded bool // something folds behind ⋯ and Legend ▾
 	}{
-		{"wide: buttons and hint, then the legend", 1600, 2},
-		{"a 1200 px window beside the panels", 800, 3},
-		{"as narrow as it goes", tv.MinSize().Width, 4},
+		{"wide", 2000, false},
+		{"a 1200 px window beside the panels", 800, true},
+		{"as narrow as it goes", tv.MinSize().Width, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w.Resize(fyne.NewSize(tt.width, 800))
 			w.Canvas().Capture()
-			lines := map[float32]bool{}
-			for _, o := range bar.Objects {
-				if right := o.Position().X + o.Size().Width; right > bar.Size().Width+0.5 {
-					t.Errorf("%T reaches x=%.0f, past the toolbar's width %.0f", o, right, bar.Size().Width)
-				}
-				lines[o.Position().Y+o.Size().Height/2] = true
+			checkOneLine(t, "toolbar", bar)
+			checkOneLine(t, "legend", legend)
+			legendMore := legend.Objects[len(legend.Objects)-1]
+			if tv.more.Visible() != tt.folded || legendMore.Visible() != tt.folded {
+				t.Errorf("⋯ shown %v, Legend ▾ shown %v; want %v", tv.more.Visible(), legendMore.Visible(), tt.folded)
 			}
-			if len(lines) < tt.minLines {
-				t.Errorf("the toolbar has %d lines at %.0f px, want at least %d", len(lines), tt.width, tt.minLines)
-			}
-			if top := tv.area.Position().Y; top < bar.Size().Height {
-				t.Errorf("the Gantt starts at y=%.0f, under the toolbar's %.0f px", top, bar.Size().Height)
+			if top := tv.area.Position().Y; top < legend.Position().Y+legend.Size().Height {
+				t.Errorf("the Gantt starts at y=%.0f, under the legend", top)
 			}
 		})
+	}
+	// what folded is in the ⋯ menu, and works from there
+	menu := tv.moreMenu()
+	var labels []string
+	for _, it := range menu.Items {
+		labels = append(labels, it.Label)
+	}
+	if got := strings.Join(labels, "|"); !strings.Contains(got, "Compact rows|Fold tool calls|") || !strings.Contains(got, "click: details") {
+		t.Fatalf("the ⋯ menu offers %q, want the folded switches and the mouse and keys", got)
+	}
+	menu.Items[1].Action()
+	if !tv.fold.Checked {
+		t.Error("Fold tool calls from the ⋯ menu did not fold the tool calls")
 	}
 }
