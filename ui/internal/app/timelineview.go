@@ -469,20 +469,8 @@ func (t *TimelineView) showMore() {
 // server's requests (steps), or for a load test, where the server sent
 // none, the tool calls in flight.
 func chartedSteps(snap *recorder.Snapshot, steps []recorder.Step) []recorder.Step {
-	if len(steps) > 0 || snap == nil {
+	if len(steps) > 0 || snap == nil || !timeline.IsLoad(snap) {
 		return steps
-	}
-	calls := 0
-	for _, s := range snap.Spans {
-		switch {
-		case s.Direction == recorder.Incoming:
-			return nil
-		case s.Kind == recorder.KindTool:
-			calls++
-		}
-	}
-	if calls < 2 {
-		return nil
 	}
 	return recorder.CallSteps(snap)
 }

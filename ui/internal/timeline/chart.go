@@ -110,7 +110,7 @@ func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 func (c *ConcurrencyChart) setSteps(snap *recorder.Snapshot, steps []recorder.Step) {
 	c.load, c.callsPerS = false, 0
 	if len(steps) == 0 && snap != nil {
-		if calls := recorder.CallSteps(snap); len(calls) > 0 && isLoad(snap) {
+		if calls := recorder.CallSteps(snap); len(calls) > 0 && IsLoad(snap) {
 			c.load, c.callsPerS = true, callsPerSecond(snap)
 			c.steps, c.until = calls, math.MaxInt64
 			if isLive(snap) {
@@ -131,9 +131,10 @@ func (c *ConcurrencyChart) setSteps(snap *recorder.Snapshot, steps []recorder.St
 // flight (a load test) rather than the server's requests.
 func (c *ConcurrencyChart) showsCalls() bool { return c.load }
 
-// isLoad reports whether snap holds two or more tool calls and no
-// request from the server.
-func isLoad(snap *recorder.Snapshot) bool {
+// IsLoad reports whether snap holds two or more tool calls and no
+// request from the server: a load test, whose concurrency chart shows
+// the tool calls in flight rather than the server's requests.
+func IsLoad(snap *recorder.Snapshot) bool {
 	calls := 0
 	for _, s := range snap.Spans {
 		switch {
