@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"image"
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -22,22 +23,72 @@ var aggregateAbove = 1000
 // ganttAggH is the height of a group's row: a band tall enough to read.
 const ganttAggH = 36
 
-// aggState is the grouping the Gantt shows while it aggregates.
+// aggState is the grouping the Gantt shows while it aggregates. It is
+// kept up to date frame by frame: the rows the layout appended are
+// grouped, the ones it laid out again are grouped afresh, and the
+// requests that were still in flight are looked at again to count their
+// failures, so a frame costs the new rows, not all of them.
 type aggState struct {
 	on      bool
 	drilled bool          // the person asked for single rows: clicked a group
 	drillW  time.Duration // the width of the view then: zooming out past it aggregates again
 	groups  []aggGroup
+	index   map[aggKey]int // a group's key → its index in groups
+	groupOf []int32        // row → its group, for the rows grouped so far
+	failed  []bool         // row → counted among its group's failures
+	open    []int32        // rows grouped while in flight, in order: looked at again
+	// buffers drawGroups reuses
+	counts, full []float64
+	fails        []bool
+	slot         []int // group → its place in the buffers, or -1 when off screen
+}
+
+// aggKey is what puts requests in one group: their method (and tool)
+// at one depth.
+type aggKey struct {
+	kind         recorder.Kind
+	method, name string
+	depth        int8
 }
 
 // aggGroup is the requests of one method (and tool) at one depth: tool
 // calls, or the requests under them.
 type aggGroup struct {
+	key    aggKey
 	label  string
-	kind   recorder.Kind
-	depth  int8
-	rows   []int32 // rows of the layout, in order
+	first  int32 // its first row
+	rows   int   // how many rows it holds
 	failed int
+}
+
+// reset forgets the grouping: the next [Gantt.groupRows] groups every row.
+func (a *aggState) reset() {
+	a.groups = a.groups[:0]
+	clear(a.index)
+	a.groupOf, a.failed, a.open = a.groupOf[:0], a.failed[:0], a.open[:0]
+}
+
+// truncate forgets the grouping of the rows from row on.
+func (a *aggState) truncate(row int) {
+	if row >= len(a.groupOf) {
+		return
+	}
+	for r := row; r < len(a.groupOf); r++ {
+		gr := &a.groups[a.groupOf[r]]
+		gr.rows--
+		if a.failed[r] {
+			gr.failed--
+		}
+	}
+	a.groupOf, a.failed = a.groupOf[:row], a.failed[:row]
+	for len(a.open) > 0 && int(a.open[len(a.open)-1]) >= row {
+		a.open = a.open[:len(a.open)-1]
+	}
+	// the groups left empty began at row or later: they are the last ones
+	for n := len(a.groups); n > 0 && a.groups[n-1].rows == 0; n-- {
+		delete(a.index, a.groups[n-1].key)
+		a.groups = a.groups[:n-1]
+	}
 }
 
 // GanttGroup is one row of an aggregated [Gantt]: the requests of one
@@ -59,7 +110,7 @@ func (g *Gantt) groups() []GanttGroup {
 	}
 	out := make([]GanttGroup, len(g.agg.groups))
 	for i, gr := range g.agg.groups {
-		out[i] = GanttGroup{label: gr.label, requests: len(gr.rows), failed: gr.failed}
+		out[i] = GanttGroup{label: gr.label, requests: gr.rows, failed: gr.failed}
 	}
 	return out
 }
@@ -69,7 +120,7 @@ func (g *Gantt) drillDown(i int) {
 	if !g.agg.on || i < 0 || i >= len(g.agg.groups) {
 		return
 	}
-	first := g.agg.groups[i].rows[0]
+	first := g.agg.groups[i].first
 	g.agg.drilled, g.agg.on = true, false
 	g.agg.drillW = g.axis.end - g.axis.start
 	g.scrollY = float32(first) * g.rowH()
@@ -80,13 +131,14 @@ func (g *Gantt) drillDown(i int) {
 // updateAggregate decides, once per frame, whether to aggregate and
 // groups the rows when it does.
 func (g *Gantt) updateAggregate() {
+	g.syncRows()
 	was := g.agg.on
 	if g.agg.drilled && g.axis.end-g.axis.start > g.agg.drillW*3/2 {
 		g.agg.drilled = false // zoomed well out again
 	}
 	g.agg.on = g.snap != nil && !g.agg.drilled && len(g.layout.rows) > aggregateAbove && g.rowsInView(aggregateAbove+1) > aggregateAbove
 	if !g.agg.on {
-		g.agg.groups = g.agg.groups[:0]
+		g.agg.reset()
 		if was {
 			// zoomed in past the threshold: show the rows in view
 			g.scrollToTime(g.axis.start)
@@ -105,14 +157,10 @@ func (g *Gantt) updateAggregate() {
 // range, stopping at limit.
 func (g *Gantt) rowsInView(limit int) int {
 	n := 0
-	for _, ref := range g.layout.rows {
-		s := g.snap.Spans[ref.span]
-		if s.Received != recorder.Unset && s.Received <= g.axis.end && recorder.SpanEnd(g.snap, s) >= g.axis.start {
-			if n++; n >= limit {
-				break
-			}
-		}
-	}
+	g.eachRowInView(g.axis.start, g.axis.end, func(int, *recorder.Span) bool {
+		n++
+		return n < limit
+	})
 	return n
 }
 
@@ -127,93 +175,129 @@ func (g *Gantt) scrollToTime(t time.Duration) {
 	g.clampScroll()
 }
 
-// groupRows puts every row in the group of its method (and tool) and
-// depth, the groups in order of their first row.
+// groupRows puts every row not grouped yet in the group of its method
+// (and tool) and depth, the groups in order of their first row, and
+// counts the failures of the requests that were in flight.
 func (g *Gantt) groupRows() {
-	type key struct {
-		kind         recorder.Kind
-		method, name string
-		depth        int8
+	a := &g.agg
+	if a.index == nil {
+		a.index = map[aggKey]int{}
 	}
-	index := map[key]int{}
-	g.agg.groups = g.agg.groups[:0]
-	for r, ref := range g.layout.rows {
-		s := g.snap.Spans[ref.span]
-		k := key{s.Kind, s.Method, s.Name, min(ref.depth, 1)} // no label built per row
-		i, ok := index[k]
-		if !ok {
-			i = len(g.agg.groups)
-			index[k] = i
-			g.agg.groups = append(g.agg.groups, aggGroup{label: SpanLabel(s), kind: s.Kind, depth: k.depth})
+	keep := a.open[:0]
+	for _, r := range a.open {
+		s := g.snap.Spans[g.layout.rows[r].span]
+		if s.Open() {
+			keep = append(keep, r)
+		} else if failedSpan(s) {
+			a.failed[r] = true
+			a.groups[a.groupOf[r]].failed++
 		}
-		gr := &g.agg.groups[i]
-		gr.rows = append(gr.rows, int32(r))
-		if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
+	}
+	a.open = keep
+	for r := len(a.groupOf); r < len(g.layout.rows); r++ {
+		ref := g.layout.rows[r]
+		s := g.snap.Spans[ref.span]
+		k := aggKey{s.Kind, s.Method, s.Name, min(ref.depth, 1)} // no label built per row
+		i, ok := a.index[k]
+		if !ok {
+			i = len(a.groups)
+			a.index[k] = i
+			a.groups = append(a.groups, aggGroup{key: k, label: SpanLabel(s), first: int32(r)})
+		}
+		gr := &a.groups[i]
+		gr.rows++
+		f := failedSpan(s)
+		if f {
 			gr.failed++
 		}
+		a.groupOf = append(a.groupOf, int32(i))
+		a.failed = append(a.failed, f)
+		if s.Open() {
+			a.open = append(a.open, int32(r))
+		}
 	}
+}
+
+// failedSpan reports whether s ended otherwise than answered well.
+func failedSpan(s *recorder.Span) bool {
+	return s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK
 }
 
 // drawGroups paints the visible groups' density bands: in each pixel
 // column, a bar as tall as the share of the group's peak that was in
 // flight then (on average over the column); failures as red ticks along
-// the row's bottom.
+// the row's bottom. Only the requests in the visible time are looked at
+// ([Gantt.eachRowInView]).
 func (g *Gantt) drawGroups(img *image.RGBA, top, h, w, plotX0 int, rh, scroll float64, xOf func(time.Duration) int, pal ganttPalette, px func(float32) int) {
 	cols := w - plotX0
 	if cols <= 0 {
 		return
 	}
-	// counts[c] is how many of the group's requests were in flight on
+	a := &g.agg
+	// the groups on screen, each given a place in the buffers
+	a.slot = slices.Grow(a.slot[:0], len(a.groups))[:len(a.groups)]
+	shown := 0
+	for gi := range a.groups {
+		a.slot[gi] = -1
+		y0 := top + int(float64(gi)*rh-scroll)
+		y1 := top + int(float64(gi+1)*rh-scroll)
+		if y1 > top && y0 < h {
+			a.slot[gi] = shown
+			shown++
+		}
+	}
+	// counts[c] is how many of a group's requests were in flight on
 	// average over pixel column c: a request covering a column wholly
 	// adds 1, one covering part of it that part. full is the difference
 	// array of the wholly covered columns.
-	counts := make([]float64, cols)
-	full := make([]float64, cols+1)
-	fails := make([]bool, cols)
+	a.counts = resized(a.counts, shown*cols)
+	a.full = resized(a.full, shown*(cols+1))
+	a.fails = resized(a.fails, shown*cols)
 	start := float64(g.axis.start)
 	perCol := float64(cols) / float64(g.axis.end-g.axis.start)
-	for gi := range g.agg.groups {
-		y0 := top + int(float64(gi)*rh-scroll)
-		y1 := top + int(float64(gi+1)*rh-scroll)
-		if y1 <= top || y0 >= h {
+	g.eachRowInView(g.axis.start, g.axis.end, func(r int, s *recorder.Span) bool {
+		if r >= len(a.groupOf) || a.slot[a.groupOf[r]] < 0 {
+			return true
+		}
+		at := a.slot[a.groupOf[r]]
+		counts, full, fails := a.counts[at*cols:(at+1)*cols], a.full[at*(cols+1):(at+1)*(cols+1)], a.fails[at*cols:(at+1)*cols]
+		fa := (float64(s.Received) - start) * perCol
+		fb := (float64(recorder.SpanEnd(g.snap, s)) - start) * perCol
+		if fb <= 0 || fa >= float64(cols) {
+			return true
+		}
+		fa, fb = max(fa, 0), min(fb, float64(cols)-1e-9)
+		i0, i1 := int(fa), int(fb)
+		if i0 == i1 {
+			counts[i0] += max(fb-fa, 0)
+		} else {
+			counts[i0] += float64(i0+1) - fa
+			counts[i1] += fb - float64(i1)
+			full[i0+1]++
+			full[i1]--
+		}
+		if failedSpan(s) {
+			for c := i0; c <= i1; c++ {
+				fails[c] = true
+			}
+		}
+		return true
+	})
+	for gi := range a.groups {
+		at := a.slot[gi]
+		if at < 0 {
 			continue
 		}
-		gr := &g.agg.groups[gi]
+		y0 := top + int(float64(gi)*rh-scroll)
+		y1 := top + int(float64(gi+1)*rh-scroll)
+		gr := &a.groups[gi]
 		if gi%2 == 1 {
 			fillRect(img, 0, max(y0, top), w, y1, pal.stripe)
 		}
-		kc := KindColor(gr.kind)
-		x := px(4 + float32(gr.depth)*ganttIndent)
+		kc := KindColor(gr.key.kind)
+		x := px(4 + float32(gr.key.depth)*ganttIndent)
 		fillRect(img, x, y0+px(3), x+px(4), y1-px(3), kc)
-		clear(counts)
-		clear(full)
-		clear(fails)
-		for _, r := range gr.rows {
-			s := g.snap.Spans[g.layout.rows[r].span]
-			if s.Received == recorder.Unset {
-				continue
-			}
-			fa := (float64(s.Received) - start) * perCol
-			fb := (float64(recorder.SpanEnd(g.snap, s)) - start) * perCol
-			if fb <= 0 || fa >= float64(cols) {
-				continue
-			}
-			fa, fb = max(fa, 0), min(fb, float64(cols)-1e-9)
-			i0, i1 := int(fa), int(fb)
-			if i0 == i1 {
-				counts[i0] += max(fb-fa, 0)
-			} else {
-				counts[i0] += float64(i0+1) - fa
-				counts[i1] += fb - float64(i1)
-				full[i0+1]++
-				full[i1]--
-			}
-			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
-				for c := i0; c <= i1; c++ {
-					fails[c] = true
-				}
-			}
-		}
+		counts, full, fails := a.counts[at*cols:(at+1)*cols], a.full[at*(cols+1):(at+1)*(cols+1)], a.fails[at*cols:(at+1)*cols]
 		peak, run := 0.0, 0.0
 		for c := range cols {
 			run += full[c]
@@ -238,6 +322,13 @@ func (g *Gantt) drawGroups(img *image.RGBA, top, h, w, plotX0 int, rh, scroll fl
 	}
 }
 
+// resized returns buf with n elements, all zero, reusing its array.
+func resized[T any](buf []T, n int) []T {
+	buf = slices.Grow(buf[:0], n)[:n]
+	clear(buf)
+	return buf
+}
+
 // placeGroupLabels writes each visible group's label and count.
 func (r *ganttRenderer) placeGroupLabels() int {
 	g := r.g
@@ -254,15 +345,15 @@ func (r *ganttRenderer) placeGroupLabels() int {
 		if y < top-2 {
 			continue
 		}
-		x := 12 + float32(gr.depth)*ganttIndent
+		x := 12 + float32(gr.key.depth)*ganttIndent
 		name := r.text(&r.labels, n, small)
 		n++
-		setText(name, Truncate(gr.label, 24-2*int(gr.depth)), fg)
+		setText(name, Truncate(gr.label, 24-2*int(gr.key.depth)), fg)
 		name.Move(fyne.NewPos(x, y+2))
 		name.Resize(fyne.NewSize(ganttGutter-x-4, name.MinSize().Height))
 		count := r.text(&r.labels, n, small)
 		n++
-		text, c := fmt.Sprintf("×%s", thousands(len(gr.rows))), theme.Color(theme.ColorNameDisabled)
+		text, c := fmt.Sprintf("×%s", thousands(gr.rows)), theme.Color(theme.ColorNameDisabled)
 		if gr.failed > 0 {
 			text += fmt.Sprintf(", %s failed", thousands(gr.failed))
 			c = FailColor

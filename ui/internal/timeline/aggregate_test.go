@@ -4,6 +4,7 @@ import (
 	"image"
 	"slices"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -157,5 +158,130 @@ func BenchmarkLoadFrame(b *testing.B) {
 				b.Fatal("not aggregated")
 			}
 		})
+	}
+}
+
+// TestGanttAggregateFollowsALiveRun checks that the groups kept up to
+// date frame by frame, as a live run grows, show what a Gantt given the
+// same snapshot afresh shows: the same groups, counts and failures (of
+// requests that failed after they were first drawn in flight), and the
+// same picture. Two runs: a load test whose calls are appended, and a
+// fan-out whose requests arrive under their tool call, so that the rows
+// after it are laid out again every frame.
+func TestGanttAggregateFollowsALiveRun(t *testing.T) {
+	test.NewTempApp(t)
+	size := fyne.NewSize(800, 300)
+	same := func(t *testing.T, step int, g *Gantt, snap *recorder.Snapshot) {
+		t.Helper()
+		fresh, _ := showGantt(t, snap, size)
+		fresh.SetFollow(g.Following()) // the live end's line
+		fresh.SetVisibleRange(g.VisibleRange())
+		fresh.scrollY = g.scrollY
+		g.updateAggregate()
+		fresh.updateAggregate()
+		start, end := g.VisibleRange()
+		inView := 0
+		for _, r := range g.layout.rows {
+			if s := snap.Spans[r.span]; s.Received != recorder.Unset && s.Received <= end && recorder.SpanEnd(snap, s) >= start {
+				inView++
+			}
+		}
+		if got := g.rowsInView(len(snap.Spans) + 1); got != inView {
+			t.Fatalf("frame %d: %d rows in view, want %d", step, got, inView)
+		}
+		if got, want := g.groups(), fresh.groups(); !slices.Equal(got, want) {
+			t.Fatalf("frame %d: groups %+v, afresh %+v", step, got, want)
+		}
+		if a, b := g.draw(800, 300).(*image.RGBA), fresh.draw(800, 300).(*image.RGBA); !slices.Equal(a.Pix, b.Pix) {
+			t.Fatalf("frame %d: the picture differs from the one drawn afresh", step)
+		}
+	}
+
+	t.Run("load test", func(t *testing.T) {
+		snap := liveLoad(3000, 10)
+		g, _ := showGantt(t, snap, size)
+		g.SetFollow(true)
+		g.SetVisibleRange(0, snap.Now)
+		for step := range 40 {
+			next := grow(snap, 40, 10)
+			// a call drawn in flight in the frame before fails
+			i := len(snap.Spans) - 1 - step%10
+			failed := *next.Spans[i]
+			failed.Status = recorder.StatusError
+			next.Spans[i] = &failed
+			snap = next
+			g.SetSnapshot(snap)
+			same(t, step, g, snap)
+		}
+		if got := g.groups()[0]; got.requests != len(snap.Spans) || got.failed < 40 {
+			t.Errorf("after 40 frames: %+v, want all %d calls and at least the 40 that failed late", got, len(snap.Spans))
+		}
+	})
+
+	t.Run("fan-out", func(t *testing.T) {
+		// the last frame is of the whole run: aggregated
+		all := echoLoad(1500, 50, 10*ms)
+		var snap *recorder.Snapshot
+		g, _ := showGantt(t, nil, size)
+		for step, n := 0, 1100; n <= 1500; step, n = step+1, n+50 {
+			// an open fan-out call, then n requests: every third one under
+			// the call, so that the rows after the call are laid out again
+			next := &recorder.Snapshot{Meta: all.Meta, Now: all.Now, Version: uint64(step + 1)}
+			next.Spans = append(next.Spans, &recorder.Span{ID: 1, Session: "s1", Direction: recorder.Outgoing,
+				Method: "tools/call", Kind: recorder.KindTool, Name: "fanout", Answered: recorder.Unset, Status: recorder.StatusOpen})
+			for i, s := range all.Spans[:n] {
+				c := *s
+				c.ID, c.Direction, c.Kind, c.Method, c.Name = recorder.SpanID(i+2), recorder.Incoming, recorder.KindSampling, "sampling/createMessage", ""
+				if i%3 == 0 {
+					c.Parent = 1
+				}
+				if i == n-7 {
+					c.Status = recorder.StatusTimeout
+				}
+				next.Spans = append(next.Spans, &c)
+			}
+			snap = next
+			g.SetSnapshot(snap)
+			g.SetVisibleRange(0, snap.Now)
+			if step%2 == 1 { // a narrow view: the rows outside it are not looked at
+				g.SetVisibleRange(snap.Now/2, snap.Now/2+50*ms)
+			}
+			same(t, step, g, snap)
+		}
+		if !g.aggregated() || len(g.groups()) < 2 {
+			t.Fatalf("groups %+v: want the call and its requests at two depths, aggregated", g.groups())
+		}
+	})
+}
+
+// TestRowsInViewAfterRelayout checks that the rows found in view, which
+// skips the rows wholly before or after the visible time, follows the
+// rows when they are laid out again: folded, a kind hidden, unfolded.
+func TestRowsInViewAfterRelayout(t *testing.T) {
+	test.NewTempApp(t)
+	snap := bigSnapshot(20000)
+	g, _ := showGantt(t, snap, fyne.NewSize(800, 300))
+	g.SetVisibleRange(5*time.Second, 5*time.Second+300*ms)
+	for _, change := range []struct {
+		name string
+		do   func()
+	}{
+		{"as laid out", func() {}},
+		{"folded", func() { g.CollapseAll(true) }},
+		{"unfolded", func() { g.CollapseAll(false) }},
+		{"sampling hidden", func() { g.SetKindHidden(recorder.KindSampling, true) }},
+		{"sampling shown", func() { g.SetKindHidden(recorder.KindSampling, false) }},
+	} {
+		change.do()
+		g.updateAggregate()
+		want := 0
+		for _, r := range g.layout.rows {
+			if s := snap.Spans[r.span]; s.Received <= 5300*ms && recorder.SpanEnd(snap, s) >= 5*time.Second {
+				want++
+			}
+		}
+		if got := g.rowsInView(len(snap.Spans) + 1); got != want || want == 0 {
+			t.Errorf("%s: %d rows in view, want %d", change.name, got, want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 // notification lane and the visible rows into the reused image.
 func (g *Gantt) draw(w, h int) image.Image {
 	g.frames.Add(1)
+	g.syncRows() // rows laid out again since the last refresh
 	if g.img == nil || g.img.Rect.Dx() != w || g.img.Rect.Dy() != h {
 		g.img = image.NewRGBA(image.Rect(0, 0, w, h))
 	}

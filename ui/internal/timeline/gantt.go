@@ -71,7 +71,8 @@ type Gantt struct {
 	hoverEvent int // index in snap.Events of the notification under the pointer
 	hoverPos   fyne.Position
 
-	agg aggState // groups shown instead of rows past aggregateAbove
+	agg    aggState // groups shown instead of rows past aggregateAbove
+	rowIdx rowIndex // the time each chunk of rows covers: see rowindex.go
 
 	// zoomDrag is a drag that began on the ruler: the range from its
 	// start to the pointer is shaded, and the view zooms onto it when the

@@ -28,6 +28,10 @@ type ganttLayout struct {
 	evDone                     int               // events sorted into spanEv
 	spanEv                     map[int32][]int32 // span index → indices of the events naming it
 	dirtyGroup                 int               // first group to flatten again
+	// rowsFrom is the first row laid out again since [Gantt.syncRows]
+	// last looked: what is kept per row from there on is stale. A new
+	// layout starts at 0.
+	rowsFrom int
 	// A span with children is folded when collapseAll differs from
 	// toggled[its ID]: the fold state belongs to the span, so it stays
 	// put when rows are laid out again or move.
@@ -105,6 +109,7 @@ func (l *ganttLayout) flatten(snap *recorder.Snapshot, hidden map[recorder.Kind]
 	} else {
 		l.rows = l.rows[:0]
 	}
+	l.rowsFrom = min(l.rowsFrom, len(l.rows))
 	// a frame is a span whose children are being laid out: next is the
 	// next child to lay out
 	type frame struct {
