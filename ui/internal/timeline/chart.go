@@ -37,6 +37,7 @@ type ConcurrencyChart struct {
 	ownAxis bool // not shared with a Gantt: fitted to each snapshot
 	snap    *recorder.Snapshot
 	steps   []recorder.Step
+	calls   liveCalls     // the calls in flight of a load test: see callsteps.go
 	stepsV  uint64        // version of snap the steps were computed for
 	until   time.Duration // the lines stop here: a live recording's Now
 	peak    int
@@ -110,14 +111,17 @@ func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 func (c *ConcurrencyChart) setSteps(snap *recorder.Snapshot, steps []recorder.Step) {
 	c.load, c.callsPerS = false, 0
 	if len(steps) == 0 && snap != nil {
-		if calls := recorder.CallSteps(snap); len(calls) > 0 && IsLoad(snap) {
-			c.load, c.callsPerS = true, callsPerSecond(snap)
+		// kept up to date frame by frame: a live load test grows by a few
+		// calls a frame, and sorting all of them took most of a frame
+		calls, peak, t := c.calls.update(snap)
+		if len(calls) > 0 && t.isLoad() {
+			c.load, c.callsPerS = true, t.perSecond(snap)
 			c.steps, c.until = calls, math.MaxInt64
-			if isLive(snap) {
+			if t.open {
 				c.until = snap.Now
 			}
 			c.stepsV++
-			c.peak, _ = recorder.Peaks(calls)
+			c.peak = peak
 			return
 		}
 	}
@@ -155,30 +159,6 @@ func isLive(snap *recorder.Snapshot) bool {
 		}
 	}
 	return false
-}
-
-// callsPerSecond is how many tool calls of snap finished per second, from
-// the first call sent to the last finished (or Now).
-func callsPerSecond(snap *recorder.Snapshot) float64 {
-	first, last := time.Duration(math.MaxInt64), time.Duration(0)
-	done := 0
-	for _, s := range snap.Spans {
-		if s.Kind != recorder.KindTool || s.Direction != recorder.Outgoing || s.Received == recorder.Unset {
-			continue
-		}
-		first = min(first, s.Received)
-		if !s.Open() {
-			done++
-			last = max(last, s.Answered)
-		}
-	}
-	if isLive(snap) {
-		last = max(last, snap.Now)
-	}
-	if done == 0 || last <= first {
-		return 0
-	}
-	return float64(done) / (last - first).Seconds()
 }
 
 // VisibleRange returns the time the chart shows.
