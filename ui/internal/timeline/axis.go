@@ -51,30 +51,16 @@ func (g *Gantt) slideToNow() {
 	if g.snap == nil {
 		return
 	}
-	now := Extent(g.snap)
-	if !anyOpen(g.snap) {
-		// nothing runs: the live end is the last thing recorded, not the
-		// wall clock, so that an idle view stays where the bars are
-		idle := *g.snap
-		idle.Now = 0
-		now = Extent(&idle)
-	}
+	// Extent, kept up to date frame by frame (see liveend.go); while
+	// nothing runs the live end is the last thing recorded, not the wall
+	// clock, so that an idle view stays where the bars are
+	now := g.live.of(g.snap)
 	w := g.axis.end - g.axis.start
 	if now > g.axis.end-w/20 {
 		g.axis.set(now+w/20-w, now+w/20)
 	}
 	g.scrollY = float32(g.rowCount())*g.rowH() - g.rowsAreaH()
 	g.clampScroll()
-}
-
-// anyOpen reports whether a request of snap is still in flight.
-func anyOpen(snap *recorder.Snapshot) bool {
-	for _, s := range snap.Spans {
-		if s.Open() {
-			return true
-		}
-	}
-	return false
 }
 
 // Extent is the latest instant of snap: its Now, or the end of its last
@@ -85,13 +71,20 @@ func Extent(snap *recorder.Snapshot) time.Duration {
 	}
 	end := snap.Now
 	for _, s := range snap.Spans {
-		end = max(end, s.Received, s.Answered)
-		if s.Stalled > 0 && s.Direction == recorder.Outgoing && s.Answered != recorder.Unset {
-			end = max(end, s.Answered+s.Stalled)
-		}
+		end = max(end, spanExtent(s))
 	}
 	for _, e := range snap.Events {
 		end = max(end, e.At+max(e.Stalled, 0))
+	}
+	return end
+}
+
+// spanExtent is the latest instant of s: its end, or, for a response
+// withheld from the client (Stalled), when the client saw it.
+func spanExtent(s *recorder.Span) time.Duration {
+	end := max(s.Received, s.Answered)
+	if s.Stalled > 0 && s.Direction == recorder.Outgoing && s.Answered != recorder.Unset {
+		end = max(end, s.Answered+s.Stalled)
 	}
 	return end
 }

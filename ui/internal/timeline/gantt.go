@@ -73,6 +73,7 @@ type Gantt struct {
 
 	agg    aggState // groups shown instead of rows past aggregateAbove
 	rowIdx rowIndex // the time each chunk of rows covers: see rowindex.go
+	live   liveEnd  // where following slides to: see liveend.go
 
 	// zoomDrag is a drag that began on the ruler: the range from its
 	// start to the pointer is shaded, and the view zooms onto it when the
