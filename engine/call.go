@@ -109,7 +109,11 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.rec.AddEvent(recorder.Event{At: end, Session: s.name, Kind: recorder.EventCancelled,
 				Method: "notifications/cancelled", Span: c.span, Text: "the inspector gave up on " + method + ": " + errText})
 		}
-		c.end(end, o)
+		var before *recorder.Span
+		if _, timed := ctx.Value(callTimesKey{}).(*callTimes); timed {
+			before = s.rec.Span(c.span) // a copy while open: a sampled store may drop it once ended
+		}
+		noteCallTime(ctx, before, c.end(end, o))
 		return res, err
 	}
 }
@@ -143,9 +147,19 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		p.Meta = meta
 		params = &p
 		sp.Parent = parentOf(ctx)
-		if at, ok := ctx.Value(intendedKey{}).(time.Time); ok {
-			sp.Intended = max(at.Sub(s.rec.Start()), 1) // 0 would mean "not set"
+	}
+	switch p := params.(type) { // what the request is for, in its span's name
+	case *mcp.ReadResourceParams:
+		if p != nil {
+			sp.Name = p.URI
 		}
+	case *mcp.GetPromptParams:
+		if p != nil {
+			sp.Name = p.Name
+		}
+	}
+	if at, ok := ctx.Value(intendedKey{}).(time.Time); ok {
+		sp.Intended = max(at.Sub(s.rec.Start()), 1) // 0 would mean "not set"
 	}
 	c.span = s.rec.Begin(sp)
 	c.linked.Span = c.span
@@ -304,8 +318,8 @@ func (c *call) roundAnswered(n int) (recorder.SpanID, time.Duration, []string) {
 
 // end ends the call at end with outcome o: an answer (ok or error) as it
 // was read off the wire, when it was. A round still waiting for its
-// answer ends with it, the same way.
-func (c *call) end(end time.Duration, o recorder.Outcome) {
+// answer ends with it, the same way. It returns when the call ended.
+func (c *call) end(end time.Duration, o recorder.Outcome) time.Duration {
 	c.mu.Lock()
 	unwritten := len(c.rounds) == 0
 	answered := c.answered
@@ -331,6 +345,7 @@ func (c *call) end(end time.Duration, o recorder.Outcome) {
 		}
 	}
 	c.rec.End(c.span, end, o)
+	return end
 }
 
 // multiRoundTrip reports whether the session speaks a protocol with

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -25,7 +24,7 @@ type ToolCall struct {
 	Intended time.Time
 }
 
-// CallOutcome is how a [Session.CallTool] ended.
+// CallOutcome is how a [Session.Send] or [Session.CallTool] ended.
 type CallOutcome struct {
 	// Failure says why the call failed, "" when it succeeded: the error,
 	// or the text of a tool result with isError set, scrubbed of the
@@ -34,6 +33,12 @@ type CallOutcome struct {
 	// Lost reports that the call failed because the session's connection
 	// is gone: no more calls should be started on it.
 	Lost bool
+	// Time is the call's time as recorded ([recorder.CallDuration] of its
+	// span: from its intended start in an open loop, else from when it
+	// was sent, to its answer); Timed is false when it has none (it
+	// was never sent).
+	Time  time.Duration
+	Timed bool
 }
 
 // intendedKey is the context key of an open-loop call's intended start
@@ -43,40 +48,10 @@ type intendedKey struct{}
 // emptyArgs is the arguments of a call that gives none.
 var emptyArgs = json.RawMessage("{}")
 
-// CallTool calls a tool once on the session, recording the call as an
-// outgoing span with the server requests it causes as children, and
-// says how it ended. ctx is the run the call belongs to: a call that
-// ends by its Timeout while ctx goes on fails as "no result within the
-// call timeout".
+// CallTool calls a tool once on the session: [Session.Send] of a
+// tools/call.
 func (s *Session) CallTool(ctx context.Context, c ToolCall) CallOutcome {
-	if !c.Intended.IsZero() {
-		ctx = context.WithValue(ctx, intendedKey{}, c.Intended)
-	}
-	cctx, cancel := ctx, context.CancelFunc(func() {})
-	if c.Timeout > 0 {
-		cctx, cancel = context.WithTimeout(ctx, c.Timeout)
-	}
-	args := c.Args
-	if len(args) == 0 {
-		args = emptyArgs
-	}
-	r, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: c.Tool, Arguments: args})
-	cancel()
-	var out CallOutcome
-	switch {
-	case err != nil && s.isDone() && s.Err() != nil:
-		out.Failure = "the connection was lost: " + s.Err().Error()
-	case err != nil:
-		out.Failure = err.Error()
-		if c.Timeout > 0 && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			out.Failure = fmt.Sprintf("no result within the call timeout (%v)", c.Timeout)
-		}
-	case r.IsError:
-		out.Failure = toolErrorText(r)
-	}
-	out.Failure = s.rec.Scrub(out.Failure) // a server may echo a credential in its error
-	out.Lost = err != nil && s.connectionBroken(err)
-	return out
+	return s.Send(ctx, Request{Method: MethodCallTool, Name: c.Tool, Args: c.Args, Timeout: c.Timeout, Intended: c.Intended})
 }
 
 // CheckOpen returns nil while the session's connection is up; once it

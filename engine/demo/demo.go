@@ -28,6 +28,15 @@
 //     per step when the call carries a progress token, and a log message per
 //     step when the client has set a log level.
 //
+// Resources and prompts, for a load mix that reads and gets beside its
+// tool calls (content.go):
+//
+//   - demo://readme, a short text/plain resource;
+//   - demo://item/{id}, a resource template: any id reads as a small JSON
+//     object;
+//   - greet {"name": "Ada", "style": "plain"|"formal"}, a prompt of one
+//     user message; name is required.
+//
 // # Protocol eras
 //
 // Up to protocol 2025-11-25 the fanout tool sends sampling/createMessage,
@@ -69,7 +78,8 @@ const Name = "fanout-demo"
 const Version = "1.0.0"
 
 // NewServer returns a new demo server with the tools fanout, probe, echo
-// and slow.
+// and slow, the resource demo://readme, the resource template
+// demo://item/{id} and the prompt greet.
 // One server may serve many sessions at once.
 func NewServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Fanout Inspector demo server", Version: Version}, &mcp.ServerOptions{
@@ -101,6 +111,7 @@ func NewServer() *mcp.Server {
 		Description: "Sleeps for ms milliseconds in steps, reporting progress (with a progress token) and logging each step.",
 		InputSchema: json.RawMessage(slowSchema),
 	}, slow)
+	addContent(srv)
 	return srv
 }
 

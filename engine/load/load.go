@@ -33,6 +33,8 @@ type load struct {
 	start      time.Time
 	lastAt     time.Time
 	lost       *engine.Session // the first session whose connection broke
+
+	mix *mix // the operations a call picks from, nil for one tool (mix.go)
 }
 
 // Run runs the workload w over sessions, which share one recording,
@@ -49,9 +51,9 @@ func Run(ctx context.Context, sessions []*engine.Session, w Workload, progress f
 		return RunResult{}, err
 	}
 	if len(sessions) == 0 {
-		return RunResult{}, fmt.Errorf("run: no session to call %s on: connect first", w.Tool)
+		return RunResult{}, fmt.Errorf("run: no session to call %s on: connect first", w.what())
 	}
-	l := &load{ctx: ctx, sessions: sessions, w: w, progress: progress, seen: map[string]bool{}}
+	l := &load{ctx: ctx, sessions: sessions, w: w, progress: progress, seen: map[string]bool{}, mix: newMix(w)}
 	for _, s := range sessions {
 		if err := s.CheckOpen("run"); err != nil {
 			return RunResult{}, err
@@ -258,7 +260,7 @@ func (o *outstanding) done() { o.n.Add(-1) }
 func (l *load) drop(s *engine.Session, at time.Time, outstanding int64) {
 	rec := s.Recording()
 	rec.AddEvent(recorder.Event{At: at.Sub(rec.Start()), Session: s.Name(), Kind: recorder.EventDropped,
-		Text: fmt.Sprintf("a call of %s was not sent: %d calls were outstanding (max in flight %d)", l.w.Tool, outstanding, l.w.MaxInFlight)})
+		Text: fmt.Sprintf("a call of %s was not sent: %d calls were outstanding (max in flight %d)", l.w.what(), outstanding, l.w.MaxInFlight)})
 	l.mu.Lock()
 	l.res.Dropped++
 	p := l.progressLocked()
@@ -281,7 +283,7 @@ func (l *load) progressLocked() Progress {
 // call makes one call on s, meant to start at intended (zero outside an
 // open loop), and counts its outcome.
 func (l *load) call(s *engine.Session, intended time.Time) {
-	out := s.CallTool(l.ctx, engine.ToolCall{Tool: l.w.Tool, Args: l.w.Args, Timeout: l.w.CallTimeout, Intended: intended})
+	out := l.send(s, intended) // mix.go
 	failText := out.Failure
 	if len(l.sessions) > 1 && failText != "" {
 		failText = s.Name() + ": " + failText
@@ -320,6 +322,7 @@ func (l *load) call(s *engine.Session, intended time.Time) {
 func (l *load) finish() (RunResult, error) {
 	res := l.res
 	res.Total = l.total
+	res.Operations = l.mix.stats()
 	if res.Total == 0 {
 		res.Total = res.OK + res.Failed
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // Workload is a series of calls of one tool: the shape of a load test.
@@ -44,6 +46,11 @@ type Workload struct {
 	// or Duration; Ramp says what they ramp (RampRate when empty).
 	Stages []Stage `json:"stages,omitempty"`
 	Ramp   Ramp    `json:"ramp,omitempty"`
+	// Operations, instead of Tool and Args, make the workload a mix: each
+	// call is one of them, picked by weight (see [Operation], mix.go).
+	// Seed seeds the picking: the same seed picks the same sequence.
+	Operations []Operation `json:"operations,omitempty"`
+	Seed       int64       `json:"seed,omitempty"`
 }
 
 // open reports whether w is an open loop.
@@ -62,8 +69,11 @@ func (w Workload) length() time.Duration {
 // Validate says what is wrong with w, or nil: a [*WorkloadError] naming
 // the fields at fault.
 func (w Workload) Validate() error {
-	if w.Tool == "" {
+	switch {
+	case w.Tool == "" && len(w.Operations) == 0:
 		return &WorkloadError{Fields: []string{"tool"}, Reason: "none named: say which tool to call"}
+	case w.Tool != "" && len(w.Operations) > 0:
+		return &WorkloadError{Fields: []string{"tool", "operations"}, Reason: "a mix's operations say what to call; leave out {tool}"}
 	}
 	for _, f := range []struct {
 		name     string
@@ -134,6 +144,9 @@ func (w Workload) Validate() error {
 	if w.Calls > 0 && w.Duration > 0 {
 		return &WorkloadError{Fields: []string{"calls", "duration"}, Reason: "give a number of calls or a duration, not both"}
 	}
+	if len(w.Operations) > 0 {
+		return validateMix(w.Operations)
+	}
 	if len(w.Args) > 0 {
 		var obj map[string]any
 		if err := json.Unmarshal(w.Args, &obj); err != nil || obj == nil {
@@ -192,7 +205,7 @@ func (e *WorkloadError) Explain(name func(field string) string) string {
 }
 
 // workloadFields are the JSON names of a Workload's fields.
-var workloadFields = []string{"tool", "args", "calls", "concurrency", "call_timeout", "duration", "rate", "max_in_flight", "stages", "ramp"}
+var workloadFields = []string{"tool", "args", "calls", "concurrency", "call_timeout", "duration", "rate", "max_in_flight", "stages", "ramp", "operations", "seed"}
 
 // Unwrap returns the JSON error of arguments that do not parse.
 func (e *WorkloadError) Unwrap() error { return e.err }
@@ -231,6 +244,9 @@ type RunResult struct {
 	// order first seen, at most 50. A tool result with isError counts as
 	// failed.
 	Errors []string
+	// Operations are a mix's outcomes, one per operation in the
+	// workload's order; nil for a workload of one tool.
+	Operations []recorder.OperationStats
 }
 
 func describeJSONError(b []byte, err error) string {
