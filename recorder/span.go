@@ -138,7 +138,8 @@ type Span struct {
 	Method  string `json:"method"`
 	// RequestID is the JSON-RPC id as it appeared on the wire.
 	RequestID string `json:"request_id,omitempty"`
-	// Name is the tool name of a tools/call.
+	// Name is the tool name of a tools/call, the URI of a resources/read,
+	// the prompt name of a prompts/get.
 	Name string `json:"name,omitempty"`
 	// InputKey is the key under which the server asked for an input
 	// request in an input_required result ("r1-0", "ask_name" …); empty

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/fanout-inspector/inspector/engine"
 )
@@ -15,17 +13,5 @@ const maxArgsFile = engine.DefaultMaxMessageSize
 // readArgsFile reads an --args @FILE, at most maxArgsFile bytes of it: a
 // device or pipe that never ends (/dev/zero) must not fill the memory.
 func readArgsFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxArgsFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxArgsFile {
-		return nil, fmt.Errorf("more than %d MiB: tool arguments are one message, at most that size", maxArgsFile>>20)
-	}
-	return data, nil
+	return readBounded(path, maxArgsFile, fmt.Sprintf("more than %d MiB: tool arguments are one message, at most that size", maxArgsFile>>20))
 }

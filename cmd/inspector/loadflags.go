@@ -27,21 +27,36 @@ func addLoadFlags(fs *flag.FlagSet, o *runOptions, prefix string) {
 }
 
 // loadShape reads the shape of the load from the flags, or says which
-// flags do not go together (a usage error). [load.Workload.Validate]
-// judges the shape; here only what a Workload cannot tell: a flag set to
-// 0 (a Workload's 0 means "not given") and the number of sessions.
+// flags do not go together (a usage error): [shapeOf] with the flags
+// given and their names.
 func loadShape(fs *flag.FlagSet, o runOptions) (load.Workload, error) {
+	return shapeOf(o, func(name string) bool { return flagWasSet(fs, name) }, loadFlag)
+}
+
+// shapeOf reads the shape of the load from o, whose fields were given as
+// set says (by flag name: "calls", "max-in-flight"), or says which do not
+// go together, naming each field (a Workload's JSON name, "sessions")
+// with name: the flags and a workload file's [load] table share this one
+// reading. [load.Workload.Validate] judges the shape; here only what a
+// Workload cannot tell: a field given as 0 (a Workload's 0 means "not
+// given") and the number of sessions.
+func shapeOf(o runOptions, set func(flag string) bool, name func(field string) string) (load.Workload, error) {
 	w := load.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
-	set := func(name string) bool { return flagWasSet(fs, name) }
 	switch {
+	case o.calls < 1:
+		return w, fmt.Errorf("%s %d: want 1 or more", name("calls"), o.calls)
+	case o.concurrency < 1:
+		return w, fmt.Errorf("%s %d: want 1 or more", name("concurrency"), o.concurrency)
+	case o.callTimeout < 0:
+		return w, fmt.Errorf("%s %v: must not be negative", name("call_timeout"), o.callTimeout)
 	case o.sessions < 1 || o.sessions > 1000:
-		return w, fmt.Errorf("--sessions %d: want 1 to 1000", o.sessions)
+		return w, fmt.Errorf("%s %d: want 1 to 1000", name("sessions"), o.sessions)
 	case set("duration") && o.duration == 0:
-		return w, errors.New("--duration 0: give how long to go on, as in 10s")
+		return w, fmt.Errorf("%s 0: give how long to go on, as in 10s", name("duration"))
 	case set("rate") && o.rate == 0:
-		return w, errors.New("--rate 0: want calls per second above 0, as in 200")
+		return w, fmt.Errorf("%s 0: want calls per second above 0, as in 200", name("rate"))
 	}
-	// The flags given, as given: their defaults are filled in once the
+	// The fields given, as given: their defaults are filled in once the
 	// shape is known to be a closed loop.
 	if set("calls") {
 		w.Calls = o.calls
@@ -52,7 +67,7 @@ func loadShape(fs *flag.FlagSet, o runOptions) (load.Workload, error) {
 	if o.stages != "" {
 		stages, err := load.ParseStages(o.stages)
 		if err != nil {
-			return w, fmt.Errorf("--stages: %v", err)
+			return w, fmt.Errorf("%s: %v", name("stages"), err)
 		}
 		w.Stages, w.Ramp = stages, load.RampRate
 		if set("concurrency") {
@@ -62,7 +77,11 @@ func loadShape(fs *flag.FlagSet, o runOptions) (load.Workload, error) {
 	probe := w
 	probe.Tool = "probe"
 	if err := probe.Validate(); err != nil {
-		return w, errors.New(explainWorkload(err))
+		var we *load.WorkloadError
+		if errors.As(err, &we) {
+			return w, errors.New(we.Explain(name))
+		}
+		return w, err
 	}
 	open := o.rate > 0 || w.Ramp == load.RampRate
 	if !open && w.Ramp == "" {

@@ -7,6 +7,7 @@
 //
 //	inspector [gui] [flags]      the desktop app (the default)
 //	inspector run [flags]        a headless run, for CI and scripts
+//	inspector init [flags]       write a starter workload file for run --workload
 //	inspector proxy [flags]      stand between your own client and its server, and record both
 //	inspector servers            list the servers of your clients' configs (--server NAME)
 //	inspector demo-server        the embedded demo server, over stdio or HTTP
@@ -51,6 +52,8 @@ func dispatch(args []string) int {
 			return proxyCommand(args[1:])
 		case "servers":
 			return serversCommand(args[1:])
+		case "init":
+			return initCommand(args[1:])
 		case "gui":
 			return guiCommand(args[1:])
 		case "help", "-h", "-help", "--help":
@@ -69,7 +72,7 @@ func dispatch(args []string) int {
 }
 
 // commands lists the subcommands, for the message about an unknown one.
-const commands = "gui, run, proxy, servers, demo-server, report, help and version"
+const commands = "gui, run, init, proxy, servers, demo-server, report, help and version"
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0"
@@ -79,6 +82,8 @@ const usage = `Fanout Inspector: see how an MCP client serves a server's fan-out
 Usage:
   inspector [gui] [flags]       open the desktop app (connects to the demo server by default)
   inspector run [flags]         run headless and print a summary
+  inspector init [flags] [--out FILE]
+                                write a starter workload file (run --workload) from what a server offers
   inspector proxy --stdio 'SERVER CMD' [flags]
                                 stand between your own MCP client and its server, and record both
   inspector servers [--config FILE]

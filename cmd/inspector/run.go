@@ -35,7 +35,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
                 [--sampling-reply TEMPLATE | --sampling-endpoint URL [--sampling-model NAME] [--sampling-key-env VAR] [--sampling-timeout D]]
                 [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]
                 [--tool NAME [--args JSON|@FILE] [--calls N | --duration D] [--concurrency C] [--call-timeout D]] [--list-tools]
-                [--sessions M] [--rate R --duration D [--max-in-flight K]] [--stages 'D:TARGET,...']
+                [--sessions M] [--rate R --duration D [--max-in-flight K]] [--stages 'D:TARGET,...'] [--workload FILE]
                 [--record FILE] [--journal FILE|auto|off] [--trace F] [--otlp F] [--otlp-metrics F] [--csv F] [--series-csv F] [--png F] [--svg F] [--chart NAME] [--width N] [--height N] [--html F]
                 [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--json] [--assert EXPR]...
 
@@ -81,6 +81,7 @@ type runOptions struct {
 	rate        float64
 	maxInFlight int
 	stages      string
+	workload    string // --workload FILE (workloadfile.go)
 	listTools   bool
 	record      string
 	journal     string
@@ -142,7 +143,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitWith(stderr, "run", err, nil)
 	}
-	c, err := capture.Start(p.o.captureOptions("run", recorder.Meta{Title: runTitle(p.target, p.o.tool), Inspector: version},
+	c, err := capture.Start(p.o.captureOptions("run", recorder.Meta{Title: runTitle(p.target, p.o.runName()), Inspector: version},
 		p.spanCap, p.target.Secrets(), stderr))
 	if err != nil {
 		return exitWith(stderr, "run", err, nil)
@@ -158,8 +159,9 @@ type runPlan struct {
 	policy   engine.AnswerPolicy
 	w        load.Workload // its Tool and Args are set once the tool is known
 	toolArgs json.RawMessage
-	asserts  []recorder.Assertion
-	spanCap  int
+	// thresholds are --assert and a workload file's thresholds.
+	thresholds []recorder.Threshold
+	spanCap    int
 }
 
 // parseRun parses and checks the flags of `inspector run`: an
@@ -170,6 +172,7 @@ func parseRun(args []string, stderr io.Writer) (runPlan, error) {
 	fs.SetOutput(stderr)
 	conn := parseConnectionFlags(fs)
 	addLoadFlags(fs, &p.o, "")
+	fs.StringVar(&p.o.workload, "workload", "", "run the mix of operations (tool calls, resource reads, prompt gets) and the load shape of the TOML `FILE` (inspector init writes one); load flags given with it replace its shape")
 	fs.BoolVar(&p.o.listTools, "list-tools", false, "print the server's tools (and call none unless --tool is given)")
 	fs.StringVar(&p.o.journal, "journal", "", "append the recording to `FILE` as it happens, so that even a killed run leaves it behind; auto picks a file in "+recorder.DefaultJournalDir()+"; off (the default) writes none")
 	addOutputFlags(fs, &p.o)
@@ -200,7 +203,7 @@ func parseRun(args []string, stderr io.Writer) (runPlan, error) {
 	if p.toolArgs, err = readToolArgs(p.o.args); err != nil {
 		return p, err
 	}
-	if p.o.tool == "" && !p.o.listTools && p.target.Transport == engine.TransportDemo {
+	if p.o.tool == "" && !p.o.listTools && p.o.workload == "" && p.target.Transport == engine.TransportDemo {
 		p.o.tool = "fanout"
 	}
 	if err := p.checkOutputs(); err != nil {
@@ -215,17 +218,12 @@ func parseRun(args []string, stderr io.Writer) (runPlan, error) {
 // checkLoad checks the assertions and the shape of the load.
 func (p *runPlan) checkLoad(fs *flag.FlagSet) error {
 	o := p.o
-	var err error
-	if p.asserts, err = parseAssertions(o.asserts); err != nil {
-		return usageError("%v", err)
+	if o.workload != "" {
+		return p.loadWorkloadFile(fs) // workloadfile.go: its thresholds with --assert
 	}
-	switch {
-	case o.calls < 1:
-		return usageError("--calls %d: want 1 or more", o.calls)
-	case o.concurrency < 1:
-		return usageError("--concurrency %d: want 1 or more", o.concurrency)
-	case o.callTimeout < 0:
-		return usageError("--call-timeout %v: must not be negative", o.callTimeout)
+	var err error
+	if p.thresholds, err = parseThresholds(o.asserts); err != nil {
+		return usageError("%v", err)
 	}
 	if p.w, err = loadShape(fs, o); err != nil {
 		return usageError("%v", err)
@@ -266,12 +264,12 @@ func (r *runner) run(p runPlan, stdout io.Writer) int {
 			group.Close()
 			return r.fail(failure(fmt.Sprintf("cannot list the tools of %s: %v", target, err), ""))
 		}
-		if p.o.tool == "" {
+		if p.o.tool == "" && p.o.workload == "" {
 			group.Close()
 			return r.save()
 		}
 	}
-	if p.o.tool == "" { // another server than the demo: its only tool
+	if p.o.tool == "" && p.o.workload == "" { // another server than the demo: its only tool
 		if p.o.tool, err = soleTool(ctx, sess, target); err != nil {
 			group.Close()
 			return r.fail(err)
@@ -289,7 +287,7 @@ func (r *runner) run(p runPlan, stdout io.Writer) int {
 		return r.fail(why)
 	case saved != exitOK:
 		return saved
-	case checkAssertions(r.stderr, "run", p.asserts, sum) > 0:
+	case checkThresholds(r.stderr, "run", p.thresholds, sum, res.Operations) > 0:
 		return exitAssertion
 	}
 	return exitOK
@@ -301,7 +299,7 @@ func (r *runner) run(p runPlan, stdout io.Writer) int {
 func (r *runner) runLoad(group *engine.Group, p runPlan) (res load.RunResult, lost, runErr error) {
 	w := p.w
 	w.Tool, w.Args = p.o.tool, p.toolArgs
-	endSegment := r.c.Segment(p.o.tool, strings.Replace(p.policy.Dispatch.String(), ":", " ", 1))
+	endSegment := r.c.Segment(p.o.runName(), strings.Replace(p.policy.Dispatch.String(), ":", " ", 1))
 	progress, clearProgress := progressLine(r.stderr, w)
 	res, runErr = load.Run(r.ctx, group.Sessions(), w, progress)
 	clearProgress()
@@ -469,9 +467,10 @@ func (r *runner) summary(w io.Writer, res load.RunResult) recorder.Summary {
 	if r.o.json {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(r.o.push.summary(sum))
+		_ = enc.Encode(withOperations(r.o.push.summary(sum), res.Operations))
 	} else {
 		writeSummaryText(w, snap, sum, res)
+		writeOperationsText(w, res.Operations)
 	}
 	return sum
 }
