@@ -113,6 +113,31 @@ func (s *Snapshot) LatestRun() Run {
 // the snapshot is not changed. A parent outside the segment is kept as an
 // ID that names no span of it.
 func (s *Snapshot) Segment(run Run) *Snapshot {
+	var g Segmenter
+	return g.Segment(s, run)
+}
+
+// Segmenter makes the segments of one run ([Snapshot.Segment]) of the
+// snapshots of a live recording, one after the other, copying only the
+// spans that are new or changed since the last: a span a later snapshot
+// holds at the same place as the same pointer is the same (the recorder
+// changes a copy of an answered span), and so is its copy in the segment.
+// A live view segments every frame; copying every span of a long run
+// each time was a third of making a frame. Its zero value is ready; it is
+// not safe for concurrent use.
+type Segmenter struct {
+	created  time.Time
+	run      Run
+	src, out []*Span // by index in the snapshot: the span copied last and its copy, or nil when not in the run
+}
+
+// Segment returns s.Segment(run), made with what the segments made
+// before share with it.
+func (g *Segmenter) Segment(s *Snapshot, run Run) *Snapshot {
+	if !g.created.Equal(s.Meta.Created) || g.run.Start != run.Start || g.run.End != run.End ||
+		!slices.Equal(g.run.Sessions, run.Sessions) || len(s.Spans) < len(g.src) {
+		g.created, g.run, g.src, g.out = s.Meta.Created, run, g.src[:0], g.out[:0]
+	}
 	end := s.Now
 	if !run.Open() {
 		end = run.End
@@ -125,22 +150,38 @@ func (s *Snapshot) Segment(run Run) *Snapshot {
 		}
 		return d - run.Start
 	}
-	n := 0
-	for _, sp := range s.Spans {
-		if run.holds(sp.Session, sp.Received) {
+	copied := func(i int) bool { return i < len(g.src) && g.src[i] == s.Spans[i] }
+	n, fresh := 0, 0
+	for i, sp := range s.Spans {
+		switch {
+		case copied(i):
+			if g.out[i] != nil {
+				n++
+			}
+		case run.holds(sp.Session, sp.Received):
 			n++
+			fresh++
 		}
 	}
-	copies := make([]Span, 0, n) // one allocation, not one a span: a live view does this every frame
+	copies := make([]Span, 0, fresh) // one allocation, not one a span: a live view does this every frame
 	seg.Spans = make([]*Span, 0, n)
-	for _, sp := range s.Spans {
-		if !run.holds(sp.Session, sp.Received) {
-			continue
+	for i, sp := range s.Spans {
+		if !copied(i) {
+			var c *Span
+			if run.holds(sp.Session, sp.Received) {
+				copies = append(copies, *sp)
+				c = &copies[len(copies)-1]
+				c.Received, c.Queued, c.Serving, c.Answered = shift(c.Received), shift(c.Queued), shift(c.Serving), shift(c.Answered)
+			}
+			if i < len(g.src) {
+				g.src[i], g.out[i] = sp, c
+			} else {
+				g.src, g.out = append(g.src, sp), append(g.out, c)
+			}
 		}
-		copies = append(copies, *sp)
-		c := &copies[len(copies)-1]
-		c.Received, c.Queued, c.Serving, c.Answered = shift(c.Received), shift(c.Queued), shift(c.Serving), shift(c.Answered)
-		seg.Spans = append(seg.Spans, c)
+		if g.out[i] != nil {
+			seg.Spans = append(seg.Spans, g.out[i])
+		}
 	}
 	for _, e := range s.Events {
 		if run.holds(e.Session, e.At) {

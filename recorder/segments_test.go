@@ -193,3 +193,42 @@ func BenchmarkSegment(b *testing.B) {
 		}
 	})
 }
+
+// TestSegmenterFollowsALiveRun segments a live recording frame by frame,
+// as the live view does, and checks that each segment is what Segment
+// makes of that snapshot, and that it copied only what changed: an
+// answered span keeps its copy from one frame to the next.
+func TestSegmenterFollowsALiveRun(t *testing.T) {
+	rec := New(Meta{Title: "live"})
+	rec.Begin(NewSpan("s1", Outgoing, "initialize")) // before the run: left out
+	rec.BeginRun("echo", "concurrent")
+	var g Segmenter
+	var open []SpanID
+	var prev *Snapshot
+	for frame := range 30 {
+		for _, id := range open[:len(open)/2] { // the older half is answered
+			rec.Update(id, func(s *Span) { s.Answered, s.Status = rec.Now(), StatusOK })
+		}
+		open = open[len(open)/2:]
+		for range 5 {
+			s := NewSpan("s1", Outgoing, "tools/call")
+			s.Kind, s.Name, s.Received = KindTool, "echo", rec.Now()
+			open = append(open, rec.Begin(s))
+		}
+		snap := rec.Snapshot()
+		run := snap.LatestRun()
+		got, want := g.Segment(snap, run), snap.Segment(run)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("frame %d: the segment differs from Segment's: %d spans, want %d", frame, len(got.Spans), len(want.Spans))
+		}
+		if prev != nil && !prev.Spans[0].Open() {
+			if a, b := prev.Spans[0], got.Spans[0]; a != b {
+				t.Fatalf("frame %d: the first call, answered long ago, was copied again", frame)
+			}
+		}
+		prev = got
+	}
+	if n := len(prev.Spans); n != 150 {
+		t.Errorf("the last segment holds %d spans, want the run's 150 calls", n)
+	}
+}
