@@ -26,7 +26,7 @@ type chartFold struct {
 	text  *canvas.Text
 	shown bool // the chart applies to the recording at all
 	flat  bool
-	level int  // the one value of a flat chart
+	level int // the one value of a flat chart
 	// cramped is set by the layout when the window has no room for the
 	// chart beside a Gantt of ganttMinHeight
 	cramped bool

@@ -13,6 +13,7 @@ import (
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/timeline"
 )
 
 // TestTwoRunsStatsDescribeTheLatest makes two runs on one connection to
@@ -313,5 +314,58 @@ func TestChartsFollowTheRun(t *testing.T) {
 	m.timeline.PickRun(wholeSession)
 	if in, calls := kinds(); in != 5 || calls != 13 {
 		t.Errorf("the whole session's chart holds %d server requests and %d calls, want 5 and 13", in, calls)
+	}
+}
+
+// TestWholeSessionFoldsIdle: a recording of two fan-outs 40 s apart,
+// seen whole, folds the idle time between them (each run drawn at a
+// readable width); a single run picked is drawn to scale.
+func TestWholeSessionFoldsIdle(t *testing.T) {
+	a, b := fanoutSnapshot(5, 5, 500*ms), fanoutSnapshot(5, 1, 500*ms)
+	snap := &recorder.Snapshot{Meta: a.Meta, Spans: a.Spans}
+	offset := recorder.SpanID(len(a.Spans))
+	later := func(d time.Duration) time.Duration {
+		if d == recorder.Unset {
+			return d
+		}
+		return d + 40*time.Second
+	}
+	for _, s := range b.Spans {
+		c := *s
+		c.ID += offset
+		if c.Parent != 0 {
+			c.Parent += offset
+		}
+		c.Received, c.Queued, c.Serving, c.Answered = later(c.Received), later(c.Queued), later(c.Serving), later(c.Answered)
+		snap.Spans = append(snap.Spans, &c)
+	}
+	snap.Runs = []recorder.Run{
+		{Name: "Run 1", Start: 0, End: timeline.Extent(a), Tool: "fanout", Dispatch: "concurrent"},
+		{Name: "Run 2", Start: 40 * time.Second, End: 40*time.Second + timeline.Extent(b), Tool: "fanout", Dispatch: "serial"},
+	}
+	snap.Now = snap.Runs[1].End
+	file := t.TempDir() + "/two-runs.json"
+	if err := recorder.SaveFile(file, snap); err != nil {
+		t.Fatal(err)
+	}
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	if err := m.openFile(file); err != nil {
+		t.Fatal(err)
+	}
+	if f := m.timeline.gantt.Folds(); len(f) != 0 {
+		t.Errorf("with the latest run picked the Gantt folds %v", f)
+	}
+	m.timeline.PickRun(wholeSession)
+	folds := m.timeline.gantt.Folds()
+	if len(folds) != 1 || folds[0][0] < snap.Runs[0].End || folds[0][1] > 40*time.Second || folds[0][1]-folds[0][0] < 30*time.Second {
+		t.Fatalf("the whole session folds %v, want the idle stretch between the runs", folds)
+	}
+	if start, end := m.timeline.gantt.VisibleRange(); start > 0 || end < snap.Runs[1].End {
+		t.Errorf("the whole session, fitted, shows %v–%v, want all of it", start, end)
+	}
+	m.timeline.PickRun(snap.Runs[0].Label())
+	if f := m.timeline.gantt.Folds(); len(f) != 0 {
+		t.Errorf("with run 1 picked the Gantt still folds %v", f)
 	}
 }

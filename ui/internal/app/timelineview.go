@@ -88,7 +88,7 @@ type TimelineView struct {
 	// chartFold folds the concurrency chart to a line when it is flat,
 	// overFold the chart second by second when the window is short.
 	chartFold, overFold *chartFold
-	proxy     bool // the recording shown is a proxy's
+	proxy               bool // the recording shown is a proxy's
 
 	// runOnMain hands work from the ticker to the main goroutine; tests
 	// replace it.
@@ -388,6 +388,9 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.snap, t.raw, t.steps, t.scope = f.snap, f.raw, f.steps, f.scope
 	t.setProxy(f.snap != nil && f.snap.Meta.Mode == recorder.ModeProxy)
 	t.gantt.SetSnapshot(f.snap)
+	// the whole session folds the idle time between its runs (not when
+	// comparing: the other recording's runs fall elsewhere)
+	t.gantt.SetFoldIdle(f.scope.whole && t.cmpSnap == nil)
 	// the charts draw the run picked: their mode and axes follow it
 	chartSnap, chartSteps := f.snap, f.steps
 	if cs := scopeSnapshot(f.snap, f.scope); cs != f.snap {

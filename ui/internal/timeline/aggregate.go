@@ -141,7 +141,7 @@ func (g *Gantt) updateAggregate() {
 		g.agg.reset()
 		if was {
 			// zoomed in past the threshold: show the rows in view
-			g.scrollToTime(g.axis.start)
+			g.scrollToTime(g.axis.real(g.axis.start))
 		}
 		return
 	}
@@ -157,7 +157,8 @@ func (g *Gantt) updateAggregate() {
 // range, stopping at limit.
 func (g *Gantt) rowsInView(limit int) int {
 	n := 0
-	g.eachRowInView(g.axis.start, g.axis.end, func(int, *recorder.Span) bool {
+	from, to := g.axis.visible()
+	g.eachRowInView(from, to, func(int, *recorder.Span) bool {
 		n++
 		return n < limit
 	})
@@ -255,14 +256,15 @@ func (g *Gantt) drawGroups(img *image.RGBA, top, h, w, plotX0 int, rh, scroll fl
 	a.fails = resized(a.fails, shown*cols)
 	start := float64(g.axis.start)
 	perCol := float64(cols) / float64(g.axis.end-g.axis.start)
-	g.eachRowInView(g.axis.start, g.axis.end, func(r int, s *recorder.Span) bool {
+	from, to := g.axis.visible()
+	g.eachRowInView(from, to, func(r int, s *recorder.Span) bool {
 		if r >= len(a.groupOf) || a.slot[a.groupOf[r]] < 0 {
 			return true
 		}
 		at := a.slot[a.groupOf[r]]
 		counts, full, fails := a.counts[at*cols:(at+1)*cols], a.full[at*(cols+1):(at+1)*(cols+1)], a.fails[at*cols:(at+1)*cols]
-		fa := (float64(s.Received) - start) * perCol
-		fb := (float64(recorder.SpanEnd(g.snap, s)) - start) * perCol
+		fa := (float64(g.axis.disp(s.Received)) - start) * perCol
+		fb := (float64(g.axis.disp(recorder.SpanEnd(g.snap, s))) - start) * perCol
 		if fb <= 0 || fa >= float64(cols) {
 			return true
 		}

@@ -12,7 +12,7 @@ import (
 
 // rulerLabels returns the labels the time ruler shows, left to right.
 func (g *Gantt) rulerLabels() []string {
-	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	ticks := g.axis.ticks(g.plotW())
 	labels := make([]string, len(ticks))
 	for i, t := range ticks {
 		labels[i] = t.label
@@ -54,7 +54,7 @@ func (g *Gantt) slideToNow() {
 	// Extent, kept up to date frame by frame (see liveend.go); while
 	// nothing runs the live end is the last thing recorded, not the wall
 	// clock, so that an idle view stays where the bars are
-	now := g.live.of(g.snap)
+	now := g.axis.disp(g.live.of(g.snap))
 	w := g.axis.end - g.axis.start
 	if now > g.axis.end-w/20 {
 		g.axis.set(now+w/20-w, now+w/20)
@@ -93,7 +93,12 @@ func spanExtent(s *recorder.Span) time.Duration {
 // and, when comparing, a second Gantt and chart. The widgets on one axis
 // are redrawn together, in one frame (see redraw.go).
 type timeAxis struct {
+	// start and end are in display time: the recording's time with the
+	// idle stretches warp folds squeezed out (folds.go); without folds
+	// the two are the same
 	start, end time.Duration
+	warp       warp
+	warpV      int // counts changes of warp, for the pictures' caches
 	listeners  map[int]*listener
 	next       int
 	frame      throttle
@@ -124,7 +129,58 @@ func (a *timeAxis) set(start, end time.Duration) {
 	a.frame.request()
 }
 
-// rulerTick is one labelled instant of the time ruler.
+// disp is the recording's instant t in the axis's display time.
+func (a *timeAxis) disp(t time.Duration) time.Duration { return a.warp.disp(t) }
+
+// real is the recording's instant at display time d.
+func (a *timeAxis) real(d time.Duration) time.Duration { return a.warp.real(d) }
+
+// visible is the stretch of the recording in view, in its own time.
+func (a *timeAxis) visible() (start, end time.Duration) {
+	return a.warp.real(a.start), a.warp.real(a.end)
+}
+
+// setReal shows the recording from start to end (its own time).
+func (a *timeAxis) setReal(start, end time.Duration) {
+	a.set(a.warp.disp(start), a.warp.disp(end))
+}
+
+// setWarp folds the axis by w, keeping in view what was, and redraws.
+func (a *timeAxis) setWarp(w warp) {
+	if slices.Equal(w.folds, a.warp.folds) && w.keep == a.warp.keep {
+		return
+	}
+	start, end := a.visible()
+	a.warp = w
+	a.warpV++
+	a.start, a.end = -1, -1 // set must not take the range for unchanged
+	a.setReal(start, end)
+}
+
+// ticks returns the ruler's ticks over a plot width wide: round
+// instants of the recording's time, spaced for the display width, none
+// inside a fold.
+func (a *timeAxis) ticks(width float32) []rulerTick {
+	if !a.warp.on() {
+		return rulerTicks(a.start, a.end, width)
+	}
+	if a.end <= a.start || width <= 0 {
+		return nil
+	}
+	step := niceStep(a.end-a.start, float64(width)/90)
+	from, to := a.visible()
+	var ticks []rulerTick
+	for seg := range a.warp.segments(from, to) {
+		first := (seg[0] + step - 1) / step * step
+		for t := first; t <= seg[1] && len(ticks) < 200; t += step {
+			ticks = append(ticks, rulerTick{at: t, label: formatTick(t, step)})
+		}
+	}
+	return ticks
+}
+
+// rulerTick is one labelled instant of the time ruler: at is the
+// recording's time.
 type rulerTick struct {
 	at    time.Duration
 	label string
@@ -194,10 +250,10 @@ func (r *ganttRenderer) placeRuler() {
 	size := g.Size()
 	fg := theme.Color(theme.ColorNameForeground)
 	small := theme.Size(theme.SizeNameCaptionText)
-	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	ticks := g.axis.ticks(g.plotW())
 	g.lastTicks = g.lastTicks[:0]
 	xOf := func(t time.Duration) float32 {
-		return ganttGutter + float32(float64(t-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
+		return ganttGutter + float32(float64(g.axis.disp(t)-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
 	}
 	n := 0
 	// the names of the runs, where they start, first: a tick label they
@@ -212,11 +268,29 @@ func (r *ganttRenderer) placeRuler() {
 			lbl := r.text(&r.ruler, n, small)
 			n++
 			setText(lbl, run.Name, theme.Color(theme.ColorNamePrimary))
-			lbl.TextStyle.Bold = true
+			lbl.TextStyle.Bold, lbl.TextStyle.Italic = true, false
 			lbl.Move(fyne.NewPos(x+3, 2))
 			lbl.Resize(lbl.MinSize())
 			taken = append(taken, [2]float32{x, x + 6 + lbl.MinSize().Width})
 		}
+	}
+	// then how long each fold in view was idle, where it fits
+	for _, f := range g.axis.warp.folds {
+		x0, x1 := xOf(f.from), xOf(f.to)
+		text := "⋯ " + FormatDuration(f.to-f.from) + " idle"
+		tw := fyne.MeasureText(text, small, fyne.TextStyle{Italic: true}).Width
+		x := max(x0+3, (x0+x1-tw)/2)
+		if x < ganttGutter || x+tw > size.Width || slices.ContainsFunc(taken, func(k [2]float32) bool { return x+tw > k[0] && x < k[1] }) {
+			continue
+		}
+		lbl := r.text(&r.ruler, n, small)
+		n++
+		lbl.TextStyle.Bold = false
+		lbl.TextStyle.Italic = true
+		setText(lbl, text, theme.Color(theme.ColorNameDisabled))
+		lbl.Move(fyne.NewPos(x, 2))
+		lbl.Resize(lbl.MinSize())
+		taken = append(taken, [2]float32{x - 3, x + tw + 3})
 	}
 	for _, t := range ticks {
 		x := xOf(t.at)
@@ -225,7 +299,7 @@ func (r *ganttRenderer) placeRuler() {
 		}
 		lbl := r.text(&r.ruler, n, small)
 		n++
-		lbl.TextStyle.Bold = false
+		lbl.TextStyle.Bold, lbl.TextStyle.Italic = false, false
 		setText(lbl, t.label, fg)
 		lbl.Move(fyne.NewPos(x+3, 2))
 		lbl.Resize(lbl.MinSize())

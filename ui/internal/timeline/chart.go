@@ -67,6 +67,7 @@ type chartKey struct {
 	steps      int
 	dark       bool
 	load       bool
+	warp       int // the axis's folds (folds.go)
 }
 
 // NewConcurrencyChart returns an empty chart with its own time axis.
@@ -96,7 +97,7 @@ func (c *ConcurrencyChart) SetSnapshot(snap *recorder.Snapshot) {
 	}
 	c.setSteps(snap, steps)
 	if c.ownAxis {
-		c.axis.set(0, max(Extent(snap), time.Millisecond)*21/20)
+		c.axis.set(0, max(c.axis.disp(Extent(snap)), time.Millisecond)*21/20)
 	}
 	c.redraw()
 }
@@ -163,7 +164,7 @@ func isLive(snap *recorder.Snapshot) bool {
 
 // VisibleRange returns the time the chart shows.
 func (c *ConcurrencyChart) VisibleRange() (start, end time.Duration) {
-	return c.axis.start, c.axis.end
+	return c.axis.visible()
 }
 
 // ValueAt returns how many incoming requests were in flight and pending
@@ -183,7 +184,7 @@ func (c *ConcurrencyChart) hoverText() string {
 		return ""
 	}
 	w := max(c.Size().Width-ganttGutter, 1)
-	t := c.axis.start + time.Duration(float64(c.hover.X-ganttGutter)/float64(w)*float64(c.axis.end-c.axis.start))
+	t := c.axis.real(c.axis.start + time.Duration(float64(c.hover.X-ganttGutter)/float64(w)*float64(c.axis.end-c.axis.start)))
 	if t > c.until {
 		return "" // after a live recording's Now: nothing happened yet
 	}
@@ -263,7 +264,7 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	}
 	gutter := int(ganttGutter*sc + 0.5)
 	key := chartKey{w: w, h: h, start: c.axis.start, end: c.axis.end, until: c.until, version: c.stepsV, steps: len(c.steps),
-		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark, load: c.load}
+		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark, load: c.load, warp: c.axis.warpV}
 	if c.img != nil && key == c.imgKey {
 		return c.img
 	}
@@ -277,7 +278,7 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	}
 	fillRect(out, 0, 0, w, h, bg)
 	fillRect(out, gutter-1, 0, gutter, h, grid)
-	plot, err := renderConcurrencyInto(c.plot, c.steps, c.axis.start, c.axis.end, c.until, w-gutter, h, c.yMax(), bg, c.load)
+	plot, err := renderConcurrencyInto(c.plot, c.foldedSteps(), c.axis.start, c.axis.end, c.axis.disp(c.until), w-gutter, h, c.yMax(), bg, c.load)
 	c.err = err
 	if err == nil {
 		c.plot = plot

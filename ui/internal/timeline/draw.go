@@ -32,14 +32,15 @@ func (g *Gantt) draw(w, h int) image.Image {
 	line := max(1, int(sc+0.5))
 	start, end := float64(g.axis.start), float64(g.axis.end)
 	perNs := float64(w-plotX0) / (end - start)
-	xOf := func(t time.Duration) int { return plotX0 + int(math.Floor((float64(t)-start)*perNs)) }
+	xOf := func(t time.Duration) int { return plotX0 + int(math.Floor((float64(g.axis.disp(t))-start)*perNs)) }
 
-	// the grid under the rows
-	ticks := rulerTicks(g.axis.start, g.axis.end, g.plotW())
+	// the grid under the rows, and the idle stretches folded away
+	ticks := g.axis.ticks(g.plotW())
 	for _, t := range ticks {
 		x := xOf(t.at)
 		fillRect(img, x, rulerH, x+1, h, pal.grid)
 	}
+	g.drawFolds(img, rulerH, h, xOf, plotX0, w, line, pal)
 	fillRect(img, plotX0-1, 0, plotX0, h, pal.grid)
 	// the ruler and the notification lane go over the rows, which may be
 	// scrolled half under them

@@ -58,6 +58,7 @@ type Gantt struct {
 	snap    *recorder.Snapshot
 	layout  ganttLayout
 	axis    *timeAxis
+	folding folding // the idle stretches between runs folded away (folds.go)
 	follow  bool
 	compact bool
 	fitted  bool                   // the view has been fitted at least once
@@ -162,10 +163,11 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 	if g.selected != 0 { // a live call's path grows as its requests end
 		g.critical = g.criticalOf(g.selected)
 	}
+	g.updateFolds()
 	switch {
 	case !g.fitted && g.follow:
 		g.fitted = true
-		g.axis.set(0, max(5*time.Second, Extent(snap)*21/20))
+		g.axis.set(0, max(5*time.Second, g.axis.disp(Extent(snap))*21/20))
 	case !g.fitted:
 		g.fitted = true
 		g.fit()
@@ -193,10 +195,10 @@ func (g *Gantt) Rows() []GanttRow {
 
 // VisibleRange returns the span of time the Gantt shows, as offsets from
 // the recording's start.
-func (g *Gantt) VisibleRange() (start, end time.Duration) { return g.axis.start, g.axis.end }
+func (g *Gantt) VisibleRange() (start, end time.Duration) { return g.axis.visible() }
 
 // SetVisibleRange shows the time from start to end.
-func (g *Gantt) SetVisibleRange(start, end time.Duration) { g.axis.set(start, end) }
+func (g *Gantt) SetVisibleRange(start, end time.Duration) { g.axis.setReal(start, end) }
 
 // ZoomIn shows half as much time, around the middle of the view.
 func (g *Gantt) ZoomIn() { g.zoomAt(0.5, 0.5) }
@@ -212,7 +214,7 @@ func (g *Gantt) fit() {
 		end = time.Second // nothing yet: a second is a sensible first view
 	}
 	g.hideTooltip()
-	g.axis.set(0, end*21/20)
+	g.axis.set(0, g.axis.disp(end)*21/20)
 	g.changed()
 }
 

@@ -96,15 +96,16 @@ func (g *Gantt) DragEnd() {
 	if x1-x0 >= 4 {
 		g.SetFollow(false)
 		g.agg.drilled = false
-		g.axis.set(g.timeAtX(x0), g.timeAtX(x1))
+		g.axis.setReal(g.timeAtX(x0), g.timeAtX(x1))
 	}
 	g.changed()
 }
 
-// timeAtX is the instant at x (dp from the Gantt's left) on the axis.
+// timeAtX is the instant of the recording at x (dp from the Gantt's
+// left) on the axis.
 func (g *Gantt) timeAtX(x float32) time.Duration {
 	frac := float64(x-ganttGutter) / float64(max(g.plotW(), 1))
-	return g.axis.start + time.Duration(frac*float64(g.axis.end-g.axis.start))
+	return g.axis.real(g.axis.start + time.Duration(frac*float64(g.axis.end-g.axis.start)))
 }
 
 // Tapped selects the request of the row under the pointer, and takes the
@@ -222,7 +223,7 @@ func (g *Gantt) eventAt(pos fyne.Position) int {
 		return -1
 	}
 	perUnit := float64(g.axis.end-g.axis.start) / float64(g.plotW())
-	at := float64(g.axis.start) + float64(pos.X-ganttGutter)*perUnit
+	at := float64(g.axis.real(g.axis.start + time.Duration(float64(pos.X-ganttGutter)*perUnit)))
 	best, bestD := -1, 4*perUnit
 	for i, e := range g.snap.Events {
 		if d := math.Abs(float64(e.At) - at); d <= bestD {

@@ -56,6 +56,7 @@ type overTimeKey struct {
 	seconds    int
 	until      time.Duration
 	dark       bool
+	warp       int // the axis's folds (folds.go)
 }
 
 // NewOverTimeChart returns an empty chart following the time axis of g.
@@ -157,7 +158,7 @@ func (c *OverTimeChart) draw(w, h int) image.Image {
 		sc = float64(w) / float64(sz.Width)
 	}
 	key := overTimeKey{w: w, h: h, start: c.axis.start, end: c.axis.end, version: c.version, seconds: len(c.series), until: c.until,
-		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark}
+		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark, warp: c.axis.warpV}
 	if c.img != nil && key == c.imgKey {
 		return c.img
 	}
@@ -186,7 +187,7 @@ func (c *OverTimeChart) draw(w, h int) image.Image {
 	areaFill := mix(bg, inFlightColor, 70.0/255)
 	prev := [3]int{-1, -1, -1} // the previous column's started, p50 and p99 rows
 	for x := gutter; x < w; x++ {
-		t := c.axis.start + time.Duration(float64(x-gutter)/float64(w-gutter)*float64(span))
+		t := c.axis.real(c.axis.start + time.Duration(float64(x-gutter)/float64(w-gutter)*float64(span)))
 		if t < 0 || t > c.until || int(t/width) >= len(c.series) {
 			prev = [3]int{-1, -1, -1}
 			continue

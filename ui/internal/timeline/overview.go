@@ -97,7 +97,8 @@ func (o *Overview) draw(w, h int) image.Image {
 		}
 	}
 	// the range the Gantt shows
-	a, b := x0+col(o.g.axis.start), x0+col(o.g.axis.end)+1
+	from, to := o.g.axis.visible()
+	a, b := x0+col(from), x0+col(to)+1
 	sel := pal.sel
 	sel.A = 255
 	for y := 0; y < h; y++ { // shade what is outside it
@@ -164,9 +165,10 @@ func (o *Overview) centreOn(x float32) {
 	if x < ganttGutter {
 		return
 	}
-	w := o.g.axis.end - o.g.axis.start
+	w := o.g.axis.end - o.g.axis.start // in display time
 	o.g.SetFollow(false)
-	o.g.axis.set(max(o.timeAt(x)-w/2, 0), max(o.timeAt(x)-w/2, 0)+w)
+	at := max(o.g.axis.disp(o.timeAt(x))-w/2, 0)
+	o.g.axis.set(at, at+w)
 }
 
 // Tapped moves the Gantt's range to the instant clicked.

@@ -27,7 +27,7 @@ func (r *ganttRenderer) placeRoundDurations() {
 		fg := theme.Color(theme.ColorNameForeground)
 		style := fyne.TextStyle{Bold: true}
 		xOf := func(t time.Duration) float32 {
-			return ganttGutter + float32(float64(t-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
+			return ganttGutter + float32(float64(g.axis.disp(t)-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
 		}
 		top := float32(ganttRulerH + ganttLaneH)
 		for row := max(int(g.scrollY/ganttRowH), 0); row < len(g.layout.rows) && n < maxRoundTexts; row++ {
