@@ -352,7 +352,7 @@ func (r *ganttRenderer) placeGroupLabels() int {
 		n++
 		setText(name, Truncate(gr.label, 24-2*int(gr.key.depth)), fg)
 		name.Move(fyne.NewPos(x, y+2))
-		name.Resize(fyne.NewSize(ganttGutter-x-4, name.MinSize().Height))
+		name.Resize(fyne.NewSize(g.axis.gutter-x-4, name.MinSize().Height))
 		count := r.text(&r.labels, n, small)
 		n++
 		text, c := fmt.Sprintf("×%s", thousands(gr.rows)), theme.Color(theme.ColorNameDisabled)
@@ -362,7 +362,7 @@ func (r *ganttRenderer) placeGroupLabels() int {
 		}
 		setText(count, text, c)
 		count.Move(fyne.NewPos(x, y+ganttAggH/2))
-		count.Resize(fyne.NewSize(ganttGutter-x-4, count.MinSize().Height))
+		count.Resize(fyne.NewSize(g.axis.gutter-x-4, count.MinSize().Height))
 	}
 	return n
 }

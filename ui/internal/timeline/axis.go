@@ -99,13 +99,17 @@ type timeAxis struct {
 	start, end time.Duration
 	warp       warp
 	warpV      int // counts changes of warp, for the pictures' caches
-	listeners  map[int]*listener
-	next       int
-	frame      throttle
+	// gutter is the width of the row labels' column on the left, which
+	// every widget on the axis leaves so that their times line up; the
+	// person can widen it (see setGutter)
+	gutter    float32
+	listeners map[int]*listener
+	next      int
+	frame     throttle
 }
 
 func newTimeAxis() *timeAxis {
-	a := &timeAxis{end: time.Second, listeners: map[int]*listener{}}
+	a := &timeAxis{end: time.Second, gutter: ganttGutter, listeners: map[int]*listener{}}
 	a.frame.fn = a.draw
 	return a
 }
@@ -123,6 +127,18 @@ func (a *timeAxis) set(start, end time.Duration) {
 		return
 	}
 	a.start, a.end = start, end
+	for _, l := range a.listeners {
+		l.dirty = true
+	}
+	a.frame.request()
+}
+
+// setGutter makes the label column w wide on every widget of the axis.
+func (a *timeAxis) setGutter(w float32) {
+	if w == a.gutter {
+		return
+	}
+	a.gutter = w
 	for _, l := range a.listeners {
 		l.dirty = true
 	}
@@ -253,7 +269,7 @@ func (r *ganttRenderer) placeRuler() {
 	ticks := g.axis.ticks(g.plotW())
 	g.lastTicks = g.lastTicks[:0]
 	xOf := func(t time.Duration) float32 {
-		return ganttGutter + float32(float64(g.axis.disp(t)-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
+		return g.axis.gutter + float32(float64(g.axis.disp(t)-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
 	}
 	n := 0
 	// the names of the runs, where they start, first: a tick label they
@@ -262,7 +278,7 @@ func (r *ganttRenderer) placeRuler() {
 	if g.snap != nil && len(g.snap.Runs) >= 2 {
 		for _, run := range g.snap.Runs {
 			x := xOf(run.Start)
-			if x < ganttGutter || x+40 > size.Width {
+			if x < g.axis.gutter || x+40 > size.Width {
 				continue
 			}
 			lbl := r.text(&r.ruler, n, small)
@@ -280,7 +296,7 @@ func (r *ganttRenderer) placeRuler() {
 		text := "⋯ " + FormatDuration(f.to-f.from) + " idle"
 		tw := fyne.MeasureText(text, small, fyne.TextStyle{Italic: true}).Width
 		x := max(x0+3, (x0+x1-tw)/2)
-		if x < ganttGutter || x+tw > size.Width || slices.ContainsFunc(taken, func(k [2]float32) bool { return x+tw > k[0] && x < k[1] }) {
+		if x < g.axis.gutter || x+tw > size.Width || slices.ContainsFunc(taken, func(k [2]float32) bool { return x+tw > k[0] && x < k[1] }) {
 			continue
 		}
 		lbl := r.text(&r.ruler, n, small)

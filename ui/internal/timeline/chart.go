@@ -67,7 +67,8 @@ type chartKey struct {
 	steps      int
 	dark       bool
 	load       bool
-	warp       int // the axis's folds (folds.go)
+	warp       int     // the axis's folds (folds.go)
+	gutter     float32 // the label column's width
 }
 
 // NewConcurrencyChart returns an empty chart with its own time axis.
@@ -180,11 +181,11 @@ func (c *ConcurrencyChart) ValueAt(t time.Duration) (inFlight, pending int) {
 // hoverText returns the readout shown for the instant under the pointer,
 // or "" when the pointer is not over the plot.
 func (c *ConcurrencyChart) hoverText() string {
-	if c.hover.X < ganttGutter || c.hover.X >= c.Size().Width {
+	if c.hover.X < c.axis.gutter || c.hover.X >= c.Size().Width {
 		return ""
 	}
-	w := max(c.Size().Width-ganttGutter, 1)
-	t := c.axis.real(c.axis.start + time.Duration(float64(c.hover.X-ganttGutter)/float64(w)*float64(c.axis.end-c.axis.start)))
+	w := max(c.Size().Width-c.axis.gutter, 1)
+	t := c.axis.real(c.axis.start + time.Duration(float64(c.hover.X-c.axis.gutter)/float64(w)*float64(c.axis.end-c.axis.start)))
 	if t > c.until {
 		return "" // after a live recording's Now: nothing happened yet
 	}
@@ -262,9 +263,9 @@ func (c *ConcurrencyChart) draw(w, h int) image.Image {
 	if sz := c.Size(); sz.Width > 0 {
 		sc = float64(w) / float64(sz.Width)
 	}
-	gutter := int(ganttGutter*sc + 0.5)
+	gutter := int(float64(c.axis.gutter)*sc + 0.5)
 	key := chartKey{w: w, h: h, start: c.axis.start, end: c.axis.end, until: c.until, version: c.stepsV, steps: len(c.steps),
-		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark, load: c.load, warp: c.axis.warpV}
+		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark, load: c.load, warp: c.axis.warpV, gutter: c.axis.gutter}
 	if c.img != nil && key == c.imgKey {
 		return c.img
 	}
@@ -489,17 +490,17 @@ func (r *chartRenderer) Refresh() {
 	setText(r.zero, "0", fg)
 	topY := size.Height * float32(1-float64(max(c.peak, 1))/c.yMax())
 	ts := r.top.MinSize()
-	r.top.Move(fyne.NewPos(ganttGutter-6-ts.Width, max(topY-ts.Height/2, 0)))
+	r.top.Move(fyne.NewPos(c.axis.gutter-6-ts.Width, max(topY-ts.Height/2, 0)))
 	r.top.Resize(ts)
 	zs := r.zero.MinSize()
-	r.zero.Move(fyne.NewPos(ganttGutter-6-zs.Width, size.Height-zs.Height))
+	r.zero.Move(fyne.NewPos(c.axis.gutter-6-zs.Width, size.Height-zs.Height))
 	r.zero.Resize(zs)
 	msg := ""
 	if c.err != nil {
 		msg = c.err.Error()
 	}
 	setText(r.message, msg, theme.Color(theme.ColorNameDisabled))
-	r.message.Move(fyne.NewPos(ganttGutter+8, 4))
+	r.message.Move(fyne.NewPos(c.axis.gutter+8, 4))
 	r.message.Resize(r.message.MinSize())
 	if text := c.hoverText(); text == "" {
 		r.cursor.Hide()

@@ -26,7 +26,7 @@ func (g *Gantt) draw(w, h int) image.Image {
 		sc = float64(w) / float64(sz.Width)
 	}
 	px := func(v float32) int { return int(math.Round(float64(v) * sc)) }
-	plotX0 := px(ganttGutter)
+	plotX0 := px(g.axis.gutter)
 	rulerH, laneH := px(ganttRulerH), px(ganttLaneH)
 	top := rulerH + laneH
 	line := max(1, int(sc+0.5))

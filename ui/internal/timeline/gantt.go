@@ -22,7 +22,7 @@ type GanttRow struct {
 
 // Sizes of the Gantt's parts, in device-independent units.
 const (
-	ganttGutter    = 180 // row labels on the left; the chart below uses the same gutter
+	ganttGutter    = 180 // the row labels' column at first; a drag widens it (gutter.go)
 	ganttRulerH    = 22  // the time ruler
 	ganttLaneH     = 10  // the notification lane under the ruler
 	ganttRowH      = 20  // one request
@@ -83,7 +83,8 @@ type Gantt struct {
 		on       bool
 		from, to float32 // x of the press and of the pointer, in dp
 	}
-	dragging bool // a drag is going on (the first event of one starts it)
+	dragging   bool // a drag is going on (the first event of one starts it)
+	gutterDrag bool // that drag began on the label column's edge: it widens the column (gutter.go)
 	// critical holds the requests that held up the end of the selected
 	// tool call (or of the call of the selected request): see
 	// [CriticalPath]; they are outlined.
@@ -334,7 +335,7 @@ func (g *Gantt) FramesDrawn() int64 { return g.frames.Load() }
 
 // MinSize is enough for the gutter, the ruler and a few rows.
 func (g *Gantt) MinSize() fyne.Size {
-	return fyne.NewSize(ganttGutter+200, ganttRulerH+ganttLaneH+4*ganttRowH)
+	return fyne.NewSize(g.axis.gutter+200, ganttRulerH+ganttLaneH+4*ganttRowH)
 }
 
 // Deselect clears the selection without calling OnSelect: for a view that

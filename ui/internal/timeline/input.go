@@ -33,7 +33,7 @@ func (g *Gantt) scroll(ev *fyne.ScrollEvent, mods fyne.KeyModifier) {
 	dx, dy := ev.Scrolled.DX, ev.Scrolled.DY
 	switch {
 	case mods&(fyne.KeyModifierControl|fyne.KeyModifierSuper) != 0:
-		frac := float64((ev.Position.X - ganttGutter) / max(g.plotW(), 1))
+		frac := float64((ev.Position.X - g.axis.gutter) / max(g.plotW(), 1))
 		g.zoomAt(math.Exp(-float64(dy)/50), min(max(frac, 0), 1))
 		return
 	case mods&fyne.KeyModifierShift != 0:
@@ -68,11 +68,16 @@ func (g *Gantt) Dragged(ev *fyne.DragEvent) {
 	if !g.dragging {
 		g.dragging = true
 		press := ev.Position.Subtract(ev.Dragged)
-		g.zoomDrag.on = press.Y < ganttRulerH+ganttLaneH && press.X >= ganttGutter
+		g.gutterDrag = g.onGutterEdge(press)
+		g.zoomDrag.on = !g.gutterDrag && press.Y < ganttRulerH+ganttLaneH && press.X >= g.axis.gutter
 		g.zoomDrag.from = press.X
 	}
+	if g.gutterDrag {
+		g.resizeGutter(ev.Position.X)
+		return
+	}
 	if g.zoomDrag.on {
-		g.zoomDrag.to = min(max(ev.Position.X, ganttGutter), ganttGutter+g.plotW())
+		g.zoomDrag.to = min(max(ev.Position.X, g.axis.gutter), g.axis.gutter+g.plotW())
 		g.hideTooltip()
 		g.changed()
 		return
@@ -87,7 +92,7 @@ func (g *Gantt) Dragged(ev *fyne.DragEvent) {
 // over (one narrower than 4 dp is taken for a slip and does nothing) and
 // stops following the live end.
 func (g *Gantt) DragEnd() {
-	g.dragging = false
+	g.dragging, g.gutterDrag = false, false
 	if !g.zoomDrag.on {
 		return
 	}
@@ -104,7 +109,7 @@ func (g *Gantt) DragEnd() {
 // timeAtX is the instant of the recording at x (dp from the Gantt's
 // left) on the axis.
 func (g *Gantt) timeAtX(x float32) time.Duration {
-	frac := float64(x-ganttGutter) / float64(max(g.plotW(), 1))
+	frac := float64(x-g.axis.gutter) / float64(max(g.plotW(), 1))
 	return g.axis.real(g.axis.start + time.Duration(frac*float64(g.axis.end-g.axis.start)))
 }
 
@@ -127,7 +132,7 @@ func (g *Gantt) Tapped(ev *fyne.PointEvent) {
 		return
 	}
 	id := g.snap.Spans[g.layout.rows[row].span].ID
-	if ev.Position.X >= ganttGutter-ganttFoldW && ev.Position.X < ganttGutter && g.layout.foldable(row) >= 0 {
+	if ev.Position.X >= g.axis.gutter-ganttFoldW && ev.Position.X < g.axis.gutter && g.layout.foldable(row) >= 0 {
 		g.setCollapsed(id, !g.collapsed(id)) // the fold marker
 		return
 	}
@@ -202,6 +207,7 @@ func (g *Gantt) MouseIn(ev *desktop.MouseEvent) { g.MouseMoved(ev) }
 func (g *Gantt) MouseMoved(ev *desktop.MouseEvent) {
 	row, event := g.rowAt(ev.Position.Y), g.eventAt(ev.Position)
 	if row == g.hoverRow && event == g.hoverEvent && (row < 0 && event < 0 || ev.Position == g.hoverPos) {
+		g.hoverPos = ev.Position // for the cursor over the label column's edge
 		return
 	}
 	g.hoverRow, g.hoverEvent, g.hoverPos = row, event, ev.Position
@@ -219,11 +225,11 @@ func (g *Gantt) MouseOut() {
 // eventAt returns the index of the notification drawn nearest to pos in
 // the lane under the ruler (within a few units), or -1.
 func (g *Gantt) eventAt(pos fyne.Position) int {
-	if g.snap == nil || pos.Y < ganttRulerH || pos.Y >= ganttRulerH+ganttLaneH || pos.X < ganttGutter {
+	if g.snap == nil || pos.Y < ganttRulerH || pos.Y >= ganttRulerH+ganttLaneH || pos.X < g.axis.gutter {
 		return -1
 	}
 	perUnit := float64(g.axis.end-g.axis.start) / float64(g.plotW())
-	at := float64(g.axis.real(g.axis.start + time.Duration(float64(pos.X-ganttGutter)*perUnit)))
+	at := float64(g.axis.real(g.axis.start + time.Duration(float64(pos.X-g.axis.gutter)*perUnit)))
 	best, bestD := -1, 4*perUnit
 	for i, e := range g.snap.Events {
 		if d := math.Abs(float64(e.At) - at); d <= bestD {

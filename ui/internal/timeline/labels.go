@@ -39,10 +39,10 @@ func (r *ganttRenderer) placeLabels() {
 			if s.Status != recorder.StatusOpen && s.Status != recorder.StatusOK {
 				c = FailColor
 			}
-			setText(lbl, Truncate(rowLabel(s), 24-2*int(ref.depth)), c)
+			setText(lbl, Truncate(rowLabel(s), g.labelChars(int(ref.depth))), c)
 			x := 12 + float32(ref.depth)*ganttIndent
 			lbl.Move(fyne.NewPos(x, y+(ganttRowH-lbl.MinSize().Height)/2))
-			lbl.Resize(fyne.NewSize(ganttGutter-x-4, lbl.MinSize().Height))
+			lbl.Resize(fyne.NewSize(g.axis.gutter-x-4, lbl.MinSize().Height))
 		}
 	}
 	hideFrom(r.labels, n)
@@ -77,8 +77,8 @@ func (r *ganttRenderer) placeEmpty() {
 	if g.snap == nil || len(g.layout.rows) == 0 {
 		r.empty.Show()
 		r.empty.Color = theme.Color(theme.ColorNameDisabled)
-		r.empty.Move(fyne.NewPos(ganttGutter, ganttRulerH+ganttLaneH+ganttRowH))
-		r.empty.Resize(fyne.NewSize(max(size.Width-ganttGutter, 0), r.empty.MinSize().Height))
+		r.empty.Move(fyne.NewPos(g.axis.gutter, ganttRulerH+ganttLaneH+ganttRowH))
+		r.empty.Resize(fyne.NewSize(max(size.Width-g.axis.gutter, 0), r.empty.MinSize().Height))
 		r.empty.Refresh()
 	} else {
 		r.empty.Hide()

@@ -56,7 +56,8 @@ type overTimeKey struct {
 	seconds    int
 	until      time.Duration
 	dark       bool
-	warp       int // the axis's folds (folds.go)
+	warp       int     // the axis's folds (folds.go)
+	gutter     float32 // the label column's width
 }
 
 // NewOverTimeChart returns an empty chart following the time axis of g.
@@ -128,7 +129,7 @@ func (c *OverTimeChart) Series() []recorder.SecondStat { return c.series }
 
 // MinSize is the gutter and a plot of the chart's height.
 func (c *OverTimeChart) MinSize() fyne.Size {
-	return fyne.NewSize(ganttGutter+200, overTimeChartHeight)
+	return fyne.NewSize(c.axis.gutter+200, overTimeChartHeight)
 }
 
 // CreateRenderer is a private method to Fyne which links this widget to
@@ -158,7 +159,7 @@ func (c *OverTimeChart) draw(w, h int) image.Image {
 		sc = float64(w) / float64(sz.Width)
 	}
 	key := overTimeKey{w: w, h: h, start: c.axis.start, end: c.axis.end, version: c.version, seconds: len(c.series), until: c.until,
-		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark, warp: c.axis.warpV}
+		dark: fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark, warp: c.axis.warpV, gutter: c.axis.gutter}
 	if c.img != nil && key == c.imgKey {
 		return c.img
 	}
@@ -169,7 +170,7 @@ func (c *OverTimeChart) draw(w, h int) image.Image {
 		out = image.NewRGBA(image.Rect(0, 0, w, h))
 	}
 	fillRect(out, 0, 0, w, h, bg)
-	gutter := int(ganttGutter*sc + 0.5)
+	gutter := int(float64(c.axis.gutter)*sc + 0.5)
 	mid := h / 2
 	fillRect(out, gutter-1, 0, gutter, h, grid)
 	fillRect(out, gutter, mid, w, mid+1, grid)
@@ -259,7 +260,7 @@ func (r *overTimeRenderer) Refresh() {
 	setText(r.latTop, FormatDuration(time.Duration(c.topMS*float64(time.Millisecond))), fg)
 	for i, t := range []*canvas.Text{r.rateTop, r.latTop} {
 		ts := t.MinSize()
-		t.Move(fyne.NewPos(ganttGutter-6-ts.Width, float32(i)*half+2))
+		t.Move(fyne.NewPos(c.axis.gutter-6-ts.Width, float32(i)*half+2))
 		t.Resize(ts)
 	}
 	r.raster.Refresh()

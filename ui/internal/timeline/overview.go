@@ -72,7 +72,7 @@ func (o *Overview) draw(w, h int) image.Image {
 	if sz := o.Size(); sz.Width > 0 {
 		sc = float64(w) / float64(sz.Width)
 	}
-	x0 := int(math.Round(ganttGutter * sc))
+	x0 := int(math.Round(float64(o.g.axis.gutter) * sc))
 	cols := w - x0
 	snap := o.g.snap
 	if cols <= 0 || snap == nil {
@@ -152,17 +152,17 @@ func inFlightLevels(snap *recorder.Snapshot, cols int, col func(time.Duration) i
 
 // timeAt is the instant of the recording at x (dp from the strip's left).
 func (o *Overview) timeAt(x float32) time.Duration {
-	cols := o.Size().Width - ganttGutter
+	cols := o.Size().Width - o.g.axis.gutter
 	if cols <= 0 {
 		return 0
 	}
-	return time.Duration(float64(x-ganttGutter) / float64(cols) * float64(o.span()))
+	return time.Duration(float64(x-o.g.axis.gutter) / float64(cols) * float64(o.span()))
 }
 
 // centreOn moves the Gantt's range to centre on the instant at x,
 // keeping its width, and stops following the live end.
 func (o *Overview) centreOn(x float32) {
-	if x < ganttGutter {
+	if x < o.g.axis.gutter {
 		return
 	}
 	w := o.g.axis.end - o.g.axis.start // in display time

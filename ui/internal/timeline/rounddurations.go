@@ -27,7 +27,7 @@ func (r *ganttRenderer) placeRoundDurations() {
 		fg := theme.Color(theme.ColorNameForeground)
 		style := fyne.TextStyle{Bold: true}
 		xOf := func(t time.Duration) float32 {
-			return ganttGutter + float32(float64(g.axis.disp(t)-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
+			return g.axis.gutter + float32(float64(g.axis.disp(t)-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()
 		}
 		top := float32(ganttRulerH + ganttLaneH)
 		for row := max(int(g.scrollY/ganttRowH), 0); row < len(g.layout.rows) && n < maxRoundTexts; row++ {
@@ -41,7 +41,7 @@ func (r *ganttRenderer) placeRoundDurations() {
 				continue
 			}
 			for _, f := range fulfilments(g.layout.roundsUnder(g.snap, call), g.snap.Now, s.Open()) {
-				x0, x1 := max(xOf(f.from), ganttGutter), min(xOf(f.to), size.Width)
+				x0, x1 := max(xOf(f.from), g.axis.gutter), min(xOf(f.to), size.Width)
 				text := FormatDuration(f.to - f.from)
 				tw := fyne.MeasureText(text, small, style).Width
 				if x1-x0 < tw+8 || n >= maxRoundTexts {

@@ -255,7 +255,7 @@ func (g *Gantt) rowH() float32 {
 	return ganttRowH
 }
 
-func (g *Gantt) plotW() float32 { return max(g.Size().Width-ganttGutter, 1) }
+func (g *Gantt) plotW() float32 { return max(g.Size().Width-g.axis.gutter, 1) }
 
 func (g *Gantt) rowsAreaH() float32 {
 	return max(g.Size().Height-ganttRulerH-ganttLaneH, 0)

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
@@ -17,7 +18,12 @@ func (g *Gantt) tooltip() []string {
 	if g.hoverRow < 0 || g.hoverRow >= len(g.layout.rows) {
 		return nil
 	}
-	lines := spanSummary(g.snap, g.snap.Spans[g.layout.rows[g.hoverRow].span])
+	ref := g.layout.rows[g.hoverRow]
+	s := g.snap.Spans[ref.span]
+	lines := spanSummary(g.snap, s)
+	if label := rowLabel(s); Truncate(label, g.labelChars(int(ref.depth))) != label && !strings.Contains(lines[0], label) {
+		lines = append([]string{label}, lines...) // the label, cut in its column, whole
+	}
 	if span := g.layout.foldable(g.hoverRow); span >= 0 && g.layout.collapsed(span) {
 		lines = append(lines, fmt.Sprintf("%d requests folded under it: click ▸ to unfold", g.layout.descendants(span)))
 	}
