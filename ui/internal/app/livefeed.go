@@ -64,13 +64,16 @@ type liveFeed struct {
 // startLiveFeed takes a snapshot of rec about 60 times a second when it
 // changed (or while requests are open, since they grow with time), makes a
 // frame of it (its steps and summary) and hands it to show through
-// runOnMain. A frame is not taken while the previous one has not been
-// shown yet, so a busy main goroutine never builds a backlog; the next is
+// runOnMain. A frame is made while the one before waits for the main
+// goroutine (busy painting the window, the longest part of a frame under
+// load), and handed over once that one was shown: at most one frame
+// waits for the main goroutine, so a busy one never builds a backlog,
+// and making a frame no longer adds to the time between two. The next is
 // taken one frame interval after the last one was begun (at once when
-// showing it took longer), not at the next tick of a fixed clock, which
-// lost a whole interval whenever showing a frame straddled a tick; nor
-// sooner after the last one than that one took to make, so a huge
-// recording is shown less often rather than keeping a core busy.
+// that is past), not at the next tick of a fixed clock, which lost a
+// whole interval whenever showing a frame straddled a tick; nor sooner
+// after the last one than that one took to make, so a huge recording is
+// shown less often rather than keeping a core busy.
 func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() int64, show func(liveFrame)) *liveFeed {
 	l := newLiveFeed()
 	interval := max(timeline.MinFrameInterval, time.Millisecond)
@@ -82,6 +85,7 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 		var (
 			last        uint64
 			first, open = true, false
+			waiting     bool               // a frame was handed over and not shown yet
 			seg         recorder.Segmenter // the spans each frame's run shares with the last
 		)
 		for {
@@ -101,6 +105,13 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 			f := makeLiveFrame(snap, pick(), &seg)
 			open = f.open
 			made := time.Since(began)
+			if waiting { // the frame before is not shown yet
+				select {
+				case <-l.done:
+					return
+				case <-shown:
+				}
+			}
 			runOnMain(func() {
 				defer func() { shown <- struct{}{} }()
 				select {
@@ -111,11 +122,7 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 				show(f)
 				timeline.FlushFrames() // drawn in the next paint, not a turn later
 			})
-			select {
-			case <-l.done:
-				return
-			case <-shown:
-			}
+			waiting = true
 			timer.Reset(max(interval-time.Since(began), made))
 		}
 	}()
