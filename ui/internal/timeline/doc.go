@@ -25,6 +25,13 @@
 //     and empty state (labels.go) and the tooltip (tooltip.go);
 //   - redraw.go: the one path that asks for a frame, at most one per
 //     frame of the window's 60 Hz paint loop;
+//   - aggregate.go and rowindex.go: the groups shown instead of rows for
+//     a load test, kept frame by frame, and the index that finds the rows
+//     in the visible time without walking all of them;
+//   - settled.go, liveend.go, callsteps.go: what a live view derives from
+//     a growing recording (where following slides to, a load test's calls
+//     in flight), each answered span taken in once, so that a frame costs
+//     what is new and what is in view, not the whole recording;
 //   - tooltip.go, format.go, rounds.go: the words shown for a request;
 //   - palette.go: the colours;
 //   - chart.go: the concurrency chart.
