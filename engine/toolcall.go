@@ -49,9 +49,10 @@ type intendedKey struct{}
 var emptyArgs = json.RawMessage("{}")
 
 // CallTool calls a tool once on the session: [Session.Send] of a
-// tools/call.
+// tools/call, without its time (Timed is false): a load of one tool
+// reads its times from the recording.
 func (s *Session) CallTool(ctx context.Context, c ToolCall) CallOutcome {
-	return s.Send(ctx, Request{Method: MethodCallTool, Name: c.Tool, Args: c.Args, Timeout: c.Timeout, Intended: c.Intended})
+	return s.request(ctx, Request{Method: MethodCallTool, Name: c.Tool, Args: c.Args, Timeout: c.Timeout, Intended: c.Intended}, false)
 }
 
 // CheckOpen returns nil while the session's connection is up; once it

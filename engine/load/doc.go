@@ -1,7 +1,9 @@
 // Package load generates load on an MCP server: it runs a [Workload], a
-// series of calls of one tool, over one or more sessions of package
-// engine that share a recording, and counts the outcomes ([Run],
-// [RunResult], [Progress]).
+// series of calls of one tool or a mix of weighted operations (tool
+// calls, resource reads, prompt gets: [Operation]), over one or more
+// sessions of package engine that share a recording, and counts the
+// outcomes ([Run], [RunResult], [Progress]; a mix's per operation in
+// [RunResult].Operations).
 //
 // A workload is one of three loops:
 //
@@ -21,8 +23,9 @@
 // [ParseStages] reads stages written as DURATION:TARGET,....
 //
 // The package drives sessions only through engine's exported API: each
-// call is [engine.Session.CallTool], which records it as a span with the
-// server requests it causes as children. The calls go to the sessions in
+// call is [engine.Session.CallTool] (or, in a mix, [engine.Session.Send]
+// of the operation picked), which records it as a span with the server
+// requests it causes as children. The calls go to the sessions in
 // turn (round robin); a session whose connection is lost stops the run.
 //
 // # How the code is laid out
@@ -31,6 +34,8 @@
 //     [RunResult].
 //   - load.go: [Run] and the three loops, how a call's outcome is
 //     counted, and why a run stopped early.
+//   - mix.go: [Operation], a mix's validation, the seeded pick of each
+//     call's operation and each operation's counts and HDR times.
 //   - stages.go: [Stage], [ParseStages], and an open loop's schedule of
 //     arrivals along a ramp.
 //   - wait.go, sleep_linux.go: an open loop's clock, which wakes shortly

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -123,5 +124,35 @@ func TestMixValidate(t *testing.T) {
 	}
 	if err := (Workload{Tool: "echo", Operations: demoMix()}).Validate(); err == nil {
 		t.Error("a tool and operations validated; want an error")
+	}
+}
+
+// TestMixOpenLoop: a mix in an open loop starts its calls on schedule,
+// whatever their kind: every resource read and prompt get records its
+// intended start, and each operation's times are counted.
+func TestMixOpenLoop(t *testing.T) {
+	s := connectDemo(t)
+	res := runOn(t, one(s), Workload{Operations: demoMix(), Seed: 1, Rate: 200, Duration: time.Second})
+	if res.Total != 200 || res.OK != 200 {
+		t.Fatalf("result %+v, want 200 calls, all ok", res)
+	}
+	n := 0
+	for _, op := range res.Operations {
+		n += op.Total
+	}
+	if n != 200 {
+		t.Errorf("the operations' totals add up to %d, want 200", n)
+	}
+	others := 0
+	for _, sp := range s.Recording().Snapshot().Spans {
+		if sp.Method == "resources/read" || sp.Method == "prompts/get" {
+			others++
+			if sp.Intended <= 0 || sp.Name == "" {
+				t.Fatalf("span %d (%s) has intended %v, name %q: want its intended start and what it read or got", sp.ID, sp.Method, sp.Intended, sp.Name)
+			}
+		}
+	}
+	if others != res.Operations[1].Total+res.Operations[2].Total+res.Operations[3].Total {
+		t.Errorf("%d resource and prompt spans, the mix counted %d", others, 200-res.Operations[0].Total)
 	}
 }
