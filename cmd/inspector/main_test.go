@@ -22,7 +22,7 @@ func TestUnknownCommand(t *testing.T) {
 		if r.code != exitUsage {
 			t.Errorf("inspector %s: exit %d, want %d", word, r.code, exitUsage)
 		}
-		want := `inspector: unknown command "` + word + `"; commands are gui, run, proxy, servers, demo-server, report`
+		want := `inspector: unknown command "` + word + `"; commands are gui, run, init, proxy, servers, demo-server, report`
 		if !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "inspector gui") {
 			t.Errorf("inspector %s: stderr %q, want %q", word, r.stderr, want)
 		}
