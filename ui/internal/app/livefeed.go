@@ -66,9 +66,11 @@ type liveFeed struct {
 // frame of it (its steps and summary) and hands it to show through
 // runOnMain. A frame is made while the one before waits for the main
 // goroutine (busy painting the window, the longest part of a frame under
-// load), and handed over once that one was shown: at most one frame
-// waits for the main goroutine, so a busy one never builds a backlog,
-// and making a frame no longer adds to the time between two. The next is
+// load), and handed over once that one was shown, and a frame interval
+// after it was handed over: at most one frame waits for the main
+// goroutine, so a busy one never builds a backlog, making a frame no
+// longer adds to the time between two, and no two frames are shown for
+// one paint of the window. The next is
 // taken one frame interval after the last one was begun (at once when
 // that is past), not at the next tick of a fixed clock, which lost a
 // whole interval whenever showing a frame straddled a tick; nor sooner
@@ -81,11 +83,15 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 		defer close(l.exited)
 		timer := time.NewTimer(0)
 		defer timer.Stop()
+		pause := time.NewTimer(0)
+		defer pause.Stop()
+		<-pause.C
 		shown := make(chan struct{}, 1)
 		var (
 			last        uint64
 			first, open = true, false
 			waiting     bool               // a frame was handed over and not shown yet
+			handed      time.Time          // when the last one was
 			seg         recorder.Segmenter // the spans each frame's run shares with the last
 		)
 		for {
@@ -112,6 +118,17 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 				case <-shown:
 				}
 			}
+			// nor two frames in one paint: a frame made while the main
+			// goroutine was busy would follow the one before at once
+			if wait := interval - time.Since(handed); wait > 0 {
+				pause.Reset(wait)
+				select {
+				case <-l.done:
+					return
+				case <-pause.C:
+				}
+			}
+			handed = time.Now()
 			runOnMain(func() {
 				defer func() { shown <- struct{}{} }()
 				select {

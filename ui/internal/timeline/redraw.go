@@ -61,7 +61,8 @@ func (a *timeAxis) draw() {
 type throttle struct {
 	fn      func()
 	last    time.Time
-	pending bool
+	pending bool   // a run of fn is queued
+	queued  bool   // in queued, for FlushFrames
 	want    uint64 // requests made
 	done    uint64 // requests the last run of fn served
 }
@@ -72,45 +73,60 @@ func (t *throttle) request() {
 		t.flush() // tests: draw at once
 		return
 	}
+	if !t.queued {
+		t.queued = true
+		queued = append(queued, t)
+	}
 	if t.pending {
 		return
 	}
 	t.pending = true
-	queued = append(queued, t)
 	run := func() {
 		t.pending = false
-		queued = slices.DeleteFunc(queued, func(q *throttle) bool { return q == t })
 		t.flush()
 	}
 	// A quarter of an interval's slack: a live feed that delivers a frame
 	// every interval, a little early now and then, is not held back to
 	// the interval after.
-	if wait := MinFrameInterval*3/4 - time.Since(t.last); wait > 0 {
+	if wait := t.wait(); wait > 0 {
 		time.AfterFunc(wait, func() { fyne.Do(run) })
 		return
 	}
 	fyne.Do(run)
 }
 
-// queued holds the throttles whose frame is queued and not drawn yet
+// wait is how long until fn may run again.
+func (t *throttle) wait() time.Duration { return MinFrameInterval*3/4 - time.Since(t.last) }
+
+// dequeue takes t out of queued.
+func (t *throttle) dequeue() {
+	if t.queued {
+		t.queued = false
+		queued = slices.DeleteFunc(queued, func(q *throttle) bool { return q == t })
+	}
+}
+
+// queued holds the throttles with a frame asked for and not drawn yet
 // (main goroutine only): [FlushFrames] draws them.
 var queued []*throttle
 
-// FlushFrames draws at once every frame asked for and not drawn yet. A
-// live feed calls it right after handing a snapshot to the widgets, so
-// that the frame is ready for the window's next paint: left queued, it
-// would be drawn one turn of the main loop later, and a paint in between
-// (of a stats line the same snapshot changed) would paint the window
-// twice for one frame. The feed paces its frames itself.
+// FlushFrames draws at once every frame asked for and not drawn yet,
+// unless the last one was drawn less than a frame interval ago (its
+// queued run draws it then). A live feed calls it right after handing a
+// snapshot to the widgets, so that the frame is ready for the window's
+// next paint: left queued, it would be drawn one turn of the main loop
+// later, and a paint in between (of a stats line the same snapshot
+// changed) would paint the window twice for one frame.
 func FlushFrames() {
-	for _, t := range queued {
-		t.flush()
+	for _, t := range slices.Clone(queued) {
+		if t.wait() <= 0 {
+			t.flush()
+		}
 	}
-	clear(queued)
-	queued = queued[:0]
 }
 
 func (t *throttle) flush() {
+	t.dequeue()
 	if t.done == t.want {
 		return
 	}
