@@ -19,9 +19,9 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// progressEvery is how often, at most, the progress bar is redrawn while
-// calls finish.
-const progressEvery = 50 * time.Millisecond
+// progressEvery is how often, at most, the progress bar is redrawn as
+// calls finish: each redraw repaints the window beside the timeline's.
+const progressEvery = 200 * time.Millisecond
 
 // workloadPanel chooses what to run: one of the server's tools, its
 // arguments (a form generated from the tool's input schema, or raw JSON),
