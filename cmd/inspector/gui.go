@@ -163,12 +163,12 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if *open != "" && *follow != "" {
 		return usageErr("--open and --follow both show a file: give one")
 	}
-	for name, path := range map[string]string{"open": *open, "compare": *compare} {
-		if path == "" {
+	for _, f := range []struct{ name, path string }{{"open", *open}, {"compare", *compare}} {
+		if f.path == "" {
 			continue
 		}
-		if _, err := os.Stat(path); err != nil {
-			return usageErr("--%s %s: %v", name, path, err)
+		if _, err := os.Stat(f.path); err != nil {
+			return usageErr("--%s %s: %v", f.name, f.path, err) // --open first, whichever is wrong
 		}
 	}
 	if *compare != "" && *follow != "" {

@@ -83,8 +83,9 @@ type Gantt struct {
 		on       bool
 		from, to float32 // x of the press and of the pointer, in dp
 	}
-	dragging   bool // a drag is going on (the first event of one starts it)
-	gutterDrag bool // that drag began on the label column's edge: it widens the column (gutter.go)
+	dragging   bool                          // a drag is going on (the first event of one starts it)
+	gutterDrag bool                          // that drag began on the label column's edge: it widens the column (gutter.go)
+	charW      struct{ size, width float32 } // the labels' mean character width at a text size (gutter.go)
 	// critical holds the requests that held up the end of the selected
 	// tool call (or of the call of the selected request): see
 	// [CriticalPath]; they are outlined.

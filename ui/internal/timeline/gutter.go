@@ -47,8 +47,18 @@ func (g *Gantt) Cursor() desktop.Cursor {
 func (g *Gantt) labelChars(depth int) int {
 	n := 24 - 2*depth
 	if extra := g.axis.gutter - ganttGutter; extra != 0 {
-		avg := fyne.MeasureText("abcdefghijklmnopqrstuvwxyz", theme.Size(theme.SizeNameCaptionText), fyne.TextStyle{}).Width / 26
-		n += int(extra / max(avg, 1))
+		n += int(extra / g.labelCharWidth())
 	}
 	return max(n, 6)
+}
+
+// labelCharWidth is the mean width of a character of the row labels,
+// measured once per text size (labelChars asks it for each row a frame).
+func (g *Gantt) labelCharWidth() float32 {
+	size := theme.Size(theme.SizeNameCaptionText)
+	if g.charW.size != size {
+		w := fyne.MeasureText("abcdefghijklmnopqrstuvwxyz", size, fyne.TextStyle{}).Width / 26
+		g.charW.size, g.charW.width = size, max(w, 1)
+	}
+	return g.charW.width
 }
