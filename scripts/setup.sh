@@ -4,7 +4,8 @@
 #   - the C toolchain and headers Fyne's OpenGL/GLFW driver builds against
 #     (cgo): all that building and running the app needs,
 #   - Xvfb, xwininfo and ImageMagick for the GUI smoke tests and screenshots,
-#   - the npm packages of the TypeScript interop servers (SDK 1.x and v2)
+#   - the npm packages of the TypeScript interop servers (SDK 1.x and v2,
+#     and the reference server server-everything)
 #     and of the real clients the proxy tests drive, from their lockfiles.
 # Usage: scripts/setup.sh [--app | --no-npm]
 #   --app     only what building the app needs (make build, make run)
@@ -48,6 +49,7 @@ if [ -z "$mode" ]; then
 	for entry in \
 		"engine/interop/testdata/tsserver:@modelcontextprotocol/sdk" \
 		"engine/interop/testdata/tsserver-v2:@modelcontextprotocol/server" \
+		"engine/interop/testdata/everything:@modelcontextprotocol/server-everything" \
 		"engine/interop/testdata/clients:@modelcontextprotocol/inspector"; do
 		ts=${entry%%:*} probe=${entry#*:}
 		[ -f "$ts/package-lock.json" ] || continue
