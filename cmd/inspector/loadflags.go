@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"strings"
 
 	"github.com/fanout-inspector/inspector/engine/load"
+	"github.com/fanout-inspector/inspector/internal/workloadfile"
 )
 
 // addLoadFlags adds the flags that say what to call and the shape of the
@@ -34,63 +34,13 @@ func loadShape(fs *flag.FlagSet, o runOptions) (load.Workload, error) {
 }
 
 // shapeOf reads the shape of the load from o, whose fields were given as
-// set says (by flag name: "calls", "max-in-flight"), or says which do not
-// go together, naming each field (a Workload's JSON name, "sessions")
-// with name: the flags and a workload file's [load] table share this one
-// reading. [load.Workload.Validate] judges the shape; here only what a
-// Workload cannot tell: a field given as 0 (a Workload's 0 means "not
-// given") and the number of sessions.
+// set says (by flag name: "calls", "max-in-flight"), naming each field
+// with name: [workloadfile.ShapeOf], the one reading the flags and a
+// workload file's [load] table share.
 func shapeOf(o runOptions, set func(flag string) bool, name func(field string) string) (load.Workload, error) {
-	w := load.Workload{CallTimeout: o.callTimeout, Duration: o.duration, Rate: o.rate, MaxInFlight: o.maxInFlight}
-	switch {
-	case o.calls < 1:
-		return w, fmt.Errorf("%s %d: want 1 or more", name("calls"), o.calls)
-	case o.concurrency < 1:
-		return w, fmt.Errorf("%s %d: want 1 or more", name("concurrency"), o.concurrency)
-	case o.callTimeout < 0:
-		return w, fmt.Errorf("%s %v: must not be negative", name("call_timeout"), o.callTimeout)
-	case o.sessions < 1 || o.sessions > 1000:
-		return w, fmt.Errorf("%s %d: want 1 to 1000", name("sessions"), o.sessions)
-	case set("duration") && o.duration == 0:
-		return w, fmt.Errorf("%s 0: give how long to go on, as in 10s", name("duration"))
-	case set("rate") && o.rate == 0:
-		return w, fmt.Errorf("%s 0: want calls per second above 0, as in 200", name("rate"))
-	}
-	// The fields given, as given: their defaults are filled in once the
-	// shape is known to be a closed loop.
-	if set("calls") {
-		w.Calls = o.calls
-	}
-	if set("concurrency") {
-		w.Concurrency = o.concurrency
-	}
-	if o.stages != "" {
-		stages, err := load.ParseStages(o.stages)
-		if err != nil {
-			return w, fmt.Errorf("%s: %v", name("stages"), err)
-		}
-		w.Stages, w.Ramp = stages, load.RampRate
-		if set("concurrency") {
-			w.Ramp = load.RampConcurrency
-		}
-	}
-	probe := w
-	probe.Tool = "probe"
-	if err := probe.Validate(); err != nil {
-		var we *load.WorkloadError
-		if errors.As(err, &we) {
-			return w, errors.New(we.Explain(name))
-		}
-		return w, err
-	}
-	open := o.rate > 0 || w.Ramp == load.RampRate
-	if !open && w.Ramp == "" {
-		w.Concurrency = o.concurrency
-		if o.duration == 0 {
-			w.Calls = o.calls
-		}
-	}
-	return w, nil
+	s := workloadfile.Shape{Calls: o.calls, Concurrency: o.concurrency, Duration: o.duration, Rate: o.rate,
+		MaxInFlight: o.maxInFlight, Stages: o.stages, Sessions: o.sessions, CallTimeout: o.callTimeout}
+	return workloadfile.ShapeOf(s, func(key string) bool { return set(strings.ReplaceAll(key, "_", "-")) }, name)
 }
 
 // loadFlag is the flag that sets a Workload's field (its JSON name).

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/internal/workloadfile"
 )
 
 // writeStarter writes a starter workload file for what a server offers:
@@ -34,7 +33,7 @@ concurrency = 5
 # stages = "10s:50,30s:200,10s:0"    # ramp the rate (or, with concurrency, the callers)
 # sessions = 1                       # connections the calls are spread over
 # call_timeout = "10s"               # give up on a call after this long
-`, tomlComment(server))
+`, workloadfile.Comment(server))
 	for _, t := range cat.tools {
 		args, err := engine.ArgumentsFor(t.InputSchema)
 		if err != nil {
@@ -61,12 +60,9 @@ concurrency = 5
 	return nil
 }
 
-// writeOperation writes one [[operations]] table.
+// writeOperation writes one [[operations]] table of weight 1.
 func writeOperation(w io.Writer, comment, method, name string, args map[string]any) {
-	fmt.Fprintf(w, "\n# %s\n[[operations]]\nmethod = %s\nname = %s\nweight = 1\n", tomlComment(comment), tomlString(method), tomlString(name))
-	if len(args) > 0 {
-		fmt.Fprintf(w, "args = %s\n", tomlValue(args))
-	}
+	workloadfile.WriteOperation(w, comment, workloadfile.Operation{Method: method, Name: name, Weight: 1, Args: args})
 }
 
 // describe is ": title or the first line of the description", or "".
@@ -83,16 +79,6 @@ func describe(title, desc string) string {
 	return ": " + title
 }
 
-// tomlComment keeps a comment on its line.
-func tomlComment(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
 // templateVar is one expression of an RFC 6570 URI template.
 var templateVar = regexp.MustCompile(`\{[^{}]*\}`)
 
@@ -105,65 +91,4 @@ func fillTemplate(t string) string {
 		}
 		return "1"
 	})
-}
-
-// tomlString is s as a TOML basic string: JSON's escapes (\" \\ \n \t
-// \uXXXX ...) are all TOML's too.
-func tomlString(s string) string {
-	b, _ := json.Marshal(s)
-	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(b))
-}
-
-// bareKey matches a key TOML takes unquoted.
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-// tomlValue writes a JSON value as TOML, inline: objects as inline
-// tables with their keys sorted, arrays as arrays. TOML has no null: a
-// null member is left out (in an array, where it cannot be, it is "").
-func tomlValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return `""`
-	case string:
-		return tomlString(x)
-	case bool:
-		return fmt.Sprint(x)
-	case json.Number:
-		return x.String()
-	case float64:
-		if x == float64(int64(x)) && x < 1e15 && x > -1e15 {
-			return fmt.Sprint(int64(x))
-		}
-		return fmt.Sprint(x)
-	case int64, int:
-		return fmt.Sprint(x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = tomlValue(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k, e := range x {
-			if e != nil {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			key := k
-			if !bareKey.MatchString(k) {
-				key = tomlString(k)
-			}
-			parts[i] = key + " = " + tomlValue(x[k])
-		}
-		if len(parts) == 0 {
-			return "{}"
-		}
-		return "{ " + strings.Join(parts, ", ") + " }"
-	}
-	b, _ := json.Marshal(v)
-	return tomlString(string(b))
 }

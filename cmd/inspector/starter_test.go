@@ -8,6 +8,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/internal/workloadfile"
 )
 
 // TestStarterArgsRoundTrip: the arguments init writes read back, through
@@ -23,7 +24,7 @@ func TestStarterArgsRoundTrip(t *testing.T) {
 	} {
 		var b strings.Builder
 		writeOperation(&b, "test\nwith a newline", "tools/call", "t", args)
-		var wf workloadFile
+		var wf workloadfile.File
 		if _, err := toml.Decode(b.String(), &wf); err != nil {
 			t.Fatalf("%v: the written TOML does not decode: %v\n%s", args, err, b.String())
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fanout-inspector/inspector/internal/workloadfile"
 )
 
 // TestWorkloadFileErrors: a bad workload file exits 2 with a message
@@ -37,7 +39,7 @@ func TestWorkloadFileErrors(t *testing.T) {
 		{"flag named in error", "[load]\nrate = 100\nduration = \"1s\"\n" + op, []string{"--calls", "5", "--rate", "10"},
 			[]string{"--rate: an open loop needs --duration"}},
 		{"tool with workload", op, []string{"--tool", "echo"}, []string{"--tool with --workload", "leave out --tool"}},
-		{"too large", op + "# " + strings.Repeat("x", maxWorkloadFile) + "\n", nil, []string{"larger than 1024 KiB"}},
+		{"too large", op + "# " + strings.Repeat("x", workloadfile.MaxSize) + "\n", nil, []string{"larger than 1024 KiB"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "bad.toml")
