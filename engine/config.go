@@ -268,8 +268,13 @@ type Target struct {
 	// Headers are extra HTTP headers sent with every http or sse request,
 	// such as "Authorization": "Bearer x".
 	Headers map[string]string `json:"headers,omitempty"`
-	// Protocol is the protocol version to offer: "" means
-	// [DefaultProtocol], "latest" lets the SDK offer its newest version.
+	// Era is how the session opens: legacy ("", the default), auto or
+	// modern (see [Era]).
+	Era Era `json:"era,omitempty"`
+	// Protocol pins the protocol version to offer within the era: ""
+	// for the era's own ([DefaultProtocol], or [ModernProtocol]);
+	// "latest" is the newest the inspector speaks. [Target.ProtocolEra]
+	// reads the two together.
 	Protocol string `json:"protocol,omitempty"`
 	// Limits bound what is read from the server and how long connecting
 	// may take. They are settings of the run, not part of the server's
@@ -355,17 +360,6 @@ func (t Target) kind() TransportKind {
 		return TransportDemo
 	}
 	return t.Transport
-}
-
-// protocol is the version to put in ClientSessionOptions ("" = SDK's latest).
-func (t Target) protocol() string {
-	switch t.Protocol {
-	case "":
-		return DefaultProtocol
-	case "latest":
-		return ""
-	}
-	return t.Protocol
 }
 
 // AnswerPolicy is how the inspector answers the server's requests. It is safe

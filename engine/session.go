@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -29,6 +28,9 @@ type ServerInfo struct {
 	Name     string `json:"name"`
 	Version  string `json:"version"`
 	Protocol string `json:"protocol"`
+	// Era is the era the session asked for (see [Target.ProtocolEra]);
+	// [ServerInfo.EraBadge] says which one it got.
+	Era Era `json:"era,omitempty"`
 	// Capabilities lists what the server offers, as dotted names:
 	// "tools", "tools.listChanged", "logging", "prompts", ...
 	Capabilities []string `json:"capabilities,omitempty"`
@@ -86,10 +88,11 @@ func connectNamed(ctx context.Context, t Target, policy AnswerPolicy, rec *recor
 	// Before anything is recorded: no secret of the target reaches the
 	// recording, its journal or its exports.
 	rec.AddSecrets(t.Secrets()...)
-	if p := t.Protocol; p != "" && p != "latest" && !slices.Contains(mcp.SupportedProtocolVersions(), p) {
-		return nil, fmt.Errorf("connect: protocol %q is not one this inspector speaks; choose latest or one of %s",
-			p, strings.Join(mcp.SupportedProtocolVersions(), ", "))
+	era, pinned, err := t.ProtocolEra()
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
 	}
+	guard := &eraGuard{modern: era == EraModern}
 	s := &Session{
 		rec:      rec,
 		target:   t,
@@ -134,9 +137,10 @@ func connectNamed(ctx context.Context, t Target, policy AnswerPolicy, rec *recor
 	s.client.AddRoots(rootsOf(policy.Roots)...) // so that changing them notifies the server
 	s.client.AddSendingMiddleware(s.sendingMiddleware)
 	s.client.AddReceivingMiddleware(s.receivingMiddleware)
+	s.client.AddSendingMiddleware(guard.middleware) // outermost: see eraGuard
 
 	rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection, Text: "connecting to " + t.String()})
-	cs, err := s.client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: t.protocol()})
+	cs, err := s.client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: offer(era, pinned)})
 	if err == nil && (!timeout.Stop() || !stopWatch()) {
 		// The timeout fired, or ctx ended, just as the session started:
 		// honour it.
@@ -144,7 +148,11 @@ func connectNamed(ctx context.Context, t Target, policy AnswerPolicy, rec *recor
 		err = context.Cause(s.life.ctx)
 	}
 	if err != nil {
-		err = s.explainConnectError(outer, err)
+		if eerr := guard.explain(t); eerr != nil {
+			err = s.redact(eerr)
+		} else {
+			err = s.explainConnectError(outer, err)
+		}
 		s.closeTransport()
 		s.stderr.flush()
 		s.abortOpen(rec.Now(), err.Error())
@@ -155,15 +163,17 @@ func connectNamed(ctx context.Context, t Target, policy AnswerPolicy, rec *recor
 	}
 	s.cs = cs
 	s.info = serverInfo(cs.InitializeResult())
+	s.info.Era = era
 	config, _ := json.Marshal(policy)
 	rec.SetMeta(func(m *recorder.Meta) {
 		m.Target = t.String()
 		m.Protocol = s.info.Protocol
+		m.Era = string(era)
 		m.Server = strings.TrimSpace(s.info.Name + " " + s.info.Version)
 		m.Config = config
 	})
 	rec.AddEvent(recorder.Event{At: rec.Now(), Session: s.name, Kind: recorder.EventConnection,
-		Text: fmt.Sprintf("connected to %s (protocol %s)", describeServer(s.info), s.info.Protocol)})
+		Text: fmt.Sprintf("connected to %s (%s)", describeServer(s.info), s.info.EraBadge())})
 	s.life.up.Store(true)
 	go s.watch()
 	if s.wire != nil && s.wire.failure() != nil && t.Limits.tooLarge(s.wire.failure()) != nil {
@@ -181,6 +191,11 @@ func connectNamed(ctx context.Context, t Target, policy AnswerPolicy, rec *recor
 	}
 	return s, nil
 }
+
+// EraBadge says which era the session speaks, and for auto which one it
+// fell to: "modern · 2026-07-28", "auto → legacy · 2025-11-25" (see
+// [EraBadge]).
+func (info ServerInfo) EraBadge() string { return EraBadge(info.Era, info.Protocol) }
 
 func describeServer(info ServerInfo) string {
 	if info.Name == "" {

@@ -20,6 +20,10 @@ type Meta struct {
 	Target string `json:"target,omitempty"`
 	// Protocol is the negotiated MCP protocol version.
 	Protocol string `json:"protocol,omitempty"`
+	// Era is the protocol era the inspector asked for: legacy, auto or
+	// modern ("" in a recording made before eras, or by the proxy,
+	// whose client chooses). Protocol says which one it got.
+	Era string `json:"era,omitempty"`
 	// Server is the server's name and version as it reported them.
 	Server string `json:"server,omitempty"`
 	// Config is the callback and workload configuration of the run, as the
