@@ -84,7 +84,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		}
 		s.wire = newWireState()
 		limit := t.Limits.maxMessageSize()
-		base := http.DefaultTransport
+		var base http.RoundTripper = &exchangeTap{base: http.DefaultTransport, rec: s.rec, session: s.name}
 		if t.HTTPAuth != nil {
 			base = t.HTTPAuth.Wrap(base)
 		}

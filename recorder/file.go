@@ -62,6 +62,8 @@ type recordingFile struct {
 	Events []Event `json:"events"`
 	// Sampling is set in a recording that kept a sample of its spans.
 	Sampling *Sampling `json:"sampling,omitempty"`
+	// HTTP is set in a recording of a session over HTTP (exchange.go).
+	HTTP *HTTPLog `json:"http,omitempty"`
 }
 
 // Save writes snap as a recording: one JSON object
@@ -121,6 +123,9 @@ func Save(w io.Writer, snap *Snapshot) error {
 		}
 	}
 	bw.WriteString("\n]")
+	if err := saveHTTP(bw, enc, snap.HTTP); err != nil {
+		return err
+	}
 	if snap.Sampled != nil && snap.Sampled.Totals != nil {
 		sm := *snap.Sampled
 		sm.Kept = len(snap.Spans)
@@ -397,6 +402,10 @@ func loadRecording(data []byte) (*Snapshot, error) {
 	if err := checkEvents(snap.Events); err != nil {
 		return nil, err
 	}
+	if err := checkHTTP(f.HTTP); err != nil {
+		return nil, err
+	}
+	snap.HTTP = f.HTTP
 	if f.Now != nil {
 		if err := checkOffset("now", *f.Now); err != nil {
 			return nil, err

@@ -91,6 +91,8 @@ type Recording struct {
 	eventCap  *eventSample // set with sampler: caps events
 	// scrub, when set by AddSecrets, removes secrets from what is stored.
 	scrub atomic.Pointer[scrubber]
+	// exchanges are the HTTP exchanges, under their own lock (exchange.go).
+	exchanges exchangeLog
 }
 
 // New starts a recording now.
@@ -470,6 +472,7 @@ func (r *Recording) snapshotLocked() *Snapshot {
 		Runs:    append([]Run(nil), r.runs...), // EndRun changes a run in place
 		Version: r.version,
 		Now:     time.Since(r.start),
+		HTTP:    r.exchanges.log(),
 	}
 	if r.sampler != nil {
 		snap.Sampled = r.sampler.sampling(len(spans), r.eventCap, len(r.events))
@@ -497,6 +500,9 @@ type Snapshot struct {
 	// [Totals] of every span, from which [Summarize] and [Series] give
 	// exact figures. Nil when every span is in Spans.
 	Sampled *Sampling
+	// HTTP holds the HTTP exchanges of a session over HTTP (see
+	// [Exchange]), nil when there were none.
+	HTTP *HTTPLog
 }
 
 // SpanByID returns the span with id, or nil (a nil snapshot, id 0, a span

@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// exchangeTap records every HTTP request of a session and what came back
+// as a [recorder.Exchange]: method, URL, status, headers, the bodies
+// (bounded) and an event stream's events as they arrive. It sits at the
+// bottom of the session's HTTP client, below the credentials
+// ([Target.HTTPAuth]), so that it sees each request as it is sent; the
+// recording masks the secrets in what it is given
+// ([recorder.Recording.AddExchange]). It only reports what it saw: the
+// requests and bodies it passes on are those it was handed.
+type exchangeTap struct {
+	base    http.RoundTripper
+	rec     *recorder.Recording
+	session string
+}
+
+func (t *exchangeTap) RoundTrip(r *http.Request) (*http.Response, error) {
+	x := recorder.Exchange{
+		Session: t.session, Method: r.Method, URL: r.URL.String(),
+		Sent: t.rec.Now(), Responded: recorder.Unset, Ended: recorder.Unset,
+		RequestHeaders: headerList(r.Header),
+	}
+	if r.Body != nil && r.Body != http.NoBody && r.GetBody != nil {
+		if body, err := r.GetBody(); err == nil {
+			data, _ := io.ReadAll(io.LimitReader(body, recorder.MaxExchangeBody+1))
+			body.Close()
+			x.RequestBody, x.RequestBytes, x.RPC = string(data), int64(len(data)), rpcOf(data)
+			if r.ContentLength > 0 {
+				x.RequestBytes = r.ContentLength
+			}
+		}
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		x.Error, x.Ended = err.Error(), t.rec.Now()
+		t.rec.AddExchange(x)
+		return resp, err
+	}
+	x.Status, x.Responded, x.ResponseHeaders = resp.StatusCode, t.rec.Now(), headerList(resp.Header)
+	id := t.rec.AddExchange(x)
+	if resp.Body == nil {
+		t.rec.EndExchange(id, recorder.ExchangeEnd{At: t.rec.Now()})
+		return resp, nil
+	}
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	resp.Body = &exchangeBody{ReadCloser: resp.Body, rec: t.rec, id: id, stream: media == "text/event-stream"}
+	return resp, nil
+}
+
+// headerList is h as a list, sorted by name (net/http keeps headers in a
+// map), a value a line.
+func headerList(h http.Header) []recorder.Header {
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out []recorder.Header
+	for _, name := range names {
+		for _, v := range h[name] {
+			out = append(out, recorder.Header{Name: name, Value: v})
+		}
+	}
+	return out
+}
+
+// rpcOf names what a posted body carried: the JSON-RPC method of a
+// request or notification, "response" for an answer, "batch" for a
+// batch, "" for anything else.
+func rpcOf(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		return "batch"
+	}
+	var msg struct {
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return ""
+	}
+	switch {
+	case msg.Method != "":
+		return msg.Method
+	case msg.Result != nil || msg.Error != nil:
+		return "response"
+	}
+	return ""
+}
+
+// exchangeBody passes a response body through, keeping its first bytes
+// (or, for an event stream, its events) for the exchange, which it ends
+// when the body reaches its end, breaks off, or is closed.
+type exchangeBody struct {
+	io.ReadCloser
+	rec    *recorder.Recording
+	id     recorder.ExchangeID
+	stream bool
+
+	mu    sync.Mutex // Read and Close may come from two goroutines
+	kept  []byte     // a JSON body's first bytes
+	bytes int64
+	line  []byte // an event stream's line so far
+	event sseEvent
+	ended bool
+}
+
+// maxEventLine bounds a line of an event stream kept while it is parsed;
+// the rest of a longer line is counted, not kept.
+const maxEventLine = recorder.MaxExchangeEventBytes + 1
+
+// sseEvent is an event of a stream being parsed.
+type sseEvent struct {
+	id, name string
+	data     []string
+	size     int // of data
+	any      bool
+}
+
+func (b *exchangeBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended {
+		return n, err
+	}
+	b.bytes += int64(n)
+	if b.stream {
+		b.scan(p[:n])
+	} else if room := recorder.MaxExchangeBody - len(b.kept); room > 0 {
+		b.kept = append(b.kept, p[:min(n, room)]...)
+	}
+	if err != nil {
+		why := ""
+		if err != io.EOF {
+			why = err.Error()
+		}
+		b.endLocked(why)
+	}
+	return n, err
+}
+
+func (b *exchangeBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.mu.Lock()
+	b.endLocked("")
+	b.mu.Unlock()
+	return err
+}
+
+// endLocked ends the exchange, once.
+func (b *exchangeBody) endLocked(why string) {
+	if b.ended {
+		return
+	}
+	b.ended = true
+	if b.stream {
+		b.dispatch() // an event the stream ended without its blank line
+	}
+	b.rec.EndExchange(b.id, recorder.ExchangeEnd{At: b.rec.Now(), Body: string(b.kept), Bytes: b.bytes, Error: why})
+}
+
+// scan parses event stream bytes line by line.
+func (b *exchangeBody) scan(p []byte) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			b.line = appendBounded(b.line, p)
+			return
+		}
+		b.line = appendBounded(b.line, p[:i])
+		p = p[i+1:]
+		b.field(strings.TrimSuffix(string(b.line), "\r"))
+		b.line = b.line[:0]
+	}
+}
+
+func appendBounded(line, p []byte) []byte {
+	return append(line, p[:min(len(p), max(maxEventLine-len(line), 0))]...)
+}
+
+// field takes one line of an event stream: a field of the event, or the
+// blank line that ends it.
+func (b *exchangeBody) field(line string) {
+	if line == "" {
+		b.dispatch()
+		return
+	}
+	if strings.HasPrefix(line, ":") {
+		return // a comment
+	}
+	name, value, _ := strings.Cut(line, ":")
+	value = strings.TrimPrefix(value, " ")
+	b.event.any = true
+	switch name {
+	case "id":
+		b.event.id = value
+	case "event":
+		b.event.name = value
+	case "data":
+		if b.event.size <= recorder.MaxExchangeEventBytes {
+			b.event.data = append(b.event.data, value)
+			b.event.size += len(value) + 1
+		}
+	}
+}
+
+// dispatch adds the event parsed so far to the exchange.
+func (b *exchangeBody) dispatch() {
+	if !b.event.any {
+		return
+	}
+	data := strings.Join(b.event.data, "\n")
+	b.rec.AddExchangeEvent(b.id, recorder.StreamEvent{At: b.rec.Now(), ID: b.event.id, Event: b.event.name, Data: data})
+	b.event = sseEvent{}
+}

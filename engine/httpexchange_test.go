@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// The credentials the HTTP exchange tests send: none may reach a saved
+// recording.
+const (
+	testBearer       = "sesame-bearer-7f3a9c2e41"
+	testTenantSecret = "tenant-k3y-90ab12cd34ef"
+	// testTenantToken is under a name that says nothing: it is masked
+	// because it looks like a credential (recorder.LooksSecret).
+	testTenantToken = "Zq8kP2mX9vL4tR7w"
+)
+
+// TestHTTPExchanges connects to the demo server over streamable HTTP in
+// both protocol eras, runs a fan-out of two sampling requests and an
+// unknown tool, and checks the Network view's record of it: every HTTP
+// request with its method, status, MCP headers and bodies, the tool
+// call's event stream as events, the modern era's Mcp-Method header and
+// its HTTP status on an error, and no credential anywhere in the saved
+// recording.
+func TestHTTPExchanges(t *testing.T) {
+	for _, tc := range []struct {
+		protocol string
+		modern   bool
+	}{
+		{"2025-11-25", false},
+		{"2026-07-28", true},
+	} {
+		t.Run(tc.protocol, func(t *testing.T) {
+			srv := httptest.NewServer(demo.NewHTTPHandler())
+			t.Cleanup(srv.Close)
+			target := Target{Transport: TransportHTTP, URL: srv.URL + "/mcp", Protocol: tc.protocol, Headers: map[string]string{
+				"Authorization":   "Bearer " + testBearer,
+				"X-Tenant-Secret": testTenantSecret,
+				"X-Tenant":        testTenantToken,
+			}}
+			s := connectTarget(t, target, DefaultAnswerPolicy())
+			if res := run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(2, "sampling")}); res.OK != 1 {
+				t.Fatalf("fanout: %+v", res)
+			}
+			if res := run(t, s, testCalls{Tool: "no-such-tool", Args: []byte(`{}`)}); res.Failed != 1 {
+				t.Fatalf("unknown tool: %+v", res)
+			}
+			s.Close()
+			rec := s.Recording()
+			var log *recorder.HTTPLog
+			// The last bodies end as the SDK closes them, after Close.
+			if !waitFor(5*time.Second, func() bool {
+				log, _ = rec.HTTP()
+				return log != nil && allEnded(log)
+			}) {
+				t.Fatalf("exchanges still open after the session closed: %+v", log)
+			}
+			if log.Dropped() != 0 {
+				t.Errorf("%d exchanges dropped of %d", log.Dropped(), log.Total)
+			}
+
+			call := findExchange(log, "POST", "tools/call", func(x *recorder.Exchange) bool {
+				return strings.Contains(x.RequestBody, `"fanout"`)
+			})
+			if call == nil {
+				t.Fatalf("no POST of the fanout tools/call among:\n%s", describeExchanges(log))
+			}
+			if call.Status != 200 || call.Session != s.Name() || call.Ended < call.Responded || call.Responded < call.Sent {
+				t.Errorf("the call's exchange: status %d session %q times %v/%v/%v", call.Status, call.Session, call.Sent, call.Responded, call.Ended)
+			}
+			if got := recorder.HeaderValue(call.RequestHeaders, "Mcp-Protocol-Version"); got != tc.protocol {
+				t.Errorf("the call's Mcp-Protocol-Version %q, want %q", got, tc.protocol)
+			}
+			for _, name := range []string{"Authorization", "X-Tenant-Secret", "X-Tenant"} {
+				h := headerOf(call.RequestHeaders, name)
+				if h == nil || !h.Masked || strings.Contains(h.Value, "sesame") || strings.Contains(h.Value, "tenant-k3y") || strings.Contains(h.Value, testTenantToken) {
+					t.Errorf("request header %s: %+v, want it masked", name, h)
+				}
+			}
+			if got := recorder.HeaderValue(call.RequestHeaders, "Authorization"); got != "Bearer "+recorder.Redacted {
+				t.Errorf("Authorization shows as %q, want the scheme and %s", got, recorder.Redacted)
+			}
+
+			if tc.modern {
+				if got := recorder.HeaderValue(call.RequestHeaders, "Mcp-Method"); got != "tools/call" {
+					t.Errorf("the call's Mcp-Method %q, want tools/call", got)
+				}
+				// The fan-out is two rounds of the same call: the first
+				// answered input_required, the retry the result.
+				if n := countExchanges(log, "POST", "tools/call", func(x *recorder.Exchange) bool { return strings.Contains(x.RequestBody, `"fanout"`) }); n != 2 {
+					t.Errorf("%d POSTs of the fanout call, want 2 (a round and its retry)", n)
+				}
+				bad := findExchange(log, "POST", "tools/call", func(x *recorder.Exchange) bool { return strings.Contains(x.RequestBody, "no-such-tool") })
+				if bad == nil || bad.Status != 400 || !strings.Contains(bad.ResponseBody, "-32602") {
+					t.Errorf("the unknown tool's exchange: %+v, want HTTP 400 with error -32602", bad)
+				}
+			} else {
+				init := findExchange(log, "POST", "initialize", nil)
+				if init == nil || init.Status != 200 || recorder.HeaderValue(init.ResponseHeaders, "Mcp-Session-Id") == "" {
+					t.Fatalf("the initialize exchange: %+v, want 200 with an Mcp-Session-Id", init)
+				}
+				// Two sampling requests came on the call's event stream,
+				// and its result.
+				var requests, results int
+				for _, e := range call.Events {
+					switch {
+					case strings.Contains(e.Data, `"sampling/createMessage"`):
+						requests++
+					case strings.Contains(e.Data, `"result"`):
+						results++
+					}
+				}
+				if requests != 2 || results != 1 || call.EventCount != len(call.Events) {
+					t.Errorf("the call's stream: %d sampling requests, %d results, %d of %d events kept; want 2, 1, all", requests, results, len(call.Events), call.EventCount)
+				}
+				if n := countExchanges(log, "POST", "response", func(x *recorder.Exchange) bool { return x.Status == 202 }); n != 2 {
+					t.Errorf("%d answers posted with 202 Accepted, want 2", n)
+				}
+				if findExchange(log, "DELETE", "", nil) == nil {
+					t.Errorf("no DELETE ending the session among:\n%s", describeExchanges(log))
+				}
+				bad := findExchange(log, "POST", "tools/call", func(x *recorder.Exchange) bool { return strings.Contains(x.RequestBody, "no-such-tool") })
+				if bad == nil || bad.Status != 200 {
+					t.Errorf("the unknown tool's exchange: %+v, want HTTP 200 (its error is in the body on 2025-11-25)", bad)
+				}
+			}
+
+			var saved bytes.Buffer
+			if err := recorder.Save(&saved, rec.Snapshot()); err != nil {
+				t.Fatal(err)
+			}
+			for _, secret := range []string{testBearer, testTenantSecret, testTenantToken} {
+				if bytes.Contains(saved.Bytes(), []byte(secret)) {
+					t.Errorf("the saved recording holds the secret %q", secret)
+				}
+			}
+			back, err := recorder.Load(&saved)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.HTTP == nil || back.HTTP.Total != log.Total || len(back.HTTP.Exchanges) != len(log.Exchanges) {
+				t.Fatalf("loaded %+v, saved %d exchanges", back.HTTP, log.Total)
+			}
+		})
+	}
+}
+
+func allEnded(log *recorder.HTTPLog) bool {
+	for _, x := range log.Exchanges {
+		if x.Open() {
+			return false
+		}
+	}
+	return true
+}
+
+func findExchange(log *recorder.HTTPLog, method, rpc string, ok func(*recorder.Exchange) bool) *recorder.Exchange {
+	for _, x := range log.Exchanges {
+		if x.Method == method && x.RPC == rpc && (ok == nil || ok(x)) {
+			return x
+		}
+	}
+	return nil
+}
+
+func countExchanges(log *recorder.HTTPLog, method, rpc string, ok func(*recorder.Exchange) bool) int {
+	n := 0
+	for _, x := range log.Exchanges {
+		if x.Method == method && x.RPC == rpc && (ok == nil || ok(x)) {
+			n++
+		}
+	}
+	return n
+}
+
+func headerOf(hs []recorder.Header, name string) *recorder.Header {
+	for i := range hs {
+		if strings.EqualFold(hs[i].Name, name) {
+			return &hs[i]
+		}
+	}
+	return nil
+}
+
+func describeExchanges(log *recorder.HTTPLog) string {
+	var b strings.Builder
+	for _, x := range log.Exchanges {
+		fmt.Fprintf(&b, "%s %s %s %d\n", x.Method, x.URL, x.RPC, x.Status)
+	}
+	return b.String()
+}
