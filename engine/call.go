@@ -49,6 +49,9 @@ type call struct {
 	// next is the span of its next round, begun before it is written
 	// (see prepareRound), 0 when none is waiting to be written.
 	next recorder.SpanID
+	// listen is set on a subscriptions/listen for resources, whose
+	// answer ends its stream (subscribe.go).
+	listen *listenEnd
 }
 
 // round is one wire request of a call: a multi-round-trip tool call is
@@ -83,6 +86,12 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(callCtx, method, req)
 		if err == nil && method == "tools/call" {
 			res, err = s.callRounds(callCtx, method, req, res, next)
+		}
+		if err == nil && c.listen != nil {
+			// The SDK does not wait for a listen's answer: its stream
+			// lasts until it is answered or cancelled (subscribe.go).
+			go s.listening(ctx, c, func() { unhook(); stopLife(nil) })
+			return res, nil
 		}
 		unhook()
 		if s.wire != nil {
@@ -157,12 +166,15 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 		if p != nil {
 			sp.Name = p.Name
 		}
+	case *mcp.SubscribeParams, *mcp.UnsubscribeParams, *mcp.SubscriptionsListenParams:
+		sp.Name = subscribedURI(p)
 	}
 	if at, ok := ctx.Value(intendedKey{}).(time.Time); ok {
 		sp.Intended = max(at.Sub(s.rec.Start()), 1) // 0 would mean "not set"
 	}
 	c.span = s.rec.Begin(sp)
 	c.linked.Span = c.span
+	s.subs.begin(c, params)
 	// A round's span is a child of the call's, so both are in one trace:
 	// its root is found, and its ID hashed, once a request.
 	trace := s.traceIDs.Trace(s.traceRoot(c.span))
@@ -280,6 +292,9 @@ func (c *call) replied(resp *jsonrpc.Response, now time.Duration) {
 	}
 	c.mu.Unlock()
 	c.rec.Update(c.span, func(sp *recorder.Span) { sp.Answered = now })
+	if c.listen != nil {
+		c.listen.answered(resp.Error)
+	}
 	if span == 0 {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -42,8 +41,18 @@ func (s *Session) ListResources(ctx context.Context) ([]Resource, error) {
 	if !s.info.hasCapability("resources") {
 		return nil, nil
 	}
-	return collect(s, "listing resources", s.cs.Resources(ctx, nil), func(r *Resource, v *mcp.Resource) {
-		*r = Resource{URI: v.URI, Name: v.Name, Title: v.Title, Description: v.Description, MIMEType: v.MIMEType}
+	return listAll(s, ctx, "listing resources", func(ctx context.Context, cursor string) ([]Resource, string, error) {
+		res, err := s.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]Resource, 0, len(res.Resources))
+		for _, v := range res.Resources {
+			if v != nil {
+				out = append(out, Resource{URI: v.URI, Name: v.Name, Title: v.Title, Description: v.Description, MIMEType: v.MIMEType})
+			}
+		}
+		return out, res.NextCursor, nil
 	})
 }
 
@@ -53,8 +62,18 @@ func (s *Session) ListResourceTemplates(ctx context.Context) ([]ResourceTemplate
 	if !s.info.hasCapability("resources") {
 		return nil, nil
 	}
-	return collect(s, "listing resource templates", s.cs.ResourceTemplates(ctx, nil), func(r *ResourceTemplate, v *mcp.ResourceTemplate) {
-		*r = ResourceTemplate{URITemplate: v.URITemplate, Name: v.Name, Title: v.Title, Description: v.Description, MIMEType: v.MIMEType}
+	return listAll(s, ctx, "listing resource templates", func(ctx context.Context, cursor string) ([]ResourceTemplate, string, error) {
+		res, err := s.cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]ResourceTemplate, 0, len(res.ResourceTemplates))
+		for _, v := range res.ResourceTemplates {
+			if v != nil {
+				out = append(out, ResourceTemplate{URITemplate: v.URITemplate, Name: v.Name, Title: v.Title, Description: v.Description, MIMEType: v.MIMEType})
+			}
+		}
+		return out, res.NextCursor, nil
 	})
 }
 
@@ -64,32 +83,70 @@ func (s *Session) ListPrompts(ctx context.Context) ([]Prompt, error) {
 	if !s.info.hasCapability("prompts") {
 		return nil, nil
 	}
-	return collect(s, "listing prompts", s.cs.Prompts(ctx, nil), func(p *Prompt, v *mcp.Prompt) {
-		*p = Prompt{Name: v.Name, Title: v.Title, Description: v.Description}
-		for _, a := range v.Arguments {
-			if a != nil {
-				p.Arguments = append(p.Arguments, PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
-			}
+	return listAll(s, ctx, "listing prompts", func(ctx context.Context, cursor string) ([]Prompt, string, error) {
+		res, err := s.cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
 		}
+		out := make([]Prompt, 0, len(res.Prompts))
+		for _, v := range res.Prompts {
+			if v == nil {
+				continue
+			}
+			p := Prompt{Name: v.Name, Title: v.Title, Description: v.Description}
+			for _, a := range v.Arguments {
+				if a != nil {
+					p.Arguments = append(p.Arguments, PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+				}
+			}
+			out = append(out, p)
+		}
+		return out, res.NextCursor, nil
 	})
 }
 
-// collect reads every page of a listing (the SDK's iterators follow
-// nextCursor), turning each entry with conv.
-func collect[T, V any](s *Session, op string, seq iter.Seq2[*V, error], conv func(*T, *V)) ([]T, error) {
+// The bounds of a listing: a server whose nextCursor never ends, or
+// whose lists are endless, is cut off there with an error.
+const (
+	maxListPages = 1000
+	maxListItems = 100_000
+)
+
+// listAll follows a listing's nextCursor from page to page (page asks
+// for the page at a cursor, "" the first), up to [maxListPages] pages
+// and [maxListItems] entries. A cursor the server gave before, which
+// would loop for ever, ends it with an error; so do the bounds. What was
+// read before an error is returned with it.
+func listAll[T any](s *Session, ctx context.Context, op string, page func(context.Context, string) ([]T, string, error)) ([]T, error) {
 	var out []T
-	for v, err := range seq {
+	seen := map[string]bool{}
+	cursor := ""
+	for n := 1; ; n++ {
+		items, next, err := page(ctx, cursor)
 		if err != nil {
 			return out, s.explainCallError(op, err)
 		}
-		if v == nil {
-			continue
+		out = append(out, items...)
+		switch {
+		case next == "":
+			return out, nil
+		case seen[next]:
+			return out, fmt.Errorf("%s: the server gave the cursor %q a second time (page %d), so the list would never end; shown are the %d entries read", op, clip(next, 40), n, len(out))
+		case n >= maxListPages || len(out) >= maxListItems:
+			return out, fmt.Errorf("%s: the list goes on past %d pages or %d entries; shown are the first %d", op, maxListPages, maxListItems, len(out))
 		}
-		var t T
-		conv(&t, v)
-		out = append(out, t)
+		seen[next] = true
+		cursor = next
 	}
-	return out, nil
+}
+
+// clip shortens s to at most n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
 
 // ArgumentsFor builds arguments that satisfy a tool's input schema: each

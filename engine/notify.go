@@ -27,6 +27,7 @@ func (s *Session) notificationEvent(method string, params json.RawMessage) recor
 			ev.Span = r.span
 		}
 	}
+	s.subscriptionNotice(&ev, params)
 	return ev
 }
 
@@ -36,4 +37,5 @@ func (s *Session) addNotification(ev recorder.Event) {
 	if ev.Kind == recorder.EventLog {
 		s.emitLog(ev)
 	}
+	s.resourceUpdated(ev)
 }

@@ -60,6 +60,8 @@ type Session struct {
 	hooks   hooks        // the user's callbacks and their queue (hooks.go)
 	life    life         // the session's life and how it ended (life.go)
 
+	subs subscriptions // resource subscriptions (subscribe.go)
+
 	traceIDs recorder.TraceIDs // the recording's trace and span IDs (tracecontext.go)
 }
 

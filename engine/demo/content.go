@@ -22,11 +22,17 @@ const (
 )
 
 const readmeText = `Fanout Inspector demo server.
-Tools: fanout, probe, echo, slow. Resources: demo://readme, demo://item/{id}. Prompts: greet.
+Tools: fanout, probe, echo, slow. Resources: demo://readme, demo://clock, demo://item/{id}. Prompts: greet.
 `
 
-// addContent adds the resources, the resource template and the prompt.
-func addContent(srv *mcp.Server) {
+// addContent adds the resources, the resource template and the prompt;
+// clock serves demo://clock.
+func addContent(srv *mcp.Server, clock *clock) {
+	clock.srv = srv
+	srv.AddResource(&mcp.Resource{
+		URI: ClockURI, Name: "clock", Title: "A ticking clock",
+		Description: "Changes every 2 seconds while subscribed to: subscribe to see notifications/resources/updated.", MIMEType: "text/plain",
+	}, clock.read)
 	srv.AddResource(&mcp.Resource{
 		URI: ReadmeURI, Name: "readme", Title: "About the demo server",
 		Description: "A short text about the demo server.", MIMEType: "text/plain",

@@ -32,6 +32,10 @@
 // tool calls (content.go):
 //
 //   - demo://readme, a short text/plain resource;
+//   - demo://clock, a text/plain resource that changes every 2 seconds
+//     while a client is subscribed to it (resources/subscribe up to
+//     2025-11-25, subscriptions/listen from 2026-07-28), with a
+//     notifications/resources/updated each time;
 //   - demo://item/{id}, a resource template: any id reads as a small JSON
 //     object;
 //   - greet {"name": "Ada", "style": "plain"|"formal"}, a prompt of one
@@ -78,13 +82,17 @@ const Name = "fanout-demo"
 const Version = "1.0.0"
 
 // NewServer returns a new demo server with the tools fanout, probe, echo
-// and slow, the resource demo://readme, the resource template
+// and slow, the resources demo://readme and demo://clock, the resource template
 // demo://item/{id} and the prompt greet.
 // One server may serve many sessions at once.
 func NewServer() *mcp.Server {
+	clock := newClock()
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Fanout Inspector demo server", Version: Version}, &mcp.ServerOptions{
 		Instructions: "Call fanout to make this server send n concurrent sampling, elicitation or roots requests to you; slow to watch progress; echo for a quick round trip.",
 		Logger:       nil,
+
+		SubscribeHandler:   clock.subscribe, // demo://clock ticks while subscribed to
+		UnsubscribeHandler: clock.unsubscribe,
 	})
 	f := newFanout()
 	mcp.AddTool(srv, &mcp.Tool{
@@ -111,7 +119,7 @@ func NewServer() *mcp.Server {
 		Description: "Sleeps for ms milliseconds in steps, reporting progress (with a progress token) and logging each step.",
 		InputSchema: json.RawMessage(slowSchema),
 	}, slow)
-	addContent(srv)
+	addContent(srv, clock)
 	return srv
 }
 

@@ -138,14 +138,31 @@ func (l *flowLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 // columnLayout stacks the timeline's toolbar and legend (a line each),
 // the Gantt and chart area (the rest) and the stats bar (its own height)
 // from top to bottom. The lines' heights do not depend on the width, so
-// the area's top stays put when the view is narrowed.
-type columnLayout struct{}
+// the area's top stays put when the view is narrowed. The stats bar is
+// given the height its text wraps to while the area keeps its least
+// height; on a screen too short for both (two compared recordings at
+// 1024×700) it is given less, down to statsFloor, and scrolls, so that
+// the window never grows past the screen and cuts off its foot.
+type columnLayout struct {
+	// stats is what the stats bar's scroll holds: its height at a width
+	// is the bar's natural height.
+	stats fyne.CanvasObject
+}
 
-// MinSize is the widest of them, and their heights one above the other.
-func (columnLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+// statsFloor is the least height the stats bar is given: two lines of
+// text; the rest of a taller bar scrolls.
+const statsFloor = 56
+
+// MinSize is the widest of them, and their heights one above the other,
+// the stats bar counted at most statsFloor tall.
+func (l columnLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	var size fyne.Size
 	for i, o := range objects {
 		m := o.MinSize()
+		if i == len(objects)-1 && l.stats != nil {
+			m = l.stats.MinSize()
+			m.Height = min(m.Height, statsFloor)
+		}
 		size.Width = max(size.Width, m.Width)
 		size.Height += m.Height
 		if i > 0 {
@@ -156,8 +173,9 @@ func (columnLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 }
 
 // Layout gives the toolbar and legend their lines, the stats bar its own
-// height at the bottom, and the area what is left.
-func (columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+// height at the bottom (less when the area would get less than its
+// least), and the area what is left.
+func (l columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	bar, legend, area, stats := objects[0], objects[1], objects[2], objects[3]
 	pad := theme.Padding()
 	y := float32(0)
@@ -167,10 +185,17 @@ func (columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 		line.Resize(fyne.NewSize(size.Width, h))
 		y += h + pad
 	}
+	content := stats
+	if l.stats != nil {
+		content = l.stats
+	}
 	// at the full width first, so that its figures and verdict wrap to
 	// that width before its height is asked
-	stats.Resize(fyne.NewSize(size.Width, stats.Size().Height))
-	sh := stats.MinSize().Height
+	content.Resize(fyne.NewSize(size.Width, content.Size().Height))
+	sh := content.MinSize().Height
+	if room := size.Height - y - pad - area.MinSize().Height; sh > room {
+		sh = max(room, min(sh, statsFloor))
+	}
 	stats.Move(fyne.NewPos(0, size.Height-sh))
 	stats.Resize(fyne.NewSize(size.Width, sh))
 	area.Move(fyne.NewPos(0, y))

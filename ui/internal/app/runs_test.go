@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -225,6 +226,51 @@ func TestCompareAtStart(t *testing.T) {
 	}
 	if text := m.timeline.statsText(); !strings.Contains(text, "\nB: concurrent") {
 		t.Errorf("the stats give no verdict for B: %q", text)
+	}
+}
+
+// TestCompareFitsSmallScreen checks that two compared recordings fit a
+// 1024×700 screen: the window asks no more height than the screen has
+// (a window taller than its screen cut the stats' foot off, the
+// verdict's last line), and a stats bar taller than the room left under
+// the two Gantts scrolls, holding B's line, rather than growing.
+func TestCompareFitsSmallScreen(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dir+"/serial.json", dir+"/concurrent.json"
+	if err := recorder.SaveFile(a, fixedSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if err := recorder.SaveFile(b, fanoutSnapshot(5, 5, 500*ms)); err != nil {
+		t.Fatal(err)
+	}
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{Open: a, Compare: b})
+	m.Start()
+	m.window.Resize(fyne.NewSize(1024, 700))
+	m.window.Canvas().Capture()
+	if h := m.window.Content().MinSize().Height; h > 700 {
+		t.Errorf("the window asks %.0f px of height, more than the 700 of the screen", h)
+	}
+	bar := m.timeline.left.Objects[3]
+	_, top, _, bottom := absRect(bar)
+	if bottom > m.window.Canvas().Size().Height+1 {
+		t.Errorf("the stats bar ends at y=%.0f, below the window's %.0f", bottom, m.window.Canvas().Size().Height)
+	}
+	if bottom-top < statsFloor {
+		t.Errorf("the stats bar is %.0f px tall, want at least %d", bottom-top, statsFloor)
+	}
+	scroll, ok := bar.(*container.Scroll)
+	if !ok {
+		t.Fatalf("the stats bar is a %T, want it in a scroll", bar)
+	}
+	if scroll.Content.Size().Height < bar.Size().Height {
+		t.Errorf("the stats' text is %.0f px tall in a bar of %.0f", scroll.Content.Size().Height, bar.Size().Height)
+	}
+	if text := m.timeline.statsText(); !strings.Contains(text, "\nB: concurrent") {
+		t.Errorf("the stats give no verdict for B: %q", text)
+	}
+	if g := m.timeline.Gantt().Size().Height; g < ganttFloor {
+		t.Errorf("Gantt A is %.0f px tall, want at least %d", g, ganttFloor)
 	}
 }
 

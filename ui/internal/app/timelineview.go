@@ -170,7 +170,7 @@ func NewTimelineView() *TimelineView {
 	t.runPickBox = container.NewStack(t.runPickW, t.runPick)
 	t.runPickBox.Hide() // until the recording has runs
 	statsRow := container.NewBorder(nil, nil, container.NewVBox(t.runPickBox), nil, t.stats)
-	t.left = container.New(columnLayout{}, toolbar, legend, t.area, statsRow)
+	t.left = container.New(columnLayout{stats: statsRow}, toolbar, legend, t.area, container.NewVScroll(statsRow))
 	split := container.NewHSplit(t.left, t.details)
 	split.SetOffset(0.74)
 	t.content = split
