@@ -115,7 +115,7 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		end := s.rec.Now()
 		if status == recorder.StatusTimeout || status == recorder.StatusCancelled {
 			// The SDK tells the server with notifications/cancelled.
-			s.rec.AddEvent(recorder.Event{At: end, Session: s.name, Kind: recorder.EventCancelled,
+			s.rec.AddEvent(recorder.Event{At: end, Session: s.name, Kind: recorder.EventCancelled, Direction: recorder.Outgoing,
 				Method: "notifications/cancelled", Span: c.span, Text: "the inspector gave up on " + method + ": " + errText})
 		}
 		var before *recorder.Span

@@ -11,7 +11,8 @@ import (
 
 // writing is the session's part of the wire tap (see [wireObserver]) for
 // a message about to be written: a client call is timed as it goes out
-// (call.go), an answer to a server request ends that request.
+// (call.go), an answer to a server request ends that request, a
+// notification is recorded (notify.go).
 func (s *Session) writing(ctx context.Context, msg jsonrpc.Message) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
@@ -19,6 +20,9 @@ func (s *Session) writing(ctx context.Context, msg jsonrpc.Message) {
 			key := wire.KeyOf(m.ID)
 			s.wire.sent(key, c)
 			c.sending(key, m.Params, s.rec.Now())
+		}
+		if !m.IsCall() {
+			s.clientNotification(m.Method, m.Params)
 		}
 	case *jsonrpc.Response:
 		if r := s.wire.answer(m); r != nil {

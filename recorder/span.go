@@ -303,6 +303,10 @@ type Event struct {
 	Kind    EventKind     `json:"kind"`
 	// Method is the notification's method, if it was one.
 	Method string `json:"method,omitempty"`
+	// Direction is who sent a notification: [Outgoing] for one the
+	// client sent, [Incoming] or 0 (in recordings made before it was
+	// kept) for one the server sent.
+	Direction Direction `json:"direction,omitempty"`
 	// Span is the span the event refers to (the call a progress token
 	// belongs to, the request a cancellation names), or 0.
 	Span SpanID          `json:"span,omitempty"`

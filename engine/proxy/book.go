@@ -430,6 +430,9 @@ func (b *Book) notification(from Side, m *message, at time.Duration) {
 		Data: recorder.CapPayload(m.Params)}
 	n := wire.ReadNotification(from.String(), m.Method, m.Params)
 	ev.Kind, ev.Text = n.Kind, n.Text
+	if from == FromClient {
+		ev.Direction = recorder.Outgoing
+	}
 	switch {
 	case n.Token != "":
 		ev.Span = b.calls.ByToken(n.Token)

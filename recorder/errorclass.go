@@ -1,0 +1,125 @@
+package recorder
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ErrorClass names the way an answer failed, in the words of the MCP
+// specification: the JSON-RPC error codes it defines ([ClassOf]), a tool
+// result with isError set, or a request that got no answer. The zero
+// value, "", is an answer that did not fail.
+type ErrorClass string
+
+// The classes of failed answers.
+const (
+	ClassParse              ErrorClass = "parse error"         // -32700
+	ClassInvalidRequest     ErrorClass = "invalid request"     // -32600
+	ClassMethodNotFound     ErrorClass = "method not found"    // -32601
+	ClassInvalidParams      ErrorClass = "invalid params"      // -32602
+	ClassUnknownTool        ErrorClass = "unknown tool"        // -32602 on tools/call naming a tool the server lacks
+	ClassInternal           ErrorClass = "internal error"      // -32603
+	ClassResourceNotFound   ErrorClass = "resource not found"  // -32002, or -32602 on resources/read saying so
+	ClassHeaderMismatch     ErrorClass = "header mismatch"     // -32020 (2026-07-28)
+	ClassMissingCapability  ErrorClass = "missing capability"  // -32021 (2026-07-28)
+	ClassUnsupportedVersion ErrorClass = "unsupported version" // -32022 (2026-07-28)
+	ClassServerError        ErrorClass = "server error"        // any other JSON-RPC error code
+	ClassToolError          ErrorClass = "tool error"          // a tools/call result with isError set
+	ClassTimeout            ErrorClass = "timeout"             // no answer in time
+	ClassCancelled          ErrorClass = "cancelled"           // cancelled before an answer
+	ClassAborted            ErrorClass = "aborted"             // the connection was lost first
+	ClassFailed             ErrorClass = "failed"              // any other failure, on the client's side
+)
+
+// ClassOf returns how the ended span s failed, or "" when it did not (or
+// has not ended). A -32602 error on tools/call whose message says the tool
+// is unknown or not found is [ClassUnknownTool], not invalid arguments;
+// on resources/read, a message saying the resource was not found is
+// [ClassResourceNotFound] (the Go SDK answers so with -32602).
+func ClassOf(s *Span) ErrorClass {
+	kind, code := errorKindOf(s)
+	switch kind {
+	case "jsonrpc":
+		return classOfCode(code, s.Method, s.Error)
+	case "tool":
+		return ClassToolError
+	case "error":
+		return ClassFailed
+	case "timeout":
+		return ClassTimeout
+	case "cancelled":
+		return ClassCancelled
+	case "aborted":
+		return ClassAborted
+	}
+	return ""
+}
+
+// classOfCode is the class of JSON-RPC error code answering method with
+// message.
+func classOfCode(code int64, method, message string) ErrorClass {
+	msg := strings.ToLower(message)
+	switch code {
+	case -32700:
+		return ClassParse
+	case -32600:
+		return ClassInvalidRequest
+	case -32601:
+		return ClassMethodNotFound
+	case -32602:
+		switch {
+		case method == "tools/call" && (strings.Contains(msg, "unknown tool") || strings.Contains(msg, "tool") && strings.Contains(msg, "not found")):
+			return ClassUnknownTool
+		case method == "resources/read" && strings.Contains(msg, "not found"):
+			return ClassResourceNotFound
+		}
+		return ClassInvalidParams
+	case -32603:
+		return ClassInternal
+	case -32002:
+		return ClassResourceNotFound
+	case -32020:
+		return ClassHeaderMismatch
+	case -32021:
+		return ClassMissingCapability
+	case -32022:
+		return ClassUnsupportedVersion
+	}
+	return ClassServerError
+}
+
+// RequiredHTTPStatus is the HTTP status protocol 2026-07-28 requires a
+// streamable HTTP server to answer a JSON-RPC error with code with: 404
+// for -32601 (method not found), 400 for -32602 (invalid params, an
+// unknown tool), -32020, -32021 and -32022; 0 for the others, which keep
+// 200.
+func RequiredHTTPStatus(code int64) int {
+	switch code {
+	case -32601:
+		return 404
+	case -32602, -32020, -32021, -32022:
+		return 400
+	}
+	return 0
+}
+
+// classText is c with its code, "invalid params -32602", or c alone
+// without one.
+func classText(c ErrorClass, code int64) string {
+	if code == 0 {
+		return string(c)
+	}
+	return fmt.Sprintf("%s %d", c, code)
+}
+
+// SpecHTTPStatus is the HTTP status the server had to answer a failed
+// response with ([RequiredHTTPStatus]) when the recording meta describes
+// a session of protocol 2026-07-28 or later over HTTP; 0 otherwise, and
+// for lines that are not failed responses.
+func (m *Message) SpecHTTPStatus(meta Meta) int {
+	if m.Type != MessageResponse || m.Span.ErrorCode == 0 || meta.Protocol < "2026-07-28" ||
+		!strings.HasPrefix(meta.Target, "http://") && !strings.HasPrefix(meta.Target, "https://") {
+		return 0
+	}
+	return RequiredHTTPStatus(m.Span.ErrorCode)
+}
