@@ -164,6 +164,14 @@ type EraError struct {
 }
 
 func (e *EraError) Error() string {
+	return fmt.Sprintf("connecting to %s: %s; connect with era auto to fall back to initialize (%s) on such a server, or era legacy",
+		e.Target, e.Why(), DefaultProtocol)
+}
+
+// Why says what the server did, without the target or what to do:
+// "the server does not speak the modern era (2026-07-28): server/discover
+// failed: …".
+func (e *EraError) Why() string {
 	why := "it did not answer server/discover"
 	switch {
 	case e.Discover != nil:
@@ -171,8 +179,7 @@ func (e *EraError) Error() string {
 	case e.Supported != nil:
 		why = "its server/discover answer names " + strings.Join(e.Supported, ", ") + " and no modern version"
 	}
-	return fmt.Sprintf("connecting to %s: the server does not speak the modern era (%s): %s; connect with era auto to fall back to initialize (%s) on such a server, or era legacy",
-		e.Target, ModernProtocol, why, DefaultProtocol)
+	return fmt.Sprintf("the server does not speak the modern era (%s): %s", ModernProtocol, why)
 }
 
 // Unwrap returns the server's error to server/discover, if any.

@@ -28,7 +28,7 @@ func (r *repeatedFlag) Set(v string) error {
 }
 
 // parseConnectionFlags defines on fs the flags that choose the server to
-// connect to (--demo, --stdio, --env, --url, --sse, --header, --protocol,
+// connect to (--demo, --stdio, --env, --url, --sse, --header, --era, --protocol,
 // and --server, --config, --input for a server of a client's config),
 // the limits on what is read from it and how long connecting may take
 // (--max-message-size, --max-stderr-lines, --connect-timeout) and how to answer its requests (--dispatch, --latency,
@@ -66,7 +66,7 @@ type connectionFlags struct {
 	demo, inheritEnv       *bool
 	stdio, httpURL, sseURL *string
 	env, headers           repeatedFlag
-	protocol               *string
+	protocol, era          *string
 	cfg                    *configFlags // --server, --config, --input (serverflags.go)
 	oauth                  *oauthFlags
 	maxMessage             sizeFlag
@@ -90,7 +90,8 @@ func addConnectionFlags(fs *flag.FlagSet) *connectionFlags {
 	f.stdio = fs.String("stdio", "", "start the server as `'CMD ARGS'` and speak MCP over its stdin/stdout (split as a POSIX shell would)")
 	f.httpURL = fs.String("url", "", "connect to a streamable HTTP server at `URL`")
 	f.sseURL = fs.String("sse", "", "connect to a legacy HTTP+SSE server at `URL`")
-	f.protocol = fs.String("protocol", "", "protocol `VERSION` to offer (default "+engine.DefaultProtocol+"), or latest to let the SDK offer its newest")
+	f.protocol = fs.String("protocol", "", "protocol `VERSION` to offer within the era (default the era's own: "+engine.DefaultProtocol+" for legacy, "+engine.ModernProtocol+" for auto and modern), or latest")
+	f.era = fs.String("era", "", "how the session opens, `ERA`: legacy (initialize, "+engine.DefaultProtocol+"; the default), auto (server/discover and "+engine.ModernProtocol+" when the server speaks it, else initialize) or modern ("+engine.ModernProtocol+" only)")
 	f.dispatch = fs.String("dispatch", "concurrent", "how server requests are served: concurrent, serial, inline or bounded:N")
 	f.latency = fs.String("latency", "0", "time to answer every server request: `SPEC` = 500ms | uniform:200ms-800ms | normal:500ms,100ms | exp:500ms")
 	f.samplingL = fs.String("sampling-latency", "", "latency `SPEC` for sampling/createMessage only (overrides --latency)")
@@ -134,8 +135,10 @@ func (f *connectionFlags) target() (engine.Target, error) {
 	if err := f.addLimits(&t); err != nil {
 		return t, err
 	}
-	t.Protocol, err = f.protocolVersion()
-	return t, err
+	if t.Protocol, err = f.protocolVersion(); err != nil {
+		return t, err
+	}
+	return t, f.addEra(&t) // era.go
 }
 
 // server is the one server the flags name: of a client config, --stdio,

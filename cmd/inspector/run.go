@@ -29,7 +29,7 @@ latency and dispatch policy you choose, and prints a summary: how many
 requests were in flight at once, how long they waited and ran, and a verdict
 (concurrent, serialized, bounded...).
 
-  inspector run [--demo | --stdio 'CMD ARGS' [--env K=V]... | --url URL | --sse URL] [--header 'K: V']... [--protocol VERSION|latest]
+  inspector run [--demo | --stdio 'CMD ARGS' [--env K=V]... | --url URL | --sse URL] [--header 'K: V']... [--era legacy|auto|modern] [--protocol VERSION|latest]
                 [--connect-timeout D] [--max-message-size SIZE] [--max-stderr-lines N]
                 [--dispatch concurrent|serial|inline|bounded:N] [--latency SPEC] [--sampling-latency SPEC] [--elicitation-latency SPEC] [--roots-latency SPEC] [--seed N]
                 [--sampling-reply TEMPLATE | --sampling-endpoint URL [--sampling-model NAME] [--sampling-key-env VAR] [--sampling-timeout D]]
@@ -389,12 +389,16 @@ func connectFailure(t engine.Target, err error) *exitError {
 		tooLarge *engine.MessageTooLargeError
 		status   *engine.HTTPStatusError
 		connect  *engine.ConnectError
+		era      *engine.EraError
 	)
 	switch {
 	case errors.Is(err, engine.ErrConnectInterrupted):
 		return failure(fmt.Sprintf("%v (%s)", err, t), "what was recorded so far is saved (--record, --journal)")
 	case errors.As(err, &signIn):
 		return failure(err.Error(), "") // the sign-in says what to do
+	case errors.As(err, &era):
+		return failure(fmt.Sprintf("cannot connect to %s: %s", t, era.Why()),
+			"--era auto falls back to initialize ("+engine.DefaultProtocol+") on such a server, --era legacy asks no server/discover at all")
 	}
 	why := err.Error()
 	if errors.As(err, &connect) {
@@ -467,7 +471,7 @@ func (r *runner) summary(w io.Writer, res load.RunResult) recorder.Summary {
 	if r.o.json {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(withOperations(r.o.push.summary(sum), res.Operations))
+		_ = enc.Encode(withEra(withOperations(r.o.push.summary(sum), res.Operations), snap.Meta))
 	} else {
 		writeSummaryText(w, snap, sum, res)
 		writeOperationsText(w, res.Operations)

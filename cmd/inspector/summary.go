@@ -10,13 +10,15 @@ import (
 )
 
 // serverLine says what a recording was connected to: the target, then the
-// server's name, version and protocol when it reported them.
+// server's name, version and the era and protocol it spoke when it
+// reported them: "demo (fanout-demo 1.0.0, protocol 2025-11-25, era
+// auto → legacy)".
 func serverLine(meta recorder.Meta) string {
 	server := meta.Target
 	if meta.Server != "" {
 		server += " (" + meta.Server
 		if meta.Protocol != "" {
-			server += ", protocol " + meta.Protocol
+			server += ", protocol " + meta.Protocol + ", era " + eraWords(meta)
 		}
 		server += ")"
 	}

@@ -84,6 +84,10 @@ type Server struct {
 	// URL and Headers reach an http or sse server, as written.
 	URL     string
 	Headers map[string]string
+	// Era is the entry's "era" (legacy, auto or modern; see
+	// [engine.Era]): how the inspector opens a session with it. No client
+	// writes it, the inspector reads it; "" when the entry has none.
+	Era engine.Era
 	// Err says what is wrong with this entry; the file's other entries
 	// are still usable.
 	Err error

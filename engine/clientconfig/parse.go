@@ -300,6 +300,17 @@ func (d *doc) entry(s *Server, v *hujson.Value, key string) error {
 			return err
 		}
 	}
+	var era string
+	if err := str("era", &era); err != nil {
+		return err
+	}
+	if era != "" {
+		e, err := engine.ParseEra(era)
+		if err != nil {
+			return d.errorf(member(v, "era"), key+".era", "%v", err)
+		}
+		s.Era = e
+	}
 	if s.URL == "" { // Windsurf's name for it
 		if err := str("serverUrl", &s.URL); err != nil {
 			return err

@@ -199,7 +199,7 @@ func (s Server) Target(v Values) (engine.Target, error) {
 		return engine.Target{}, s.Err
 	}
 	f := &filler{s: s, v: v}
-	t := engine.Target{Transport: s.Transport}
+	t := engine.Target{Transport: s.Transport, Era: s.Era}
 	switch s.Transport {
 	case engine.TransportStdio:
 		words := []string{f.fill(s.Command)}
@@ -308,7 +308,7 @@ func quoteWords(words []string) string {
 // not filled: what to show a person, who may edit it, without the values
 // inputs and the environment would put in ([Server.Target] gives those).
 func (s Server) Written() engine.Target {
-	t := engine.Target{Transport: s.Transport, URL: s.URL, Dir: s.Cwd}
+	t := engine.Target{Transport: s.Transport, URL: s.URL, Dir: s.Cwd, Era: s.Era}
 	if s.Transport == engine.TransportStdio {
 		t.Command = quoteWords(append([]string{s.Command}, s.Args...))
 		t.URL = ""
