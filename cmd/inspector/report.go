@@ -55,6 +55,10 @@ Flags may come before or after RECORDING. RECORDING - reads standard input.
                     recording file)
   --slowest N       also list the N slowest requests (with --json: under
                     "slowest")
+  --http            print the HTTP exchanges instead of the summary (a
+                    session over streamable HTTP or SSE): method, status,
+                    headers with secrets masked, bodies, an event stream's
+                    events (with --json: the recording's "http" object)
 
 Exit codes: 0 ok, 1 a file could not be read or written, 2 bad flags or an
 output path that cannot be written (checked before reading anything).
@@ -72,6 +76,7 @@ type reportOptions struct {
 	chartKind                  export.Chart // chart, read by check
 	width, height              int
 	slowest                    int
+	httpLog                    bool
 }
 
 // reportCommand implements `inspector report`.
@@ -109,6 +114,10 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitFailure, "%v", err)
 	}
+	if o.httpLog {
+		printHTTP(stdout, snaps[0], o.asJSON)
+		return o.write(snaps, stderr)
+	}
 	sums := make([]recorder.Summary, len(snaps))
 	for i, s := range snaps {
 		sums[i] = recorder.Summarize(s)
@@ -144,6 +153,7 @@ func parseReport(args []string, stdout, stderr io.Writer) (*reportOptions, []str
 	fs.StringVar(&o.html, "html", "", "write an HTML report to `FILE`")
 	fs.StringVar(&o.save, "save", "", "save the recording to `FILE`")
 	fs.IntVar(&o.slowest, "slowest", 0, "also list the `N` slowest requests")
+	fs.BoolVar(&o.httpLog, "http", false, "print the HTTP exchanges")
 
 	// Flags may follow the recording's name: parse, take one positional
 	// argument, parse the rest.
@@ -177,6 +187,8 @@ func (o *reportOptions) check(files []string) error {
 		return errors.New("--merge and --compare do not go together: merge into a file with --save, then compare it")
 	case len(files) > 1 && !o.merge:
 		return fmt.Errorf("one recording at a time (got %s); to compare two, use RECORDING --compare B", strings.Join(files, ", "))
+	case o.httpLog && o.compare != "":
+		return errors.New("--http prints one recording: leave out --compare, or run report once for each")
 	case o.slowest < 0:
 		return fmt.Errorf("--slowest %d: give a number of requests, 0 or more", o.slowest)
 	case o.width < 64 || o.height < 48 || o.width > 20000 || o.height > 20000:

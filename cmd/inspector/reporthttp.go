@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// printHTTP prints the HTTP exchanges of snap (`report --http`): for a
+// person, each exchange on a line (number, method, status, path, what it
+// carried, duration, start) followed by its headers (> sent, < received),
+// its bodies and an event stream's events; with asJSON, the recording's
+// "http" object as saved.
+func printHTTP(w io.Writer, snap *recorder.Snapshot, asJSON bool) {
+	log := snap.HTTP
+	if asJSON {
+		if log == nil {
+			log = &recorder.HTTPLog{Exchanges: []*recorder.Exchange{}}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		enc.Encode(log)
+		return
+	}
+	if log == nil {
+		fmt.Fprintln(w, "No HTTP exchanges: the recording was not made over HTTP (stdio and the in-process demo have none), or by a version of the inspector that did not record them.")
+		return
+	}
+	fmt.Fprintf(w, "%d HTTP exchanges", log.Total)
+	if d := log.Dropped(); d > 0 {
+		fmt.Fprintf(w, " (%d shown: the first and the latest; %d left out)", len(log.Exchanges), d)
+	}
+	fmt.Fprintln(w)
+	for _, x := range log.Exchanges {
+		fmt.Fprintln(w)
+		printExchange(w, x, snap.Now)
+	}
+}
+
+// printExchange prints one exchange.
+func printExchange(w io.Writer, x *recorder.Exchange, now time.Duration) {
+	status := "—"
+	if x.Status != 0 {
+		status = fmt.Sprintf("%d %s", x.Status, http.StatusText(x.Status))
+	}
+	what := x.RPC
+	if m := recorder.HeaderValue(x.RequestHeaders, "Mcp-Method"); m != "" && what == "" {
+		what = m
+	}
+	took := fmt.Sprintf("%.1f ms", float64(x.Duration(now))/float64(time.Millisecond))
+	if x.Open() {
+		took = "open"
+	}
+	fmt.Fprintf(w, "#%d %s %s  %s", x.ID, shownLine(x.Method), shownLine(urlPath(x.URL)), status)
+	if what != "" {
+		fmt.Fprintf(w, "  %s", shownLine(what))
+	}
+	fmt.Fprintf(w, "  %s  at %.3fs", took, x.Sent.Seconds())
+	if x.Session != "" {
+		fmt.Fprintf(w, "  (%s)", shownLine(x.Session))
+	}
+	fmt.Fprintln(w)
+	if x.Error != "" {
+		fmt.Fprintf(w, "  error: %s\n", shownLine(x.Error))
+	}
+	for _, h := range x.RequestHeaders {
+		fmt.Fprintf(w, "  > %s: %s\n", shownLine(h.Name), shownLine(h.Value))
+	}
+	for _, h := range x.ResponseHeaders {
+		fmt.Fprintf(w, "  < %s: %s\n", shownLine(h.Name), shownLine(h.Value))
+	}
+	if x.RequestBody != "" {
+		fmt.Fprintf(w, "  request body%s: %s\n", bodySize(x.RequestBody, x.RequestBytes), shownLine(x.RequestBody))
+	}
+	if x.ResponseBody != "" {
+		fmt.Fprintf(w, "  response body%s: %s\n", bodySize(x.ResponseBody, x.ResponseBytes), shownLine(x.ResponseBody))
+	}
+	if x.EventCount > 0 {
+		fmt.Fprintf(w, "  event stream: %d events", x.EventCount)
+		if len(x.Events) < x.EventCount {
+			fmt.Fprintf(w, " (the first %d kept)", len(x.Events))
+		}
+		fmt.Fprintln(w)
+		for _, e := range x.Events {
+			fmt.Fprintf(w, "    at %.3fs", e.At.Seconds())
+			if e.Event != "" {
+				fmt.Fprintf(w, " event %s", shownLine(e.Event))
+			}
+			if e.ID != "" {
+				fmt.Fprintf(w, " id %s", shownLine(e.ID))
+			}
+			fmt.Fprintf(w, ": %s\n", shownLine(e.Data))
+		}
+	}
+}
+
+// urlPath is the path and query of u, or u itself when it does not parse.
+func urlPath(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Path == "" {
+		return u
+	}
+	return p.RequestURI()
+}
+
+// bodySize says how much of a body is shown when it was cut.
+func bodySize(kept string, total int64) string {
+	if total > int64(len(kept)) {
+		return fmt.Sprintf(" (first %d of %d bytes)", len(kept), total)
+	}
+	return ""
+}
+
+// shownLine keeps text from a server on one line, with its control
+// characters (a terminal's escape sequences) shown as U+FFFD.
+func shownLine(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(strings.TrimSpace(s))
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
