@@ -188,6 +188,9 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 	if p, ok := withTraceparent(method, params, recorder.FormatTraceparent(trace, s.traceIDs.Span(onWire))); ok {
 		params = p
 	}
+	if p, ok := s.withLogLevel(method, params); ok {
+		params = p
+	}
 	if params != req.GetParams() {
 		req = &mcp.ClientRequest[mcp.Params]{Session: req.GetSession().(*mcp.ClientSession), Params: params}
 	}

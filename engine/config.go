@@ -288,6 +288,12 @@ type Target struct {
 	// (OAuth: see package engine/oauth). It holds credentials: never
 	// saved with the target.
 	HTTPAuth HTTPAuth `json:"-"`
+	// LogLevel is the level of the server's log messages asked for as
+	// the session starts (one of [recorder.LogLevels]); "" is
+	// [recorder.DefaultLogLevel]. See [Session.SetLogLevel] for how each
+	// protocol era carries it. A setting of the run: never saved with
+	// the target.
+	LogLevel string `json:"-"`
 }
 
 // HTTPAuth adds credentials to the HTTP requests of a session, below the

@@ -42,7 +42,7 @@ func (s *Session) messageRead(msg jsonrpc.Message, from wireSource) readVerdict 
 	case *jsonrpc.Request:
 		if !m.IsCall() {
 			s.noteInvalidUTF8(0, m.Method, "", m.Params)
-			ev := s.notificationEvent(m.Method, m.Params)
+			ev := s.notificationEvent(m.Method, m.Params, from)
 			return readVerdict{deliver: msg, seen: func(withheld bool) { s.notificationSeen(ev, withheld) }}
 		}
 		key := wire.KeyOf(m.ID)

@@ -63,6 +63,8 @@ type Session struct {
 	subs subscriptions // resource subscriptions (subscribe.go)
 
 	traceIDs recorder.TraceIDs // the recording's trace and span IDs (tracecontext.go)
+
+	logLevel atomic.Pointer[string] // the log level asked of the server (loglevel.go)
 }
 
 // Connect connects to t, initializes the MCP session, and starts
@@ -86,6 +88,11 @@ func connectNamed(ctx context.Context, t Target, policy AnswerPolicy, rec *recor
 	}
 	if err := policy.Validate(); err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
+	}
+	if t.LogLevel != "" {
+		if err := recorder.CheckLogLevel(t.LogLevel); err != nil {
+			return nil, fmt.Errorf("connect: %w", err)
+		}
 	}
 	// Before anything is recorded: no secret of the target reaches the
 	// recording, its journal or its exports.
@@ -183,14 +190,9 @@ func connectNamed(ctx context.Context, t Target, policy AnswerPolicy, rec *recor
 		// stream the session opens), when it could not end the session yet.
 		s.overLimit(s.wire.failure())
 	}
-	if s.info.hasCapability("logging") {
-		// Ask for the server's log messages so that they reach the
-		// timeline and OnLog; a server that refuses or does not answer
-		// (within 5s) just sends none.
-		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_ = cs.SetLoggingLevel(lctx, &mcp.SetLoggingLevelParams{Level: "info"})
-		cancel()
-	}
+	// Ask for the server's log messages so that they reach the timeline
+	// and OnLog.
+	s.startLogging(ctx)
 	return s, nil
 }
 

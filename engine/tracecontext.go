@@ -74,6 +74,13 @@ func metaTrace(meta *mcp.Meta) (trace [16]byte, ok bool) {
 // (ping, the list methods) get params of their own to carry it; ok is
 // false when there is nowhere to put it.
 func withTraceparent(method string, p mcp.Params, tp string) (out mcp.Params, ok bool) {
+	return withMeta(method, p, metaTraceparent, tp)
+}
+
+// withMeta returns a copy of the params p of a request of method with key
+// set to value in their _meta, or p and false when method has no params
+// to copy (see copyParams).
+func withMeta(method string, p mcp.Params, key string, value any) (out mcp.Params, ok bool) {
 	out = copyParams(method, p)
 	if out == nil {
 		return p, false
@@ -81,7 +88,7 @@ func withTraceparent(method string, p mcp.Params, tp string) (out mcp.Params, ok
 	old := out.GetMeta()
 	meta := make(map[string]any, len(old)+1)
 	maps.Copy(meta, old)
-	meta[metaTraceparent] = tp
+	meta[key] = value
 	out.SetMeta(meta)
 	return out, true
 }

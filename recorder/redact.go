@@ -456,6 +456,7 @@ func (sc *scrubber) event(e *Event) {
 	e.Text = sc.scrubText(e.Text)
 	e.Method = sc.scrubText(e.Method)
 	e.Data = sc.scrubJSON(e.Data)
+	e.Logger = sc.scrubText(e.Logger)
 }
 
 // meta scrubs every field of m that can hold text from outside.

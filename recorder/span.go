@@ -312,6 +312,10 @@ type Event struct {
 	Span SpanID          `json:"span,omitempty"`
 	Text string          `json:"text,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
+	// Level and Logger are a log message's level and logger name (kind
+	// [EventLog]); see [LogOf] for the message itself.
+	Level  string `json:"level,omitempty"`
+	Logger string `json:"logger,omitempty"`
 	// Stalled is how long the notification was withheld from the client
 	// after it was read off the wire (dispatch "inline"), or 0.
 	Stalled time.Duration `json:"stalled,omitempty"`

@@ -25,8 +25,14 @@
 //     round of n, and compares the two rounds' fulfilment times.
 //   - echo {"text": "..."} answers at once.
 //   - slow {"ms": 1000, "steps": 10} sleeps, sending a progress notification
-//     per step when the call carries a progress token, and a log message per
-//     step when the client has set a log level.
+//     per step when the call carries a progress token, and log messages
+//     when the client has asked for them: how it will sleep and how long
+//     it slept (debug), and each step (info).
+//
+// fanout logs what was answered (info), elicitations a person declined or
+// cancelled (warning) and requests that failed (error). The level a client
+// asks for is honoured the way its protocol era carries it: logging/setLevel
+// up to 2025-11-25, each request's _meta from 2026-07-28.
 //
 // Resources and prompts, for a load mix that reads and gets beside its
 // tool calls (content.go):
@@ -182,6 +188,8 @@ func slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.Call
 	start := time.Now()
 	step := time.Duration(in.MS) * time.Millisecond / time.Duration(in.Steps)
 	token := req.Params.GetProgressToken()
+	_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Logger: "slow",
+		Data: fmt.Sprintf("sleeping %d ms in %d steps of %v", in.MS, in.Steps, step)})
 	t := time.NewTimer(step)
 	defer t.Stop()
 	for i := 1; i <= in.Steps; i++ {
@@ -201,6 +209,7 @@ func slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.Call
 	}
 	out := SlowResult{MS: in.MS, Steps: in.Steps, Slept: ms(time.Since(start))}
 	text := fmt.Sprintf("slept %.0f ms in %d steps", out.Slept, in.Steps)
+	_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Logger: "slow", Data: text})
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 

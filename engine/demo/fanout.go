@@ -137,7 +137,7 @@ func (f *fanout) handle(ctx context.Context, req *mcp.CallToolRequest, in Fanout
 	if proto >= multiRoundTripProtocol && req.Params.RequestState != "" {
 		// A retry: what the call is about travels in the signed state,
 		// not in memory, so any instance of this server can take it.
-		return f.retry(req, proto)
+		return f.retry(ctx, req, proto)
 	}
 	if in.N == 0 {
 		in.N = 5
@@ -390,8 +390,7 @@ func (f *fanout) finish(ctx context.Context, req *mcp.CallToolRequest, out Fanou
 			fmt.Fprintf(&b, "%s: %s\n", name, r.Text)
 		}
 	}
-	_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "fanout",
-		Data: fmt.Sprintf("%d %s requests in %d rounds answered in %.1f ms", total, out.Kind, len(out.Rounds), out.ElapsedMS)})
+	logFanout(ctx, req, out, total)
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimRight(b.String(), "\n")}}}
 	// A fan-out with failed requests is a failed call, with its replies
 	// still attached so that the failures can be read.
@@ -449,8 +448,9 @@ func inputRequests(round, n int, kind string) mcp.InputRequestMap {
 }
 
 // retry reads the client's answers to a round and asks for the next
-// round, or gives the final result after the last.
-func (f *fanout) retry(req *mcp.CallToolRequest, proto string) (*mcp.CallToolResult, FanoutResult, error) {
+// round, or gives the final result after the last (its log messages at
+// the level the retry's _meta asks for, which ctx carries).
+func (f *fanout) retry(ctx context.Context, req *mcp.CallToolRequest, proto string) (*mcp.CallToolResult, FanoutResult, error) {
 	received := time.Now()
 	st, err := f.verify(req.Params.RequestState)
 	if err != nil {
@@ -488,7 +488,7 @@ func (f *fanout) retry(req *mcp.CallToolRequest, proto string) (*mcp.CallToolRes
 	}
 	out := FanoutResult{N: st.N, Kind: st.Kind, Mode: "input_required", Protocol: proto,
 		ElapsedMS: ms(received.Sub(time.Unix(0, st.Start))), Rounds: st.Done, Replies: replies}
-	return f.finish(context.Background(), req, out)
+	return f.finish(ctx, req, out)
 }
 
 // sign encodes a request state (any JSON value) with its signature.
@@ -522,4 +522,34 @@ func (f *fanout) open(state string, v any) bool {
 	mac := hmac.New(sha256.New, f.key)
 	mac.Write(body)
 	return hmac.Equal(sig, mac.Sum(nil)) && json.Unmarshal(body, v) == nil
+}
+
+// logFanout sends the call's log messages, at the level each deserves:
+// what was answered (info), answers a person declined or cancelled
+// (warning), requests that failed (error). A client sees those at or above
+// the level it asked for.
+func logFanout(ctx context.Context, req *mcp.CallToolRequest, out FanoutResult, total int) {
+	logf := func(level mcp.LoggingLevel, format string, args ...any) {
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "fanout", Data: fmt.Sprintf(format, args...)})
+	}
+	logf("info", "%d %s requests in %d rounds answered in %.1f ms", total, out.Kind, len(out.Rounds), out.ElapsedMS)
+	refused := 0
+	for _, r := range out.Replies {
+		if r.Action == "decline" || r.Action == "cancel" {
+			refused++
+		}
+	}
+	if refused > 0 {
+		logf("warning", "%d of %d elicitation requests were declined or cancelled", refused, total)
+	}
+	if out.Failed > 0 {
+		first := "not answered"
+		for _, r := range out.Replies {
+			if r.Error != "" {
+				first = r.Error
+				break
+			}
+		}
+		logf("error", "%d of %d %s requests failed: %s", out.Failed, total, out.Kind, first)
+	}
 }

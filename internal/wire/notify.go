@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -18,6 +17,8 @@ type Notice struct {
 	Text    string
 	Token   string
 	Cancels string
+	// Level and Logger are a log message's (notifications/message).
+	Level, Logger string
 }
 
 // ReadNotification reads the notification method with params that from
@@ -45,7 +46,8 @@ func ReadNotification(from, method string, params json.RawMessage) Notice {
 	case method == "notifications/message":
 		n.Kind = recorder.EventLog
 		if read {
-			n.Text = logText(p.Level, p.Logger, p.Data)
+			n.Text = recorder.LogPrefix(p.Level, p.Logger) + recorder.LogData(p.Data)
+			n.Level, n.Logger = p.Level, p.Logger
 		}
 	case method == "notifications/cancelled":
 		n.Kind = recorder.EventCancelled
@@ -77,22 +79,4 @@ func progressText(progress, total float64, message string) string {
 		b.WriteString(" " + message)
 	}
 	return b.String()
-}
-
-// logText is "level logger: data", a string's data unquoted, other
-// data as compact JSON.
-func logText(level, logger string, data json.RawMessage) string {
-	var s string
-	text := string(data)
-	var compact bytes.Buffer
-	if json.Unmarshal(data, &s) == nil {
-		text = s
-	} else if json.Compact(&compact, data) == nil {
-		text = compact.String()
-	}
-	prefix := level
-	if logger != "" {
-		prefix += " " + logger
-	}
-	return prefix + ": " + text
 }
