@@ -94,7 +94,9 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, nil
 		}
 		unhook()
+		var ids []string
 		if s.wire != nil {
+			ids = s.wire.idsOf(c)
 			s.wire.forget(c)
 		}
 		if method == "tools/call" {
@@ -114,7 +116,9 @@ func (s *Session) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		end := s.rec.Now()
 		if status == recorder.StatusTimeout || status == recorder.StatusCancelled {
-			// The SDK tells the server with notifications/cancelled.
+			// The SDK tells the server with notifications/cancelled,
+			// recorded here with the call's span rather than as written.
+			s.wire.noteCancels(ids)
 			s.rec.AddEvent(recorder.Event{At: end, Session: s.name, Kind: recorder.EventCancelled, Direction: recorder.Outgoing,
 				Method: "notifications/cancelled", Span: c.span, Text: "the inspector gave up on " + method + ": " + errText})
 		}

@@ -42,18 +42,3 @@ func (s *Session) addNotification(ev recorder.Event) {
 	}
 	s.resourceUpdated(ev)
 }
-
-// clientNotification records a notification the client writes
-// (notifications/initialized, roots/list_changed …) as an event of the
-// outgoing direction, so that the recording holds every message of the
-// session. A cancellation is left out: the call it gives up on records
-// it as it ends, with its span (call.go), and the SDK writes it later,
-// off the call's path.
-func (s *Session) clientNotification(method string, params json.RawMessage) {
-	if method == "notifications/cancelled" {
-		return
-	}
-	n := wire.ReadNotification("client", method, params)
-	s.rec.AddEvent(recorder.Event{At: s.rec.Now(), Session: s.name, Kind: n.Kind, Method: method,
-		Direction: recorder.Outgoing, Text: n.Text, Data: recorder.CapPayload(params)})
-}

@@ -29,6 +29,7 @@ type wireState struct {
 	refusal   *HTTPStatusError // the last HTTP answer of 400 or more
 
 	protocolEvents wire.ProtocolEvents // protocol_error events recorded so far
+	cancelNoted    map[string]bool     // ids whose cancellation a call recorded (clientnotify.go)
 }
 
 func newWireState() *wireState {
