@@ -11,7 +11,10 @@ import (
 // Wrap returns a RoundTripper that sends each request through base with
 // the access token. When the server answers 401 Unauthorized and a
 // refresh token is held, it refreshes the token and sends the request
-// once more. It makes Client an engine.HTTPAuth.
+// once more. When it answers 403 with error="insufficient_scope", it
+// signs in again for the scopes held and those the server names (the
+// browser opens again) and sends the request once more. It makes Client
+// an engine.HTTPAuth.
 func (c *Client) Wrap(base http.RoundTripper) http.RoundTripper {
 	return &bearer{c: c, base: base}
 }
@@ -35,8 +38,19 @@ func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := b.base.RoundTrip(withToken(r, tok))
-	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+	if err != nil {
 		return resp, err
+	}
+	if ch, ok := insufficientScope(resp); ok {
+		refused := *resp
+		out, err := b.stepUp(r, resp, tok, ch)
+		if err != nil {
+			return refusal(r, &refused, err)
+		}
+		return out, nil
+	}
+	if resp.StatusCode != http.StatusUnauthorized {
+		return resp, nil
 	}
 	drain(resp)
 	if !b.c.refreshable() {

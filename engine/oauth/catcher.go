@@ -6,10 +6,12 @@ import (
 	"html"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"golang.org/x/oauth2"
 )
 
 // redirectPath is where the authorization server sends the browser back.
@@ -28,6 +30,44 @@ type catcher struct {
 type redirect struct {
 	code, state, iss string
 	err              error
+}
+
+// listen opens the catcher on the configured port, or on the port of
+// the earlier redirect address of a client registered dynamically (whose
+// registration names it) when that one is free, or on any.
+func (c *Client) listen(registered *oauth2.Config) (*catcher, error) {
+	if c.cfg.RedirectPort == 0 && registered != nil {
+		if u, err := url.Parse(registered.RedirectURL); err == nil {
+			if port, err := strconv.Atoi(u.Port()); err == nil {
+				if k, err := listenForRedirect(port); err == nil {
+					return k, nil
+				}
+			}
+		}
+	}
+	return listenForRedirect(c.cfg.RedirectPort)
+}
+
+// beforeBrowser checks what can be checked before the person is sent to
+// the authorization page at authURL: a client metadata document that
+// would be refused there is reported now, with what to fix.
+func (c *Client) beforeBrowser(ctx context.Context, authURL, redirect string) error {
+	if c.cfg.ClientMetadataURL == "" {
+		return nil
+	}
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return nil
+	}
+	if u.Query().Get("client_id") != c.cfg.ClientMetadataURL {
+		how := "registering dynamically"
+		if c.cfg.ClientID != "" {
+			how = "using the client id " + c.cfg.ClientID
+		}
+		c.notify("the authorization server does not take client ID metadata documents (its metadata lacks client_id_metadata_document_supported): %s instead", how)
+		return nil
+	}
+	return c.checkClientDocument(ctx, redirect)
 }
 
 func listenForRedirect(port int) (*catcher, error) {
@@ -89,6 +129,9 @@ func (c *catcher) serve(w http.ResponseWriter, r *http.Request) {
 // where to go and waits for the redirect.
 func (c *Client) fetchCode(k *catcher) auth.AuthorizationCodeFetcher {
 	return func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+		if err := c.beforeBrowser(ctx, args.URL, k.redirectURL()); err != nil {
+			return nil, err
+		}
 		c.notify("Open this address in a browser to sign in to %s (waiting up to %v):\n%s", c.cfg.ServerURL, c.cfg.Wait, args.URL)
 		c.mu.Lock()
 		open := c.cfg.OpenBrowser

@@ -13,7 +13,18 @@
 // catches the redirect on a 127.0.0.1 port, exchanges the code with its
 // PKCE verifier, and checks that the server takes the token. The session's
 // HTTP requests then carry the token; a 401 on the way renews it with the
-// refresh token, once for all the requests refused at the same time.
+// refresh token, once for all the requests refused at the same time; a
+// 403 insufficient_scope signs in again for the scopes held and asked,
+// and sends the request once more ([Client.Wrap]).
+//
+// The client is known to the authorization server in one of three ways,
+// tried in this order: a client ID metadata document ([Config.ClientMetadataURL],
+// where the server supports them), a client registered beforehand
+// ([Config.ClientID], with [Config.ClientSecret] for a confidential one:
+// see [ReadClientSecret]), or dynamic registration. Discovery finds the
+// authorization server's metadata for issuers with a path too (RFC 8414
+// path insertion, then OpenID Connect's two forms). Every failure says
+// which step it was at, which URL, what the server said and what to do.
 //
 // Every token, code, client secret and verifier is handed to the secrets
 // sink given to SignIn (a recording's AddSecrets) before anything else sees
@@ -74,20 +85,50 @@ type Config struct {
 	OpenBrowser func(string) error
 	// Keyring is where remembered tokens go; nil means the OS keyring.
 	Keyring Keyring
+	// ClientSecret is the secret of the confidential client ClientID
+	// (read with [ReadClientSecret]); it is registered for scrubbing
+	// before it is sent.
+	ClientSecret string
+	// TokenAuthMethod is how a confidential client authenticates at the
+	// token endpoint: [ClientSecretBasic] or [ClientSecretPost]; empty
+	// picks one from the authorization server's
+	// token_endpoint_auth_methods_supported.
+	TokenAuthMethod string
+	// ClientMetadataURL is the https URL of the client's metadata
+	// document: where the authorization server says
+	// client_id_metadata_document_supported, it is the client id.
+	ClientMetadataURL string
+	// HTTPClient, when set, carries the requests to the authorization
+	// server and for the client's metadata document (its Transport and
+	// CheckRedirect; HTTPTimeout still bounds each request).
+	HTTPClient *http.Client
 }
+
+// Token endpoint authentication methods, for [Config.TokenAuthMethod].
+const (
+	ClientSecretBasic = "client_secret_basic"
+	ClientSecretPost  = "client_secret_post"
+)
 
 // Client holds one server's OAuth state: the client registration and the
 // tokens, in memory. It is safe for concurrent use.
 type Client struct {
-	cfg  Config
-	http *http.Client // to the authorization server, registering secrets
-	sink *secretSink
-	mu   sync.Mutex
-	// renewing is held while the token is renewed.
+	cfg   Config
+	http  *http.Client // to the authorization server, registering secrets
+	sink  *secretSink
+	trail trail // the requests of the latest sign-in
+	mu    sync.Mutex
+	// renewing is held while the token is renewed; stepping while the
+	// client signs in again for more scopes.
 	renewing sync.Mutex
+	stepping sync.Mutex
 	oauth    *oauth2.Config // set once signed in
 	token    *oauth2.Token
-	signed   bool
+	scopes   []string // granted with the token (or asked, if it does not say)
+	// steppedUp are the scope sets signed in again for (guarded by
+	// stepping): each is tried once.
+	steppedUp map[string]bool
+	signed    bool
 	// loaded says the token came from the keyring; the notices below are
 	// given once each.
 	loaded                 bool
@@ -105,11 +146,9 @@ func New(cfg Config) *Client {
 	if cfg.Keyring == nil {
 		cfg.Keyring = OSKeyring{}
 	}
-	sink := &secretSink{}
-	return &Client{cfg: cfg, sink: sink, http: &http.Client{
-		Timeout:   cfg.HTTPTimeout,
-		Transport: &secretsRoundTripper{base: http.DefaultTransport, sink: sink},
-	}}
+	c := &Client{cfg: cfg, sink: &secretSink{}}
+	c.http = c.newASClient()
+	return c
 }
 
 // Tell sets [Config.Notify] and [Config.OpenBrowser], for a client made
@@ -141,6 +180,7 @@ func (c *Client) notify(format string, a ...any) {
 // the server asks for no token.
 func (c *Client) SignIn(ctx context.Context, secrets func(...string)) error {
 	c.sink.set(secrets)
+	c.sink.add(c.cfg.ClientSecret)
 	if c.cfg.Remember {
 		c.loadRemembered()
 	}
@@ -170,7 +210,7 @@ func (c *Client) SignIn(ctx context.Context, secrets func(...string)) error {
 			}
 		}
 	}
-	if err := c.authorize(ctx, resp); err != nil {
+	if err := c.authorize(ctx, resp, nil); err != nil {
 		return err
 	}
 	resp, err = c.probe(ctx)
@@ -195,9 +235,18 @@ func (c *Client) markSignedIn() {
 }
 
 // authorize runs the SDK's authorization code flow for the server's
-// refusal resp (which it closes).
-func (c *Client) authorize(ctx context.Context, resp *http.Response) error {
-	catcher, err := listenForRedirect(c.cfg.RedirectPort)
+// refusal resp (which it closes). held, for a step-up, are the scopes
+// the client holds: they are asked for again with those the refusal
+// names.
+func (c *Client) authorize(ctx context.Context, resp *http.Response, held []string) error {
+	c.trail.reset()
+	c.mu.Lock()
+	registered := c.oauth // a client registered dynamically before, kept for a step-up
+	c.mu.Unlock()
+	if held == nil || c.cfg.ClientID != "" || c.cfg.ClientMetadataURL != "" {
+		registered = nil
+	}
+	catcher, err := c.listen(registered)
 	if err != nil {
 		resp.Body.Close()
 		return err
@@ -210,13 +259,27 @@ func (c *Client) authorize(ctx context.Context, resp *http.Response) error {
 		Client:                   c.http,
 		NewTokenSource:           c.keepToken,
 	}
-	if len(c.cfg.Scopes) > 0 {
-		scopes := c.cfg.Scopes
-		hcfg.ScopeFilter = func([]string) []string { return scopes }
+	hcfg.ScopeFilter = func(discovered []string) []string {
+		if len(c.cfg.Scopes) > 0 && held == nil {
+			discovered = c.cfg.Scopes
+		}
+		return union(held, discovered)
 	}
-	if c.cfg.ClientID != "" {
+	if c.cfg.ClientMetadataURL != "" {
+		hcfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: c.cfg.ClientMetadataURL}
+	}
+	switch {
+	case c.cfg.ClientID != "":
 		hcfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: c.cfg.ClientID}
-	} else {
+		if c.cfg.ClientSecret != "" {
+			hcfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: c.cfg.ClientSecret}
+		}
+	case registered != nil:
+		hcfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: registered.ClientID}
+		if registered.ClientSecret != "" {
+			hcfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: registered.ClientSecret}
+		}
+	default:
 		hcfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{
 			Metadata: &oauthex.ClientRegistrationMetadata{
 				ClientName:    "Fanout Inspector",
@@ -234,50 +297,19 @@ func (c *Client) authorize(ctx context.Context, resp *http.Response) error {
 	wait, cancel := context.WithTimeout(ctx, c.cfg.Wait+2*c.cfg.HTTPTimeout)
 	defer cancel()
 	status := resp.Status
+	c.mu.Lock()
+	before := c.token
+	c.mu.Unlock()
 	if err := h.Authorize(wait, resp.Request, resp); err != nil {
 		return c.explain(err)
 	}
 	c.mu.Lock()
-	got := c.token != nil
+	got := c.token != nil && c.token != before
 	c.mu.Unlock()
 	if !got {
 		return fmt.Errorf("OAuth: the server at %s answered %s without asking for a missing scope: it refuses this client whatever the token", c.cfg.ServerURL, status)
 	}
 	return nil
-}
-
-// explain turns a failed sign-in into what happened and what to do.
-func (c *Client) explain(err error) error {
-	var waited *waitError
-	var denied *deniedError
-	var stopped *stoppedError
-	var rerr *oauth2.RetrieveError
-	var uerr *url.Error
-	switch {
-	case errors.As(err, &waited), errors.As(err, &denied), errors.As(err, &stopped):
-		return err
-	case err.Error() == "state mismatch":
-		return errors.New("OAuth: the browser came back from another sign-in (its state does not match this one's): sign in again, from the address printed last")
-	case strings.Contains(err.Error(), "no configured client registration methods"):
-		return fmt.Errorf("OAuth: the authorization server of %s offers no dynamic client registration: "+
-			"register the inspector there and give its client id with --oauth-client-id", c.cfg.ServerURL)
-	case errors.As(err, &rerr):
-		msg := rerr.ErrorCode
-		if rerr.ErrorDescription != "" {
-			msg += ": " + rerr.ErrorDescription
-		}
-		if msg == "" {
-			msg = rerr.Response.Status
-		}
-		hint := ""
-		if rerr.ErrorCode == "invalid_client" || rerr.ErrorCode == "unauthorized_client" {
-			hint = " (check --oauth-client-id)"
-		}
-		return fmt.Errorf("OAuth: the authorization server refused to issue a token: %s%s", msg, hint)
-	case errors.As(err, &uerr) && uerr.Timeout():
-		return fmt.Errorf("OAuth: the authorization server did not answer %s within %v: try again later, or check that it is up", redactQuery(uerr.URL), c.cfg.HTTPTimeout)
-	}
-	return fmt.Errorf("OAuth: signing in to %s failed: %v", c.cfg.ServerURL, err)
 }
 
 // keepToken is the SDK's hook for the token it obtained: the client keeps
@@ -287,6 +319,7 @@ func (c *Client) keepToken(_ context.Context, cfg *oauth2.Config, tok *oauth2.To
 	c.sink.add(cfg.ClientSecret)
 	c.mu.Lock()
 	c.oauth, c.token = cfg, tok
+	c.scopes = grantedScopes(tok, cfg.Scopes)
 	c.mu.Unlock()
 	c.remember()
 	return c, nil
@@ -349,6 +382,7 @@ func (c *Client) refresh(ctx context.Context, stale string) error {
 	c.sink.addToken(tok)
 	c.mu.Lock()
 	c.token = tok
+	c.scopes = grantedScopes(tok, c.scopes)
 	c.mu.Unlock()
 	c.remember()
 	return nil

@@ -4,18 +4,24 @@
 // protected-resource metadata, and an authorization server with
 // metadata, dynamic client registration, authorize (with PKCE) and token
 // endpoints. [Browse] plays the person's browser.
+//
+// [Options] make the servers behave as real ones do: an issuer with a
+// path whose metadata is at one of the discovery addresses, confidential
+// clients and the token endpoint authentication methods taken, client
+// ID metadata documents (fetched from an HTTPS server of the package,
+// see [Server.PublishClientDocument]), and a tool that needs a scope the
+// first sign-in did not ask for (step-up).
 package oauthtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +30,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// Where the authorization server serves its metadata, for
+// [Options.Metadata].
+const (
+	// MetadataOAuth is RFC 8414's address: for an issuer with a path,
+	// /.well-known/oauth-authorization-server/PATH (path insertion).
+	MetadataOAuth = "oauth"
+	// MetadataOpenIDInserted is OpenID Connect discovery with path
+	// insertion: /.well-known/openid-configuration/PATH.
+	MetadataOpenIDInserted = "openid-inserted"
+	// MetadataOpenIDAppended is OpenID Connect discovery appended to the
+	// issuer: PATH/.well-known/openid-configuration.
+	MetadataOpenIDAppended = "openid-appended"
 )
 
 // Options change how the servers behave, for the failure cases.
@@ -35,6 +55,33 @@ type Options struct {
 	// Confidential are client ids registered beforehand with a secret,
 	// by id: a client that sends none is refused at the token endpoint.
 	Confidential map[string]string
+	// TokenAuthMethods are the token endpoint authentication methods the
+	// metadata advertises and the token endpoint takes (default
+	// client_secret_post and none).
+	TokenAuthMethods []string
+	// IssuerPath is the path of the authorization server's issuer, as
+	// "/tenant1"; its endpoints are under it.
+	IssuerPath string
+	// Metadata is where the metadata is served (default [MetadataOAuth]).
+	Metadata string
+	// WrongIssuer, when set, is the issuer the metadata declares instead
+	// of its own.
+	WrongIssuer string
+	// ClientDocuments makes the authorization server take client ID
+	// metadata documents: a client id that is an https URL is fetched,
+	// and the authorization request's redirect_uri must be among its
+	// redirect_uris.
+	ClientDocuments bool
+	// StepUpScope, when set, adds the tool "admin", which the MCP server
+	// lets a token call only if it holds this scope: otherwise it answers
+	// 403 with error="insufficient_scope" and scope=StepUpScope.
+	StepUpScope string
+	// StepUpNever makes the tool "admin" refused with 403
+	// insufficient_scope whatever the token holds.
+	StepUpNever bool
+	// Withhold is a scope the authorization server never grants, even
+	// when asked.
+	Withhold string
 	// Deny makes the authorization page decline (access_denied).
 	Deny bool
 	// HangToken makes the token endpoint never answer.
@@ -50,23 +97,37 @@ type Server struct {
 	*httptest.Server
 	opts    Options
 	closing chan struct{}
+	docs    *httptest.Server // client ID metadata documents, over HTTPS
 
-	mu      sync.Mutex
-	clients map[string]string // id → secret ("" for public)
-	codes   map[string]grant
-	access  map[string]time.Time // token → expiry
-	refresh map[string]bool
-	issued  []string // every secret issued: codes, tokens, client secrets
-	calls   int      // requests the MCP server let in
+	mu         sync.Mutex
+	clients    map[string]string // id → secret ("" for public)
+	codes      map[string]grant
+	access     map[string]accessGrant
+	refresh    map[string]grant
+	issued     []string // every secret issued: codes, tokens, client secrets
+	calls      int      // requests the MCP server let in
+	wellKnown  []string // paths asked for under .well-known, in order
+	authorized []string // the scope of each authorization request
+	methods    []string // the client authentication of each token request
+	fetched    []string // client ID metadata documents fetched
+	steppedUp  int      // 403 insufficient_scope answers
+	published  map[string][]byte
 }
 
 type grant struct {
 	client, challenge, redirect string
+	scopes                      []string
+}
+
+type accessGrant struct {
+	expiry time.Time
+	scopes []string
 }
 
 // New starts the servers; the MCP endpoint is [Server.MCPURL].
 func New(opts Options) *Server {
-	s := &Server{opts: opts, closing: make(chan struct{}), clients: map[string]string{}, codes: map[string]grant{}, access: map[string]time.Time{}, refresh: map[string]bool{}}
+	s := &Server{opts: opts, closing: make(chan struct{}), clients: map[string]string{}, codes: map[string]grant{},
+		access: map[string]accessGrant{}, refresh: map[string]grant{}, published: map[string][]byte{}}
 	for _, id := range opts.Clients {
 		s.clients[id] = ""
 	}
@@ -76,8 +137,15 @@ func New(opts Options) *Server {
 	if s.opts.TokenLifetime == 0 {
 		s.opts.TokenLifetime = time.Hour
 	}
+	if len(s.opts.TokenAuthMethods) == 0 {
+		s.opts.TokenAuthMethods = []string{"client_secret_post", "none"}
+	}
+	if s.opts.Metadata == "" {
+		s.opts.Metadata = MetadataOAuth
+	}
 	mux := http.NewServeMux()
 	s.Server = httptest.NewServer(mux)
+	s.docs = httptest.NewTLSServer(http.HandlerFunc(s.serveDocument))
 
 	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "oauth-protected", Version: "1"}, nil)
 	mcp.AddTool(mcpServer, &mcp.Tool{Name: "whoami", Description: "says the caller is signed in, echoing its credentials"},
@@ -88,22 +156,26 @@ func New(opts Options) *Server {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: said}}}, nil, nil
 		})
+	if opts.StepUpScope != "" {
+		mcp.AddTool(mcpServer, &mcp.Tool{Name: "admin", Description: "needs the scope " + opts.StepUpScope},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "administering"}}}, nil, nil
+			})
+	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
 	prmURL := s.URL + "/.well-known/oauth-protected-resource/mcp"
-	protected := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: []string{"mcp"}})(handler)
+	protected := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: []string{"mcp"}})(s.stepUp(prmURL, handler))
 	mux.Handle("/mcp", protected)
 	sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
+	sseMeta := s.URL + "/.well-known/oauth-protected-resource/sse"
 	mux.Handle("/sse", auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{
-		ResourceMetadataURL: s.URL + "/.well-known/oauth-protected-resource/sse", Scopes: []string{"mcp"}})(sse))
+		ResourceMetadataURL: sseMeta, Scopes: []string{"mcp"}})(s.stepUp(sseMeta, sse)))
 	for _, path := range []string{"/mcp", "/sse"} {
 		mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-			Resource: s.URL + path, AuthorizationServers: []string{s.URL}, ScopesSupported: []string{"mcp"},
+			Resource: s.URL + path, AuthorizationServers: []string{s.Issuer()}, ScopesSupported: []string{"mcp"},
 		}))
 	}
-	mux.HandleFunc("/.well-known/oauth-authorization-server", s.metadata)
-	mux.HandleFunc("/register", s.register)
-	mux.HandleFunc("/authorize", s.authorize)
-	mux.HandleFunc("/token", s.token)
+	s.routeAuthServer(mux)
 	return s
 }
 
@@ -111,6 +183,7 @@ func New(opts Options) *Server {
 func (s *Server) Close() {
 	close(s.closing)
 	s.Server.Close()
+	s.docs.Close()
 }
 
 // MCPURL is the protected streamable HTTP endpoint.
@@ -134,6 +207,14 @@ func (s *Server) LetIn() int {
 	return s.calls
 }
 
+// SteppedUp is how many requests the MCP server refused with 403
+// insufficient_scope.
+func (s *Server) SteppedUp() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.steppedUp
+}
+
 // RevokeAccess makes every access token issued so far invalid, as an
 // expiry the client has not seen would.
 func (s *Server) RevokeAccess() {
@@ -151,123 +232,50 @@ func (s *Server) secret(prefix string) string {
 func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	exp, ok := s.access[token]
+	g, ok := s.access[token]
 	if !ok || s.opts.RefuseAll {
 		return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 	}
 	s.calls++
-	return &auth.TokenInfo{Scopes: []string{"mcp"}, Expiration: exp}, nil
+	return &auth.TokenInfo{Scopes: slices.Clone(g.scopes), Expiration: g.expiry}, nil
 }
 
-func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
-	m := &oauthex.AuthServerMeta{
-		Issuer: s.URL, AuthorizationEndpoint: s.URL + "/authorize", TokenEndpoint: s.URL + "/token",
-		ResponseTypesSupported: []string{"code"}, GrantTypesSupported: []string{"authorization_code", "refresh_token"},
-		CodeChallengeMethodsSupported: []string{"S256"}, ScopesSupported: []string{"mcp", "offline_access"},
-		TokenEndpointAuthMethodsSupported: []string{"client_secret_post", "none"},
+// stepUp lets a call of the tool "admin" through only with a token that
+// holds [Options.StepUpScope], answering 403 insufficient_scope
+// otherwise, as a server asks for more access mid-session.
+func (s *Server) stepUp(metadataURL string, next http.Handler) http.Handler {
+	if s.opts.StepUpScope == "" {
+		return next
 	}
-	if !s.opts.NoRegistration {
-		m.RegistrationEndpoint = s.URL + "/register"
-	}
-	writeJSON(w, http.StatusOK, m)
-}
-
-func (s *Server) register(w http.ResponseWriter, r *http.Request) {
-	if s.opts.NoRegistration {
-		http.NotFound(w, r)
-		return
-	}
-	var meta oauthex.ClientRegistrationMetadata
-	if err := json.NewDecoder(r.Body).Decode(&meta); err != nil || len(meta.RedirectURIs) == 0 {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata"})
-		return
-	}
-	s.mu.Lock()
-	id := "client-" + rand.Text()[:8]
-	secret := s.secret("client-secret")
-	s.clients[id] = secret
-	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"client_id": id, "client_secret": secret, "redirect_uris": meta.RedirectURIs,
-		"token_endpoint_auth_method": "client_secret_post", "grant_types": meta.GrantTypes,
-	})
-}
-
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	s.mu.Lock()
-	_, known := s.clients[q.Get("client_id")]
-	s.mu.Unlock()
-	if !known {
-		http.Error(w, "unknown client "+q.Get("client_id"), http.StatusBadRequest)
-		return
-	}
-	redirect, err := url.Parse(q.Get("redirect_uri"))
-	if err != nil || redirect.Hostname() != "127.0.0.1" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
-		http.Error(w, "bad authorization request", http.StatusBadRequest)
-		return
-	}
-	back := redirect.Query()
-	back.Set("state", q.Get("state"))
-	if s.opts.Deny {
-		back.Set("error", "access_denied")
-		back.Set("error_description", "the person declined")
-	} else {
-		s.mu.Lock()
-		code := s.secret("code")
-		s.codes[code] = grant{client: q.Get("client_id"), challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri")}
-		s.mu.Unlock()
-		back.Set("code", code)
-	}
-	redirect.RawQuery = back.Encode()
-	http.Redirect(w, r, redirect.String(), http.StatusFound)
-}
-
-func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	if s.opts.HangToken {
-		select {
-		case <-r.Context().Done():
-		case <-s.closing:
-		}
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id := r.PostForm.Get("client_id")
-	if secret, ok := s.clients[id]; !ok || secret != r.PostForm.Get("client_secret") {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": "unknown client or wrong secret"})
-		return
-	}
-	switch r.PostForm.Get("grant_type") {
-	case "authorization_code":
-		s.issued = append(s.issued, r.PostForm.Get("code_verifier"))
-		g, ok := s.codes[r.PostForm.Get("code")]
-		delete(s.codes, r.PostForm.Get("code"))
-		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-		if !ok || g.client != id || g.redirect != r.PostForm.Get("redirect_uri") || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "code, verifier or redirect does not match"})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
 			return
 		}
-	case "refresh_token":
-		if !s.refresh[r.PostForm.Get("refresh_token")] {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "unknown refresh token"})
+		data, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, "cannot read the request", http.StatusBadRequest)
 			return
 		}
-		delete(s.refresh, r.PostForm.Get("refresh_token")) // rotated: each is used once
-	default:
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
-		return
-	}
-	access, refresh := s.secret("access"), s.secret("refresh")
-	s.access[access] = time.Now().Add(s.opts.TokenLifetime)
-	s.refresh[refresh] = true
-	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": access, "refresh_token": refresh, "token_type": "Bearer",
-		"expires_in": int(s.opts.TokenLifetime / time.Second), "scope": "mcp",
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		info := auth.TokenInfoFromContext(r.Context())
+		if json.Unmarshal(data, &msg) == nil && msg.Method == "tools/call" && msg.Params.Name == "admin" &&
+			(info == nil || !slices.Contains(info.Scopes, s.opts.StepUpScope) || s.opts.StepUpNever) {
+			s.mu.Lock()
+			s.steppedUp++
+			s.mu.Unlock()
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q, error_description="the tool admin needs the scope %s"`,
+				s.opts.StepUpScope, metadataURL, s.opts.StepUpScope))
+			http.Error(w, "insufficient scope: the tool admin needs "+s.opts.StepUpScope, http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -1,0 +1,183 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// exchange is one request the inspector made to the authorization server
+// (or for a metadata document), as a person would want it named when
+// something went wrong: where, and what came back.
+type exchange struct {
+	method, url string // the URL without its query
+	status      string // "" when no answer came
+	said        string // the start of an error answer's body
+	clientAuth  string // for a token request: client_secret_basic, client_secret_post or none
+}
+
+func (e exchange) String() string {
+	s := e.method + " " + e.url
+	if e.status != "" {
+		s += " answered " + e.status
+	}
+	if e.said != "" {
+		s += ": " + e.said
+	}
+	return s
+}
+
+// trail keeps the requests of one sign-in, so that a failure can say
+// which step it was at and what the server said.
+type trail struct {
+	mu    sync.Mutex
+	steps []exchange
+}
+
+func (t *trail) add(e exchange) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.steps) == 64 { // a sign-in makes a dozen; keep the last ones
+		t.steps = t.steps[1:]
+	}
+	t.steps = append(t.steps, e)
+}
+
+func (t *trail) reset() {
+	t.mu.Lock()
+	t.steps = nil
+	t.mu.Unlock()
+}
+
+// last is the latest request whose URL contains part ("" for any).
+func (t *trail) last(part string) (exchange, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := len(t.steps) - 1; i >= 0; i-- {
+		if strings.Contains(t.steps[i].url, part) {
+			return t.steps[i], true
+		}
+	}
+	return exchange{}, false
+}
+
+// discovery is every request for authorization-server metadata, in order.
+func (t *trail) discovery() []exchange {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []exchange
+	for _, e := range t.steps {
+		if isServerMetadata(e.url) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// isServerMetadata says whether u is an address of authorization-server
+// metadata: RFC 8414's, or OpenID Connect discovery's, with or without a
+// path.
+func isServerMetadata(u string) bool {
+	return strings.Contains(u, "/.well-known/oauth-authorization-server") || strings.Contains(u, "/.well-known/openid-configuration")
+}
+
+// asTransport is the bottom of the client's requests to the
+// authorization server: each is bounded by the HTTP timeout (the SDK's
+// discovery requests carry none of their own), noted on the trail, its
+// secrets registered, and, with a token endpoint authentication method
+// chosen, the metadata made to offer only that one.
+type asTransport struct {
+	c    *Client
+	base http.RoundTripper
+}
+
+func (t *asTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), t.c.cfg.HTTPTimeout)
+	r = r.WithContext(ctx)
+	e := exchange{method: r.Method, url: redactQuery(r.URL.String())}
+	if r.Method == http.MethodPost && strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		e.clientAuth = "none"
+		if _, _, ok := r.BasicAuth(); ok {
+			e.clientAuth = "client_secret_basic"
+		} else if r.GetBody != nil {
+			if body, err := r.GetBody(); err == nil {
+				data, _ := io.ReadAll(io.LimitReader(body, 1<<20))
+				body.Close()
+				if bytes.Contains(data, []byte("client_secret=")) {
+					e.clientAuth = "client_secret_post"
+				}
+			}
+		}
+	}
+	resp, err := (&secretsRoundTripper{base: t.base, sink: t.c.sink}).RoundTrip(r)
+	if err != nil {
+		cancel()
+		if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			err = fmt.Errorf("no answer within %v", t.c.cfg.HTTPTimeout)
+		}
+		e.said = err.Error()
+		t.c.trail.add(e)
+		return nil, err
+	}
+	e.status = resp.Status
+	// secretsRoundTripper has read the body into memory: peek at it.
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		e.said = firstLine(data)
+	} else if isServerMetadata(e.url) && t.c.cfg.TokenAuthMethod != "" {
+		data = pinAuthMethod(data, t.c.cfg.TokenAuthMethod)
+	}
+	resp.Body = &cancelBody{io.NopCloser(bytes.NewReader(data)), cancel}
+	resp.ContentLength = int64(len(data))
+	t.c.trail.add(e)
+	return resp, nil
+}
+
+// pinAuthMethod makes authorization-server metadata offer only method at
+// the token endpoint, so that the SDK, which picks one from the list,
+// picks it (for the exchange and every refresh alike).
+func pinAuthMethod(data []byte, method string) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return data
+	}
+	m["token_endpoint_auth_methods_supported"], _ = json.Marshal([]string{method})
+	out, err := json.Marshal(m)
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+// firstLine is the first line of an answer, if short.
+func firstLine(data []byte) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	if len(line) > 200 {
+		line = line[:200] + "…"
+	}
+	return line
+}
+
+// newASClient is the HTTP client for the authorization server and the
+// client's metadata document.
+func (c *Client) newASClient() *http.Client {
+	base := http.DefaultTransport
+	var check func(*http.Request, []*http.Request) error
+	if c.cfg.HTTPClient != nil {
+		if c.cfg.HTTPClient.Transport != nil {
+			base = c.cfg.HTTPClient.Transport
+		}
+		check = c.cfg.HTTPClient.CheckRedirect
+	}
+	return &http.Client{
+		Timeout:       c.cfg.HTTPTimeout,
+		Transport:     &asTransport{c: c, base: base},
+		CheckRedirect: check,
+	}
+}
