@@ -103,6 +103,7 @@ type MainWindow struct {
 	workload   *workloadPanel
 	manual     *manualPanel
 	log        *logView
+	protocol   *protocolView
 	timeline   *TimelineView
 	tabs       *container.AppTabs
 
@@ -155,6 +156,9 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.manual = newManualPanel()
 	m.log = newLogView()
 	m.timeline = NewTimelineView()
+	m.protocol = newProtocolView(m.timeline.snapshot)
+	m.protocol.linkTimeline(m.timeline)
+	m.protocol.start()
 	m.wire()
 	m.workload.setThresholds(opts.Thresholds)
 
@@ -168,6 +172,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		workloadTab,
 		m.manualTab,
 		container.NewTabItem("Log", m.log),
+		container.NewTabItem("Protocol", m.protocol),
 	)
 	m.tabs.Select(workloadTab) // open where Run is: the first thing to do is run
 	m.workload.showPolicy(opts.Policy)
@@ -567,6 +572,7 @@ func (m *MainWindow) shutdown() {
 	m.bridge.Quiet()
 	m.errors.Stop()
 	m.log.Stop()
+	m.protocol.Stop()
 	m.timeline.Stop()
 	m.workload.Stop()
 	if h := m.proxy; h != nil {
