@@ -67,6 +67,7 @@ type connectionFlags struct {
 	stdio, httpURL, sseURL *string
 	env, headers           repeatedFlag
 	protocol, era          *string
+	logLevel               *string      // --log-level (loglevel.go)
 	cfg                    *configFlags // --server, --config, --input (serverflags.go)
 	oauth                  *oauthFlags
 	maxMessage             sizeFlag
@@ -113,6 +114,7 @@ func addConnectionFlags(fs *flag.FlagSet) *connectionFlags {
 	fs.Var(&f.headers, "header", "`'K: V'` HTTP header sent to a --url or --sse server (repeatable), e.g. 'Authorization: Bearer TOKEN'")
 	f.setEndpoint = endpointFlags(fs)
 	f.oauth = addOAuthFlags(fs)
+	f.logLevel = logLevelFlag(fs)
 	return f
 }
 
@@ -133,6 +135,9 @@ func (f *connectionFlags) target() (engine.Target, error) {
 		return t, err
 	}
 	if err := f.addLimits(&t); err != nil {
+		return t, err
+	}
+	if err := f.addLogLevel(&t); err != nil {
 		return t, err
 	}
 	if t.Protocol, err = f.protocolVersion(); err != nil {

@@ -55,13 +55,14 @@ Flags may come before or after RECORDING. RECORDING - reads standard input.
                     recording file)
   --slowest N       also list the N slowest requests (with --json: under
                     "slowest")
-  --transcript      print the JSON-RPC transcript instead of the summary:
-                    one line per message, both ways, in time order (with
-                    --json: a JSON array, one object per message)
   --http            print the HTTP exchanges instead of the summary (a
                     session over streamable HTTP or SSE): method, status,
                     headers with secrets masked, bodies, an event stream's
                     events (with --json: the recording's "http" object)
+  --logs            print the server's log messages instead of the summary:
+                    how many at each level, then each level's messages,
+                    the most severe first, with the request each belongs
+                    to (with --json: {"counts": […], "messages": […]})
 
 Exit codes: 0 ok, 1 a file could not be read or written, 2 bad flags or an
 output path that cannot be written (checked before reading anything).
@@ -79,8 +80,8 @@ type reportOptions struct {
 	chartKind                  export.Chart // chart, read by check
 	width, height              int
 	slowest                    int
-	transcript                 bool
 	httpLog                    bool
+	logs                       bool
 }
 
 // reportCommand implements `inspector report`.
@@ -122,13 +123,15 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printHTTP(stdout, snaps[0], o.asJSON)
 		return o.write(snaps, stderr)
 	}
+	if o.logs {
+		printLogs(stdout, snaps[0], o.asJSON) // reportlogs.go
+		return o.write(snaps, stderr)
+	}
 	sums := make([]recorder.Summary, len(snaps))
 	for i, s := range snaps {
 		sums[i] = recorder.Summarize(s)
 	}
-	if o.transcript {
-		printTranscript(stdout, snaps[0], o.asJSON)
-	} else if o.asJSON {
+	if o.asJSON {
 		o.printJSON(stdout, snaps, sums)
 	} else {
 		o.printText(stdout, snaps, names, sums)
@@ -159,8 +162,8 @@ func parseReport(args []string, stdout, stderr io.Writer) (*reportOptions, []str
 	fs.StringVar(&o.html, "html", "", "write an HTML report to `FILE`")
 	fs.StringVar(&o.save, "save", "", "save the recording to `FILE`")
 	fs.IntVar(&o.slowest, "slowest", 0, "also list the `N` slowest requests")
-	fs.BoolVar(&o.transcript, "transcript", false, "print the JSON-RPC transcript")
 	fs.BoolVar(&o.httpLog, "http", false, "print the HTTP exchanges")
+	fs.BoolVar(&o.logs, "logs", false, "print the server's log messages by level")
 
 	// Flags may follow the recording's name: parse, take one positional
 	// argument, parse the rest.
@@ -196,8 +199,10 @@ func (o *reportOptions) check(files []string) error {
 		return fmt.Errorf("one recording at a time (got %s); to compare two, use RECORDING --compare B", strings.Join(files, ", "))
 	case o.httpLog && o.compare != "":
 		return errors.New("--http prints one recording: leave out --compare, or run report once for each")
-	case o.transcript && o.compare != "":
-		return errors.New("--transcript prints one recording: leave out --compare, or run report once for each")
+	case o.logs && o.compare != "":
+		return errors.New("--logs prints one recording: leave out --compare, or run report once for each")
+	case o.logs && o.httpLog:
+		return errors.New("--logs and --http each print instead of the summary: choose one")
 	case o.slowest < 0:
 		return fmt.Errorf("--slowest %d: give a number of requests, 0 or more", o.slowest)
 	case o.width < 64 || o.height < 48 || o.width > 20000 || o.height > 20000:

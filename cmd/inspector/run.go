@@ -30,7 +30,7 @@ requests were in flight at once, how long they waited and ran, and a verdict
 (concurrent, serialized, bounded...).
 
   inspector run [--demo | --stdio 'CMD ARGS' [--env K=V]... | --url URL | --sse URL] [--header 'K: V']... [--era legacy|auto|modern] [--protocol VERSION|latest]
-                [--connect-timeout D] [--max-message-size SIZE] [--max-stderr-lines N]
+                [--log-level debug|info|notice|warning|error|critical|alert|emergency] [--connect-timeout D] [--max-message-size SIZE] [--max-stderr-lines N]
                 [--dispatch concurrent|serial|inline|bounded:N] [--latency SPEC] [--sampling-latency SPEC] [--elicitation-latency SPEC] [--roots-latency SPEC] [--seed N]
                 [--sampling-reply TEMPLATE | --sampling-endpoint URL [--sampling-model NAME] [--sampling-key-env VAR] [--sampling-timeout D]]
                 [--elicitation accept|decline|cancel] [--roots URI,...] [--fail-rate F] [--request-timeout D]

@@ -45,7 +45,7 @@ func TestNetworkTab(t *testing.T) {
 		}
 	}
 
-	selectTab(t, m, "Network")
+	selectTabNamed(t, m, "Network")
 	var bad int
 	loop.waitFor(t, "the unknown tool's exchange in the Network tab", 10*time.Second, func() bool {
 		bad = rowWhere(m.network, func(x *recorder.Exchange) bool { return x.Status == 400 })
@@ -124,8 +124,8 @@ func TestNetworkTabWithoutHTTP(t *testing.T) {
 	}
 }
 
-// selectTab selects the window's tab named name.
-func selectTab(t *testing.T, m *MainWindow, name string) {
+// selectTabNamed selects the window's tab named name.
+func selectTabNamed(t *testing.T, m *MainWindow, name string) {
 	t.Helper()
 	for _, item := range m.tabs.Items {
 		if item.Text == name {
