@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine/demo"
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The credentials the HTTP exchange tests send: none may reach a saved
@@ -195,4 +197,42 @@ func describeExchanges(log *recorder.HTTPLog) string {
 		fmt.Fprintf(&b, "%s %s %s %d\n", x.Method, x.URL, x.RPC, x.Status)
 	}
 	return b.String()
+}
+
+// TestHTTPExchangesSSE records a session over the legacy HTTP+SSE
+// transport: the GET of its event stream, whose first event names the
+// endpoint to post to and whose later events carry the server's
+// messages, and the POSTs of the client's messages, each accepted with
+// 202 and no body.
+func TestHTTPExchangesSSE(t *testing.T) {
+	srv := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return demo.NewServer() }, nil))
+	t.Cleanup(srv.Close)
+	s := connectTarget(t, Target{Transport: TransportSSE, URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer " + testBearer}}, DefaultAnswerPolicy())
+	if res := run(t, s, testCalls{Tool: "fanout", Args: fanoutArgs(2, "sampling")}); res.OK != 1 {
+		t.Fatalf("fanout: %+v", res)
+	}
+	log, _ := s.Recording().HTTP()
+	if log == nil || log.Exchanges[0].Method != "GET" {
+		t.Fatalf("the first exchange is not the event stream's GET:\n%s", describeExchanges(log))
+	}
+	stream := log.Exchanges[0]
+	if !stream.Open() || stream.Status != 200 || len(stream.Events) == 0 || stream.Events[0].Event != "endpoint" {
+		t.Fatalf("the event stream: open %v status %d events %+v", stream.Open(), stream.Status, stream.Events)
+	}
+	var requests int
+	for _, e := range stream.Events {
+		if strings.Contains(e.Data, `"sampling/createMessage"`) {
+			requests++
+		}
+	}
+	if requests != 2 {
+		t.Errorf("%d sampling requests on the event stream, want 2", requests)
+	}
+	call := findExchange(log, "POST", "tools/call", nil)
+	if call == nil || call.Status != 202 || call.ResponseBytes != 0 || !strings.Contains(call.URL, "sessionid=") {
+		t.Errorf("the call's POST: %+v, want 202 Accepted to the endpoint the stream named", call)
+	}
+	if got := recorder.HeaderValue(call.RequestHeaders, "Authorization"); got != "Bearer "+recorder.Redacted {
+		t.Errorf("Authorization shows as %q", got)
+	}
 }
