@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 )
@@ -128,15 +129,55 @@ func (t *asTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	// secretsRoundTripper has read the body into memory: peek at it.
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
-	if resp.StatusCode >= 400 {
+	switch {
+	case resp.StatusCode >= 400:
 		e.said = firstLine(data)
-	} else if isServerMetadata(e.url) && t.c.cfg.TokenAuthMethod != "" {
-		data = pinAuthMethod(data, t.c.cfg.TokenAuthMethod)
+	case resp.StatusCode == http.StatusOK && isServerMetadata(e.url):
+		if declared, want, ok := foreignIssuer(r.URL, data); ok {
+			// Not used, and not the end of discovery: the next address in
+			// the specification's order may hold the issuer's own.
+			e.said = fmt.Sprintf("declares the issuer %q, not %q: not used", declared, want)
+			t.c.notify("the authorization-server metadata at %s declares the issuer %q, not %q, as RFC 8414 asks: not used, trying the next address", e.url, declared, want)
+			t.c.trail.add(e)
+			resp.StatusCode, resp.Status = http.StatusNotFound, "404 Not Found"
+			resp.Body = &cancelBody{io.NopCloser(strings.NewReader("")), cancel}
+			resp.ContentLength = 0
+			return resp, nil
+		}
+		if t.c.cfg.TokenAuthMethod != "" {
+			data = pinAuthMethod(data, t.c.cfg.TokenAuthMethod)
+		}
 	}
 	resp.Body = &cancelBody{io.NopCloser(bytes.NewReader(data)), cancel}
 	resp.ContentLength = int64(len(data))
 	t.c.trail.add(e)
 	return resp, nil
+}
+
+// foreignIssuer says whether the metadata data, read from u, declares
+// an issuer other than the one u is the metadata address of (RFC 8414
+// section 3.3: such metadata must not be used).
+func foreignIssuer(u *url.URL, data []byte) (declared, want string, foreign bool) {
+	var m struct {
+		Issuer string `json:"issuer"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return "", "", false // the SDK says what is wrong with it
+	}
+	path := u.Path
+	for _, wk := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+		switch {
+		case strings.HasPrefix(path, wk):
+			path = strings.TrimPrefix(path, wk)
+		case strings.HasSuffix(path, wk):
+			path = strings.TrimSuffix(path, wk)
+		default:
+			continue
+		}
+		want = u.Scheme + "://" + u.Host + path
+		return m.Issuer, want, strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(want, "/")
+	}
+	return "", "", false
 }
 
 // pinAuthMethod makes authorization-server metadata offer only method at

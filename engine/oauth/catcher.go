@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -52,6 +54,13 @@ func (c *Client) listen(registered *oauth2.Config) (*catcher, error) {
 // the authorization page at authURL: a client metadata document that
 // would be refused there is reported now, with what to fix.
 func (c *Client) beforeBrowser(ctx context.Context, authURL, redirect string) error {
+	if tried := c.trail.discovery(); len(tried) > 0 && !slices.ContainsFunc(tried, func(e exchange) bool { return e.status == "200 OK" && e.said == "" }) {
+		var list []string
+		for _, e := range tried {
+			list = append(list, e.String())
+		}
+		c.notify("no usable authorization-server metadata (%s): using the endpoints an MCP client guesses then, under the authorization server's address", strings.Join(list, "; "))
+	}
 	if c.cfg.ClientMetadataURL == "" {
 		return nil
 	}

@@ -126,17 +126,25 @@ func (c *Client) discoveryFailed(detail string) error {
 
 // registrationFailed explains a refused dynamic registration.
 func (c *Client) registrationFailed(detail string) error {
-	at, _ := c.trail.last("")
+	at, ok := c.trail.last("")
 	found := false
 	var tried []string
 	for _, e := range c.trail.discovery() {
-		tried = append(tried, e.url+" ("+e.status+")")
-		found = found || strings.HasPrefix(e.status, "200")
+		st := e.status
+		if e.said != "" && e.status == "200 OK" {
+			st += ", " + e.said
+		}
+		tried = append(tried, e.url+" ("+st+")")
+		found = found || (e.status == "200 OK" && e.said == "")
 	}
 	guess := ""
 	if !found && len(tried) > 0 {
 		guess = "; no authorization-server metadata was found (tried " + strings.Join(tried, ", ") + "), so the registration address was guessed"
 	}
-	return fmt.Errorf("OAuth: registering the inspector with the authorization server failed (%s: %s)%s: "+
-		"register it there by hand and give its client id with --oauth-client-id", at, detail, guess)
+	what := strings.TrimSpace(detail)
+	if ok && strings.Contains(at.url, "register") {
+		what = at.String() // the same, with the address
+	}
+	return fmt.Errorf("OAuth: registering the inspector with the authorization server failed (%s)%s: "+
+		"register it there by hand and give its client id with --oauth-client-id", what, guess)
 }

@@ -17,7 +17,8 @@ import (
 // [Options.IssuerPath].
 func (s *Server) Issuer() string { return s.URL + s.opts.IssuerPath }
 
-// MetadataPath is where the authorization server's metadata is served.
+// MetadataPath is where the authorization server's metadata is served
+// ("" for [MetadataNone]).
 func (s *Server) MetadataPath() string {
 	p := s.opts.IssuerPath
 	switch s.opts.Metadata {
@@ -25,6 +26,8 @@ func (s *Server) MetadataPath() string {
 		return "/.well-known/openid-configuration" + p
 	case MetadataOpenIDAppended:
 		return p + "/.well-known/openid-configuration"
+	case MetadataNone:
+		return ""
 	}
 	return "/.well-known/oauth-authorization-server" + p
 }
@@ -55,7 +58,9 @@ func (s *Server) AuthMethodsUsed() []string {
 
 func (s *Server) routeAuthServer(mux *http.ServeMux) {
 	base := s.opts.IssuerPath
-	mux.HandleFunc("GET "+s.MetadataPath(), s.metadata)
+	if path := s.MetadataPath(); path != "" {
+		mux.HandleFunc("GET "+path, s.metadata)
+	}
 	mux.HandleFunc(base+"/register", s.register)
 	mux.HandleFunc(base+"/authorize", s.authorize)
 	mux.HandleFunc(base+"/token", s.token)

@@ -28,6 +28,10 @@ func (s *Server) PublishClientDocument(path string, doc any) string {
 	return s.docs.URL + path
 }
 
+// DocumentsURL is the address of the HTTPS host of the client ID
+// metadata documents.
+func (s *Server) DocumentsURL() string { return s.docs.URL }
+
 // DocumentsClient is an HTTP client that trusts the HTTPS host of the
 // client ID metadata documents (and reaches the other servers too).
 func (s *Server) DocumentsClient() *http.Client {

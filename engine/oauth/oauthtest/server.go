@@ -44,6 +44,8 @@ const (
 	// MetadataOpenIDAppended is OpenID Connect discovery appended to the
 	// issuer: PATH/.well-known/openid-configuration.
 	MetadataOpenIDAppended = "openid-appended"
+	// MetadataNone serves no metadata at all.
+	MetadataNone = "none"
 )
 
 // Options change how the servers behave, for the failure cases.
