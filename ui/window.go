@@ -65,6 +65,9 @@ type Options struct {
 	// figures of each run, shown passed or failed ([recorder.Assertion],
 	// as --assert).
 	Thresholds []recorder.Assertion
+	// WorkloadFile is a workload file (TOML, as inspector run --workload
+	// takes) to open in the Workload panel at start ("" for none).
+	WorkloadFile string
 	// MaxSpans caps the spans a connection's recording keeps
 	// ([recorder.Recording.SetMaxSpans]); 0 keeps every span.
 	MaxSpans int
@@ -96,6 +99,7 @@ func NewMainWindow(a fyne.App, o Options) *MainWindow {
 		Version:      o.Version,
 		OnRecording:  o.OnRecording,
 		Thresholds:   o.Thresholds,
+		WorkloadFile: o.WorkloadFile,
 		MaxSpans:     &o.MaxSpans,
 	})
 	return &MainWindow{m: m}

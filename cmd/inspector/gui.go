@@ -46,6 +46,7 @@ Examples:
   inspector gui --autorun --dispatch serial --latency 500ms
   inspector gui --stdio 'node server.mjs' --tool fanout --args '{"n":5}'
   inspector gui --open run.fanout.json
+  inspector gui --workload load.toml   # its mix, shape and thresholds in the Workload panel
   inspector gui --follow proxy.jsonl   # while inspector proxy --journal proxy.jsonl runs
 
 Flags:
@@ -77,6 +78,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		windowSize  = fs.String("window-size", "", "open the window `WxH` units large (e.g. 1024x700) instead of 1400x900 made smaller to fit the screen")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the app to `FILE` (read it with go tool pprof), to see where a frame's time goes")
 		push        = addOTLPPushFlag(fs)
+		workload    = fs.String("workload", "", "open the workload `FILE` (TOML, as run --workload takes; inspector init writes one) in the Workload panel: Run runs its mix")
 	)
 	var lo runOptions
 	addLoadFlags(fs, &lo, "preset the Workload panel: ")
@@ -146,7 +148,10 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 			return usageErr("%s", explainWorkload(err))
 		}
 	}
-	if *autorun && w.Tool == "" {
+	if err := checkWorkloadFile(*workload); err != nil {
+		return exitWith(stderr, "gui", err, nil)
+	}
+	if *autorun && w.Tool == "" && *workload == "" {
 		return usageErr("--autorun: name the tool to run with --tool (only the demo server has a default)")
 	}
 	if err := push.check(); err != nil {
@@ -197,7 +202,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	catchSignalsEarly()
 	return runWindowSafely(func() int {
 		return runWindow(target, policy, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap, windowSize: winSize, thresholds: thresholds, compare: *compare})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap, windowSize: winSize, thresholds: thresholds, compare: *compare, workloadFile: *workload})
 	}, stderr)
 }
 
@@ -248,6 +253,7 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w load.Workload
 		WindowSize:   extras.windowSize,
 		Screen:       func() fyne.Size { return screenRoom(a) },
 		Thresholds:   extras.thresholds,
+		WorkloadFile: extras.workloadFile,
 	})
 	m.Start()
 
@@ -331,11 +337,12 @@ type guiExtras struct {
 	follow      string // --follow
 	sessions    int    // --sessions
 
-	onRecording func(*recorder.Recording) func() // --otlp-endpoint
-	maxSpans    int                              // --max-spans
-	windowSize  fyne.Size                        // --window-size
-	thresholds  []recorder.Assertion             // --assert
-	compare     string                           // --compare
+	onRecording  func(*recorder.Recording) func() // --otlp-endpoint
+	maxSpans     int                              // --max-spans
+	windowSize   fyne.Size                        // --window-size
+	thresholds   []recorder.Assertion             // --assert
+	compare      string                           // --compare
+	workloadFile string                           // --workload
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"

@@ -114,6 +114,31 @@ func (p *runPlan) loadWorkloadFile(fs *flag.FlagSet) error {
 	return nil
 }
 
+// checkWorkloadFile reads the gui's --workload FILE ("" for none) as the
+// Workload panel will, so that a file that cannot run is refused before
+// the window opens, at its line.
+func checkWorkloadFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	wf, err := workloadfile.Read(path)
+	if err != nil {
+		var fe *workloadfile.Error
+		if errors.As(err, &fe) {
+			return &exitError{code: exitUsage, msg: fe.Error()}
+		}
+		return usageError("--workload %s: cannot read the file: %v", path, err)
+	}
+	w, _, err := wf.Workload()
+	if err == nil {
+		_, err = wf.Checks(len(w.Operations))
+	}
+	if err != nil {
+		return &exitError{code: exitUsage, msg: err.Error()}
+	}
+	return nil
+}
+
 func isShapeFlag(name string) bool {
 	for _, f := range shapeFlags {
 		if f == name {

@@ -23,7 +23,9 @@ const maxHistory = 50
 // answered, how it went, and the run's part of the recording.
 type runRecord struct {
 	workload load.Workload
-	policy   engine.AnswerPolicy
+	// name is the run's name: its tool, or its mix's (runName).
+	name   string
+	policy engine.AnswerPolicy
 	// sessions is how many sessions the calls were spread over (1: the
 	// connection alone).
 	sessions int
@@ -74,6 +76,9 @@ func (r runRecord) summary() string {
 	if args == "" {
 		args = "{}"
 	}
+	if len(r.workload.Operations) > 0 {
+		args = ""
+	}
 	if len(args) > 40 {
 		args = args[:39] + "…"
 	}
@@ -105,7 +110,7 @@ func (r runRecord) summary() string {
 		verdict = "no verdict"
 	}
 	return fmt.Sprintf("%s  %s %s%s\n%s, %s · %s · %s · %s",
-		r.when.Format("15:04:05"), r.workload.Tool, args, calls,
+		r.when.Format("15:04:05"), r.name, args, calls,
 		dispatchText(r.policy.Dispatch), latencyText(r.policy.Latency),
 		outcome, verdict, r.elapsed.Round(time.Millisecond))
 }
@@ -246,7 +251,7 @@ func (p *workloadPanel) showResult(r runRecord) {
 	if n := max(r.workload.Calls, r.ok+r.failed, 1); n > 1 {
 		what += fmt.Sprintf(" (of %d)", n)
 	}
-	p.resultWhat.SetText(what + " to " + r.workload.Tool + ":")
+	p.resultWhat.SetText(what + " to " + r.name + ":")
 	p.result.SetText(r.result)
 	p.copyResult.Enable()
 	p.results.Items[0].Title = what
@@ -316,7 +321,7 @@ func (p *workloadPanel) runAgain(r runRecord) {
 	}
 	p.setWorkload(r.workload)
 	p.setSessions(r.sessions)
-	if p.tool.Selected != r.workload.Tool {
+	if r.workload.Tool != "" && p.tool.Selected != r.workload.Tool {
 		p.showProblem(fmt.Sprintf("The server no longer lists the tool %q: refresh the tools or choose another.", r.workload.Tool))
 		return
 	}
@@ -328,11 +333,11 @@ func (p *workloadPanel) runAgain(r runRecord) {
 // show its last call's result and add it to the history.
 func (p *workloadPanel) runStarted(w load.Workload, policy engine.AnswerPolicy, rec *recorder.Recording) {
 	n, _ := p.sessionCount()
-	p.current = runRecord{workload: w, policy: policy, when: time.Now(), sessions: max(n, 1)}
+	p.current = runRecord{workload: w, name: p.runName(w), policy: policy, when: time.Now(), sessions: max(n, 1)}
 	p.rec = rec
 	p.runNo = 0
 	if rec != nil { // the run is a segment of the recording from now
-		p.runNo = rec.BeginRun(w.Tool, dispatchText(policy.Dispatch))
+		p.runNo = rec.BeginRun(p.current.name, dispatchText(policy.Dispatch))
 	}
 }
 
@@ -349,7 +354,7 @@ func (p *workloadPanel) runNotStarted() {
 // runEnded completes the current run's record from res and the
 // recording, shows its result and adds it to the history.
 func (p *workloadPanel) runEnded(res load.RunResult, err error, stopped bool) {
-	if p.current.workload.Tool == "" {
+	if p.current.when.IsZero() {
 		return // not started through runStarted
 	}
 	r := p.current

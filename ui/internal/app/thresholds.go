@@ -35,16 +35,10 @@ func (p *workloadPanel) thresholdsItem() *widget.FormItem {
 	p.thresholdsProblem.Wrapping = fyne.TextWrapWord
 	p.thresholdsProblem.Importance = widget.DangerImportance
 	p.thresholdsProblem.Hide()
-	p.thresholds.OnChanged = func(text string) {
-		checks, err := parseThresholds(text)
-		if err != nil {
-			p.thresholdsProblem.SetText(err.Error())
-			p.thresholdsProblem.Show()
-			return // the checks shown stay
-		}
-		p.thresholdsProblem.Hide()
-		if p.onThresholds != nil {
-			p.onThresholds(checks)
+	p.thresholds.OnChanged = func(string) {
+		p.thresholdsChanged()
+		if p.onEdited != nil {
+			p.onEdited()
 		}
 	}
 	item := widget.NewFormItem("Thresholds", container.NewVBox(p.thresholds, p.thresholdsProblem))
@@ -65,17 +59,49 @@ func (p *workloadPanel) setThresholds(checks []recorder.Assertion) {
 	}
 }
 
-// parseThresholds reads the field's text: an expression a line, blank
-// lines skipped. An unknown key is named without the list of every key,
-// which would not fit under the field.
-func parseThresholds(text string) ([]recorder.Assertion, error) {
+// thresholdsChanged reads the field again (its text, or the mix's
+// number of operations, changed): the checks on the run's figures go to
+// onThresholds, those on the mix's operations are checked when a run of
+// the mix ends (workloadresult.go); what does not parse is said under
+// the field, and the checks shown stay.
+func (p *workloadPanel) thresholdsChanged() {
+	checks, err := parseThresholds(p.thresholds.Text, len(p.mixRows))
+	if err != nil {
+		p.thresholdsProblem.SetText(err.Error())
+		p.thresholdsProblem.Show()
+		return
+	}
+	p.thresholdsProblem.Hide()
+	var onRun []recorder.Assertion
+	for _, c := range checks {
+		if c.Operation < 0 {
+			onRun = append(onRun, c.Assertion)
+		}
+	}
+	if p.onThresholds != nil {
+		p.onThresholds(onRun)
+	}
+}
+
+// thresholdLines are the field's expressions, a line each, blank lines
+// skipped.
+func thresholdLines(text string) []string {
 	var exprs []string
 	for line := range strings.SplitSeq(text, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			exprs = append(exprs, line)
 		}
 	}
-	checks, err := recorder.ParseAssertions(exprs)
+	return exprs
+}
+
+// parseThresholds reads the field's text for a mix of n operations (0:
+// no mix): an expression a line, blank lines skipped, as a workload
+// file's thresholds (operations.N keys check one operation). An unknown
+// key is named without the list of every key, which would not fit under
+// the field.
+func parseThresholds(text string, n int) ([]recorder.Threshold, error) {
+	checks, err := recorder.ParseThresholds(thresholdLines(text), n)
 	var unknown *recorder.UnknownKeyError
 	switch {
 	case errors.As(err, &unknown):

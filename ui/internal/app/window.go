@@ -75,6 +75,9 @@ type Options struct {
 	// Thresholds preset the Load test's Thresholds, checked on each run
 	// the statistics describe (as --assert).
 	Thresholds []recorder.Assertion
+	// WorkloadFile is a workload file to open in the Workload panel at
+	// start (workloadfiles.go).
+	WorkloadFile string
 	// MaxSpans caps the spans a connection's recording keeps; nil means
 	// [recorder.DefaultMaxSpans], 0 keeps every span.
 	MaxSpans *int
@@ -230,6 +233,7 @@ func (m *MainWindow) wire() {
 		m.policy.onChanged(policy)
 	}
 	m.workload.onCompare = m.compareRun
+	m.wireWorkloadFile()
 	m.workload.onThresholds = m.timeline.setThresholds
 	m.workload.onRefresh = func() {
 		if s := m.bridge.session(); s != nil {
@@ -275,6 +279,9 @@ func (m *MainWindow) Start() {
 	}
 	if m.opts.Compare != "" {
 		m.errors.Show("Comparing with "+m.opts.Compare, m.openCompare(m.opts.Compare))
+	}
+	if m.opts.WorkloadFile != "" {
+		m.openWorkloadFile(m.opts.WorkloadFile)
 	}
 	if m.opts.Follow != "" {
 		m.followFile(m.opts.Follow)
@@ -442,7 +449,7 @@ func (m *MainWindow) run() {
 	m.workload.showProblem("")
 	m.stopping = false
 	m.workload.setRunning(true)
-	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", w.Tool, w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
+	m.logNote(recorder.EventOther, fmt.Sprintf("run: %s %s, %d calls, %d at once", m.workload.runName(w), w.Args, max(w.Calls, 1), max(w.Concurrency, 1)))
 	if m.opened != "" && m.live != nil { // a file was shown: go back to the live recording
 		m.opened = ""
 		m.setFollowing("")

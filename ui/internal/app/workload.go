@@ -67,6 +67,15 @@ type workloadPanel struct {
 	dispatch *widget.RadioGroup
 	// sessions, stages, stagesRamp and maxInFlight: workloadshape.go.
 	loadShapeInputs
+	// the mix of operations (workloadmix.go) and the workload file
+	// (workloadfiles.go).
+	mixInputs
+	workloadFileInputs
+	// opsTable and opsChecks show a mix run's operations
+	// (workloadresult.go); lastOps are they.
+	opsTable  *widget.Label
+	opsChecks *widget.Label
+	lastOps   []recorder.OperationStats
 	// answering says how the server's requests will be answered (latency
 	// and dispatch), as the Callbacks panel sets it.
 	answering *widget.Label
@@ -194,6 +203,7 @@ func newWorkloadPanel() *workloadPanel {
 	p.results = widget.NewAccordion(
 		widget.NewAccordionItem("Result", p.newResultArea()),
 		widget.NewAccordionItem("History", p.historyBox),
+		widget.NewAccordionItem("Operations", p.newOperationsArea()),
 	)
 	p.results.MultiOpen = true
 	p.results.Open(0)
@@ -212,9 +222,11 @@ func newWorkloadPanel() *workloadPanel {
 		widget.NewSeparator(),
 	)
 	p.below = container.NewVBox(
+		p.newFileRow(),
 		p.description,
 		container.NewBorder(nil, nil, boldLabel("Arguments"), p.rawJSON),
 		p.argsBox,
+		p.newMixSection(),
 		p.loadTest,
 		p.results,
 	)
@@ -222,6 +234,8 @@ func newWorkloadPanel() *workloadPanel {
 	p.content = container.NewBorder(pinned, nil, nil, nil, p.scroller)
 	p.showArgs()
 	p.showApplies()
+	p.watchEdits()
+	p.showFile()
 	return p
 }
 
@@ -291,6 +305,10 @@ func (p *workloadPanel) setWorkload(w load.Workload) {
 	if usesLoad(w) {
 		p.loadTest.Open(0)
 	}
+	if len(w.Operations) > 0 || w.Tool != "" {
+		p.setOperations(w.Operations) // a mix, or none: the tool
+		p.mixSeed = w.Seed
+	}
 	if slices.ContainsFunc(p.tools, func(t engine.Tool) bool { return t.Name == w.Tool }) {
 		p.tool.SetSelected(w.Tool)
 		if len(w.Args) > 0 {
@@ -344,15 +362,21 @@ func latencyText(m engine.LatencyModel) string {
 // workload reads the panel. The error says what to fix.
 func (p *workloadPanel) workload() (load.Workload, error) {
 	var w load.Workload
-	w.Tool = p.tool.Selected
-	if w.Tool == "" {
-		return w, fmt.Errorf("no tool chosen: connect, then choose a tool in the Workload panel")
+	var err error
+	if len(p.mixRows) > 0 { // the mix, not the tool
+		if w.Operations, err = p.operations(); err != nil {
+			return w, err
+		}
+		w.Seed = p.mixSeed
+	} else {
+		w.Tool = p.tool.Selected
+		if w.Tool == "" {
+			return w, fmt.Errorf("no tool chosen: connect, then choose a tool in the Workload panel (or add operations to its Mix)")
+		}
+		if w.Args, err = p.Args(); err != nil {
+			return w, err
+		}
 	}
-	args, err := p.Args()
-	if err != nil {
-		return w, err
-	}
-	w.Args = args
 	if w.Calls, err = positiveInt("calls", p.calls.Text); err != nil {
 		return w, err
 	}

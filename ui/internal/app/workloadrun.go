@@ -109,6 +109,7 @@ func (p *workloadPanel) setResult(res load.RunResult, err error, stopped bool) {
 	}
 	p.status.SetText(text)
 	p.runEnded(res, err, stopped)
+	p.showOperations(res.Operations)
 }
 
 // Status returns the progress or result line as shown.
