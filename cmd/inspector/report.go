@@ -55,6 +55,9 @@ Flags may come before or after RECORDING. RECORDING - reads standard input.
                     recording file)
   --slowest N       also list the N slowest requests (with --json: under
                     "slowest")
+  --transcript      print the JSON-RPC transcript instead of the summary:
+                    one line per message, both ways, in time order (with
+                    --json: a JSON array, one object per message)
   --http            print the HTTP exchanges instead of the summary (a
                     session over streamable HTTP or SSE): method, status,
                     headers with secrets masked, bodies, an event stream's
@@ -80,6 +83,7 @@ type reportOptions struct {
 	chartKind                  export.Chart // chart, read by check
 	width, height              int
 	slowest                    int
+	transcript                 bool
 	httpLog                    bool
 	logs                       bool
 }
@@ -131,7 +135,9 @@ func reportMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for i, s := range snaps {
 		sums[i] = recorder.Summarize(s)
 	}
-	if o.asJSON {
+	if o.transcript {
+		printTranscript(stdout, snaps[0], o.asJSON)
+	} else if o.asJSON {
 		o.printJSON(stdout, snaps, sums)
 	} else {
 		o.printText(stdout, snaps, names, sums)
@@ -162,6 +168,7 @@ func parseReport(args []string, stdout, stderr io.Writer) (*reportOptions, []str
 	fs.StringVar(&o.html, "html", "", "write an HTML report to `FILE`")
 	fs.StringVar(&o.save, "save", "", "save the recording to `FILE`")
 	fs.IntVar(&o.slowest, "slowest", 0, "also list the `N` slowest requests")
+	fs.BoolVar(&o.transcript, "transcript", false, "print the JSON-RPC transcript")
 	fs.BoolVar(&o.httpLog, "http", false, "print the HTTP exchanges")
 	fs.BoolVar(&o.logs, "logs", false, "print the server's log messages by level")
 
@@ -201,8 +208,10 @@ func (o *reportOptions) check(files []string) error {
 		return errors.New("--http prints one recording: leave out --compare, or run report once for each")
 	case o.logs && o.compare != "":
 		return errors.New("--logs prints one recording: leave out --compare, or run report once for each")
-	case o.logs && o.httpLog:
-		return errors.New("--logs and --http each print instead of the summary: choose one")
+	case o.logs && (o.httpLog || o.transcript):
+		return errors.New("--logs, --http and --transcript each print instead of the summary: choose one")
+	case o.transcript && o.compare != "":
+		return errors.New("--transcript prints one recording: leave out --compare, or run report once for each")
 	case o.slowest < 0:
 		return fmt.Errorf("--slowest %d: give a number of requests, 0 or more", o.slowest)
 	case o.width < 64 || o.height < 48 || o.width > 20000 || o.height > 20000:
