@@ -48,6 +48,7 @@ type ResourceUpdate struct {
 type subscriptions struct {
 	mu       sync.Mutex
 	byURI    map[string]recorder.SpanID // subscribed resources and their spans
+	listens  map[string]*call           // their subscriptions/listen, on 2026-07-28
 	sending  map[string]*call           // subscribes and listens under way, by URI
 	acks     map[string][]string        // acknowledgements read, by subscription id: the URIs agreed
 	ackRead  chan struct{}              // closed (and replaced) as an acknowledgement is read
@@ -63,6 +64,8 @@ type listenEnd struct {
 	once sync.Once
 	done chan struct{}
 	err  error // the answer's error, set before done is closed
+	// closed is closed once the listen's span ended.
+	closed chan struct{}
 }
 
 func (l *listenEnd) answered(err error) {
@@ -103,7 +106,7 @@ func (subs *subscriptions) begin(c *call, params mcp.Params) {
 	switch params.(type) {
 	case *mcp.SubscribeParams:
 	case *mcp.SubscriptionsListenParams:
-		c.listen = &listenEnd{done: make(chan struct{})}
+		c.listen = &listenEnd{done: make(chan struct{}), closed: make(chan struct{})}
 	default:
 		return
 	}
@@ -166,6 +169,12 @@ func (s *Session) Subscribe(ctx context.Context, uri string) error {
 		s.subs.byURI = map[string]recorder.SpanID{}
 	}
 	s.subs.byURI[uri] = span
+	if c != nil && c.listen != nil {
+		if s.subs.listens == nil {
+			s.subs.listens = map[string]*call{}
+		}
+		s.subs.listens[uri] = c
+	}
 	s.subs.mu.Unlock()
 	return nil
 }
@@ -212,17 +221,29 @@ func (s *Session) awaitAck(ctx context.Context, c *call, uri string) error {
 
 // Unsubscribe stops the updates of the resource at uri:
 // resources/unsubscribe up to 2025-11-25, cancelling its
-// subscriptions/listen on 2026-07-28 (its span ends then).
+// subscriptions/listen on 2026-07-28, whose span has ended when
+// Unsubscribe returns.
 func (s *Session) Unsubscribe(ctx context.Context, uri string) error {
 	s.subs.mu.Lock()
 	_, ok := s.subs.byURI[uri]
 	delete(s.subs.byURI, uri)
+	c := s.subs.listens[uri]
+	delete(s.subs.listens, uri)
 	s.subs.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("unsubscribing from %s: the session is not subscribed to it", uri)
 	}
 	if err := s.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
 		return s.explainCallError("unsubscribing from "+uri, err)
+	}
+	if c != nil {
+		timer := time.NewTimer(ackTimeout)
+		defer timer.Stop()
+		select { // its span ends as the SDK cancels it, at once
+		case <-c.listen.closed:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
 	}
 	return nil
 }
@@ -275,6 +296,7 @@ func (s *Session) listening(ctx context.Context, c *call, release func()) {
 		}
 	}
 	c.end(s.rec.Now(), o)
+	close(c.listen.closed)
 }
 
 // firstID is the JSON-RPC id the call was first written with ("" before

@@ -105,6 +105,8 @@ type MainWindow struct {
 	policy     *policyPanel
 	workload   *workloadPanel
 	manual     *manualPanel
+	resources  *resourcesPanel
+	prompts    *promptsPanel
 	log        *logView
 	protocol   *protocolView
 	timeline   *TimelineView
@@ -157,6 +159,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.workload.setWorkload(opts.Workload)
 	m.workload.setSessions(opts.Sessions)
 	m.manual = newManualPanel()
+	m.resources, m.prompts = newResourcesPanel(), newPromptsPanel()
 	m.log = newLogView()
 	m.timeline = NewTimelineView()
 	m.protocol = newProtocolView(m.timeline.snapshot)
@@ -174,9 +177,12 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		container.NewTabItem("Callbacks", container.NewScroll(m.policy)),
 		workloadTab,
 		m.manualTab,
+		container.NewTabItem("Resources", m.resources),
+		container.NewTabItem("Prompts", m.prompts),
 		container.NewTabItem("Log", m.log),
 		container.NewTabItem("Protocol", m.protocol),
 	)
+	m.wireContentTabs()
 	m.tabs.Select(workloadTab) // open where Run is: the first thing to do is run
 	m.workload.showPolicy(opts.Policy)
 	// the panels, the timeline and its details side by side: the sides
