@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -146,7 +148,7 @@ func (b *exchangeBody) Read(p []byte) (int, error) {
 	}
 	if err != nil {
 		why := ""
-		if err != io.EOF {
+		if err != io.EOF && !errors.Is(err, context.Canceled) { // the client's own giving up is no failure
 			why = err.Error()
 		}
 		b.endLocked(why)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -234,5 +235,32 @@ func TestHTTPExchangesSSE(t *testing.T) {
 	}
 	if got := recorder.HeaderValue(call.RequestHeaders, "Authorization"); got != "Bearer "+recorder.Redacted {
 		t.Errorf("Authorization shows as %q", got)
+	}
+}
+
+// TestHTTPExchangesOfAFailedConnect: a connection the server refuses is
+// recorded too. A Mcp-Method header that disagrees with the body (set
+// here by the target's own headers) is refused on 2026-07-28 with HTTP
+// 400 and error -32020, which the Network view shows as it came.
+func TestHTTPExchangesOfAFailedConnect(t *testing.T) {
+	srv := httptest.NewServer(demo.NewHTTPHandler())
+	t.Cleanup(srv.Close)
+	rec := recorder.New(recorder.Meta{Title: t.Name()})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	target := Target{Transport: TransportHTTP, URL: srv.URL + "/mcp", Protocol: "2026-07-28", Headers: map[string]string{"Mcp-Method": "tools/list"}}
+	if s, err := Connect(ctx, target, DefaultAnswerPolicy(), rec); err == nil {
+		s.Close()
+		t.Fatal("connected with a Mcp-Method header that disagrees with every body")
+	}
+	log, _ := rec.HTTP()
+	if log == nil || len(log.Exchanges) == 0 {
+		t.Fatal("the refused connection left no exchange")
+	}
+	x := log.Exchanges[0]
+	if x.Status != 400 || x.RPC != "server/discover" || recorder.HeaderValue(x.RequestHeaders, "Mcp-Method") != "tools/list" ||
+		!strings.Contains(x.ResponseBody, `"code":-32020`) {
+		t.Errorf("the refused request: %d %s, Mcp-Method %q, body %s; want 400 server/discover, tools/list, error -32020",
+			x.Status, x.RPC, recorder.HeaderValue(x.RequestHeaders, "Mcp-Method"), x.ResponseBody)
 	}
 }
