@@ -34,7 +34,7 @@ func printHTTP(w io.Writer, snap *recorder.Snapshot, asJSON bool) {
 		fmt.Fprintln(w, "No HTTP exchanges: the recording was not made over HTTP (stdio and the in-process demo have none), or by a version of the inspector that did not record them.")
 		return
 	}
-	fmt.Fprintf(w, "%d HTTP exchanges", log.Total)
+	fmt.Fprint(w, plural(log.Total, "HTTP exchange"))
 	if d := log.Dropped(); d > 0 {
 		fmt.Fprintf(w, " (%d shown: the first and the latest; %d left out)", len(log.Exchanges), d)
 	}
@@ -57,7 +57,7 @@ func printExchange(w io.Writer, x *recorder.Exchange, now time.Duration) {
 	}
 	took := fmt.Sprintf("%.1f ms", float64(x.Duration(now))/float64(time.Millisecond))
 	if x.Open() {
-		took = "open"
+		took = "still open when saved"
 	}
 	fmt.Fprintf(w, "#%d %s %s  %s", x.ID, shownLine(x.Method), shownLine(urlPath(x.URL)), status)
 	if what != "" {
@@ -83,8 +83,11 @@ func printExchange(w io.Writer, x *recorder.Exchange, now time.Duration) {
 	if x.ResponseBody != "" {
 		fmt.Fprintf(w, "  response body%s: %s\n", bodySize(x.ResponseBody, x.ResponseBytes), shownLine(x.ResponseBody))
 	}
+	if x.EventCount == 0 && strings.HasPrefix(recorder.HeaderValue(x.ResponseHeaders, "Content-Type"), "text/event-stream") {
+		fmt.Fprintln(w, "  event stream: no events")
+	}
 	if x.EventCount > 0 {
-		fmt.Fprintf(w, "  event stream: %d events", x.EventCount)
+		fmt.Fprintf(w, "  event stream: %s", plural(x.EventCount, "event"))
 		if len(x.Events) < x.EventCount {
 			fmt.Fprintf(w, " (the first %d kept)", len(x.Events))
 		}
@@ -96,6 +99,10 @@ func printExchange(w io.Writer, x *recorder.Exchange, now time.Duration) {
 			}
 			if e.ID != "" {
 				fmt.Fprintf(w, " id %s", shownLine(e.ID))
+			}
+			if e.Data == "" {
+				fmt.Fprintln(w, " (no data)")
+				continue
 			}
 			fmt.Fprintf(w, ": %s\n", shownLine(e.Data))
 		}
@@ -129,4 +136,12 @@ func shownLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
