@@ -49,6 +49,9 @@ func contentView(c engine.Content) fyne.CanvasObject {
 		l.TextStyle.Monospace = true
 		body = l
 	}
+	if head.Text == "text" { // plain text needs no heading
+		return body
+	}
 	return container.NewVBox(head, body)
 }
 

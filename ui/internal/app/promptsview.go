@@ -38,6 +38,7 @@ type promptsPanel struct {
 	formBox  *fyne.Container
 	get      *widget.Button
 	messages *fyne.Container
+	detail   *container.Scroll // what is shown of the chosen prompt
 	content  fyne.CanvasObject
 }
 
@@ -45,7 +46,7 @@ func newPromptsPanel() *promptsPanel {
 	p := &promptsPanel{chosen: -1, do: fyne.Do, onError: func(string, error) {}}
 	p.ExtendBaseWidget(p)
 	p.status = widget.NewLabel("Not connected.")
-	p.status.Wrapping = fyne.TextWrapWord
+	p.status.Truncation = fyne.TextTruncateEllipsis
 	p.refresh = widget.NewButton("Refresh", p.listAll)
 	p.list = widget.NewList(func() int { return len(p.prompts) },
 		func() fyne.CanvasObject {
@@ -67,8 +68,8 @@ func newPromptsPanel() *promptsPanel {
 	p.messages = container.NewVBox()
 	p.showChosen()
 	top := container.NewBorder(nil, nil, nil, p.refresh, p.status)
-	detail := container.NewVScroll(container.NewVBox(p.about, p.formBox, container.NewHBox(p.get), widget.NewSeparator(), p.messages))
-	split := container.NewVSplit(p.list, detail)
+	p.detail = container.NewVScroll(container.NewVBox(p.about, p.formBox, container.NewHBox(p.get), widget.NewSeparator(), p.messages))
+	split := container.NewVSplit(p.list, p.detail)
 	split.Offset = 0.35
 	p.content = container.NewBorder(top, nil, nil, nil, split)
 	return p
@@ -158,6 +159,7 @@ func (p *promptsPanel) choose(i widget.ListItemID) {
 // showChosen shows the chosen prompt's description and the form of its
 // arguments.
 func (p *promptsPanel) showChosen() {
+	defer p.relayout()
 	p.formBox.RemoveAll()
 	p.form = nil
 	if p.chosen < 0 || p.chosen >= len(p.prompts) {
@@ -200,6 +202,7 @@ func (p *promptsPanel) getChosen() {
 	}
 	p.messages.RemoveAll()
 	p.messages.Add(widget.NewLabel("Getting " + pr.Name + "…"))
+	p.relayout()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 		defer cancel()
@@ -208,6 +211,7 @@ func (p *promptsPanel) getChosen() {
 			if p.session != s {
 				return
 			}
+			defer p.relayout()
 			p.messages.RemoveAll()
 			if err != nil {
 				p.showProblem(err)
@@ -234,9 +238,18 @@ func (p *promptsPanel) getChosen() {
 
 // showProblem shows err where the messages go.
 func (p *promptsPanel) showProblem(err error) {
+	defer p.relayout()
 	p.messages.RemoveAll()
 	l := widget.NewLabel(err.Error())
 	l.Wrapping = fyne.TextWrapWord
 	l.Importance = widget.DangerImportance
 	p.messages.Add(l)
+}
+
+// relayout lays the details out again once what they hold changed.
+func (p *promptsPanel) relayout() {
+	if p.detail != nil {
+		p.detail.Content.Refresh()
+		p.detail.Refresh()
+	}
 }

@@ -66,6 +66,7 @@ type resourcesPanel struct {
 	subscribe *widget.Check
 	updated   *widget.Label
 	contents  *fyne.Container
+	detail    *container.Scroll // what is shown of the chosen entry
 	content   fyne.CanvasObject
 }
 
@@ -73,7 +74,7 @@ func newResourcesPanel() *resourcesPanel {
 	p := &resourcesPanel{chosen: -1, updates: map[string]int{}, do: fyne.Do, onError: func(string, error) {}}
 	p.ExtendBaseWidget(p)
 	p.status = widget.NewLabel("Not connected.")
-	p.status.Wrapping = fyne.TextWrapWord
+	p.status.Truncation = fyne.TextTruncateEllipsis
 	p.refresh = widget.NewButton("Refresh", p.listAll)
 	p.list = widget.NewList(func() int { return len(p.entries) },
 		func() fyne.CanvasObject {
@@ -96,9 +97,9 @@ func newResourcesPanel() *resourcesPanel {
 	p.contents = container.NewVBox()
 	p.showChosen()
 	top := container.NewBorder(nil, nil, nil, p.refresh, p.status)
-	detail := container.NewVScroll(container.NewVBox(p.about, p.formBox,
+	p.detail = container.NewVScroll(container.NewVBox(p.about, p.formBox,
 		container.NewHBox(p.read, p.subscribe), p.updated, widget.NewSeparator(), p.contents))
-	split := container.NewVSplit(p.list, detail)
+	split := container.NewVSplit(p.list, p.detail)
 	split.Offset = 0.35
 	p.content = container.NewBorder(top, nil, nil, nil, split)
 	return p
@@ -206,6 +207,7 @@ func (p *resourcesPanel) choose(i widget.ListItemID) {
 // showChosen shows the chosen entry's description, its template's form
 // and what can be done with it.
 func (p *resourcesPanel) showChosen() {
+	defer p.relayout()
 	p.formBox.RemoveAll()
 	p.form = nil
 	if p.chosen < 0 || p.chosen >= len(p.entries) {
@@ -292,6 +294,7 @@ func (p *resourcesPanel) readChosen() {
 	}
 	p.contents.RemoveAll()
 	p.contents.Add(widget.NewLabel("Reading " + uri + "…"))
+	p.relayout()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 		defer cancel()
@@ -300,6 +303,7 @@ func (p *resourcesPanel) readChosen() {
 			if p.session != s {
 				return
 			}
+			defer p.relayout()
 			p.contents.RemoveAll()
 			if err != nil {
 				p.showProblem(err)
@@ -317,6 +321,7 @@ func (p *resourcesPanel) readChosen() {
 
 // showProblem shows err where the contents go.
 func (p *resourcesPanel) showProblem(err error) {
+	defer p.relayout()
 	p.contents.RemoveAll()
 	l := widget.NewLabel(err.Error())
 	l.Wrapping = fyne.TextWrapWord
@@ -377,5 +382,13 @@ func (p *resourcesPanel) showUpdates(uri string) {
 		p.updated.SetText("Subscribed: updates show here as they arrive.")
 	default:
 		p.updated.SetText("")
+	}
+}
+
+// relayout lays the details out again once what they hold changed.
+func (p *resourcesPanel) relayout() {
+	if p.detail != nil {
+		p.detail.Content.Refresh()
+		p.detail.Refresh()
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +159,59 @@ func TestPromptsTab(t *testing.T) {
 	loop.waitFor(t, "the server's refusal", 10*time.Second, func() bool {
 		return strings.Contains(shownText(p.messages), `style "loud": want plain or formal`)
 	})
+}
+
+// TestPromptsTabGolden pins the look of the Prompts tab once a prompt
+// was got: the list, the form with its required argument marked, and
+// the rendered message with its role.
+func TestPromptsTabGolden(t *testing.T) {
+	loop := newMainLoop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := engine.Connect(ctx, engine.Target{}, engine.DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := newPromptsPanel()
+	w := test.NewWindow(p)
+	defer w.Close()
+	w.Resize(fyne.NewSize(560, 640))
+	p.setSession(s)
+	p.shown(true)
+	loop.waitFor(t, "the prompts listed", 15*time.Second, func() bool { return len(p.prompts) == 1 })
+	p.list.Select(0)
+	typeInto(p.form.Field("name").Entry, "Ada")
+	test.Tap(p.get)
+	loop.waitFor(t, "the rendered prompt", 10*time.Second, func() bool {
+		return strings.Contains(shownText(p.messages), "Say hello to Ada.")
+	})
+	w.Canvas().Unfocus()
+	assertImage(t, "prompts_tab.png", w.Canvas().Capture())
+}
+
+// TestResourcesTabGolden pins the look of the Resources tab once a
+// template was read: the list, the template's variable filled in, and
+// the JSON it read as a tree.
+func TestResourcesTabGolden(t *testing.T) {
+	loop := newMainLoop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := engine.Connect(ctx, engine.Target{}, engine.DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := newResourcesPanel()
+	w := test.NewWindow(p)
+	defer w.Close()
+	w.Resize(fyne.NewSize(560, 640))
+	p.setSession(s)
+	p.shown(true)
+	loop.waitFor(t, "the resources listed", 15*time.Second, func() bool { return len(p.entries) == 3 })
+	p.list.Select(2) // the template, after the resources
+	typeInto(p.form.Field("id").Entry, "7")
+	test.Tap(p.read)
+	loop.waitFor(t, "the item read", 10*time.Second, func() bool { return strings.Contains(shownText(p.contents), "item 7") })
+	assertImage(t, "resources_tab.png", w.Canvas().Capture())
 }
