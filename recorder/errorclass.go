@@ -35,13 +35,19 @@ const (
 // has not ended). A -32602 error on tools/call whose message says the tool
 // is unknown or not found is [ClassUnknownTool], not invalid arguments;
 // on resources/read, a message saying the resource was not found is
-// [ClassResourceNotFound] (the Go SDK answers so with -32602).
+// [ClassResourceNotFound] (the Go SDK answers so with -32602). A tool
+// result with isError whose text reports a JSON-RPC error ("MCP error
+// -32602: Tool x not found", as TypeScript SDK 1.x servers answer) is
+// classed by that error ([ErrorCodeOf]).
 func ClassOf(s *Span) ErrorClass {
 	kind, code := errorKindOf(s)
 	switch kind {
 	case "jsonrpc":
 		return classOfCode(code, s.Method, s.Error)
 	case "tool":
+		if code := reportedCode(s.Error); code != 0 {
+			return classOfCode(code, s.Method, s.Error) // a JSON-RPC error the server's SDK turned into a result
+		}
 		return ClassToolError
 	case "error":
 		return ClassFailed
@@ -53,6 +59,39 @@ func ClassOf(s *Span) ErrorClass {
 		return ClassAborted
 	}
 	return ""
+}
+
+// ErrorCodeOf returns the JSON-RPC error code the ended span s failed
+// with: the answer's, or the one the text of a tool result with isError
+// reports ("MCP error -32602: Tool x not found", as TypeScript SDK 1.x
+// servers answer a call of a tool they lack); 0 for none.
+func ErrorCodeOf(s *Span) int64 {
+	if s.ErrorCode != 0 {
+		return s.ErrorCode
+	}
+	if kind, _ := errorKindOf(s); kind == "tool" {
+		return reportedCode(s.Error)
+	}
+	return 0
+}
+
+// reportedCode is the code in an error text of the form "MCP error
+// -32602: …", or 0.
+func reportedCode(text string) int64 {
+	const mark = "MCP error -"
+	i := strings.Index(text, mark)
+	if i < 0 {
+		return 0
+	}
+	rest := text[i+len(mark):]
+	n, digits := int64(0), 0
+	for ; digits < len(rest) && digits < 6 && rest[digits] >= '0' && rest[digits] <= '9'; digits++ {
+		n = n*10 + int64(rest[digits]-'0')
+	}
+	if digits == 0 || digits == len(rest) || rest[digits] != ':' {
+		return 0
+	}
+	return -n
 }
 
 // classOfCode is the class of JSON-RPC error code answering method with

@@ -101,7 +101,7 @@ func (m *Message) ClassText() string {
 	}
 	code := int64(0)
 	if m.Span != nil {
-		code = m.Span.ErrorCode
+		code = ErrorCodeOf(m.Span)
 	}
 	return classText(c, code)
 }

@@ -59,7 +59,7 @@ func printTranscript(w io.Writer, snap *recorder.Snapshot, asJSON bool) {
 		if m.Span != nil {
 			l.Session = m.Span.Session
 			if l.Class != "" {
-				l.Code = m.Span.ErrorCode
+				l.Code = recorder.ErrorCodeOf(m.Span)
 			}
 		} else if m.Event != nil {
 			l.Session = m.Event.Session

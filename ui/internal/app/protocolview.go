@@ -72,7 +72,7 @@ func newProtocolView(source func() *recorder.Snapshot) *protocolView {
 	p.direction.SetSelected(bothWays)
 	p.errorsBox = widget.NewCheck("Errors only", func(bool) { p.refilter() })
 	p.search = widget.NewEntry()
-	p.search.SetPlaceHolder("Search id, method, text")
+	p.search.SetPlaceHolder("Search id, method, name, error")
 	p.search.OnChanged = func(string) { p.refilter() }
 	p.count = widget.NewLabel("")
 	p.list = widget.NewList(
@@ -267,7 +267,22 @@ func (f protocolFilter) keeps(m *recorder.Message) bool {
 	case f.search == "":
 		return true
 	}
-	return strings.Contains(strings.ToLower(m.Line()), f.search)
+	return f.found(m)
+}
+
+// found reports whether the search is in m's id, method, name, input
+// key, error, class or event text: what a person looks a message up by,
+// read without decoding its params, so that searching a load test's
+// transcript stays quick.
+func (f protocolFilter) found(m *recorder.Message) bool {
+	has := func(s string) bool { return s != "" && strings.Contains(strings.ToLower(s), f.search) }
+	if has(m.ID()) || has(m.Method()) || has(m.ClassText()) {
+		return true
+	}
+	if s := m.Span; s != nil && (has(s.Name) || has(s.InputKey) || has(s.Error)) {
+		return true
+	}
+	return m.Event != nil && has(m.Event.Text)
 }
 
 // pick shows message i's JSON.

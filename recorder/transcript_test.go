@@ -1,0 +1,157 @@
+package recorder
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestClassOf checks the class each way of failing gets, and its text.
+func TestClassOf(t *testing.T) {
+	tests := []struct {
+		method string
+		status Status
+		code   int64
+		err    string
+		result string
+		want   string
+	}{
+		{"tools/call", StatusOK, 0, "", `{"content":[]}`, ""},
+		{"initialize", StatusError, -32700, "parse error", "", "parse error -32700"},
+		{"tools/call", StatusError, -32600, "invalid request", "", "invalid request -32600"},
+		{"foo/bar", StatusError, -32601, "method not found", "", "method not found -32601"},
+		{"tools/call", StatusError, -32602, `unknown tool "x"`, "", "unknown tool -32602"},
+		{"tools/call", StatusError, -32602, "invalid arguments: missing properties: text", "", "invalid params -32602"},
+		{"prompts/get", StatusError, -32602, "Prompt x not found", "", "invalid params -32602"},
+		{"resources/read", StatusError, -32602, "Resource x not found", "", "resource not found -32602"},
+		{"resources/read", StatusError, -32002, "Resource not found", "", "resource not found -32002"},
+		{"tools/call", StatusError, -32603, "boom", "", "internal error -32603"},
+		{"tools/call", StatusError, -32020, "header mismatch", "", "header mismatch -32020"},
+		{"tools/call", StatusError, -32021, "missing capability", "", "missing capability -32021"},
+		{"server/discover", StatusError, -32022, "unsupported version", "", "unsupported version -32022"},
+		{"tools/call", StatusError, -32001, "busy", "", "server error -32001"},
+		{"tools/call", StatusError, 0, "it broke", `{"isError":true}`, "tool error"},
+		{"tools/call", StatusError, 0, "MCP error -32602: Tool x not found", `{"isError":true}`, "unknown tool -32602"},
+		{"tools/call", StatusError, 0, "MCP error -32602: Invalid arguments for tool echo", `{"isError":true}`, "invalid params -32602"},
+		{"tools/call", StatusTimeout, 0, "no result within 1s", "", "timeout"},
+		{"tools/call", StatusCancelled, 0, "stopped", "", "cancelled"},
+		{"tools/call", StatusAborted, 0, "connection lost", "", "aborted"},
+		{"tools/call", StatusError, 0, "the SDK refused the result", "", "failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want+" "+tt.err, func(t *testing.T) {
+			s := NewSpan("s1", Outgoing, tt.method)
+			s.Status, s.ErrorCode, s.Error, s.Received, s.Answered = tt.status, tt.code, tt.err, 0, time.Millisecond
+			if tt.result != "" {
+				s.Result = []byte(tt.result)
+			}
+			m := Message{Type: MessageResponse, Span: &s}
+			if got := m.ClassText(); got != tt.want {
+				t.Errorf("class %q, want %q", got, tt.want)
+			}
+			if got := m.Failed(); got != (tt.want != "") {
+				t.Errorf("Failed() = %v", got)
+			}
+		})
+	}
+}
+
+// TestSpecHTTPStatus checks that an error line names the HTTP status the
+// 2026-07-28 specification requires only on such a session over HTTP.
+func TestSpecHTTPStatus(t *testing.T) {
+	s := NewSpan("s1", Outgoing, "tools/call")
+	s.Status, s.ErrorCode, s.Error = StatusError, -32022, "unsupported version"
+	m := Message{Type: MessageResponse, Span: &s}
+	for _, tt := range []struct {
+		meta Meta
+		want int
+	}{
+		{Meta{Protocol: "2026-07-28", Target: "http://127.0.0.1:8080/mcp"}, 400},
+		{Meta{Protocol: "2026-07-28", Target: "demo"}, 0},
+		{Meta{Protocol: "2025-11-25", Target: "https://example.test/mcp"}, 0},
+	} {
+		if got := m.SpecHTTPStatus(tt.meta); got != tt.want {
+			t.Errorf("%+v: HTTP %d, want %d", tt.meta, got, tt.want)
+		}
+	}
+}
+
+// growing records n tool calls of one span each on rec, one every time.Millisecond,
+// handing a snapshot to f after each.
+func growing(rec *Recording, n int, f func(*Snapshot)) {
+	for i := 0; i < n; i++ {
+		sp := NewSpan("s1", Outgoing, "tools/call")
+		sp.RequestID, sp.Name = fmt.Sprint(i+1), "echo"
+		sp.Received, sp.Queued, sp.Serving = time.Duration(i)*time.Millisecond, time.Duration(i)*time.Millisecond, time.Duration(i)*time.Millisecond
+		id := rec.Begin(sp)
+		if i%3 != 0 { // some stay open over a snapshot
+			rec.End(id, time.Duration(i)*time.Millisecond+time.Millisecond/2, Outcome{Status: StatusOK, Result: []byte(`{"content":[]}`)})
+		}
+		f(rec.Snapshot())
+		if i%3 == 0 {
+			rec.End(id, time.Duration(i)*time.Millisecond+2*time.Millisecond, Outcome{Status: StatusError, Code: -32602, Error: `unknown tool "echo"`})
+		}
+	}
+	f(rec.Snapshot())
+}
+
+// TestTranscriptUpdate checks that a transcript kept up to date snapshot
+// after snapshot, answers arriving late and the spans thinned by a cap on
+// them, ends equal to one built from the last snapshot alone.
+func TestTranscriptUpdate(t *testing.T) {
+	for _, cap := range []int{0, 64} {
+		t.Run(fmt.Sprintf("max spans %d", cap), func(t *testing.T) {
+			rec := New(Meta{})
+			rec.SetMaxSpans(cap)
+			var live Transcript
+			var last *Snapshot
+			growing(rec, 300, func(s *Snapshot) { live.Update(s); last = s })
+			want := TranscriptOf(last)
+			if a, b := linesOf(live.Messages), linesOf(want); !slices.Equal(a, b) {
+				t.Errorf("kept up to date: %d lines, built at once: %d\n%s\n---\n%s", len(a), len(b),
+					strings.Join(a[max(0, len(a)-5):], "\n"), strings.Join(b[max(0, len(b)-5):], "\n"))
+			}
+			if cap == 0 && len(want) != 600 {
+				t.Errorf("%d lines for 300 calls, want a request and a response each", len(want))
+			}
+		})
+	}
+}
+
+func linesOf(msgs []Message) []string {
+	out := make([]string, len(msgs))
+	for i := range msgs {
+		out[i] = msgs[i].Line()
+	}
+	return out
+}
+
+// BenchmarkTranscriptUpdate measures a refresh of a live transcript of a
+// load test that has made 100,000 calls, 100 new since the last refresh.
+func BenchmarkTranscriptUpdate(b *testing.B) {
+	rec := New(Meta{})
+	var live Transcript
+	n := 0
+	add := func(k int) {
+		for i := 0; i < k; i++ {
+			sp := NewSpan("s1", Outgoing, "tools/call")
+			at := time.Duration(n) * time.Microsecond
+			sp.RequestID, sp.Name, sp.Received, sp.Queued, sp.Serving = fmt.Sprint(n+1), "echo", at, at, at
+			id := rec.Begin(sp)
+			rec.End(id, at+time.Microsecond, Outcome{Status: StatusOK})
+			n++
+		}
+	}
+	add(100_000)
+	live.Update(rec.Snapshot())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		add(100)
+		snap := rec.Snapshot()
+		b.StartTimer()
+		live.Update(snap)
+	}
+}
