@@ -18,23 +18,23 @@ import (
 type browsingStderr struct {
 	mu      sync.Mutex
 	text    strings.Builder
-	browsed bool
+	browsed int // authorization addresses followed (a step-up prints another)
 }
 
 func (w *browsingStderr) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.text.Write(p)
-	if !w.browsed {
-		for _, line := range strings.Split(w.text.String(), "\n") {
-			if strings.HasPrefix(line, "http") && strings.Contains(line, "/authorize?") {
-				w.browsed = true
+	seen := 0
+	for _, line := range strings.Split(w.text.String(), "\n") {
+		if strings.HasPrefix(line, "http") && strings.Contains(line, "/authorize?") {
+			if seen++; seen > w.browsed {
+				w.browsed = seen
 				go func() {
 					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 					defer cancel()
 					oauthtest.Browse(ctx, strings.TrimSpace(line))
 				}()
-				break
 			}
 		}
 	}

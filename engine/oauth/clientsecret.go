@@ -55,3 +55,73 @@ func ReadClientSecret(source, clientID string, kr Keyring) (string, error) {
 	return "", errors.New("want env:NAME (an environment variable that holds the client secret) or keyring (the OS keyring's entry for the client id); " +
 		"the secret itself is not taken here, where the process list and the shell's history would show it")
 }
+
+// Registration is how the client is known to the authorization server,
+// as a person gives it on a command line or in the app: all empty means
+// dynamic registration.
+type Registration struct {
+	// ClientID is a client id registered beforehand.
+	ClientID string
+	// SecretSource says where a confidential client's secret is kept, as
+	// [ReadClientSecret] takes it: env:NAME or keyring.
+	SecretSource string
+	// TokenAuthMethod is [ClientSecretBasic], [ClientSecretPost] or
+	// empty (from the authorization server's metadata).
+	TokenAuthMethod string
+	// MetadataURL is the https URL of the client's metadata document.
+	MetadataURL string
+}
+
+// Registration fields, for [RegistrationError.Field].
+const (
+	FieldClientID        = "client id"
+	FieldClientSecret    = "client secret"
+	FieldTokenAuthMethod = "token endpoint authentication"
+	FieldMetadataURL     = "client metadata URL"
+)
+
+// RegistrationError is a [Registration] that cannot work: Field is the
+// setting at fault, for the face to name it as its person knows it (a
+// flag, a field).
+type RegistrationError struct {
+	Field string
+	Err   error
+}
+
+func (e *RegistrationError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+func (e *RegistrationError) Unwrap() error { return e.Err }
+
+// Apply checks r and sets it on cfg, reading the client secret from its
+// source (kr: where "keyring" looks; nil means the OS keyring). Its
+// errors are [RegistrationError]s.
+func (r Registration) Apply(cfg *Config, kr Keyring) error {
+	id, source := strings.TrimSpace(r.ClientID), strings.TrimSpace(r.SecretSource)
+	method, doc := strings.TrimSpace(r.TokenAuthMethod), strings.TrimSpace(r.MetadataURL)
+	switch method {
+	case "", ClientSecretBasic, ClientSecretPost:
+	default:
+		return &RegistrationError{FieldTokenAuthMethod, fmt.Errorf("%q: want %s or %s", method, ClientSecretBasic, ClientSecretPost)}
+	}
+	if method != "" && source == "" {
+		return &RegistrationError{FieldTokenAuthMethod, errors.New("it is how a confidential client sends its secret: give the client secret's source too")}
+	}
+	if doc != "" {
+		if err := CheckClientMetadataURL(doc); err != nil {
+			return &RegistrationError{FieldMetadataURL, err}
+		}
+	}
+	cfg.ClientID, cfg.TokenAuthMethod, cfg.ClientMetadataURL, cfg.ClientSecret = id, method, doc, ""
+	if source == "" {
+		return nil
+	}
+	if id == "" {
+		return &RegistrationError{FieldClientSecret, errors.New("a secret belongs to a client registered beforehand: give its client id too")}
+	}
+	secret, err := ReadClientSecret(source, id, kr)
+	if err != nil {
+		return &RegistrationError{FieldClientSecret, err}
+	}
+	cfg.ClientSecret = secret
+	return nil
+}

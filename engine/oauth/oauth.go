@@ -162,6 +162,17 @@ func (c *Client) Tell(notify func(string), openBrowser func(string) error) {
 // ServerURL is the server the client signs in to.
 func (c *Client) ServerURL() string { return c.cfg.ServerURL }
 
+// Registration is how the client is known to the authorization server,
+// as it was configured: its SecretSource is "secret given" when it holds
+// a secret (where the secret came from is not kept).
+func (c *Client) Registration() Registration {
+	r := Registration{ClientID: c.cfg.ClientID, TokenAuthMethod: c.cfg.TokenAuthMethod, MetadataURL: c.cfg.ClientMetadataURL}
+	if c.cfg.ClientSecret != "" {
+		r.SecretSource = "secret given"
+	}
+	return r
+}
+
 // Remembers says whether the client keeps its tokens in the OS keyring.
 func (c *Client) Remembers() bool { return c.cfg.Remember }
 

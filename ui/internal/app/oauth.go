@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -20,13 +21,34 @@ import (
 // Tokens live in the [oauth.Client] of each server URL, in memory for as
 // long as the app runs; nothing of them goes to the preferences.
 // SignOut drops the tokens of the server in the URL field, from memory
-// and from the keyring: the next Connect signs in again.
+// and from the keyring: the next Connect signs in again. The folded
+// "Client" part says how the inspector is known to the authorization
+// server ([oauth.Registration]): a client id registered beforehand, where
+// a confidential client's secret is kept (env:NAME or keyring, never the
+// secret itself), how it authenticates at the token endpoint, and the
+// URL of a client metadata document; all empty registers dynamically.
 type oauthChoice struct {
-	use      *widget.Check
-	remember *widget.Check
-	SignOut  *widget.Button
-	clients  map[string]*oauth.Client // by URL and Remember
-	content  fyne.CanvasObject
+	use         *widget.Check
+	remember    *widget.Check
+	clientID    *widget.Entry
+	secret      *widget.Entry
+	method      *widget.Select
+	metadataURL *widget.Entry
+	SignOut     *widget.Button
+	clients     map[string]*oauth.Client // by URL, Remember and registration
+	content     fyne.CanvasObject
+}
+
+// methodFromMetadata is the token endpoint authentication choice that
+// leaves it to the authorization server's metadata.
+const methodFromMetadata = "from the server's metadata"
+
+// registrationFields name the fields of each setting of a registration.
+var registrationFields = map[string]string{
+	oauth.FieldClientID:        "Client id",
+	oauth.FieldClientSecret:    "Client secret",
+	oauth.FieldTokenAuthMethod: "Token auth",
+	oauth.FieldMetadataURL:     "Metadata URL",
 }
 
 // newOAuthChoice makes the row; serverURL reads the panel's URL field,
@@ -36,17 +58,35 @@ func newOAuthChoice(serverURL func() string, problem func(error)) *oauthChoice {
 	o.use = widget.NewCheck("Sign in (browser)", nil)
 	o.remember = widget.NewCheck("Remember", nil)
 	o.SignOut = widget.NewButton("Sign out", func() { problem(o.signOut(serverURL())) })
+	o.clientID = widget.NewEntry()
+	o.clientID.SetPlaceHolder("Client id")
+	o.secret = widget.NewEntry()
+	o.secret.SetPlaceHolder("Secret: env:NAME or keyring")
+	o.method = widget.NewSelect([]string{methodFromMetadata, oauth.ClientSecretBasic, oauth.ClientSecretPost}, nil)
+	o.method.SetSelectedIndex(0)
+	o.metadataURL = widget.NewEntry()
+	o.metadataURL.SetPlaceHolder("Client metadata URL (https)")
+	client := widget.NewAccordion(widget.NewAccordionItem("Client", container.NewVBox(o.clientID, o.secret, o.method, o.metadataURL)))
 	// Narrow: the Server panel is a side panel.
-	o.content = container.NewVBox(o.use, o.remember, container.NewHBox(o.SignOut))
+	o.content = container.NewVBox(o.use, o.remember, container.NewHBox(o.SignOut), client)
 	return o
+}
+
+// registration is what the Client part says.
+func (o *oauthChoice) registration() oauth.Registration {
+	method := o.method.Selected
+	if method == methodFromMetadata {
+		method = ""
+	}
+	return oauth.Registration{ClientID: o.clientID.Text, SecretSource: o.secret.Text, TokenAuthMethod: method, MetadataURL: o.metadataURL.Text}
 }
 
 // signOut forgets the tokens held for serverURL, with or without
 // Remember, and the remembered one.
 func (o *oauthChoice) signOut(serverURL string) error {
 	var errs []error
-	for _, key := range []string{serverURL, serverURL + "\x00remember"} {
-		if c, ok := o.clients[key]; ok {
+	for key, c := range o.clients {
+		if strings.HasPrefix(key, serverURL+"\x00") {
 			errs = append(errs, c.Forget())
 			delete(o.clients, key)
 		}
@@ -84,22 +124,30 @@ func (o *oauthChoice) apply(t *engine.Target) error {
 			return errors.New("an Authorization header and OAuth sign-in: choose one (remove the header or uncheck OAuth)")
 		}
 	}
-	key := o.key(t.URL)
+	reg := o.registration()
+	key := o.key(t.URL, o.remember.Checked, reg)
 	c, ok := o.clients[key]
 	if !ok {
-		c = oauth.New(oauth.Config{ServerURL: t.URL, Remember: o.remember.Checked, Keyring: oauthKeyring})
+		cfg := oauth.Config{ServerURL: t.URL, Remember: o.remember.Checked, Keyring: oauthKeyring}
+		if err := reg.Apply(&cfg, oauthKeyring); err != nil {
+			var rerr *oauth.RegistrationError
+			if errors.As(err, &rerr) {
+				return fmt.Errorf("OAuth %s: %v", registrationFields[rerr.Field], rerr.Err)
+			}
+			return err
+		}
+		c = oauth.New(cfg)
 		o.clients[key] = c
 	}
 	t.HTTPAuth = c
 	return nil
 }
 
-// key is the clients' key for a server URL, with the Remember choice.
-func (o *oauthChoice) key(serverURL string) string {
-	if o.remember.Checked {
-		return serverURL + "\x00remember"
-	}
-	return serverURL
+// key is the clients' key for a server URL, with the Remember choice
+// and the registration: another client id or secret is another client.
+func (o *oauthChoice) key(serverURL string, remember bool, reg oauth.Registration) string {
+	return strings.Join([]string{serverURL, fmt.Sprint(remember), strings.TrimSpace(reg.ClientID), strings.TrimSpace(reg.SecretSource),
+		reg.TokenAuthMethod, strings.TrimSpace(reg.MetadataURL)}, "\x00")
 }
 
 // set checks Use for a target that came with an OAuth client (from
@@ -111,7 +159,16 @@ func (o *oauthChoice) set(t engine.Target) {
 	if ok {
 		o.use.SetChecked(true)
 		o.remember.SetChecked(c.Remembers())
-		o.clients[o.key(c.ServerURL())] = c
+		reg := c.Registration()
+		o.clientID.SetText(reg.ClientID)
+		o.secret.SetText(reg.SecretSource)
+		o.metadataURL.SetText(reg.MetadataURL)
+		if reg.TokenAuthMethod == "" {
+			o.method.SetSelectedIndex(0)
+		} else {
+			o.method.SetSelected(reg.TokenAuthMethod)
+		}
+		o.clients[o.key(c.ServerURL(), c.Remembers(), o.registration())] = c
 	}
 }
 
