@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,19 +20,58 @@ const maxLogLines = 5000
 // arriving closer together are shown in one batch.
 const logFlushEvery = 100 * time.Millisecond
 
-// logView shows the server's stderr lines, its log messages and the
-// connection's events, newest at the bottom, following the end while it
-// is scrolled there. Append is safe from any goroutine and never blocks on
-// the UI: lines are batched and shown at most every 100 ms via [fyne.Do].
+// What the Show select of the Logs tab offers.
+const (
+	showAll        = "Everything"
+	showMessages   = "Log messages"
+	showStderr     = "Stderr"
+	showConnection = "Connection"
+)
+
+// anyLevel and anyLogger are the filters' "no filter" choices.
+const (
+	anyLevel  = "any level"
+	anyLogger = "any logger"
+)
+
+// logLine is one line of the [logView]: an event of the server or the
+// connection (or a note of the app's own), and the log message it holds
+// when it is one.
+type logLine struct {
+	kind  recorder.EventKind
+	text  string // as shown: time, kind, text
+	log   bool   // a server log message: level and logger are its own
+	level string
+	rank  int // the level's place in recorder.LogLevels, -1 if it has none
+	by    string
+}
+
+// logView is the Logs tab: the server's log messages (notifications/message)
+// beside its stderr lines and the connection's events, newest at the
+// bottom, following the end. A person picks what to show (everything, log
+// messages, stderr, the connection), the least level and a logger, and
+// searches; and asks the server for another level (loglevel.go). Append
+// and appendEvent are safe from any goroutine and never block on the UI:
+// lines are batched and shown at most every 100 ms via [fyne.Do]. It keeps
+// the last [maxLogLines] lines.
 type logView struct {
 	widget.BaseWidget
 
-	list  *widget.List
-	clear *widget.Button
-	lines []string // main goroutine only
+	list    *widget.List
+	clear   *widget.Button
+	show    *widget.Select
+	level   *widget.Select
+	logger  *widget.Select
+	search  *widget.Entry
+	count   *widget.Label
+	control *logLevelControl // asks the server for a level (loglevel.go)
+
+	lines   []logLine // main goroutine only
+	shown   []int     // indices into lines that pass the filters
+	loggers []string  // the loggers seen, sorted
 
 	mu        sync.Mutex
-	pending   []string
+	pending   []logLine
 	scheduled bool
 	stopped   bool // Stop was called: lines are no longer shown
 }
@@ -52,7 +92,7 @@ func newLogView() *logView {
 	v := &logView{}
 	v.ExtendBaseWidget(v)
 	v.list = widget.NewList(
-		func() int { return len(v.lines) },
+		func() int { return len(v.shown) },
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.TextStyle.Monospace = true
@@ -60,20 +100,55 @@ func newLogView() *logView {
 			return l
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
-			if i < len(v.lines) {
-				o.(*widget.Label).SetText(v.lines[i])
+			if i < len(v.shown) {
+				l := o.(*widget.Label)
+				line := v.lines[v.shown[i]]
+				l.Importance = lineImportance(line)
+				l.SetText(line.text)
 			}
 		})
 	v.clear = widget.NewButton("Clear", func() {
-		v.lines = nil
+		v.lines, v.shown = nil, nil
 		v.list.Refresh()
+		v.updateCount()
 	})
+	v.show = widget.NewSelect([]string{showAll, showMessages, showStderr, showConnection}, func(string) { v.refilter() })
+	v.show.SetSelected(showAll)
+	v.level = widget.NewSelect(append([]string{anyLevel}, recorder.LogLevels...), func(string) { v.refilter() })
+	v.level.SetSelected(anyLevel)
+	v.logger = widget.NewSelect([]string{anyLogger}, func(string) { v.refilter() })
+	v.logger.SetSelected(anyLogger)
+	v.search = widget.NewEntry()
+	v.search.SetPlaceHolder("Search")
+	v.search.OnChanged = func(string) { v.refilter() }
+	v.count = widget.NewLabel("")
+	v.control = newLogLevelControl()
 	return v
 }
 
 // CreateRenderer implements [fyne.Widget].
 func (v *logView) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewBorder(nil, container.NewHBox(v.clear), nil, nil, v.list))
+	filters := container.NewBorder(nil, nil,
+		container.NewHBox(widget.NewLabel("Show"), v.show, widget.NewLabel("at least"), v.level, v.logger), nil, v.search)
+	top := container.NewVBox(v.control.row(), filters)
+	bottom := container.NewBorder(nil, nil, nil, v.clear, v.count)
+	return widget.NewSimpleRenderer(container.NewBorder(top, bottom, nil, nil, v.list))
+}
+
+// lineImportance colours a server log message by its level: warnings
+// in the warning colour, error and worse in the error colour.
+func lineImportance(l logLine) widget.Importance {
+	switch {
+	case !l.log || l.rank < 0:
+		return widget.MediumImportance
+	case l.rank >= recorder.LogLevelRank("error"):
+		return widget.DangerImportance
+	case l.rank >= recorder.LogLevelRank("warning"):
+		return widget.WarningImportance
+	case l.rank <= recorder.LogLevelRank("debug"):
+		return widget.LowImportance
+	}
+	return widget.MediumImportance
 }
 
 // appendEvent adds an event from the server or the connection as one
@@ -86,14 +161,27 @@ func (v *logView) appendEvent(e recorder.Event) {
 	if text == "" {
 		text = e.Method
 	}
-	v.Append(fmt.Sprintf("%9.3fs %-10s %s", e.At.Seconds(), e.Kind, text))
+	l := logLine{kind: e.Kind, text: fmt.Sprintf("%9.3fs %-10s %s", e.At.Seconds(), e.Kind, text), rank: -1}
+	if m, ok := recorder.LogOf(e); ok {
+		l.log, l.level, l.rank, l.by = true, m.Level, recorder.LogLevelRank(m.Level), m.Logger
+	}
+	v.add([]logLine{l})
 }
 
-// Append adds one line (or several, split at newlines). Safe from any
-// goroutine.
+// Append adds one line (or several, split at newlines) of the app's own.
+// Safe from any goroutine.
 func (v *logView) Append(line string) {
+	var ls []logLine
+	for _, s := range strings.Split(strings.TrimRight(line, "\n"), "\n") {
+		ls = append(ls, logLine{kind: recorder.EventOther, text: s, rank: -1})
+	}
+	v.add(ls)
+}
+
+// add queues lines for the next batch.
+func (v *logView) add(ls []logLine) {
 	v.mu.Lock()
-	v.pending = append(v.pending, strings.Split(strings.TrimRight(line, "\n"), "\n")...)
+	v.pending = append(v.pending, ls...)
 	if len(v.pending) > maxLogLines {
 		v.pending = v.pending[len(v.pending)-maxLogLines:]
 	}
@@ -115,15 +203,121 @@ func (v *logView) flush() {
 	if len(batch) == 0 || stopped {
 		return
 	}
-	fyne.Do(func() {
-		v.lines = append(v.lines, batch...)
-		if over := len(v.lines) - maxLogLines; over > 0 {
-			v.lines = append([]string(nil), v.lines[over:]...)
-		}
-		v.list.Refresh()
-		v.list.ScrollToBottom()
-	})
+	fyne.Do(func() { v.take(batch) })
 }
 
-// Lines returns the lines shown now. Call it on the main goroutine.
-func (v *logView) Lines() []string { return append([]string(nil), v.lines...) }
+// take shows a batch of lines: those the filters pass are added to the
+// list, which follows the end. Call it on the main goroutine.
+func (v *logView) take(batch []logLine) {
+	newLogger := false
+	for _, l := range batch {
+		if l.log && l.by != "" {
+			if i, found := slices.BinarySearch(v.loggers, l.by); !found {
+				v.loggers = slices.Insert(v.loggers, i, l.by)
+				newLogger = true
+			}
+		}
+	}
+	if newLogger {
+		v.logger.SetOptions(append([]string{anyLogger}, v.loggers...))
+	}
+	from := len(v.lines)
+	v.lines = append(v.lines, batch...)
+	if over := len(v.lines) - maxLogLines; over > 0 {
+		v.lines = append([]logLine(nil), v.lines[over:]...)
+		v.refilter() // every index moved
+	} else {
+		f := v.filter()
+		for i := from; i < len(v.lines); i++ {
+			if f(v.lines[i]) {
+				v.shown = append(v.shown, i)
+			}
+		}
+		v.list.Refresh()
+		v.updateCount()
+	}
+	v.list.ScrollToBottom()
+}
+
+// filter is what the Show, level, logger and search choices let through.
+func (v *logView) filter() func(logLine) bool {
+	show, level, logger := v.show.Selected, v.level.Selected, v.logger.Selected
+	least := recorder.LogLevelRank(level)
+	search := strings.ToLower(strings.TrimSpace(v.search.Text))
+	return func(l logLine) bool {
+		switch show {
+		case showMessages:
+			if !l.log {
+				return false
+			}
+		case showStderr:
+			if l.kind != recorder.EventStderr {
+				return false
+			}
+		case showConnection:
+			if l.kind != recorder.EventConnection {
+				return false
+			}
+		}
+		// The level and the logger choose among log messages; the
+		// other lines have neither and stay.
+		if l.log && least >= 0 && l.rank < least {
+			return false
+		}
+		if logger != anyLogger && logger != "" && (!l.log || l.by != logger) {
+			return false
+		}
+		return search == "" || strings.Contains(strings.ToLower(l.text), search)
+	}
+}
+
+// refilter chooses the lines shown again after a filter changed.
+func (v *logView) refilter() {
+	if v.list == nil || v.search == nil || v.logger == nil || v.level == nil || v.show == nil {
+		return // still being built
+	}
+	f := v.filter()
+	v.shown = v.shown[:0]
+	for i, l := range v.lines {
+		if f(l) {
+			v.shown = append(v.shown, i)
+		}
+	}
+	v.list.Refresh()
+	v.updateCount()
+}
+
+// updateCount says how many lines are shown of how many kept.
+func (v *logView) updateCount() {
+	if v.count == nil {
+		return
+	}
+	switch {
+	case len(v.lines) == 0:
+		v.count.SetText("")
+	case len(v.shown) == len(v.lines):
+		v.count.SetText(fmt.Sprintf("%d lines (the last %d are kept)", len(v.lines), maxLogLines))
+	default:
+		v.count.SetText(fmt.Sprintf("%d of %d lines shown", len(v.shown), len(v.lines)))
+	}
+}
+
+// Lines returns every line kept, shown or not. Call it on the main
+// goroutine.
+func (v *logView) Lines() []string {
+	out := make([]string, len(v.lines))
+	for i, l := range v.lines {
+		out[i] = l.text
+	}
+	return out
+}
+
+// Shown returns the lines the filters let through, as listed. Call it
+// on the main goroutine.
+func (v *logView) Shown() []string {
+	out := make([]string, len(v.shown))
+	for i, j := range v.shown {
+		out[i] = v.lines[j].text
+	}
+	return out
+}

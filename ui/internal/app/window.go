@@ -161,6 +161,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.manual = newManualPanel()
 	m.resources, m.prompts = newResourcesPanel(), newPromptsPanel()
 	m.log = newLogView()
+	m.log.control.setLevel(opts.Target.LogLevel)
 	m.timeline = NewTimelineView()
 	m.protocol = newProtocolView(m.timeline.snapshot)
 	m.protocol.linkTimeline(m.timeline)
@@ -179,7 +180,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		m.manualTab,
 		container.NewTabItem("Resources", m.resources),
 		container.NewTabItem("Prompts", m.prompts),
-		container.NewTabItem("Log", m.log),
+		container.NewTabItem("Logs", m.log),
 		container.NewTabItem("Protocol", m.protocol),
 	)
 	m.wireContentTabs()
@@ -259,6 +260,7 @@ func (m *MainWindow) wire() {
 		m.do(func() { m.sessionChanged(s, err) })
 	}
 	m.bridge.onLog = m.log.appendEvent
+	m.log.control.session = m.bridge.session
 	m.bridge.onToolsChanged = func() {
 		if s := m.bridge.session(); s != nil {
 			go m.listTools(s)
@@ -337,6 +339,7 @@ func (m *MainWindow) connect(t engine.Target) {
 	if t.Limits == (engine.Limits{}) {
 		t.Limits = m.opts.Target.Limits
 	}
+	t.LogLevel = m.log.control.Level()
 	m.connecting = true
 	m.connection.setConnecting(t)
 	go func() {
@@ -397,6 +400,7 @@ func (m *MainWindow) listTools(s *engine.Session) {
 // sessionChanged follows a new or ended session on the main goroutine.
 func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 	target := m.bridge.Target()
+	m.log.control.setSession(s)
 	if s != nil {
 		info := s.Info()
 		m.live = s.Recording()

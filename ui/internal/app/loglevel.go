@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/recorder"
+)
+
+// logLevelTimeout bounds asking a server for another log level.
+const logLevelTimeout = 10 * time.Second
+
+// logLevelControl is the Logs tab's level control: the level of log
+// messages the server is asked for. The next connection starts with it
+// ([engine.Target.LogLevel]); a change while connected asks the session's
+// server at once ([engine.Session.SetLogLevel]), the way its protocol era
+// carries it, which the label beside it says (or why the server cannot).
+// Main goroutine only.
+type logLevelControl struct {
+	sel   *widget.Select
+	route *widget.Label
+
+	// session is the session to ask, nil when there is none.
+	session func() *engine.Session
+	asked   string // the level chosen
+	quiet   bool   // the select is being set, not chosen
+}
+
+func newLogLevelControl() *logLevelControl {
+	c := &logLevelControl{asked: recorder.DefaultLogLevel, route: widget.NewLabel("")}
+	c.route.Truncation = fyne.TextTruncateEllipsis
+	c.sel = widget.NewSelect(recorder.LogLevels, c.changed)
+	c.setLevel(recorder.DefaultLogLevel)
+	c.route.SetText("the level the next connection asks for")
+	return c
+}
+
+// row is the control as laid out at the top of the Logs tab.
+func (c *logLevelControl) row() fyne.CanvasObject {
+	return container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Ask the server for"), c.sel, widget.NewLabel("and above:")), nil, c.route)
+}
+
+// Level is the level chosen, for the next connection to ask for.
+func (c *logLevelControl) Level() string { return c.asked }
+
+// setLevel shows level as chosen without asking anyone for it; "" is
+// the default level.
+func (c *logLevelControl) setLevel(level string) {
+	if level == "" {
+		level = recorder.DefaultLogLevel
+	}
+	c.asked = level
+	c.quiet = true
+	c.sel.SetSelected(level)
+	c.quiet = false
+}
+
+// setSession shows what the session s asked its server for and how, or,
+// with no session, that the level waits for the next connection.
+func (c *logLevelControl) setSession(s *engine.Session) {
+	if s == nil {
+		c.route.SetText("the level the next connection asks for")
+		return
+	}
+	if level := s.LogLevel(); level != "" {
+		c.setLevel(level)
+	}
+	c.route.SetText(s.LogLevelRoute())
+}
+
+// changed asks the connected server for the level a person chose, in the
+// background; the label says how it went.
+func (c *logLevelControl) changed(level string) {
+	if c.quiet || level == "" {
+		return
+	}
+	c.asked = level
+	var s *engine.Session
+	if c.session != nil {
+		s = c.session()
+	}
+	if s == nil {
+		c.route.SetText("the level the next connection asks for")
+		return
+	}
+	c.route.SetText("asking the server for " + level + "…")
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), logLevelTimeout)
+		defer cancel()
+		err := s.SetLogLevel(ctx, level)
+		fyne.Do(func() {
+			if err != nil {
+				c.route.SetText(level + " not set: " + err.Error())
+				return
+			}
+			c.route.SetText(s.LogLevelRoute())
+		})
+	}()
+}

@@ -1,0 +1,140 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
+)
+
+// runTool calls tool once on the window's session and waits for it.
+func runTool(t *testing.T, m *MainWindow, tool, args string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := load.Run(ctx, []*engine.Session{m.bridge.session()}, load.Workload{Tool: tool, Args: []byte(args)}, nil); err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+}
+
+// logLines are the lines of kind log among lines.
+func logLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, " log ") {
+			out = append(out, strings.TrimSpace(l[strings.Index(l, " log ")+len(" log "):]))
+		}
+	}
+	return out
+}
+
+// TestLogsTab drives the Logs tab as a person would, on both protocol
+// eras: with warning chosen before connecting, a fan-out whose
+// elicitations are declined shows its warning and not its info line;
+// choosing debug while connected asks the server at once (the label says
+// how the era carries it), and the slow tool's debug and info lines
+// follow; then the Show, level, logger and search filters narrow the
+// list, and the warning is drawn in the warning colour.
+func TestLogsTab(t *testing.T) {
+	for _, tt := range []struct{ protocol, route string }{
+		{"2025-11-25", "sent with logging/setLevel (2025-11-25)"},
+		{"2026-07-28", "sent in each request's _meta (2026-07-28)"},
+	} {
+		t.Run(tt.protocol, func(t *testing.T) {
+			policy := engine.DefaultAnswerPolicy()
+			policy.Elicitation = engine.ElicitDecline
+			loop := newMainLoop(t)
+			m := openMainWindow(t, loop, Options{Policy: policy})
+			m.window.Resize(fyne.NewSize(1200, 800))
+			selectTabNamed(t, m, "Logs")
+			v := m.log
+			v.control.sel.SetSelected("warning") // before connecting: the next connection asks for it
+			m.connect(engine.Target{Protocol: tt.protocol})
+			loop.waitFor(t, "the session", 15*time.Second, func() bool { return m.bridge.session() != nil })
+			loop.waitFor(t, "the route", 5*time.Second, func() bool { return v.control.route.Text == tt.route })
+			if got := m.bridge.session().LogLevel(); got != "warning" {
+				t.Fatalf("the session asked for %q, want warning as chosen in the Logs tab", got)
+			}
+
+			runTool(t, m, "fanout", `{"n":2,"kind":"elicitation"}`)
+			runTool(t, m, "slow", `{"ms":20,"steps":2}`)
+			loop.waitFor(t, "the warning", 10*time.Second, func() bool { return len(logLines(v.Lines())) > 0 })
+			if got := logLines(v.Lines()); len(got) != 1 || got[0] != "warning fanout: 2 of 2 elicitation requests were declined or cancelled" {
+				t.Fatalf("at warning the Logs tab shows log lines %q, want only the fan-out's warning", got)
+			}
+
+			v.control.sel.SetSelected("debug")
+			loop.waitFor(t, "debug asked of the server", 10*time.Second, func() bool {
+				return m.bridge.session().LogLevel() == "debug" && v.control.route.Text == tt.route
+			})
+			runTool(t, m, "slow", `{"ms":20,"steps":2}`)
+			loop.waitFor(t, "the slow tool's lines", 10*time.Second, func() bool { return len(logLines(v.Lines())) == 5 })
+			got := logLines(v.Lines())
+			want := []string{"warning fanout: 2 of 2 elicitation requests were declined or cancelled",
+				"debug slow: sleeping 20 ms in 2 steps of 10ms", "info slow: step 1 of 2", "info slow: step 2 of 2", "debug slow: slept "}
+			for i := range want {
+				if !strings.HasPrefix(got[i], want[i]) {
+					t.Fatalf("log lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+
+			v.show.SetSelected(showMessages)
+			if n := len(v.Shown()); n != 5 {
+				t.Errorf("Show %s lists %d lines, want the 5 log messages:\n%s", showMessages, n, strings.Join(v.Shown(), "\n"))
+			}
+			v.level.SetSelected("info")
+			if got := logLines(v.Shown()); len(got) != 3 || !strings.HasPrefix(got[0], "warning") {
+				t.Errorf("at least info lists %q, want the warning and the two steps", got)
+			}
+			v.logger.SetSelected("slow")
+			if got := logLines(v.Shown()); len(got) != 2 || got[0] != "info slow: step 1 of 2" {
+				t.Errorf("logger slow at least info lists %q, want the two steps", got)
+			}
+			v.search.SetText("STEP 2")
+			if got := logLines(v.Shown()); len(got) != 1 || got[0] != "info slow: step 2 of 2" {
+				t.Errorf("searching STEP 2 lists %q, want step 2 alone", got)
+			}
+			if c := v.count.Text; !strings.HasPrefix(c, "1 of ") || !strings.HasSuffix(c, " lines shown") {
+				t.Errorf("the count says %q", c)
+			}
+			v.search.SetText("")
+			v.logger.SetSelected(anyLogger)
+			v.level.SetSelected(anyLevel)
+			v.show.SetSelected(showConnection)
+			for _, l := range v.Shown() {
+				if !strings.Contains(l, " connection ") {
+					t.Errorf("Show %s lists %q", showConnection, l)
+				}
+			}
+			if len(v.Shown()) == 0 {
+				t.Error("Show Connection lists nothing: the connection's events must stay reachable")
+			}
+
+			v.show.SetSelected(showMessages)
+			item := v.list.CreateItem()
+			v.list.UpdateItem(0, item)
+			if l := item.(*widget.Label); !strings.Contains(l.Text, "warning fanout") || l.Importance != widget.WarningImportance {
+				t.Errorf("the first message reads %q with importance %v, want the warning in the warning colour", l.Text, l.Importance)
+			}
+		})
+	}
+}
+
+// TestLogsTabBounded: the tab keeps the last lines only, and says so.
+func TestLogsTabBounded(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	for i := range maxLogLines + 10 {
+		m.log.Append("line " + strings.Repeat("x", i%3))
+	}
+	loop.waitFor(t, "the lines", 5*time.Second, func() bool { return len(m.log.Lines()) == maxLogLines })
+	if c := m.log.count.Text; !strings.Contains(c, "the last 5000 are kept") {
+		t.Errorf("the count says %q", c)
+	}
+}
