@@ -1,7 +1,9 @@
 package app
 
 import (
+	"cmp"
 	"flag"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/demo"
 	"github.com/fanout-inspector/inspector/internal/workloadfile"
 )
 
@@ -151,12 +154,21 @@ func TestWorkloadFileBad(t *testing.T) {
 // Workload panel, tools/call echo 70 and resources/read demo://readme
 // 30, and runs 200 calls against the demo server: each operation's
 // calls, all ok, are shown after the run with their percentiles, and the
-// run is named as a mix in the history.
+// run is named as a mix in the history. The demo server is in process,
+// then over streamable HTTP.
 func TestWorkloadMixRunFromPanel(t *testing.T) {
+	srv := httptest.NewServer(demo.NewHTTPHandler())
+	t.Cleanup(srv.Close)
+	for _, target := range []engine.Target{{}, {Transport: engine.TransportHTTP, URL: srv.URL + "/mcp"}} {
+		t.Run(cmp.Or(string(target.Transport), "demo in process"), func(t *testing.T) { testMixRunFromPanel(t, target) })
+	}
+}
+
+func testMixRunFromPanel(t *testing.T, target engine.Target) {
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{})
 	p := m.workload
-	m.connect(engine.Target{})
+	m.connect(target)
 	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(p.tool.Options) > 0 })
 
 	p.tool.SetSelected("echo")
@@ -202,6 +214,7 @@ func TestWorkloadMixRunFromPanel(t *testing.T) {
 		t.Errorf("echo's times p50 %v p95 %v: want measured times", ops[0].CallMS.P50, ops[0].CallMS.P95)
 	}
 	table := p.OperationsText()
+	t.Logf("the panel's operations table:\n%s", table)
 	for _, want := range []string{"METHOD", "P95 MS", "tools/call", "echo", "resources/read", "demo://readme"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the operations table %q lacks %q", table, want)
