@@ -108,7 +108,13 @@ type connectionPanel struct {
 	// (--inherit-env); unchecked it gets only HOME, LOGNAME, PATH, SHELL,
 	// TERM, USER and the lines of env.
 	inheritEnv *widget.Check
+	// era chooses how the session opens (erachoice.go); protocol pins a
+	// version within it ("" for the era's own).
+	era        *widget.Select
 	protocol   *widget.SelectEntry
+	settingEra bool // the panel is setting era or protocol itself
+	// badge shows the era the session got, once connected.
+	badge      *eraBadge
 	Recent     *widget.Select
 	connectBtn *widget.Button
 	disconnect *widget.Button
@@ -167,9 +173,13 @@ func newConnectionPanel(t engine.Target, prefs keyValues) *connectionPanel {
 	p.env.PlaceHolder = "KEY=value, one a line"
 	p.inheritEnv = widget.NewCheck("Pass my whole environment", nil)
 	p.protocol = widget.NewSelectEntry(protocolChoices)
+	p.protocol.PlaceHolder = "the era's own version"
+	p.protocol.OnChanged = p.protocolChanged
+	p.era = widget.NewSelect(eraChoices, p.eraChanged)
+	p.badge = newEraBadge()
 	p.Recent = widget.NewSelect(nil, func(label string) {
 		for _, t := range p.recent {
-			if t.String() == label {
+			if recentLabel(t) == label {
 				p.setTarget(t)
 			}
 		}
@@ -253,11 +263,12 @@ func newConnectionPanel(t engine.Target, prefs keyValues) *connectionPanel {
 		row("oauth", "OAuth", p.oauth.content),
 		row("listen", "Listen on", p.listen),
 		row("upstream", "Upstream URL", p.upstream),
+		row("era", "Era", p.era),
 		row("protocol", "Protocol", p.protocol),
 		container.NewGridWithColumns(2, p.connectBtn, p.disconnect),
 		p.problem,
 		widget.NewSeparator(),
-		p.status,
+		container.NewBorder(nil, nil, nil, container.NewVBox(p.badge), p.status),
 		row("proxyurl", "Clients use", container.NewBorder(nil, nil, nil, p.copyURL, p.proxyURL)),
 		p.info,
 	)
@@ -294,11 +305,7 @@ func (p *connectionPanel) setTarget(t engine.Target) {
 	p.env.SetText(strings.Join(t.Env, "\n"))
 	p.inheritEnv.SetChecked(t.InheritEnv)
 	p.oauth.set(t)
-	proto := t.Protocol
-	if proto == "" {
-		proto = engine.DefaultProtocol
-	}
-	p.protocol.SetText(protocolChoice(proto))
+	p.setEraAndProtocol(t) // erachoice.go
 	p.showRows()
 }
 
@@ -393,9 +400,12 @@ func (p *connectionPanel) target() (engine.Target, error) {
 	case "":
 		return t, fmt.Errorf("choose a transport")
 	}
-	t.Protocol = protocolOf(p.protocol.Text)
-	if t.Protocol == engine.DefaultProtocol {
-		t.Protocol = ""
+	t.Era, t.Protocol = eraOfChoice(p.era.Selected), protocolOf(p.protocol.Text)
+	if _, _, err := t.ProtocolEra(); err != nil {
+		return t, err
+	}
+	if t.Era == engine.EraLegacy && t.Protocol == engine.DefaultProtocol {
+		t.Protocol = "" // the era's own
 	}
 	return p.withPicked(t), nil
 }
@@ -403,6 +413,7 @@ func (p *connectionPanel) target() (engine.Target, error) {
 // setConnecting shows that a connection is being made.
 func (p *connectionPanel) setConnecting(t engine.Target) {
 	p.status.SetText("Connecting to " + t.String() + "…")
+	p.badge.set("") // the era is known once connected
 	p.info.SetText("")
 	p.connectBtn.Disable()
 	p.clientUp = true
@@ -430,6 +441,7 @@ func (p *connectionPanel) setConnected(t engine.Target, info *engine.ServerInfo,
 	p.connectBtn.Enable()
 	p.clientUp = info != nil
 	p.showStop()
+	p.badge.set("")
 	if info == nil {
 		p.info.SetText("")
 		if lost != nil {
@@ -444,6 +456,7 @@ func (p *connectionPanel) setConnected(t engine.Target, info *engine.ServerInfo,
 		name = "(the server gave no name)"
 	}
 	p.status.SetText("Connected to " + name)
+	p.badge.set(info.EraBadge())
 	caps := "none"
 	if len(info.Capabilities) > 0 {
 		caps = strings.Join(info.Capabilities, ", ")
@@ -472,7 +485,9 @@ func (p *connectionPanel) recentTargets() []engine.Target {
 // again gives the URL whole.
 func (p *connectionPanel) remember(t engine.Target) {
 	t.Headers, t.Env = nil, nil
-	p.recent = slices.DeleteFunc(p.recent, func(r engine.Target) bool { return r.String() == t.String() && r.Protocol == t.Protocol })
+	p.recent = slices.DeleteFunc(p.recent, func(r engine.Target) bool {
+		return r.String() == t.String() && r.Era == t.Era && r.Protocol == t.Protocol
+	})
 	p.recent = append([]engine.Target{t}, p.recent...)
 	if len(p.recent) > maxRecent {
 		p.recent = p.recent[:maxRecent]
@@ -521,7 +536,7 @@ func (p *connectionPanel) loadRecent() {
 func (p *connectionPanel) showRecent() {
 	labels := make([]string, len(p.recent))
 	for i, t := range p.recent {
-		labels[i] = t.String()
+		labels[i] = recentLabel(t)
 	}
 	p.Recent.SetOptions(labels)
 }
@@ -538,7 +553,8 @@ func (p *connectionPanel) showRows() {
 	show := map[string]bool{
 		"listen":   proxy,
 		"upstream": proxy,
-		"protocol": !proxy, // the client chooses it, not the inspector
+		"era":      !proxy, // the client chooses it, not the inspector
+		"protocol": !proxy,
 		"proxyurl": p.proxying,
 		"command":  kind == engine.TransportStdio,
 		"env":      kind == engine.TransportStdio,

@@ -106,6 +106,9 @@ func (l *serverList) setFound(found clientconfig.Found) {
 			b := widget.NewButton(s.Name, func() { l.pick(s) })
 			b.Alignment = widget.ButtonAlignLeading
 			detail := string(s.Transport) + " · " + s.Summary()
+			if s.Era != "" {
+				detail += " · era " + string(s.Era)
+			}
 			if by, ok := found.Shadowed(s); ok {
 				detail += " (the name is also in " + l.short(by.File) + ", which --server takes)"
 			}
