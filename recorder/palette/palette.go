@@ -83,6 +83,27 @@ func Event(k recorder.EventKind) color.RGBA {
 	return color.RGBA{120, 113, 108, 255} // warm grey
 }
 
+// LogLevel is the colour of a server log message at level: greys for
+// debug, blue and teal for info and notice, amber for a warning, red for
+// an error and a deeper red for worse.
+func LogLevel(level string) color.RGBA {
+	switch level {
+	case "debug":
+		return color.RGBA{148, 163, 184, 255} // slate
+	case "info":
+		return color.RGBA{37, 99, 235, 255} // blue
+	case "notice":
+		return color.RGBA{13, 148, 136, 255} // teal
+	case "warning":
+		return color.RGBA{217, 119, 6, 255} // amber
+	case "error":
+		return color.RGBA{220, 38, 38, 255} // red
+	case "critical", "alert", "emergency":
+		return color.RGBA{159, 18, 57, 255} // deep red
+	}
+	return color.RGBA{120, 113, 108, 255} // warm grey
+}
+
 // The colours of the verdicts: the error, warning and success colours of
 // the app's theme, which its stats line shows the verdict in, so that a
 // report's verdict looks like the app's.

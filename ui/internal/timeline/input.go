@@ -206,6 +206,9 @@ func (g *Gantt) MouseIn(ev *desktop.MouseEvent) { g.MouseMoved(ev) }
 // the pointer.
 func (g *Gantt) MouseMoved(ev *desktop.MouseEvent) {
 	row, event := g.rowAt(ev.Position.Y), g.eventAt(ev.Position)
+	if event < 0 {
+		event = g.rowEventAt(row, ev.Position) // a log message marked on the row
+	}
 	if row == g.hoverRow && event == g.hoverEvent && (row < 0 && event < 0 || ev.Position == g.hoverPos) {
 		g.hoverPos = ev.Position // for the cursor over the label column's edge
 		return

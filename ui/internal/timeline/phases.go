@@ -94,6 +94,10 @@ func (g *Gantt) drawRowEvent(img *image.RGBA, e recorder.Event, y0, y1 int, xOf 
 		mid := (y0 + y1) / 2
 		stalledBar(img, x, mid-line, xOf(e.At+e.Stalled), mid+line, plotX0, w, pal)
 	}
+	if e.Kind == recorder.EventLog {
+		drawLogMark(img, e, x, y0, y1, plotX0, w, line) // logmarks.go
+		return
+	}
 	if x >= plotX0 && x < w {
 		fillRect(img, x, y0, x+line, y1, pal.fg)
 	}

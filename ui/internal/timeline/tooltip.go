@@ -42,6 +42,9 @@ func (g *Gantt) hideTooltip() {
 
 // eventSummary describes a notification in a few lines, for the tooltip.
 func eventSummary(snap *recorder.Snapshot, e recorder.Event) []string {
+	if e.Kind == recorder.EventLog {
+		return logSummary(snap, e) // logmarks.go
+	}
 	name := e.Method
 	if name == "" {
 		name = string(e.Kind)
