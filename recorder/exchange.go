@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -267,15 +268,48 @@ func (r *Recording) cleanHeaders(hs []Header) []Header {
 	out := make([]Header, 0, min(len(hs), maxHeaders))
 	for _, h := range hs[:min(len(hs), maxHeaders)] {
 		h.Name = cutText(h.Name, 128)
-		if SecretHeader(h.Name) {
+		if secretHeaderName(h.Name) {
 			h.Value, h.Masked = MaskCredential(h.Value), true
-		} else if clean := r.Scrub(h.Value); clean != h.Value {
+		} else if clean := r.scrubValue(h.Value); clean != h.Value {
 			h.Value, h.Masked = clean, true
 		}
 		h.Value = cutText(h.Value, maxHeaderValue)
 		out = append(out, h)
 	}
 	return out
+}
+
+// scrubValue is [Recording.Scrub] for a short value, which skips
+// looking for URLs and parameters in one that has none.
+func (r *Recording) scrubValue(v string) string {
+	if strings.ContainsAny(v, ":=") {
+		return r.Scrub(v)
+	}
+	if sc := r.scrub.Load(); sc != nil {
+		return sc.scrubText(v)
+	}
+	return v
+}
+
+// secretHeaders remembers [SecretHeader] for up to maxSecretHeaders
+// header names: the same few come with every request.
+var (
+	secretHeaders     sync.Map // name → bool
+	secretHeaderCount atomic.Int64
+)
+
+const maxSecretHeaders = 512
+
+// secretHeaderName is [SecretHeader], remembered.
+func secretHeaderName(name string) bool {
+	if v, ok := secretHeaders.Load(name); ok {
+		return v.(bool)
+	}
+	secret := SecretHeader(name)
+	if len(name) <= 64 && secretHeaderCount.Add(1) <= maxSecretHeaders {
+		secretHeaders.Store(name, secret)
+	}
+	return secret
 }
 
 // SecretHeader reports whether an HTTP header named name carries a
