@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -84,7 +85,13 @@ func (b *bearer) stepUp(r *http.Request, resp *http.Response, tok *oauth2.Token,
 	c.notify("the server at %s asks for the scope %q for this request (403 insufficient_scope%s): signing in again for %q",
 		c.cfg.ServerURL, asked, described(ch), scopeList(want))
 	// authorize reads the challenge's scopes itself and asks for them
-	// with those held.
+	// with those held. The resource is the server's address, not the
+	// one posted to (a legacy SSE server's message endpoint has a query).
+	if u, err := url.Parse(c.cfg.ServerURL); err == nil {
+		req := r.Clone(r.Context())
+		req.URL = u
+		resp.Request = req
+	}
 	if err := c.authorize(r.Context(), resp, append([]string{}, held...)); err != nil {
 		return nil, fmt.Errorf("OAuth: the server at %s asks for the scope %q (403 insufficient_scope) and signing in again for it failed: %w", c.cfg.ServerURL, asked, err)
 	}

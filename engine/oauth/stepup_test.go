@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/engine/oauth"
 	"github.com/fanout-inspector/inspector/engine/oauth/oauthtest"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -132,5 +133,59 @@ func TestStepUpBounded(t *testing.T) {
 				t.Errorf("the browser was opened %d times, want 2: one step-up, not one per refusal", opened)
 			}
 		})
+	}
+}
+
+// TestStepUpConcurrentCalls: calls refused at the same time share one
+// step-up: the browser opens once more, not once per call, and every
+// call succeeds.
+func TestStepUpConcurrentCalls(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{StepUpScope: "admin"})
+	t.Cleanup(srv.Close)
+	c, sec, b, err := signIn(t, srv, oauth.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := session(t, srv, c, sec)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := load.Run(ctx, []*engine.Session{s}, load.Workload{Tool: "admin", Calls: 8, Concurrency: 8}, nil)
+	if err != nil || res.OK != 8 {
+		t.Fatalf("8 calls of admin at once: %+v %v", res, err)
+	}
+	if opened, _, _ := b.last(); opened != 2 {
+		t.Errorf("the browser was opened %d times, want 2: one step-up for all the calls", opened)
+	}
+	if n := len(srv.ScopesAsked()); n != 2 {
+		t.Errorf("the authorization server was asked %d times, want 2", n)
+	}
+}
+
+// TestStepUpOverSSE: a legacy HTTP+SSE server's 403 insufficient_scope
+// to a posted message is stepped up the same way.
+func TestStepUpOverSSE(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{StepUpScope: "admin"})
+	t.Cleanup(srv.Close)
+	var n notes
+	c, sec, b, err := signIn(t, srv, oauth.Config{ServerURL: srv.SSEURL(), Notify: n.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rec := recorder.New(recorder.Meta{Title: "oauth"})
+	sec.to(rec)
+	s, err := engine.Connect(ctx, engine.Target{Transport: engine.TransportSSE, URL: srv.SSEURL(), HTTPAuth: c}, engine.DefaultAnswerPolicy(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, tool := range []string{"whoami", "admin", "whoami"} {
+		if out := call(t, s, tool); out.Failure != "" {
+			t.Fatalf("%s over SSE: %s\nnotices:\n%s", tool, out.Failure, n.String())
+		}
+	}
+	if opened, _, _ := b.last(); opened != 2 || srv.SteppedUp() != 1 {
+		t.Errorf("browser opened %d times, server refused %d requests; want 2 and 1", opened, srv.SteppedUp())
 	}
 }
