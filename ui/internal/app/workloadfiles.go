@@ -59,7 +59,10 @@ func (p *workloadPanel) newFileRow() fyne.CanvasObject {
 	p.saveFile = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), call(&p.onSaveFile))
 	p.saveFileAs = widget.NewButton("Save as…", call(&p.onSaveFileAs))
 	p.showFile()
-	return container.NewBorder(nil, nil, boldLabel("Workload file"), container.NewHBox(p.openFile, p.saveFile, p.saveFileAs), p.fileLabel)
+	return container.NewVBox(
+		container.NewBorder(nil, nil, boldLabel("Workload file"), nil, p.fileLabel),
+		container.NewGridWithColumns(3, p.openFile, p.saveFile, p.saveFileAs),
+	)
 }
 
 // FileName returns the file's name as the panel shows it, with the

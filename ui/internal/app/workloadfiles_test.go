@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"flag"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -215,7 +216,8 @@ func testMixRunFromPanel(t *testing.T, target engine.Target) {
 	}
 	table := p.OperationsText()
 	t.Logf("the panel's operations table:\n%s", table)
-	for _, want := range []string{"METHOD", "P95 MS", "tools/call", "echo", "resources/read", "demo://readme"} {
+	for _, want := range []string{fmt.Sprintf("0 · tools/call echo: %d calls, %[1]d ok, 0 failed · p50 ", ops[0].Total), " ms · p95 ",
+		fmt.Sprintf("1 · resources/read demo://readme: %d calls, %[1]d ok, 0 failed", ops[1].Total)} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the operations table %q lacks %q", table, want)
 		}

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -21,12 +20,12 @@ import (
 // newOperationsArea makes the area the operations table goes in.
 func (p *workloadPanel) newOperationsArea() fyne.CanvasObject {
 	p.opsTable = widget.NewLabel("Run a mix to see each operation's calls and times here.")
-	p.opsTable.TextStyle.Monospace = true
+	p.opsTable.Wrapping = fyne.TextWrapWord
 	p.opsTable.Selectable = true
 	p.opsChecks = widget.NewLabel("")
 	p.opsChecks.Wrapping = fyne.TextWrapWord
 	p.opsChecks.Hide()
-	return container.NewVBox(container.NewHScroll(p.opsTable), p.opsChecks)
+	return container.NewVBox(p.opsTable, p.opsChecks)
 }
 
 // showOperations shows a mix run's operations (nil: the run was of one
@@ -64,25 +63,22 @@ func (p *workloadPanel) showOperations(ops []recorder.OperationStats) {
 	i := len(p.results.Items) - 1
 	p.results.Items[i].Title = fmt.Sprintf("Operations (%d)", len(ops))
 	p.results.Open(i)
+	p.results.Close(0) // a mix's last call says little: its operations come into view
 	p.results.Refresh()
+	p.scrollToResult()
 }
 
 // OperationsText returns the operations table as shown.
 func (p *workloadPanel) OperationsText() string { return p.opsTable.Text }
 
-// operationsTable writes ops as a table, a line each in the mix's order.
+// operationsTable says ops a line each, in the mix's order, worded to
+// wrap in the narrow panel: "0 · tools/call echo: 1403 calls, 1403 ok,
+// 0 failed · p50 3.12 ms · p95 89.02 ms".
 func operationsTable(ops []recorder.OperationStats) string {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "#\tMETHOD\tNAME\tTOTAL\tOK\tFAILED\tP50 MS\tP95 MS\n")
+	lines := make([]string, len(ops))
 	for i, op := range ops {
-		name := op.Name
-		if len(name) > 40 {
-			name = name[:39] + "…"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", i, op.Method, name, op.Total, op.OK, op.Failed,
-			thresholdNumber(op.CallMS.P50), thresholdNumber(op.CallMS.P95))
+		lines[i] = fmt.Sprintf("%d · %s %s: %d calls, %d ok, %d failed · p50 %s ms · p95 %s ms", i, op.Method, op.Name,
+			op.Total, op.OK, op.Failed, thresholdNumber(op.CallMS.P50), thresholdNumber(op.CallMS.P95))
 	}
-	tw.Flush()
-	return strings.TrimRight(b.String(), "\n")
+	return strings.Join(lines, "\n")
 }
