@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 )
 
 // exchange is one request the inspector made to the authorization server
@@ -98,7 +99,8 @@ type asTransport struct {
 }
 
 func (t *asTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(r.Context(), t.c.cfg.HTTPTimeout)
+	outer := r.Context()
+	ctx, cancel := context.WithTimeout(outer, t.c.cfg.HTTPTimeout)
 	r = r.WithContext(ctx)
 	e := exchange{method: r.Method, url: redactQuery(r.URL.String())}
 	if r.Method == http.MethodPost && strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
@@ -118,8 +120,8 @@ func (t *asTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := (&secretsRoundTripper{base: t.base, sink: t.c.sink}).RoundTrip(r)
 	if err != nil {
 		cancel()
-		if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
-			err = fmt.Errorf("no answer within %v", t.c.cfg.HTTPTimeout)
+		if ctx.Err() == context.DeadlineExceeded && outer.Err() == nil {
+			err = noAnswer{t.c.cfg.HTTPTimeout}
 		}
 		e.said = err.Error()
 		t.c.trail.add(e)
@@ -180,6 +182,14 @@ func foreignIssuer(u *url.URL, data []byte) (declared, want string, foreign bool
 	return "", "", false
 }
 
+// noAnswer is a request to the authorization server that got no answer
+// within the HTTP timeout; it is a timeout to those who ask.
+type noAnswer struct{ wait time.Duration }
+
+func (e noAnswer) Error() string { return fmt.Sprintf("no answer within %v", e.wait) }
+
+func (e noAnswer) Timeout() bool { return true }
+
 // pinAuthMethod makes authorization-server metadata offer only method at
 // the token endpoint, so that the SDK, which picks one from the list,
 // picks it (for the exchange and every refresh alike).
@@ -216,8 +226,9 @@ func (c *Client) newASClient() *http.Client {
 		}
 		check = c.cfg.HTTPClient.CheckRedirect
 	}
+	// No Timeout here: asTransport bounds each request, its answer read
+	// whole, and says so.
 	return &http.Client{
-		Timeout:       c.cfg.HTTPTimeout,
 		Transport:     &asTransport{c: c, base: base},
 		CheckRedirect: check,
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fanout-inspector/inspector/engine/oauth"
 	"github.com/fanout-inspector/inspector/engine/oauth/oauthtest"
@@ -289,6 +290,22 @@ func TestDiscoveryFailuresNamed(t *testing.T) {
 		}
 		if opened, _, _ := b.last(); opened != 0 {
 			t.Error("the browser was opened")
+		}
+	})
+	t.Run("metadata that never answers", func(t *testing.T) {
+		srv := oauthtest.New(oauthtest.Options{HangMetadata: true})
+		t.Cleanup(srv.Close)
+		start := time.Now()
+		_, _, _, err := signIn(t, srv, oauth.Config{HTTPTimeout: 500 * time.Millisecond})
+		want := []string{"OAuth: discovery: the authorization server's metadata could not be used (",
+			"tried " + srv.URL + "/.well-known/oauth-authorization-server (no answer within 500ms)): check that the authorization server is up"}
+		for _, w := range want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("error %v\nwant it to say %q", err, w)
+			}
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("took %v to fail", took)
 		}
 	})
 	t.Run("no metadata and no registration", func(t *testing.T) {

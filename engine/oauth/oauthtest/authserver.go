@@ -81,6 +81,13 @@ func (s *Server) noteWellKnown(r *http.Request) {
 
 func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	s.noteWellKnown(r)
+	if s.opts.HangMetadata {
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+		return
+	}
 	issuer := s.Issuer()
 	m := &oauthex.AuthServerMeta{
 		Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize", TokenEndpoint: issuer + "/token",

@@ -88,6 +88,9 @@ type Options struct {
 	Deny bool
 	// HangToken makes the token endpoint never answer.
 	HangToken bool
+	// HangMetadata makes the authorization server's metadata never
+	// answer.
+	HangMetadata bool
 	// RefuseAll makes the MCP server refuse every token.
 	RefuseAll bool
 	// TokenLifetime is how long an access token lasts (default 1h).
