@@ -53,8 +53,9 @@ type resourcesPanel struct {
 	listed  bool // the session's lists were asked for
 	shownUp bool // the tab is showing
 	entries []resourceEntry
-	chosen  int // the selected entry, -1 when none
-	updates map[string]int
+	chosen  int                      // the selected entry, -1 when none
+	updates map[string]int           // updates received, by URI
+	last    map[string]time.Duration // when the last one was read
 
 	list      *widget.List
 	status    *widget.Label
@@ -71,7 +72,7 @@ type resourcesPanel struct {
 }
 
 func newResourcesPanel() *resourcesPanel {
-	p := &resourcesPanel{chosen: -1, updates: map[string]int{}, do: fyne.Do, onError: func(string, error) {}}
+	p := &resourcesPanel{chosen: -1, updates: map[string]int{}, last: map[string]time.Duration{}, do: fyne.Do, onError: func(string, error) {}}
 	p.ExtendBaseWidget(p)
 	p.status = widget.NewLabel("Not connected.")
 	p.status.Truncation = fyne.TextTruncateEllipsis
@@ -94,6 +95,7 @@ func newResourcesPanel() *resourcesPanel {
 	p.read = widget.NewButton("Read", p.readChosen)
 	p.subscribe = widget.NewCheck("Subscribe", p.setSubscribed)
 	p.updated = widget.NewLabel("")
+	p.updated.Wrapping = fyne.TextWrapWord
 	p.contents = container.NewVBox()
 	p.showChosen()
 	top := container.NewBorder(nil, nil, nil, p.refresh, p.status)
@@ -117,7 +119,7 @@ func (p *resourcesPanel) setSession(s *engine.Session) {
 		return
 	}
 	p.session, p.listed = s, false
-	p.entries, p.chosen, p.updates = nil, -1, map[string]int{}
+	p.entries, p.chosen, p.updates, p.last = nil, -1, map[string]int{}, map[string]time.Duration{}
 	p.list.UnselectAll()
 	p.list.Refresh()
 	p.contents.RemoveAll()
@@ -367,9 +369,9 @@ func (p *resourcesPanel) resourceUpdated(s *engine.Session, u engine.ResourceUpd
 		return
 	}
 	p.updates[u.URI]++
+	p.last[u.URI] = u.At
 	if p.chosen >= 0 && p.chosen < len(p.entries) && p.entries[p.chosen].resource != nil && p.entries[p.chosen].resource.URI == u.URI {
 		p.showUpdates(u.URI)
-		p.updated.SetText(p.updated.Text + fmt.Sprintf(", the last at %.3f s", u.At.Seconds()))
 	}
 }
 
@@ -377,7 +379,8 @@ func (p *resourcesPanel) resourceUpdated(s *engine.Session, u engine.ResourceUpd
 func (p *resourcesPanel) showUpdates(uri string) {
 	switch n := p.updates[uri]; {
 	case n > 0:
-		p.updated.SetText(fmt.Sprintf("%d %s received (Read to see the contents now)", n, plural(n, "update", "updates")))
+		p.updated.SetText(fmt.Sprintf("%d %s received, the last at %.1f s on the timeline (Read to see the contents now)",
+			n, plural(n, "update", "updates"), p.last[uri].Seconds()))
 	case p.subscribe.Checked:
 		p.updated.SetText("Subscribed: updates show here as they arrive.")
 	default:
