@@ -61,7 +61,7 @@ func newNetworkView(source func() networkShown) *networkView {
 	v := &networkView{source: source}
 	v.ExtendBaseWidget(v)
 	v.summary = widget.NewLabel(networkNone)
-	v.summary.Wrapping = fyne.TextWrapWord
+	v.summary.Truncation = fyne.TextTruncateEllipsis
 	v.list = widget.NewList(func() int { return len(v.rows) }, newExchangeRow, func(i widget.ListItemID, o fyne.CanvasObject) {
 		if i < len(v.rows) {
 			setExchangeRow(o, v.rows[i], v.now)
@@ -213,7 +213,10 @@ func exchangeLine(x *recorder.Exchange, now time.Duration) string {
 		took = "open, " + took
 	}
 	line := fmt.Sprintf("%s  %s  %s", pathOf(x.URL), what, took)
-	if x.EventCount > 0 {
+	switch {
+	case x.EventCount == 1:
+		line += "  1 event"
+	case x.EventCount > 1:
 		line += fmt.Sprintf("  %d events", x.EventCount)
 	}
 	if x.Error != "" {
@@ -268,7 +271,7 @@ func exchangeDetail(x *recorder.Exchange, now time.Duration) []widget.RichTextSe
 		if len(x.Events) < x.EventCount {
 			title += fmt.Sprintf(" (the first %d kept)", len(x.Events))
 		}
-		segs = append(segs, &widget.TextSegment{Text: title, Style: widget.RichTextStyleHeading})
+		segs = append(segs, &widget.TextSegment{Text: title, Style: sectionStyle})
 		for _, e := range x.Events {
 			head := fmt.Sprintf("at %.3f s", e.At.Seconds())
 			if e.Event != "" {
@@ -291,7 +294,7 @@ func headerSegments(title string, hs []recorder.Header) []widget.RichTextSegment
 	if len(hs) == 0 {
 		return nil
 	}
-	segs := []widget.RichTextSegment{&widget.TextSegment{Text: title, Style: widget.RichTextStyleHeading}}
+	segs := []widget.RichTextSegment{&widget.TextSegment{Text: title, Style: sectionStyle}}
 	for _, h := range hs {
 		name := widget.RichTextStyleInline
 		value := widget.RichTextStyleParagraph
@@ -321,10 +324,13 @@ func bodySegments(title, body string, total int64) []widget.RichTextSegment {
 		title += fmt.Sprintf(" (the first %d of %d bytes)", len(body), total)
 	}
 	return []widget.RichTextSegment{
-		&widget.TextSegment{Text: title, Style: widget.RichTextStyleHeading},
+		&widget.TextSegment{Text: title, Style: sectionStyle},
 		&widget.TextSegment{Text: prettyJSON(json.RawMessage(body)), Style: widget.RichTextStyleCodeBlock},
 	}
 }
+
+// sectionStyle titles the parts of an exchange's detail.
+var sectionStyle = widget.RichTextStyle{SizeName: theme.SizeNameText, TextStyle: fyne.TextStyle{Bold: true}}
 
 func colored(s widget.RichTextStyle, c fyne.ThemeColorName) widget.RichTextStyle {
 	s.ColorName = c

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -144,4 +145,53 @@ func rowWhere(v *networkView, ok func(*recorder.Exchange) bool) int {
 		}
 	}
 	return -1
+}
+
+// TestNetworkTabGolden pins the tab's look: statuses coloured by class,
+// an open stream, a request that got no response, and the 400's detail
+// with its MCP headers highlighted and its token masked.
+func TestNetworkTabGolden(t *testing.T) {
+	test.NewTempApp(t)
+	log := networkFixture()
+	v := newNetworkView(func() networkShown { return networkShown{log: log, now: 900 * time.Millisecond, key: log} })
+	w := test.NewWindow(v)
+	defer w.Close()
+	w.Resize(fyne.NewSize(900, 640))
+	v.refresh()
+	v.list.Select(3)
+	assertImage(t, "network_tab.png", w.Canvas().Capture())
+}
+
+// networkFixture is a short session over streamable HTTP on 2026-07-28,
+// as the recording keeps it.
+func networkFixture() *recorder.HTTPLog {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	common := []recorder.Header{
+		{Name: "Accept", Value: "application/json, text/event-stream"},
+		{Name: "Authorization", Value: "Bearer REDACTED", Masked: true},
+		{Name: "Content-Type", Value: "application/json"},
+	}
+	req := func(method string, extra ...recorder.Header) []recorder.Header {
+		hs := append(append([]recorder.Header(nil), common...), recorder.Header{Name: "Mcp-Method", Value: method})
+		return append(append(hs, extra...), recorder.Header{Name: "Mcp-Protocol-Version", Value: "2026-07-28"})
+	}
+	sse := []recorder.Header{{Name: "Content-Type", Value: "text/event-stream"}}
+	return &recorder.HTTPLog{Total: 5, Exchanges: []*recorder.Exchange{
+		{ID: 1, Session: "s1", Method: "POST", URL: "http://127.0.0.1:8080/mcp", RPC: "server/discover", Sent: ms(3), Responded: ms(20), Ended: ms(27), Status: 200,
+			RequestHeaders: req("server/discover"), ResponseHeaders: sse, RequestBody: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, RequestBytes: 63,
+			Events: []recorder.StreamEvent{{At: ms(20), Event: "message", Data: `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28","2025-11-25"]}}`}}, EventCount: 1},
+		{ID: 2, Session: "s1", Method: "POST", URL: "http://127.0.0.1:8080/mcp", RPC: "subscriptions/listen", Sent: ms(30), Responded: ms(41), Ended: recorder.Unset, Status: 200,
+			RequestHeaders: req("subscriptions/listen"), ResponseHeaders: sse, EventCount: 1,
+			Events: []recorder.StreamEvent{{At: ms(41), Event: "message", Data: `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{}}`}}},
+		{ID: 3, Session: "s1", Method: "POST", URL: "http://127.0.0.1:8080/mcp", RPC: "tools/call", Sent: ms(50), Responded: ms(61), Ended: ms(64), Status: 200,
+			RequestHeaders: req("tools/call", recorder.Header{Name: "Mcp-Name", Value: "echo"}), ResponseHeaders: sse, EventCount: 1,
+			Events: []recorder.StreamEvent{{At: ms(61), Event: "message", Data: `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hi"}]}}`}}},
+		{ID: 4, Session: "s1", Method: "POST", URL: "http://127.0.0.1:8080/mcp", RPC: "tools/call", Sent: ms(70), Responded: ms(84), Ended: ms(85), Status: 400,
+			RequestHeaders:  req("tools/call", recorder.Header{Name: "Mcp-Name", Value: "no-such-tool"}),
+			ResponseHeaders: []recorder.Header{{Name: "Content-Length", Value: "90"}, {Name: "Content-Type", Value: "application/json"}},
+			RequestBody:     `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no-such-tool","arguments":{}}}`, RequestBytes: 93,
+			ResponseBody: `{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"unknown tool \"no-such-tool\""}}`, ResponseBytes: 90},
+		{ID: 5, Session: "s1", Method: "POST", URL: "http://127.0.0.1:8080/mcp", RPC: "tools/call", Sent: ms(90), Responded: recorder.Unset, Ended: ms(95),
+			RequestHeaders: req("tools/call"), Error: `Post "http://127.0.0.1:8080/mcp": dial tcp 127.0.0.1:8080: connect: connection refused`},
+	}}
 }
