@@ -308,6 +308,24 @@ func TestDiscoveryFailuresNamed(t *testing.T) {
 			t.Errorf("took %v to fail", took)
 		}
 	})
+	t.Run("no PKCE", func(t *testing.T) {
+		srv := oauthtest.New(oauthtest.Options{NoPKCE: true})
+		t.Cleanup(srv.Close)
+		_, _, _, err := signIn(t, srv, oauth.Config{})
+		want := "its metadata lists no code_challenge_methods_supported, and MCP clients sign in only with PKCE: enable PKCE (S256) on the authorization server"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "tried "+srv.URL+"/.well-known/oauth-authorization-server (200 OK)") {
+			t.Errorf("error %v\nwant it to say %q and the address", err, want)
+		}
+	})
+	t.Run("no authorization server named", func(t *testing.T) {
+		srv := oauthtest.New(oauthtest.Options{NoAuthorizationServers: true})
+		t.Cleanup(srv.Close)
+		_, _, _, err := signIn(t, srv, oauth.Config{})
+		want := "OAuth: discovery: the protected-resource metadata of " + srv.MCPURL() + " (" + srv.URL + "/.well-known/oauth-protected-resource/mcp) names no authorization server"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nwant it to say %q", err, want)
+		}
+	})
 	t.Run("no metadata and no registration", func(t *testing.T) {
 		srv := oauthtest.New(oauthtest.Options{IssuerPath: "/tenant1", Metadata: oauthtest.MetadataNone, NoRegistration: true})
 		t.Cleanup(srv.Close)

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -47,4 +48,24 @@ func Example() {
 	}
 	fmt.Println(tools[0].Name)
 	// Output: whoami
+}
+
+// A confidential client registered beforehand: its secret is read from
+// the environment variable the registration names, never given as it is.
+func ExampleRegistration_Apply() {
+	os.Setenv("EXAMPLE_CLIENT_SECRET", "s3cret")
+	defer os.Unsetenv("EXAMPLE_CLIENT_SECRET")
+	cfg := oauth.Config{ServerURL: "https://mcp.example.com/mcp"}
+	reg := oauth.Registration{ClientID: "inspector-ci", SecretSource: "env:EXAMPLE_CLIENT_SECRET", TokenAuthMethod: oauth.ClientSecretBasic}
+	if err := reg.Apply(&cfg, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cfg.ClientID, cfg.TokenAuthMethod, cfg.ClientSecret != "")
+
+	reg.SecretSource = "s3cret"
+	fmt.Println(reg.Apply(&cfg, nil) != nil)
+	// Output:
+	// inspector-ci client_secret_basic true
+	// true
 }

@@ -105,6 +105,7 @@ func (c *Client) loadRemembered() {
 		Endpoint: oauth2.Endpoint{AuthURL: r.AuthURL, TokenURL: r.TokenURL, AuthStyle: oauth2.AuthStyle(r.AuthStyle)},
 	}
 	c.token = r.Token
+	c.scopes = append([]string{}, r.Scopes...) // a step-up asks for them again
 	c.loaded = true
 }
 

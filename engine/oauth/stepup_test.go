@@ -189,3 +189,29 @@ func TestStepUpOverSSE(t *testing.T) {
 		t.Errorf("browser opened %d times, server refused %d requests; want 2 and 1", opened, srv.SteppedUp())
 	}
 }
+
+// TestStepUpFromARememberedToken: a token taken from the keyring keeps
+// its scopes, so a step-up asks for them again with the new one.
+func TestStepUpFromARememberedToken(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{StepUpScope: "admin"})
+	t.Cleanup(srv.Close)
+	kr := &memKeyring{}
+	if _, _, _, err := signIn(t, srv, oauth.Config{Keyring: kr, Remember: true}); err != nil {
+		t.Fatal(err)
+	}
+	c, sec, b, err := signIn(t, srv, oauth.Config{Keyring: kr, Remember: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := session(t, srv, c, sec)
+	if out := call(t, s, "admin"); out.Failure != "" {
+		t.Fatalf("admin: %s", out.Failure)
+	}
+	if opened, _, _ := b.last(); opened != 1 {
+		t.Errorf("the second client opened the browser %d times, want once (the step-up)", opened)
+	}
+	asked := srv.ScopesAsked()
+	if last := " " + asked[len(asked)-1] + " "; !strings.Contains(last, " mcp ") || !strings.Contains(last, " admin ") {
+		t.Errorf("the step-up from the remembered token asked for %q, want mcp and admin", asked[len(asked)-1])
+	}
+}

@@ -99,6 +99,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	if s.opts.StepUpScope != "" {
 		m.ScopesSupported = append(m.ScopesSupported, s.opts.StepUpScope)
 	}
+	if s.opts.NoPKCE {
+		m.CodeChallengeMethodsSupported = nil
+	}
 	if s.opts.WrongIssuer != "" {
 		m.Issuer = s.opts.WrongIssuer
 	}

@@ -66,6 +66,12 @@ type Options struct {
 	IssuerPath string
 	// Metadata is where the metadata is served (default [MetadataOAuth]).
 	Metadata string
+	// NoPKCE leaves code_challenge_methods_supported out of the
+	// metadata.
+	NoPKCE bool
+	// NoAuthorizationServers makes the protected-resource metadata name
+	// no authorization server.
+	NoAuthorizationServers bool
 	// WrongIssuer, when set, is the issuer the metadata declares instead
 	// of its own.
 	WrongIssuer string
@@ -177,11 +183,18 @@ func New(opts Options) *Server {
 		ResourceMetadataURL: sseMeta, Scopes: []string{"mcp"}})(s.stepUp(sseMeta, sse)))
 	for _, path := range []string{"/mcp", "/sse"} {
 		mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-			Resource: s.URL + path, AuthorizationServers: []string{s.Issuer()}, ScopesSupported: []string{"mcp"},
+			Resource: s.URL + path, AuthorizationServers: s.authorizationServers(), ScopesSupported: []string{"mcp"},
 		}))
 	}
 	s.routeAuthServer(mux)
 	return s
+}
+
+func (s *Server) authorizationServers() []string {
+	if s.opts.NoAuthorizationServers {
+		return nil
+	}
+	return []string{s.Issuer()}
 }
 
 // Close stops the servers, a hanging token endpoint too.
