@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -146,8 +147,12 @@ func (t *asTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			resp.ContentLength = 0
 			return resp, nil
 		}
-		if t.c.cfg.TokenAuthMethod != "" {
-			data = pinAuthMethod(data, t.c.cfg.TokenAuthMethod)
+		if method := t.c.cfg.TokenAuthMethod; method != "" {
+			var listed []string
+			data, listed = pinAuthMethod(data, method)
+			if len(listed) > 0 && !slices.Contains(listed, method) {
+				t.c.notify("the authorization server lists %s as its token endpoint's methods, not %s: sending the secret with %s as told", strings.Join(listed, ", "), method, method)
+			}
 		}
 	}
 	resp.Body = &cancelBody{io.NopCloser(bytes.NewReader(data)), cancel}
@@ -193,17 +198,20 @@ func (e noAnswer) Timeout() bool { return true }
 // pinAuthMethod makes authorization-server metadata offer only method at
 // the token endpoint, so that the SDK, which picks one from the list,
 // picks it (for the exchange and every refresh alike).
-func pinAuthMethod(data []byte, method string) []byte {
+// It returns the methods the metadata listed.
+func pinAuthMethod(data []byte, method string) ([]byte, []string) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(data, &m) != nil {
-		return data
+		return data, nil
 	}
+	var listed []string
+	json.Unmarshal(m["token_endpoint_auth_methods_supported"], &listed)
 	m["token_endpoint_auth_methods_supported"], _ = json.Marshal([]string{method})
 	out, err := json.Marshal(m)
 	if err != nil {
-		return data
+		return data, listed
 	}
-	return out
+	return out, listed
 }
 
 // firstLine is the first line of an answer, if short.

@@ -77,18 +77,21 @@ func TestConfidentialClientRefused(t *testing.T) {
 		secret string
 		method string
 		want   []string
+		note   string
 	}{
 		{"wrong secret", "not-the-secret", "", []string{"/token refused to issue a token: invalid_client: unknown client or wrong secret",
-			"the client authenticated with client_secret_basic: check --oauth-client-id and its secret"}},
+			"the client authenticated with client_secret_basic: check --oauth-client-id and its secret"}, ""},
 		{"a method not taken", "the-secret", oauth.ClientSecretPost, []string{
 			"invalid_client: client authentication client_secret_post is not taken here (client_secret_basic are)",
-			"whether the client is registered for client_secret_post; --oauth-token-auth picks the other"}},
+			"whether the client is registered for client_secret_post; --oauth-token-auth picks the other"},
+			"the authorization server lists client_secret_basic as its token endpoint's methods, not client_secret_post: sending the secret with client_secret_post as told"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := oauthtest.New(oauthtest.Options{NoRegistration: true, Confidential: map[string]string{id: "the-secret"}, TokenAuthMethods: []string{"client_secret_basic"}})
 			t.Cleanup(srv.Close)
-			_, sec, _, err := signIn(t, srv, oauth.Config{ClientID: id, ClientSecret: tt.secret, TokenAuthMethod: tt.method})
+			var n notes
+			_, sec, _, err := signIn(t, srv, oauth.Config{ClientID: id, ClientSecret: tt.secret, TokenAuthMethod: tt.method, Notify: n.add})
 			if err == nil {
 				t.Fatal("signed in")
 			}
@@ -96,6 +99,9 @@ func TestConfidentialClientRefused(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q\nwant it to say %q", err, w)
 				}
+			}
+			if !strings.Contains(n.String(), tt.note) {
+				t.Errorf("notices:\n%s\nwant %q", n.String(), tt.note)
 			}
 			if strings.Contains(err.Error(), tt.secret) || !sec.has(tt.secret) {
 				t.Errorf("the secret is in the error, or was not registered for scrubbing")

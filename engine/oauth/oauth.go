@@ -221,7 +221,11 @@ func (c *Client) SignIn(ctx context.Context, secrets func(...string)) error {
 			}
 		}
 	}
-	if err := c.authorize(ctx, resp, nil); err != nil {
+	var held []string // a token held but short of a scope: asked for again
+	if _, short := insufficientScope(resp); short {
+		held = append([]string{}, c.heldScopes()...)
+	}
+	if err := c.authorize(ctx, resp, held); err != nil {
 		return err
 	}
 	resp, err = c.probe(ctx)
