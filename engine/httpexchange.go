@@ -29,23 +29,46 @@ type exchangeTap struct {
 	session string
 }
 
+// RecordExchanges returns a RoundTripper that sends each request through
+// base and records it, and what came back, into rec as a
+// [recorder.Exchange] labelled session: the one tap through which every
+// face that talks HTTP to an MCP server (a session, the proxy) shows its
+// traffic. rec masks the credentials in what it is given.
+func RecordExchanges(base http.RoundTripper, rec *recorder.Recording, session string) http.RoundTripper {
+	return &exchangeTap{base: base, rec: rec, session: session}
+}
+
 func (t *exchangeTap) RoundTrip(r *http.Request) (*http.Response, error) {
 	x := recorder.Exchange{
 		Session: t.session, Method: r.Method, URL: r.URL.String(),
 		Sent: t.rec.Now(), Responded: recorder.Unset, Ended: recorder.Unset,
 		RequestHeaders: headerList(r.Header),
 	}
-	if r.Body != nil && r.Body != http.NoBody && r.GetBody != nil {
+	var sent *requestBody
+	switch {
+	case r.Body == nil || r.Body == http.NoBody:
+	case r.GetBody != nil:
 		if body, err := r.GetBody(); err == nil {
 			data, _ := io.ReadAll(io.LimitReader(body, recorder.MaxExchangeBody+1))
 			body.Close()
-			x.RequestBody, x.RequestBytes, x.RPC = string(data), int64(len(data)), rpcOf(data)
+			x.RequestBody, x.RequestBytes = string(data), int64(len(data))
 			if r.ContentLength > 0 {
 				x.RequestBytes = r.ContentLength
 			}
 		}
+	default:
+		// A body that can be read once (a proxied client's): keep its
+		// first bytes as the transport sends it.
+		sent = &requestBody{ReadCloser: r.Body}
+		r = r.WithContext(r.Context()) // a shallow copy: RoundTrip leaves r as it was
+		r.Body = sent
 	}
 	resp, err := t.base.RoundTrip(r)
+	if sent != nil {
+		// Sent by now, but for a body still streaming: what went so far.
+		x.RequestBody, x.RequestBytes = sent.kept()
+	}
+	x.RPC = rpcOf([]byte(x.RequestBody))
 	if err != nil {
 		x.Error, x.Ended = err.Error(), t.rec.Now()
 		t.rec.AddExchange(x)
@@ -60,6 +83,32 @@ func (t *exchangeTap) RoundTrip(r *http.Request) (*http.Response, error) {
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	resp.Body = &exchangeBody{ReadCloser: resp.Body, rec: t.rec, id: id, stream: media == "text/event-stream"}
 	return resp, nil
+}
+
+// requestBody keeps the first bytes of a request body as it is read.
+type requestBody struct {
+	io.ReadCloser
+	mu    sync.Mutex
+	head  []byte
+	bytes int64
+}
+
+func (b *requestBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.mu.Lock()
+	b.bytes += int64(n)
+	if room := recorder.MaxExchangeBody - len(b.head); room > 0 {
+		b.head = append(b.head, p[:min(n, room)]...)
+	}
+	b.mu.Unlock()
+	return n, err
+}
+
+// kept returns the body's first bytes and how many were read.
+func (b *requestBody) kept() (string, int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.head), b.bytes
 }
 
 // headerList is h as a list, sorted by name (net/http keeps headers in a

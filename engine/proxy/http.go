@@ -88,6 +88,9 @@ func NewHTTP(upstream string, rec *recorder.Recording, limits engine.Limits, tra
 			DisableCompression:    true, // bodies pass as the upstream wrote them
 		}
 	}
+	// The upstream's HTTP exchanges are recorded as a session's are
+	// (docs/network.md).
+	transport = engine.RecordExchanges(transport, rec, "")
 	p := &HTTP{upstream: u, rec: rec, book: NewBook(rec), limit: limits.MaxMessageSize, secrets: map[string]bool{}}
 	if p.limit <= 0 {
 		p.limit = engine.DefaultMaxMessageSize
