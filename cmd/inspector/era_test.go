@@ -172,3 +172,21 @@ func TestRunErasEverything(t *testing.T) {
 		t.Errorf("config era modern, --era auto: exit %d, protocol %q era %q asked %q; want auto → legacy 2025-11-25\nstderr: %s", r.code, p, e, a, r.stderr)
 	}
 }
+
+// TestServersShowEra: inspector servers lists an entry's era beside what
+// it runs, and run takes it from there.
+func TestServersShowEra(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	text := fmt.Sprintf(`{"mcpServers": {"demo": {"command": %q, "args": ["demo-server"], "era": "auto"}}}`, inspectorBin)
+	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := inspector(t, "servers", "--config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, "demo-server") || !strings.Contains(r.stdout, "era auto") {
+		t.Errorf("exit %d, stdout %q; want the entry listed with era auto\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	r = inspector(t, "run", "--config", cfg, "--tool", "echo", "--args", `{"text":"x"}`, "--json")
+	if p, e, a := eraOf(t, r); r.code != exitOK || p != "2026-07-28" || e != "modern" || a != "auto" {
+		t.Errorf("run: exit %d, protocol %q era %q asked %q; want auto → modern 2026-07-28\nstderr: %s", r.code, p, e, a, r.stderr)
+	}
+}

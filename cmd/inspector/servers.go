@@ -105,6 +105,9 @@ func writeServers(w io.Writer, found clientconfig.Found, places clientconfig.Pla
 			if s.Project != "" {
 				notes = append(notes, "project "+shortPath(s.Project, places))
 			}
+			if s.Era != "" {
+				notes = append(notes, "era "+string(s.Era))
+			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, s.Transport, s.Summary(), strings.Join(notes, "; "))
 		}
 	}

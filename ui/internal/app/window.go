@@ -408,7 +408,7 @@ func (m *MainWindow) sessionChanged(s *engine.Session, err error) {
 		m.setFollowing("")
 		m.timeline.setRecording(m.live)
 		m.connection.setConnected(target, &info, nil)
-		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, protocol %s", target, info.Name, info.Version, info.Protocol))
+		m.logNote(recorder.EventConnection, fmt.Sprintf("connected to %s: %s %s, %s", target, info.Name, info.Version, info.EraBadge()))
 		if p := m.bridge.journalPath(); p != "" {
 			m.logNote(recorder.EventOther, "journaling this connection's recording to "+p)
 		}
