@@ -257,6 +257,7 @@ func (p *workloadPanel) setTools(tools []engine.Tool) {
 	if len(names) == 0 {
 		p.tool.PlaceHolder = "(the server has no tools)"
 	}
+	p.serverListed()
 	choose := p.tool.Selected
 	if p.want.Tool != "" && slices.Contains(names, p.want.Tool) {
 		choose = p.want.Tool

@@ -254,12 +254,42 @@ func TestWorkloadMixErrors(t *testing.T) {
 }
 
 // TestGUIWorkloadOption: Options.WorkloadFile opens the file in the
-// panel at start.
+// panel at start, before the connection is made; once it is, the rows
+// offer the server's names.
 func TestGUIWorkloadOption(t *testing.T) {
 	loop := newMainLoop(t)
-	m := openMainWindow(t, loop, Options{WorkloadFile: initDemoFile})
+	m := openMainWindow(t, loop, Options{WorkloadFile: initDemoFile, Connect: true})
 	m.Start()
 	if got := m.workload.FileName(); got != "init_demo.toml" || len(m.workload.mixRows) == 0 {
-		t.Errorf("at start the panel shows file %q with %d operations, want init_demo.toml and its mix", got, len(m.workload.mixRows))
+		t.Fatalf("at start the panel shows file %q with %d operations, want init_demo.toml and its mix", got, len(m.workload.mixRows))
+	}
+	var read, call *mixRow
+	for _, r := range m.workload.mixRows {
+		switch r.method.Selected {
+		case engine.MethodReadResource:
+			read = r
+		case engine.MethodCallTool:
+			call = r
+		}
+	}
+	loop.waitFor(t, "the server's names offered in the rows", 15*time.Second, func() bool {
+		return strings.Contains(strings.Join(read.offered, " "), "demo://readme") && strings.Contains(strings.Join(call.offered, " "), "echo")
+	})
+}
+
+// TestWorkloadMixThresholds: a threshold on an operation is refused
+// while the mix has no such row, and taken once the row is added.
+func TestWorkloadMixThresholds(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	p := m.workload
+	test.Tap(p.addOp)
+	typeInto(p.thresholds, "operations.1.failed==0")
+	if p.thresholdsProblem.Hidden || !strings.Contains(p.thresholdsProblem.Text, "N from 0 to 0") {
+		t.Errorf("with one row, operations.1 shows %q, want it refused", p.thresholdsProblem.Text)
+	}
+	test.Tap(p.addOp)
+	if !p.thresholdsProblem.Hidden {
+		t.Errorf("with two rows, operations.1 still shows %q", p.thresholdsProblem.Text)
 	}
 }

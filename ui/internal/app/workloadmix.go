@@ -66,6 +66,7 @@ func (p *workloadPanel) newMixSection() *widget.Accordion {
 			op.Args = a
 		}
 		p.addOperation(op)
+		p.thresholdsChanged() // operations.N may now name a row
 		p.mixChanged()
 	})
 	p.mixFold = widget.NewAccordion(widget.NewAccordionItem("Mix", container.NewVBox(p.mixNote, p.mixBox, p.addOp)))
@@ -124,6 +125,7 @@ func (p *workloadPanel) removeOperation(r *mixRow) {
 	p.mixRows = slices.Delete(p.mixRows, i, i+1)
 	p.mixBox.Remove(r.box)
 	p.showMixNote()
+	p.thresholdsChanged() // operations.N may now name a row, or none
 	p.mixChanged()
 }
 
@@ -137,6 +139,7 @@ func (p *workloadPanel) setOperations(ops []load.Operation) {
 		p.addOperation(op)
 	}
 	p.showMixNote()
+	p.thresholdsChanged()
 }
 
 // Operations returns the mix's rows as operations; the error names the
@@ -178,6 +181,20 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// serverListed follows a new listing of the server's tools (a new
+// connection, or Refresh): the rows offer its tools, and its resources
+// and prompts are asked for again while the mix has rows.
+func (p *workloadPanel) serverListed() {
+	for _, r := range p.mixRows {
+		p.offerNames(r)
+	}
+	p.namesAsk = false
+	if len(p.mixRows) > 0 && p.onNames != nil {
+		p.namesAsk = true
+		p.onNames()
+	}
 }
 
 // setMixNames offers the server's resources (their URIs, and its
