@@ -59,13 +59,17 @@ type protocolView struct {
 	tabs      *container.AppTabs
 
 	selected int // the index of the message selected, -1 for none
-	ticker   mainTicker
-	content  fyne.CanvasObject
+	// selKey is the message selected, to find it again when the lines
+	// before it change; selRow is its row in the list, -1 for none.
+	selKey  *messageKey
+	selRow  int
+	ticker  mainTicker
+	content fyne.CanvasObject
 }
 
 // newProtocolView returns a Protocol view of what source returns.
 func newProtocolView(source func() *recorder.Snapshot) *protocolView {
-	p := &protocolView{source: source, seen: map[string]bool{}, selected: -1, json: newJSONTree()}
+	p := &protocolView{source: source, seen: map[string]bool{}, selected: -1, selRow: -1, json: newJSONTree()}
 	p.method = widget.NewSelect([]string{allMethods}, func(string) { p.refilter() })
 	p.method.SetSelected(allMethods)
 	p.direction = widget.NewSelect([]string{bothWays, clientToServer, serverToClient}, func(string) { p.refilter() })
@@ -92,6 +96,7 @@ func newProtocolView(source func() *recorder.Snapshot) *protocolView {
 		if i >= len(p.shown) {
 			return
 		}
+		p.selRow = i
 		p.pick(p.shown[i])
 		if id := p.model.Messages[p.shown[i]].SpanID(); id != 0 && p.onSelectSpan != nil {
 			p.onSelectSpan(id)
@@ -161,7 +166,7 @@ func (p *protocolView) refresh() {
 	}
 	p.last = snap
 	if snap == nil || !snap.Meta.Created.Equal(created) {
-		p.selected = -1
+		p.selected, p.selKey, p.selRow = -1, nil, -1
 		p.json.setJSON(nil)
 		p.list.UnselectAll()
 	}
@@ -178,7 +183,7 @@ func (p *protocolView) from(first int) {
 	p.shown = p.shown[:sort.SearchInts(p.shown, first)]
 	p.stderr = p.stderr[:sort.SearchInts(p.stderr, first)]
 	if p.selected >= first {
-		p.selected = -1 // moved: found again by its span below
+		p.selected = -1 // may have moved: found again below
 	}
 	f := p.filter()
 	newMethods := false
@@ -204,6 +209,50 @@ func (p *protocolView) from(first int) {
 	p.count.SetText(countText(len(p.shown), len(p.model.Messages)-len(p.stderr)))
 	p.list.Refresh()
 	p.console.Refresh()
+	p.keepSelection(first)
+}
+
+// messageKey names a message whatever its index: the request it is
+// about, its type, and its event.
+type messageKey struct {
+	span  recorder.SpanID
+	typ   recorder.MessageType
+	event *recorder.Event
+}
+
+func keyOf(m *recorder.Message) messageKey {
+	k := messageKey{typ: m.Type, event: m.Event}
+	if m.Span != nil {
+		k.span = m.Span.ID
+	}
+	return k
+}
+
+// keepSelection finds the message selected again among the messages
+// from index first on, which moved, and keeps its row selected.
+func (p *protocolView) keepSelection(first int) {
+	if p.selKey == nil || p.selected >= 0 {
+		return
+	}
+	for i := first; i < len(p.model.Messages); i++ {
+		if keyOf(&p.model.Messages[i]) == *p.selKey {
+			p.selected = i
+			break
+		}
+	}
+	row := -1
+	if p.selected >= 0 {
+		if r, ok := slices.BinarySearch(p.shown, p.selected); ok {
+			row = r
+		}
+	}
+	switch {
+	case row < 0:
+		p.selRow = -1
+		p.list.UnselectAll()
+	case row != p.selRow:
+		p.selectRow(row)
+	}
 }
 
 // refilter filters every message again, after the filter changed.
@@ -211,15 +260,9 @@ func (p *protocolView) refilter() {
 	if p.list == nil || p.count == nil {
 		return // still being built
 	}
-	sel := p.selected
+	p.selRow = -1
 	p.list.UnselectAll()
-	p.from(0)
-	if sel >= 0 {
-		if i, ok := slices.BinarySearch(p.shown, sel); ok {
-			p.selected = sel
-			p.list.ScrollTo(i)
-		}
-	}
+	p.from(0) // selects the message selected again, if it passes
 }
 
 // countText says how many messages are shown.
@@ -287,7 +330,8 @@ func (f protocolFilter) found(m *recorder.Message) bool {
 
 // pick shows message i's JSON.
 func (p *protocolView) pick(i int) {
-	p.selected = i
+	k := keyOf(&p.model.Messages[i])
+	p.selected, p.selKey = i, &k
 	p.json.setJSON(p.model.Messages[i].JSON())
 }
 
@@ -314,9 +358,9 @@ func (p *protocolView) showSpan(id recorder.SpanID) {
 func (p *protocolView) selectRow(row int) {
 	on := p.list.OnSelected
 	p.list.OnSelected = nil
-	p.list.Select(row)
+	p.list.Select(row) // scrolls to it
 	p.list.OnSelected = on
-	p.list.ScrollTo(row)
+	p.selRow = row
 	p.pick(p.shown[row])
 }
 

@@ -170,3 +170,57 @@ func indexOfLine(lines []string, s string) int {
 	}
 	return -1
 }
+
+// TestProtocolTabLive opens the main window on the demo server and runs
+// the workload with the Protocol tab shown: the tab follows the live
+// connection by itself (its ticker), a message selected stays selected
+// while new ones arrive, and clicking a request in the Gantt scrolls the
+// tab to it.
+func TestProtocolTabLive(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{Connect: true})
+	m.window.Resize(fyne.NewSize(1400, 900))
+	showProtocol := func() {
+		for _, tab := range m.tabs.Items {
+			if tab.Text == "Protocol" {
+				m.tabs.Select(tab)
+			}
+		}
+		if m.tabs.Selected().Content != m.protocol {
+			t.Fatal("the window has no Protocol tab")
+		}
+	}
+	showProtocol()
+	m.Start()
+	loop.waitFor(t, "the handshake in the Protocol tab", 15*time.Second, func() bool {
+		return containsLine(m.protocol.Lines(), "→ notifications/initialized")
+	})
+	row := indexOfLine(m.protocol.Lines(), "→ #1 initialize")
+	if row < 0 {
+		t.Fatalf("no initialize line:\n%s", strings.Join(m.protocol.Lines(), "\n"))
+	}
+	m.protocol.list.Select(row)
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.tool.SetSelected("fanout")
+	m.run()
+	showProtocol() // the run shows its progress in the Workload tab
+	loop.waitFor(t, "the run's answer in the Protocol tab", 20*time.Second, func() bool {
+		return containsLine(m.protocol.Lines(), "tools/call answered") && !m.workload.Running()
+	})
+	if got := m.protocol.SelectedLine(); !strings.Contains(got, "→ #1 initialize") {
+		t.Errorf("after new messages arrived the selection is %q, want the initialize request", got)
+	}
+	var sampling *recorder.Span
+	for _, r := range m.timeline.Rows() {
+		if r.Span.Kind == recorder.KindSampling {
+			sampling = r.Span
+		}
+	}
+	if sampling == nil {
+		t.Fatal("the Gantt has no sampling request")
+	}
+	m.timeline.gantt.Select(sampling.ID)
+	if got := m.protocol.SelectedLine(); !strings.Contains(got, "#"+sampling.RequestID+" sampling/createMessage") {
+		t.Errorf("clicking sampling request %s in the Gantt selected %q in the Protocol tab", sampling.RequestID, got)
+	}
+}
