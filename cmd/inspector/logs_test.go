@@ -64,7 +64,7 @@ func TestRunLogLevelAndReportLogs(t *testing.T) {
 					continue
 				}
 				r = inspector(t, "report", file, "--logs")
-				want := "1 log messages: warning 1\n\nwarning (1)\n"
+				want := "1 log message: warning 1\n\nwarning (1)\n"
 				if r.code != exitOK || !strings.HasPrefix(r.stdout, want) ||
 					!strings.Contains(r.stdout, "fanout  2 of 2 elicitation requests were declined or cancelled  #3 tools/call fanout") {
 					t.Errorf("report --logs: exit %d\n%s\nwant it to start %q and list the warning under #3", r.code, r.stdout, want)
@@ -89,7 +89,7 @@ func TestLogLevelFlagRefused(t *testing.T) {
 	}
 	// The fixture's one log message was recorded with its text alone.
 	r = inspector(t, "report", fixtureRecording, "--logs")
-	if want := "1 log messages: (no level) 1\n\n(no level) (1)\n  1.200s    halfway"; r.code != exitOK || !strings.HasPrefix(r.stdout, want) {
+	if want := "1 log message: (no level) 1\n\n(no level) (1)\n  1.200s    halfway"; r.code != exitOK || !strings.HasPrefix(r.stdout, want) {
 		t.Errorf("report --logs of the fixture: exit %d\n%s\nwant %q", r.code, r.stdout, want)
 	}
 	file := filepath.Join(t.TempDir(), "echo.json")

@@ -71,7 +71,11 @@ func printLogs(w io.Writer, snap *recorder.Snapshot, asJSON bool) {
 	for _, c := range counts {
 		total = append(total, fmt.Sprintf("%s %d", levelName(c.Level), c.Count))
 	}
-	fmt.Fprintf(w, "%d log messages: %s\n", len(lines), strings.Join(total, ", "))
+	plural := "s"
+	if len(lines) == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "%d log message%s: %s\n", len(lines), plural, strings.Join(total, ", "))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i := len(counts) - 1; i >= 0; i-- {
 		c := counts[i]
