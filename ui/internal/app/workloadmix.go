@@ -142,7 +142,7 @@ func (p *workloadPanel) setOperations(ops []load.Operation) {
 	p.thresholdsChanged()
 }
 
-// Operations returns the mix's rows as operations; the error names the
+// operations returns the mix's rows as operations; the error names the
 // row and the field to fix.
 func (p *workloadPanel) operations() ([]load.Operation, error) {
 	ops := make([]load.Operation, 0, len(p.mixRows))
