@@ -34,6 +34,7 @@ type oauthChoice struct {
 	secret      *widget.Entry
 	method      *widget.Select
 	metadataURL *widget.Entry
+	client      *widget.Accordion // folds the four above
 	SignOut     *widget.Button
 	clients     map[string]*oauth.Client // by URL, Remember and registration
 	content     fyne.CanvasObject
@@ -66,9 +67,9 @@ func newOAuthChoice(serverURL func() string, problem func(error)) *oauthChoice {
 	o.method.SetSelectedIndex(0)
 	o.metadataURL = widget.NewEntry()
 	o.metadataURL.SetPlaceHolder("Client metadata URL (https)")
-	client := widget.NewAccordion(widget.NewAccordionItem("Client", container.NewVBox(o.clientID, o.secret, o.method, o.metadataURL)))
+	o.client = widget.NewAccordion(widget.NewAccordionItem("Client", container.NewVBox(o.clientID, o.secret, o.method, o.metadataURL)))
 	// Narrow: the Server panel is a side panel.
-	o.content = container.NewVBox(o.use, o.remember, container.NewHBox(o.SignOut), client)
+	o.content = container.NewVBox(o.use, o.remember, container.NewHBox(o.SignOut), o.client)
 	return o
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/load"
@@ -114,4 +115,22 @@ func TestOAuthClientFieldsFromFlags(t *testing.T) {
 	if got.HTTPAuth != c {
 		t.Error("connecting would not use the client the flags made")
 	}
+}
+
+// TestOAuthClientPartGolden pins the look of the OAuth row with its
+// Client part open and filled in as for a confidential client.
+func TestOAuthClientPartGolden(t *testing.T) {
+	test.NewTempApp(t)
+	o := newOAuthChoice(func() string { return "" }, func(error) {})
+	w := test.NewWindow(o.content)
+	defer w.Close()
+	w.Resize(fyne.NewSize(260, 330))
+	o.use.SetChecked(true)
+	o.client.Open(0)
+	o.clientID.SetText("inspector-ci")
+	o.secret.SetText("env:CI_CLIENT_SECRET")
+	o.method.SetSelected(oauth.ClientSecretBasic)
+	o.metadataURL.SetText("")
+	w.Canvas().Unfocus()
+	assertImage(t, "oauth_client_part.png", w.Canvas().Capture())
 }
