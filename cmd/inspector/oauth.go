@@ -38,9 +38,9 @@ func addOAuthFlags(fs *flag.FlagSet) *oauthFlags {
 		remember:     fs.Bool("oauth-remember", false, "with --oauth, keep the tokens in the OS keyring for later runs (default: in memory for this run only)"),
 		wait:         fs.Duration("oauth-wait", oauth.DefaultWait, "with --oauth, how long to wait for the sign-in in the browser"),
 		redirectPort: fs.Int("oauth-redirect-port", 0, "with --oauth, the 127.0.0.1 `PORT` the browser is sent back to (default: any free port; a pre-registered client may need its registered one)"),
-		secret: fs.String("oauth-client-secret", "", "with --oauth-client-id, where the confidential client's secret is kept: `env:NAME` (an environment variable) or keyring "+
+		secret: fs.String("oauth-client-secret", "", "with --oauth-client-id, where the confidential client's secret is kept, `SOURCE`: env:NAME (an environment variable) or keyring "+
 			"(the OS keyring's entry for the client id, service "+oauth.ClientSecretService+"); never the secret itself"),
-		tokenAuth:   fs.String("oauth-token-auth", "", "with --oauth-client-secret, how the client authenticates at the token endpoint: `METHOD` client_secret_basic or client_secret_post (default: from the authorization server's metadata)"),
+		tokenAuth:   fs.String("oauth-token-auth", "", "with --oauth-client-secret, how the client authenticates at the token endpoint, `METHOD`: client_secret_basic or client_secret_post (default: from the authorization server's metadata)"),
 		metadataURL: fs.String("oauth-client-metadata-url", "", "with --oauth, the https `URL` of the client's metadata document, used as the client id where the authorization server takes client ID metadata documents"),
 	}
 }
