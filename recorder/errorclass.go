@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -151,14 +152,39 @@ func classText(c ErrorClass, code int64) string {
 	return fmt.Sprintf("%s %d", c, code)
 }
 
-// SpecHTTPStatus is the HTTP status the server had to answer a failed
-// response with ([RequiredHTTPStatus]) when the recording meta describes
-// a session of protocol 2026-07-28 or later over HTTP; 0 otherwise, and
-// for lines that are not failed responses.
-func (m *Message) SpecHTTPStatus(meta Meta) int {
-	if m.Type != MessageResponse || m.Span.ErrorCode == 0 || meta.Protocol < "2026-07-28" ||
-		!strings.HasPrefix(meta.Target, "http://") && !strings.HasPrefix(meta.Target, "https://") {
+// HTTPStatus returns the HTTP status of the POST that carried the
+// request a failed response answers, read from the recording's HTTP
+// exchanges (snap.HTTP), or 0 when it is not known: a session over
+// stdio, an exchange not kept, a line that is not a failed response.
+func (m *Message) HTTPStatus(snap *Snapshot) int {
+	if m.Type != MessageResponse || snap == nil || snap.HTTP == nil || ClassOf(m.Span) == "" {
 		return 0
 	}
-	return RequiredHTTPStatus(m.Span.ErrorCode)
+	for _, x := range snap.HTTP.Exchanges {
+		if x.Method != "POST" || x.RPC != m.Span.Method || x.Session != "" && x.Session != m.Span.Session {
+			continue
+		}
+		var body struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal([]byte(x.RequestBody), &body) == nil && string(body.ID) == m.Span.RequestID {
+			return x.Status
+		}
+	}
+	return 0
+}
+
+// StatusText says which HTTP status a failed response came with, and
+// whether that is the status protocol 2026-07-28 requires for its error
+// ([RequiredHTTPStatus]): "HTTP 400", "HTTP 200, 2026-07-28 requires
+// 400"; "" when the status is not known.
+func (m *Message) StatusText(snap *Snapshot) string {
+	st := m.HTTPStatus(snap)
+	if st == 0 {
+		return ""
+	}
+	if want := RequiredHTTPStatus(ErrorCodeOf(m.Span)); want != 0 && want != st && snap.Meta.Protocol >= "2026-07-28" {
+		return fmt.Sprintf("HTTP %d, 2026-07-28 requires %d", st, want)
+	}
+	return fmt.Sprintf("HTTP %d", st)
 }

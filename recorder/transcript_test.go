@@ -58,22 +58,30 @@ func TestClassOf(t *testing.T) {
 	}
 }
 
-// TestSpecHTTPStatus checks that an error line names the HTTP status the
-// 2026-07-28 specification requires only on such a session over HTTP.
-func TestSpecHTTPStatus(t *testing.T) {
+// TestStatusText checks that a failed answer names the HTTP status of
+// the POST that carried its request, from the recording's exchanges,
+// and says when 2026-07-28 requires another.
+func TestStatusText(t *testing.T) {
 	s := NewSpan("s1", Outgoing, "tools/call")
-	s.Status, s.ErrorCode, s.Error = StatusError, -32022, "unsupported version"
+	s.RequestID, s.Status, s.ErrorCode, s.Error = "3", StatusError, -32602, `unknown tool "x"`
 	m := Message{Type: MessageResponse, Span: &s}
+	post := func(id string, status int) *Exchange {
+		return &Exchange{Method: "POST", RPC: "tools/call", Session: "s1", Status: status,
+			RequestBody: `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{}}`}
+	}
 	for _, tt := range []struct {
-		meta Meta
-		want int
+		name string
+		snap *Snapshot
+		want string
 	}{
-		{Meta{Protocol: "2026-07-28", Target: "http://127.0.0.1:8080/mcp"}, 400},
-		{Meta{Protocol: "2026-07-28", Target: "demo"}, 0},
-		{Meta{Protocol: "2025-11-25", Target: "https://example.test/mcp"}, 0},
+		{"stdio", &Snapshot{Meta: Meta{Protocol: "2026-07-28"}}, ""},
+		{"as required", &Snapshot{Meta: Meta{Protocol: "2026-07-28"}, HTTP: &HTTPLog{Exchanges: []*Exchange{post("2", 200), post("3", 400)}}}, "HTTP 400"},
+		{"not as required", &Snapshot{Meta: Meta{Protocol: "2026-07-28"}, HTTP: &HTTPLog{Exchanges: []*Exchange{post("3", 200)}}}, "HTTP 200, 2026-07-28 requires 400"},
+		{"2025-11-25", &Snapshot{Meta: Meta{Protocol: "2025-11-25"}, HTTP: &HTTPLog{Exchanges: []*Exchange{post("3", 200)}}}, "HTTP 200"},
+		{"exchange not kept", &Snapshot{Meta: Meta{Protocol: "2026-07-28"}, HTTP: &HTTPLog{Exchanges: []*Exchange{post("4", 400)}}}, ""},
 	} {
-		if got := m.SpecHTTPStatus(tt.meta); got != tt.want {
-			t.Errorf("%+v: HTTP %d, want %d", tt.meta, got, tt.want)
+		if got := m.StatusText(tt.snap); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -37,8 +37,8 @@ func printTranscript(w io.Writer, snap *recorder.Snapshot, asJSON bool) {
 		for i := range msgs {
 			m := &msgs[i]
 			line := m.Line()
-			if st := m.SpecHTTPStatus(snap.Meta); st != 0 {
-				line += fmt.Sprintf(" (HTTP %d)", st)
+			if st := m.StatusText(snap); st != "" {
+				line += " (" + st + ")"
 			}
 			fmt.Fprintln(w, line)
 		}
@@ -49,7 +49,7 @@ func printTranscript(w io.Writer, snap *recorder.Snapshot, asJSON bool) {
 		m := &msgs[i]
 		l := transcriptLine{AtMS: float64(m.At.Microseconds()) / 1000, Type: m.Type.String(), Depth: int(m.Depth),
 			ID: m.ID(), Method: m.Method(), Span: int64(m.SpanID()), Summary: m.Summary(),
-			Class: string(m.Class()), HTTP: m.SpecHTTPStatus(snap.Meta), Message: json.RawMessage(m.JSON())}
+			Class: string(m.Class()), HTTP: m.HTTPStatus(snap), Message: json.RawMessage(m.JSON())}
 		switch m.Direction {
 		case recorder.Outgoing:
 			l.From = "client"

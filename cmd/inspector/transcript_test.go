@@ -105,6 +105,37 @@ func TestReportTranscript(t *testing.T) {
 	}
 }
 
+// TestReportTranscriptHTTP calls a tool the demo server lacks over
+// streamable HTTP on 2026-07-28: the transcript classes the error and
+// gives the HTTP status the POST was answered with, 400 as that protocol
+// requires, read from the recording's HTTP exchanges.
+func TestReportTranscriptHTTP(t *testing.T) {
+	url := startDemoHTTP(t)
+	file := filepath.Join(t.TempDir(), "run.json")
+	r := inspector(t, "run", "--url", url, "--protocol", "2026-07-28", "--tool", "no-such-tool", "--record", file, "--journal", "off")
+	if r.code != exitOK {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	r = inspector(t, "report", "--transcript", file)
+	if want := `unknown tool "no-such-tool"  [unknown tool -32602] (HTTP 400)`; !strings.Contains(r.stdout, want) {
+		t.Errorf("report --transcript has no %q:\n%s", want, r.stdout)
+	}
+	r = inspector(t, "report", "--transcript", "--json", file)
+	var lines []transcriptLine
+	if err := json.Unmarshal([]byte(r.stdout), &lines); err != nil {
+		t.Fatal(err)
+	}
+	var failed []transcriptLine
+	for _, l := range lines {
+		if l.Class != "" {
+			failed = append(failed, l)
+		}
+	}
+	if len(failed) != 1 || failed[0].Class != "unknown tool" || failed[0].Code != -32602 || failed[0].HTTP != 400 || failed[0].From != "server" {
+		t.Errorf("failed lines %+v, want one: unknown tool, -32602, HTTP 400, from the server", failed)
+	}
+}
+
 // TestReportTranscriptRefusesCompare checks that --transcript says what
 // to do when asked for two recordings.
 func TestReportTranscriptRefusesCompare(t *testing.T) {

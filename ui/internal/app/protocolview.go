@@ -89,7 +89,7 @@ func newProtocolView(source func() *recorder.Snapshot) *protocolView {
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(p.shown) {
-				o.(*widget.Label).SetText(p.model.Messages[p.shown[i]].Line())
+				o.(*widget.Label).SetText(p.line(&p.model.Messages[p.shown[i]]))
 			}
 		})
 	p.list.OnSelected = func(i widget.ListItemID) {
@@ -364,11 +364,20 @@ func (p *protocolView) selectRow(row int) {
 	p.pick(p.shown[row])
 }
 
+// line is m as the list shows it: with the HTTP status of a failed
+// answer, when the recording knows it.
+func (p *protocolView) line(m *recorder.Message) string {
+	if st := m.StatusText(p.last); st != "" {
+		return m.Line() + " (" + st + ")"
+	}
+	return m.Line()
+}
+
 // Lines returns the lines shown, as the list shows them.
 func (p *protocolView) Lines() []string {
 	out := make([]string, len(p.shown))
 	for i, j := range p.shown {
-		out[i] = p.model.Messages[j].Line()
+		out[i] = p.line(&p.model.Messages[j])
 	}
 	return out
 }
@@ -378,7 +387,7 @@ func (p *protocolView) SelectedLine() string {
 	if p.selected < 0 || p.selected >= len(p.model.Messages) {
 		return ""
 	}
-	return p.model.Messages[p.selected].Line()
+	return p.line(&p.model.Messages[p.selected])
 }
 
 // linkTimeline links the view with the timeline t both ways: a message
