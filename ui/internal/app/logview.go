@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -153,7 +154,10 @@ func lineImportance(l logLine) widget.Importance {
 
 // appendEvent adds an event from the server or the connection as one
 // line: its time, its kind and its text. Safe from any goroutine.
-func (v *logView) appendEvent(e recorder.Event) {
+func (v *logView) appendEvent(e recorder.Event) { v.add([]logLine{eventLine(e)}) }
+
+// eventLine is the line of an event: its time, its kind and its text.
+func eventLine(e recorder.Event) logLine {
 	text := e.Text
 	if text == "" && len(e.Data) > 0 {
 		text = string(e.Data)
@@ -165,7 +169,7 @@ func (v *logView) appendEvent(e recorder.Event) {
 	if m, ok := recorder.LogOf(e); ok {
 		l.log, l.level, l.rank, l.by = true, m.Level, recorder.LogLevelRank(m.Level), m.Logger
 	}
-	v.add([]logLine{l})
+	return l
 }
 
 // Append adds one line (or several, split at newlines) of the app's own.
@@ -300,6 +304,27 @@ func (v *logView) updateCount() {
 	default:
 		v.count.SetText(fmt.Sprintf("%d of %d lines shown", len(v.shown), len(v.lines)))
 	}
+}
+
+// showRecording lists the events of an opened recording, named name, in
+// place of what the tab held: its log messages, stderr lines and
+// connection events in time order, the last [maxLogLines] of them. Call
+// it on the main goroutine.
+func (v *logView) showRecording(name string, events []recorder.Event) {
+	v.mu.Lock()
+	v.pending = nil // lines of a connection still on their way belong to what was shown before
+	v.mu.Unlock()
+	events = slices.Clone(events)
+	slices.SortStableFunc(events, func(a, b recorder.Event) int { return cmp.Compare(a.At, b.At) })
+	if over := len(events) - (maxLogLines - 1); over > 0 {
+		events = events[over:]
+	}
+	v.lines, v.shown = nil, nil
+	batch := []logLine{{kind: recorder.EventOther, text: fmt.Sprintf("the events of %s (%d shown)", name, len(events)), rank: -1}}
+	for _, e := range events {
+		batch = append(batch, eventLine(e))
+	}
+	v.take(batch)
 }
 
 // Lines returns every line kept, shown or not. Call it on the main

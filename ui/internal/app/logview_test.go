@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/load"
+	"github.com/fanout-inspector/inspector/recorder"
 )
 
 // runTool calls tool once on the window's session and waits for it.
@@ -136,5 +139,45 @@ func TestLogsTabBounded(t *testing.T) {
 	loop.waitFor(t, "the lines", 5*time.Second, func() bool { return len(m.log.Lines()) == maxLogLines })
 	if c := m.log.count.Text; !strings.Contains(c, "the last 5000 are kept") {
 		t.Errorf("the count says %q", c)
+	}
+}
+
+// TestLogsTabOpenedRecording: opening a recording lists its log messages
+// and connection events in time order, in place of what was there; the
+// window opens with the level --log-level gave.
+func TestLogsTabOpenedRecording(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{Target: engine.Target{LogLevel: "error"}})
+	if got := m.log.control.sel.Selected; got != "error" {
+		t.Errorf("the level control shows %q, want error as the target asked", got)
+	}
+	m.log.Append("an older line")
+	loop.waitFor(t, "the older line", 5*time.Second, func() bool { return len(m.log.Lines()) == 1 })
+
+	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: "saved"}}
+	data, _ := json.Marshal(map[string]string{"level": "error", "logger": "db", "data": "connection refused"})
+	snap.Events = []recorder.Event{
+		{At: 20 * time.Millisecond, Session: "s1", Kind: recorder.EventLog, Method: "notifications/message", Level: "error", Logger: "db",
+			Text: "error db: connection refused", Data: data},
+		{At: 10 * time.Millisecond, Session: "s1", Kind: recorder.EventConnection, Text: "connected to db-server"},
+	}
+	path := filepath.Join(t.TempDir(), "saved.json")
+	if err := recorder.SaveFile(path, snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.openFile(path); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"the events of saved.json (2 shown)", "0.010s connection connected to db-server", "0.020s log error db: connection refused"}
+	var got []string
+	for _, l := range m.log.Lines() {
+		got = append(got, strings.Join(strings.Fields(l), " "))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("after opening the recording the Logs tab lists:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	m.log.logger.SetSelected("db")
+	if shown := m.log.Shown(); len(shown) != 1 || !strings.Contains(shown[0], "connection refused") {
+		t.Errorf("logger db shows %q", shown)
 	}
 }

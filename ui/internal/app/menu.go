@@ -129,6 +129,7 @@ func (m *MainWindow) openFile(path string) error {
 	}
 	m.timeline.SetSnapshot(snap)
 	m.opened = filepath.Base(path)
+	m.log.showRecording(m.opened, snap.Events)
 	m.setFollowing("")
 	m.timeline.SetName(m.opened)
 	m.updateTitle()
