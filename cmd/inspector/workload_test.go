@@ -152,7 +152,7 @@ func TestInitRunsAsWritten(t *testing.T) {
 		args []string
 		ops  int
 	}{
-		{"demo", []string{"--demo"}, 7},
+		{"demo", []string{"--demo"}, 8},
 		{"sdk server over HTTP", []string{"--url", serveSDKServer(t)}, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
