@@ -128,9 +128,9 @@ func sameMessages(t *testing.T, server, transcript []string) {
 // on each protocol era, watching the server's end of the connection,
 // and checks that the transcript of the recording holds every message
 // the server read and wrote, both ways, and no other: requests paired
-// with responses, the client's notifications/initialized, the server's
-// progress and logs, a 2026-07-28 call's rounds grouped under it, and
-// an unknown tool's error classed as such. The transcript kept up to
+// with responses, the client's notifications/initialized and roots
+// list_changed, the server's progress and logs, a 2026-07-28 call's
+// rounds grouped under it, and an unknown tool's error classed as such. The transcript kept up to
 // date from snapshots taken while the calls ran ends equal to the one
 // built from the final snapshot.
 func TestTranscriptHoldsEveryMessage(t *testing.T) {
@@ -162,6 +162,9 @@ func TestTranscriptHoldsEveryMessage(t *testing.T) {
 				if out := s.CallTool(ctx, ToolCall{Tool: "fanout", Args: []byte(args)}); out.Failure != "" {
 					t.Errorf("fanout: %s", out.Failure)
 				}
+				changed := policy
+				changed.Roots = []string{"file:///elsewhere"}
+				s.SetAnswerPolicy(changed) // the client tells the server its roots changed
 				if out := s.CallTool(ctx, ToolCall{Tool: "no-such-tool"}); out.Failure == "" {
 					t.Error("a tool the server lacks was called without an error")
 				}
@@ -192,7 +195,7 @@ func TestTranscriptHoldsEveryMessage(t *testing.T) {
 			}
 
 			text := strings.Join(lines(msgs), "\n")
-			want := []string{"→ notifications/initialized", "→ #1 initialize", "←   notifications/progress", "[unknown tool -32602]"}
+			want := []string{"→ notifications/initialized", "→ #1 initialize", "←   notifications/progress", "→ notifications/roots/list_changed", "[unknown tool -32602]"}
 			if protocol >= wire.RoundsProtocol {
 				want = []string{"→ #1 server/discover", "→ tools/call  call of several rounds: fanout", "→   #", "round 2: fanout",
 					"input_required: 3 input requests", "←     sampling/createMessage  input request r2-0 of round 2", "[unknown tool -32602]"}

@@ -163,3 +163,35 @@ func BenchmarkTranscriptUpdate(b *testing.B) {
 		live.Update(snap)
 	}
 }
+
+// TestTranscriptUpdateIsBounded checks that a refresh of the transcript
+// of a load test of 100,000 calls looks again only at what changed: the
+// lines of 100 calls made since the last refresh are added at the end,
+// and the lines before them stay as they were.
+func TestTranscriptUpdateIsBounded(t *testing.T) {
+	rec := New(Meta{})
+	var live Transcript
+	add := func(from, n int) {
+		for i := from; i < from+n; i++ {
+			at := time.Duration(i) * time.Microsecond
+			sp := NewSpan("s1", Outgoing, "tools/call")
+			sp.RequestID, sp.Name, sp.Received, sp.Queued, sp.Serving = fmt.Sprint(i+1), "echo", at, at, at
+			rec.End(rec.Begin(sp), at+time.Microsecond/2, Outcome{Status: StatusOK})
+		}
+	}
+	add(0, 100_000)
+	if first := live.Update(rec.Snapshot()); first != 0 || len(live.Messages) != 200_000 {
+		t.Fatalf("first update: index %d, %d lines; want 0 and 200,000", first, len(live.Messages))
+	}
+	firstSpan := live.Messages[0].Span
+	add(100_000, 100)
+	if first := live.Update(rec.Snapshot()); first != 200_000 || len(live.Messages) != 200_200 {
+		t.Errorf("refresh after 100 calls: changed from %d, %d lines; want from 200,000 of 200,200", first, len(live.Messages))
+	}
+	if live.Messages[0].Span != firstSpan {
+		t.Error("the first line changed")
+	}
+	if first := live.Update(rec.Snapshot()); first != len(live.Messages) {
+		t.Errorf("a refresh with nothing new changed lines from %d", first)
+	}
+}
