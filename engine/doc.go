@@ -49,6 +49,14 @@
 //     hooks.go (the user's callbacks), life.go (how a session ends),
 //     toolcall.go ([Session.CallTool], the one call a load generator
 //     makes, and whether its error means the connection is lost).
+//   - catalog.go, content.go, subscribe.go: what a server offers besides
+//     tools. Every page of its resources, templates and prompts
+//     ([Session.ListResources], bounded), a read or a get with its
+//     contents ([Session.ReadResource], [Session.GetPrompt],
+//     [ExpandTemplate]), and subscriptions on both eras
+//     ([Session.Subscribe]): a resources/subscribe up to 2025-11-25, a
+//     subscriptions/listen kept open as a span from 2026-07-28, each
+//     update an event on it.
 //
 // # How a server request is timed
 //
