@@ -57,7 +57,7 @@ func (m *Message) Summary() string {
 // indented by its depth.
 func (m *Message) Line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%10.3fs  %s ", m.At.Seconds(), m.Arrow())
+	fmt.Fprintf(&b, "%7.3fs %s ", m.At.Seconds(), m.Arrow())
 	b.WriteString(strings.Repeat("  ", int(m.Depth)))
 	if id := m.ID(); id != "" {
 		b.WriteString("#" + id + " ")

@@ -268,7 +268,7 @@ func (p *protocolView) refilter() {
 // countText says how many messages are shown.
 func countText(shown, all int) string {
 	if shown == all {
-		return plural(all, "message", "messages")
+		return fmt.Sprintf("%d %s", all, plural(all, "message", "messages"))
 	}
 	return fmt.Sprintf("%d of %d messages", shown, all)
 }

@@ -76,6 +76,9 @@ func TestProtocolView(t *testing.T) {
 			t.Errorf("no line says %q:\n%s", want, strings.Join(all, "\n"))
 		}
 	}
+	if got, want := p.count.Text, fmt.Sprintf("%d messages", len(all)); got != want {
+		t.Errorf("count says %q, want %q", got, want)
+	}
 	if containsLine(all, " stderr ") {
 		t.Error("a stderr line is among the messages; it belongs in the Stderr tab")
 	}
