@@ -188,7 +188,8 @@ func slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.Call
 	start := time.Now()
 	step := time.Duration(in.MS) * time.Millisecond / time.Duration(in.Steps)
 	token := req.Params.GetProgressToken()
-	_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Logger: "slow",
+	meta := callMeta(token) // in its log messages too, for a client with several calls in flight
+	_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: "debug", Logger: "slow",
 		Data: fmt.Sprintf("sleeping %d ms in %d steps of %v", in.MS, in.Steps, step)})
 	t := time.NewTimer(step)
 	defer t.Stop()
@@ -205,11 +206,11 @@ func slow(ctx context.Context, req *mcp.CallToolRequest, in SlowArgs) (*mcp.Call
 				ProgressToken: token, Progress: float64(i), Total: float64(in.Steps), Message: msg,
 			})
 		}
-		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "slow", Data: msg})
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: "info", Logger: "slow", Data: msg})
 	}
 	out := SlowResult{MS: in.MS, Steps: in.Steps, Slept: ms(time.Since(start))}
 	text := fmt.Sprintf("slept %.0f ms in %d steps", out.Slept, in.Steps)
-	_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Logger: "slow", Data: text})
+	_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: "debug", Logger: "slow", Data: text})
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 

@@ -527,10 +527,13 @@ func (f *fanout) open(state string, v any) bool {
 // logFanout sends the call's log messages, at the level each deserves:
 // what was answered (info), answers a person declined or cancelled
 // (warning), requests that failed (error). A client sees those at or above
-// the level it asked for.
+// the level it asked for. Each carries the call's progress token in its
+// _meta, as the requests do, so that a client with several calls in
+// flight can tell which call a message is about.
 func logFanout(ctx context.Context, req *mcp.CallToolRequest, out FanoutResult, total int) {
+	meta := callMeta(req.Params.GetProgressToken())
 	logf := func(level mcp.LoggingLevel, format string, args ...any) {
-		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "fanout", Data: fmt.Sprintf(format, args...)})
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: level, Logger: "fanout", Data: fmt.Sprintf(format, args...)})
 	}
 	logf("info", "%d %s requests in %d rounds answered in %.1f ms", total, out.Kind, len(out.Rounds), out.ElapsedMS)
 	refused := 0

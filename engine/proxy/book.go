@@ -171,7 +171,7 @@ func (b *Book) one(from Side, raw []byte, at time.Duration, via Stream) (request
 		b.request(from, id, &m, at, via)
 		return id
 	case m.Method != "":
-		b.notification(from, &m, at)
+		b.notification(from, &m, at, via)
 	case m.Result != nil || m.Error != nil:
 		if id == "" {
 			b.protocolEventData(at, wire.IdlessText(from.String())+"; passed on unchanged", raw)
@@ -425,15 +425,20 @@ func (b *Book) forget(c *call) {
 	}
 }
 
-func (b *Book) notification(from Side, m *message, at time.Duration) {
+func (b *Book) notification(from Side, m *message, at time.Duration, via Stream) {
 	ev := recorder.Event{At: at, Session: Session, Method: m.Method, Kind: recorder.EventOther,
 		Data: recorder.CapPayload(m.Params)}
 	n := wire.ReadNotification(from.String(), m.Method, m.Params)
-	ev.Kind, ev.Text = n.Kind, n.Text
+	ev.Kind, ev.Text, ev.Level, ev.Logger = n.Kind, n.Text, n.Level, n.Logger
 	if from == FromClient {
 		ev.Direction = recorder.Outgoing
 	}
 	switch {
+	case n.Kind == recorder.EventLog && from == FromServer:
+		// A server log message belongs to the call it names, whose
+		// stream carried it, or the only one in flight, as a server
+		// request does (see link).
+		ev.Span, _ = b.link(wire.ReadParams(m.Params), via)
 	case n.Token != "":
 		ev.Span = b.calls.ByToken(n.Token)
 	case n.Kind == recorder.EventCancelled:
