@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -180,4 +181,32 @@ func TestLogsTabOpenedRecording(t *testing.T) {
 	if shown := m.log.Shown(); len(shown) != 1 || !strings.Contains(shown[0], "connection refused") {
 		t.Errorf("logger db shows %q", shown)
 	}
+}
+
+// TestLogsTabGolden pins the tab's look on a saved recording: the level
+// control and the filters above, the lines with a warning and an error
+// in their colours and debug faint, and the count below.
+func TestLogsTabGolden(t *testing.T) {
+	test.NewTempApp(t)
+	v := newLogView()
+	w := test.NewWindow(v)
+	defer w.Close()
+	w.Resize(fyne.NewSize(900, 330))
+	logAt := func(at time.Duration, level, logger, msg string) recorder.Event {
+		data, _ := json.Marshal(map[string]string{"level": level, "logger": logger, "data": msg})
+		return recorder.Event{At: at, Session: "s1", Kind: recorder.EventLog, Method: "notifications/message",
+			Level: level, Logger: logger, Text: recorder.LogPrefix(level, logger) + msg, Data: data}
+	}
+	ms := time.Millisecond
+	v.showRecording("run.json", []recorder.Event{
+		{At: 2 * ms, Session: "s1", Kind: recorder.EventConnection, Text: "connected to fanout-demo 1.0.0 (legacy · 2025-11-25)"},
+		{At: 3 * ms, Session: "s1", Kind: recorder.EventStderr, Text: "listening on stdio"},
+		logAt(80*ms, "debug", "slow", "sleeping 300 ms in 3 steps of 100ms"),
+		logAt(184*ms, "info", "slow", "step 1 of 3"),
+		logAt(285*ms, "info", "slow", "step 2 of 3"),
+		logAt(410*ms, "warning", "fanout", "2 of 3 elicitation requests were declined or cancelled"),
+		logAt(412*ms, "error", "fanout", "1 of 3 elicitation requests failed: the person closed the form"),
+		{At: 500 * ms, Session: "s1", Kind: recorder.EventConnection, Text: "disconnected: session closed"},
+	})
+	assertImage(t, "logs_tab.png", w.Canvas().Capture())
 }
