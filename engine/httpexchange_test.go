@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -262,5 +263,40 @@ func TestHTTPExchangesOfAFailedConnect(t *testing.T) {
 		!strings.Contains(x.ResponseBody, `"code":-32020`) {
 		t.Errorf("the refused request: %d %s, Mcp-Method %q, body %s; want 400 server/discover, tools/list, error -32020",
 			x.Status, x.RPC, recorder.HeaderValue(x.RequestHeaders, "Mcp-Method"), x.ResponseBody)
+	}
+}
+
+// TestHTTPExchangesBounded: a server that answers with a hundred long
+// headers and a large body that is not MCP leaves an exchange within the
+// recording's bounds, counted whole, and the connection fails as it
+// would without the tap.
+func TestHTTPExchangesBounded(t *testing.T) {
+	long := strings.Repeat("v", 4<<10)
+	body := `{"junk":"` + strings.Repeat("x", 200<<10) + `"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := range 100 {
+			w.Header().Set(fmt.Sprintf("X-Filler-%03d", i), long)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	rec := recorder.New(recorder.Meta{Title: t.Name()})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if s, err := Connect(ctx, Target{Transport: TransportHTTP, URL: srv.URL + "/mcp"}, DefaultAnswerPolicy(), rec); err == nil {
+		s.Close()
+		t.Fatal("connected to a server that answers no JSON-RPC")
+	}
+	log, _ := rec.HTTP()
+	if log == nil {
+		t.Fatal("no exchange recorded")
+	}
+	x := log.Exchanges[0]
+	if len(x.ResponseHeaders) > 64 || len(x.ResponseHeaders[0].Value) > 1<<10 {
+		t.Errorf("%d response headers kept, the first %d bytes long; want at most 64 of at most 1 KiB", len(x.ResponseHeaders), len(x.ResponseHeaders[0].Value))
+	}
+	if len(x.ResponseBody) != recorder.MaxExchangeBody || x.ResponseBytes != int64(len(body)) {
+		t.Errorf("response body: %d bytes kept of %d counted; want %d of %d", len(x.ResponseBody), x.ResponseBytes, recorder.MaxExchangeBody, len(body))
 	}
 }

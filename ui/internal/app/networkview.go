@@ -103,6 +103,13 @@ func (v *networkView) follow(stopped func() bool) {
 func (v *networkView) refresh() {
 	s := v.source()
 	if s.key == v.key {
+		if v.anyOpen() && s.now != v.now { // their durations grow
+			v.now = s.now
+			v.list.Refresh()
+			if v.shown != nil && v.shown.Open() {
+				v.showDetail(v.shown)
+			}
+		}
 		return
 	}
 	v.key, v.now = s.key, s.now
@@ -127,6 +134,16 @@ func (v *networkView) refresh() {
 	case sel != nil && sel != v.shown:
 		v.showDetail(sel) // it changed: an event stream's new events
 	}
+}
+
+// anyOpen reports whether an exchange shown is still open.
+func (v *networkView) anyOpen() bool {
+	for _, x := range v.rows {
+		if x.Open() {
+			return true
+		}
+	}
+	return false
 }
 
 // networkSummary is the line above the list.

@@ -195,3 +195,27 @@ func networkFixture() *recorder.HTTPLog {
 			RequestHeaders: req("tools/call"), Error: `Post "http://127.0.0.1:8080/mcp": dial tcp 127.0.0.1:8080: connect: connection refused`},
 	}}
 }
+
+// TestNetworkTabOpenStreamGrows: an event stream still open shows how
+// long it has been open, growing with the recording's clock though no
+// exchange changed.
+func TestNetworkTabOpenStreamGrows(t *testing.T) {
+	test.NewTempApp(t)
+	log := networkFixture()
+	now := 900 * time.Millisecond
+	v := newNetworkView(func() networkShown { return networkShown{log: log, now: now, key: log} })
+	w := test.NewWindow(v)
+	defer w.Close()
+	v.refresh()
+	v.list.Select(1) // the open subscriptions/listen stream
+	before := exchangeLine(v.rows[1], v.now)
+	now = 2 * time.Second
+	v.refresh()
+	after := exchangeLine(v.rows[1], v.now)
+	if before != "/mcp  subscriptions/listen  open, 870.0 ms  1 event" || after != "/mcp  subscriptions/listen  open, 1970.0 ms  1 event" {
+		t.Errorf("the open stream's row: %q, then %q", before, after)
+	}
+	if !strings.Contains(v.detailText(), "200 OK · 1970.0 ms") {
+		t.Errorf("the detail did not follow:\n%s", v.detailText())
+	}
+}
