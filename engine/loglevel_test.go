@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,5 +180,69 @@ func TestConnectRefusesUnknownLogLevel(t *testing.T) {
 	_, err := Connect(context.Background(), Target{LogLevel: "loud"}, DefaultAnswerPolicy(), recorder.New(recorder.Meta{}))
 	if err == nil || !strings.Contains(err.Error(), `log level "loud": want one of debug, info,`) {
 		t.Fatalf("Connect with log level loud = %v", err)
+	}
+}
+
+// TestLogsLinkedByStream: a server whose log messages name no call (no
+// progress token in their _meta, as most servers send them) serves three
+// calls at once over streamable HTTP; each call's messages come on its own
+// POST's event stream, and each is shown under the call that made it.
+func TestLogsLinkedByStream(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tokenless-logs", Version: "1"}, nil)
+	var started sync.WaitGroup
+	started.Add(3)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	mcp.AddTool(srv, &mcp.Tool{Name: "work"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+		Name string `json:"name"`
+	}) (*mcp.CallToolResult, any, error) {
+		log := func(msg string) {
+			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "work", Data: in.Name + ": " + msg})
+		}
+		log("started")
+		started.Done()
+		select { // all three in flight before any goes on
+		case <-all:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		log("done")
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Name}}}, nil, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	s := connectTarget(t, Target{Transport: TransportHTTP, URL: ts.URL}, DefaultAnswerPolicy())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, name := range []string{"a", "b", "c"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out := s.CallTool(ctx, ToolCall{Tool: "work", Args: json.RawMessage(`{"name":"` + name + `"}`)}); out.Failure != "" {
+				t.Errorf("work %s: %s", name, out.Failure)
+			}
+		}()
+	}
+	wg.Wait()
+	snap := s.Recording().Snapshot()
+	byName := map[recorder.SpanID]string{}
+	for _, c := range spansOf(snap, "tools/call") {
+		var p struct {
+			Arguments struct{ Name string } `json:"arguments"`
+		}
+		_ = json.Unmarshal(c.Params, &p)
+		byName[c.ID] = p.Arguments.Name
+	}
+	_, evs := logsAfter(snap, 0)
+	if len(evs) != 6 {
+		t.Fatalf("%d log messages recorded, want 6", len(evs))
+	}
+	for _, e := range evs {
+		m, _ := recorder.LogOf(e)
+		if owner, _, _ := strings.Cut(m.Message, ":"); byName[e.Span] != owner {
+			t.Errorf("%q is under span %d (the call of %q), want the call of %q", m.Message, e.Span, byName[e.Span], owner)
+		}
 	}
 }
