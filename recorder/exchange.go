@@ -55,8 +55,9 @@ type Exchange struct {
 	RequestBytes  int64  `json:"request_bytes,omitempty"`
 	ResponseBody  string `json:"response_body,omitempty"`
 	ResponseBytes int64  `json:"response_bytes,omitempty"`
-	// Events are the events of an event stream, as long as they fit
-	// [MaxExchangeEventBytes]; EventCount counts all of them.
+	// Events are the first events of an event stream, as long as they
+	// fit [MaxExchangeEventBytes] and [MaxExchangeEvents]; EventCount
+	// counts all of them.
 	Events     []StreamEvent `json:"events,omitempty"`
 	EventCount int           `json:"event_count,omitempty"`
 }
@@ -110,6 +111,11 @@ const (
 	// MaxExchangeEventBytes is how much event data an event stream keeps;
 	// the events past it are counted only.
 	MaxExchangeEventBytes = 16 << 10
+	// MaxExchangeEvents is how many events an event stream keeps at
+	// most, however little data they carry.
+	MaxExchangeEvents = 256
+	// maxEventName bounds an event's id and type.
+	maxEventName = 256
 	// maxHeaders and maxHeaderValue bound the headers kept.
 	maxHeaders     = 64
 	maxHeaderValue = 1 << 10
@@ -167,18 +173,18 @@ func (r *Recording) AddExchange(x Exchange) ExchangeID {
 }
 
 // AddExchangeEvent adds e to the events of exchange id, an event stream,
-// while they fit [MaxExchangeEventBytes]; it is counted either way. An
-// exchange no longer kept is ignored.
+// while they fit [MaxExchangeEventBytes] and [MaxExchangeEvents]; it is
+// counted either way. An exchange no longer kept is ignored.
 func (r *Recording) AddExchangeEvent(id ExchangeID, e StreamEvent) {
-	e.ID, e.Event = r.Scrub(e.ID), r.Scrub(e.Event)
+	e.ID, e.Event = r.Scrub(cutText(e.ID, maxEventName)), r.Scrub(cutText(e.Event, maxEventName))
 	e.Data = r.Scrub(e.Data)
 	r.exchanges.update(id, func(x *Exchange) {
 		x.EventCount++
 		used := 0
 		for _, old := range x.Events {
-			used += len(old.Data)
+			used += len(old.Data) + len(old.ID) + len(old.Event)
 		}
-		if used+len(e.Data) <= MaxExchangeEventBytes {
+		if len(x.Events) < MaxExchangeEvents && used+len(e.Data)+len(e.ID)+len(e.Event) <= MaxExchangeEventBytes {
 			x.Events = append(x.Events[:len(x.Events):len(x.Events)], e)
 		}
 	})

@@ -22,9 +22,13 @@ func TestExchangeMasksAndBounds(t *testing.T) {
 		},
 		RequestBody: `{"arg":"registered-s3cret-42"}` + strings.Repeat("x", MaxExchangeBody),
 	})
-	big := strings.Repeat("d", MaxExchangeEventBytes/2)
+	big := strings.Repeat("d", MaxExchangeEventBytes/2-8) // and its id
 	for i := range 5 {
 		r.AddExchangeEvent(id, StreamEvent{ID: fmt.Sprint(i), Data: big})
+	}
+	empty := r.AddExchange(Exchange{Method: "GET", URL: "http://h/mcp", Responded: 1, Ended: Unset})
+	for i := range 3 * MaxExchangeEvents {
+		r.AddExchangeEvent(empty, StreamEvent{ID: fmt.Sprint(i)}) // no data: bounded by their number
 	}
 	r.EndExchange(id, ExchangeEnd{At: 5, Body: strings.Repeat("é", MaxExchangeBody), Bytes: 2 * MaxExchangeBody})
 	r.EndExchange(id, ExchangeEnd{At: 9, Body: "again"}) // ended already: ignored
@@ -51,6 +55,9 @@ func TestExchangeMasksAndBounds(t *testing.T) {
 	}
 	if x.EventCount != 5 || len(x.Events) != 2 {
 		t.Errorf("%d events kept of %d, want 2 of 5 (the data bound)", len(x.Events), x.EventCount)
+	}
+	if e := log.Exchanges[1]; e.EventCount != 3*MaxExchangeEvents || len(e.Events) != MaxExchangeEvents {
+		t.Errorf("%d events without data kept of %d, want %d", len(e.Events), e.EventCount, MaxExchangeEvents)
 	}
 	if len(x.ResponseBody) > MaxExchangeBody || !strings.HasSuffix(x.ResponseBody, "é") || x.ResponseBytes != 2*MaxExchangeBody || x.Ended != 5 {
 		t.Errorf("response body %d bytes (ends %q), bytes %d, ended %v", len(x.ResponseBody), x.ResponseBody[len(x.ResponseBody)-2:], x.ResponseBytes, x.Ended)
