@@ -24,6 +24,11 @@
 // exports that open in other tools (Chrome trace, OTLP, CSV, charts, the
 // HTML report) live in package recorder/export, so that the engine, which
 // records, links no chart or HTML library.
+//
+// Over HTTP, each request a session makes is also kept as an [Exchange]
+// (method, status, headers, bounded bodies, an event stream's events),
+// its credentials masked as it enters ([Recording.AddExchange],
+// [Snapshot].HTTP): the Network view of the traffic itself.
 // docs/recording-format.md describes every format.
 package recorder
 
