@@ -12,7 +12,9 @@
 //     chat-completions endpoint that answers sampling), the Workload panel (workload.go, workloadshape.go
 //     for load shapes, history.go for the runs made and schemaform.go for
 //     a tool's arguments as a form), the Manual panel (manual.go: requests
-//     waiting for a person's answer) and the Log (logview.go);
+//     waiting for a person's answer) and the Logs tab (logview.go: the
+//     server's log messages, stderr and the connection's events, filtered
+//     and searched; loglevel.go: the level asked of the server);
 //   - the bridge (bridge.go): the widget-free layer between the window and
 //     the engine, which connects, runs workloads and reports back;
 //   - the File, Run and View menus (menu.go): open, follow, compare, save

@@ -20,7 +20,7 @@ const noticeShown = 5 * time.Second
 // notices shows short messages that need no answer ("Saved to …") in a
 // bar across the foot of the window for a few seconds, over the window's content and
 // without taking its clicks (no dialog to dismiss, no popup that eats the
-// next click), and keeps them in the Log panel. It keeps their texts for
+// next click), and keeps them in the Logs tab. It keeps their texts for
 // tests.
 type notices struct {
 	mu    sync.Mutex
