@@ -19,7 +19,7 @@ import (
 )
 
 // The documents whose examples TestDocExamples runs.
-var docFiles = []string{"../../README.md", "../../docs/cli.md", "../../docs/load.md", "../../docs/logs.md", "../../docs/servers.md"}
+var docFiles = []string{"../../README.md", "../../docs/cli.md", "../../docs/load.md", "../../docs/logs.md", "../../docs/protocol.md", "../../docs/servers.md"}
 
 // A console block preceded by docTestRun is run by TestDocExamples; one
 // preceded by a docTestSkip comment is not, and says why. A console block
