@@ -108,6 +108,7 @@ type MainWindow struct {
 	resources  *resourcesPanel
 	prompts    *promptsPanel
 	log        *logView
+	network    *networkView // the Network tab (networkview.go)
 	protocol   *protocolView
 	timeline   *TimelineView
 	tabs       *container.AppTabs
@@ -161,6 +162,8 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.manual = newManualPanel()
 	m.resources, m.prompts = newResourcesPanel(), newPromptsPanel()
 	m.log = newLogView()
+	m.network = newNetworkView(m.networkSource)
+	m.network.follow(m.stopped.Load)
 	m.log.control.setLevel(opts.Target.LogLevel)
 	m.timeline = NewTimelineView()
 	m.protocol = newProtocolView(m.timeline.snapshot)
@@ -181,6 +184,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 		container.NewTabItem("Resources", m.resources),
 		container.NewTabItem("Prompts", m.prompts),
 		container.NewTabItem("Logs", m.log),
+		container.NewTabItem("Network", m.network),
 		container.NewTabItem("Protocol", m.protocol),
 	)
 	m.wireContentTabs()
