@@ -147,6 +147,9 @@ type Transcript struct {
 	// was added for each ([lineRequest], [lineCall]).
 	partial map[SpanID]uint8
 	batch   []Message
+	// changed is the index of the first line changed in place since
+	// the last merge ([Transcript.markCall]), or -1.
+	changed int
 }
 
 // What a span in [Transcript.partial] has in the transcript so far.
@@ -174,9 +177,7 @@ func (t *Transcript) Update(snap *Snapshot) int {
 	if !t.continues(snap) {
 		*t = Transcript{Messages: t.Messages[:0], created: snap.Meta.Created, partial: map[SpanID]uint8{}}
 	}
-	if t.partial == nil {
-		t.partial = map[SpanID]uint8{}
-	}
+	t.changed = -1
 	// the calls of several rounds among the spans to visit, known
 	// before their calls are (a loaded recording has them ended)
 	for i := len(t.spans); i < len(snap.Spans); i++ {
@@ -285,12 +286,19 @@ func (t *Transcript) markCall(id SpanID) {
 	if st&lineRequest == 0 {
 		return
 	}
-	for _, lines := range [][]Message{t.batch, t.Messages} {
-		for i := len(lines) - 1; i >= 0; i-- {
-			if m := &lines[i]; m.Type == MessageRequest && m.Span.ID == id {
-				m.Type = MessageCall
-				return
+	for i := len(t.batch) - 1; i >= 0; i-- {
+		if m := &t.batch[i]; m.Type == MessageRequest && m.Span.ID == id {
+			m.Type = MessageCall
+			return
+		}
+	}
+	for i := len(t.Messages) - 1; i >= 0; i-- {
+		if m := &t.Messages[i]; m.Type == MessageRequest && m.Span.ID == id {
+			m.Type = MessageCall
+			if t.changed < 0 || i < t.changed {
+				t.changed = i
 			}
+			return
 		}
 	}
 }
@@ -323,8 +331,18 @@ func (t *Transcript) event(e *Event) {
 func (t *Transcript) add(m Message) { t.batch = append(t.batch, m) }
 
 // merge sorts the lines added since the last merge into the transcript
-// and returns the index of the first one that moved or is new.
+// and returns the index of the first one that moved, changed or is new.
 func (t *Transcript) merge() int {
+	first := t.mergeBatch()
+	if t.changed >= 0 {
+		first = min(first, t.changed)
+	}
+	return first
+}
+
+// mergeBatch is merge of the lines added, without the lines changed in
+// place.
+func (t *Transcript) mergeBatch() int {
 	if len(t.batch) == 0 {
 		return len(t.Messages)
 	}

@@ -195,3 +195,27 @@ func TestTranscriptUpdateIsBounded(t *testing.T) {
 		t.Errorf("a refresh with nothing new changed lines from %d", first)
 	}
 }
+
+// TestTranscriptCallSeenBeforeItsRounds checks that a tool call whose
+// first round is recorded after a refresh becomes a call line, and that
+// the refresh says that line changed.
+func TestTranscriptCallSeenBeforeItsRounds(t *testing.T) {
+	rec := New(Meta{})
+	var live Transcript
+	call := NewSpan("s1", Outgoing, "tools/call")
+	call.RequestID, call.Name, call.Received, call.Queued, call.Serving = "3", "fanout", time.Millisecond, time.Millisecond, time.Millisecond
+	id := rec.Begin(call)
+	live.Update(rec.Snapshot())
+	if len(live.Messages) != 1 || live.Messages[0].Type != MessageRequest {
+		t.Fatalf("before its rounds: %v", linesOf(live.Messages))
+	}
+	round := call
+	round.Kind, round.Parent, round.Round = KindRound, id, 1
+	rec.Begin(round)
+	if first := live.Update(rec.Snapshot()); first != 0 {
+		t.Errorf("the refresh says lines changed from %d, want 0 (the call's line)", first)
+	}
+	if got := linesOf(live.Messages); len(got) != 2 || live.Messages[0].Type != MessageCall || !strings.Contains(got[1], "round 1: fanout") {
+		t.Errorf("after its first round:\n%s", strings.Join(got, "\n"))
+	}
+}

@@ -169,6 +169,8 @@ func (p *protocolView) refresh() {
 		p.selected, p.selKey, p.selRow = -1, nil, -1
 		p.json.setJSON(nil)
 		p.list.UnselectAll()
+		p.methods, p.seen = nil, map[string]bool{} // another recording's
+		p.method.Options = []string{allMethods}
 	}
 	first := p.model.Update(snap)
 	if first == len(p.model.Messages) && first > 0 {
