@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"time"
@@ -176,6 +177,7 @@ func (t *Transcript) Update(snap *Snapshot) int {
 	}
 	if !t.continues(snap) {
 		*t = Transcript{Messages: t.Messages[:0], created: snap.Meta.Created, partial: map[SpanID]uint8{}}
+		t.batch = make([]Message, 0, 2*len(snap.Spans)+len(snap.Events)) // about a request and a response each
 	}
 	t.changed = -1
 	// the calls of several rounds among the spans to visit, known
@@ -346,34 +348,51 @@ func (t *Transcript) mergeBatch() int {
 	if len(t.batch) == 0 {
 		return len(t.Messages)
 	}
-	batch := t.batch
-	t.batch = t.batch[:0]
-	slices.SortStableFunc(batch, func(a, b Message) int { return compareAt(a.At, b.At) })
+	batch := sortedByTime(t.batch)
 	// the new lines fall at the end, save a few answered late
 	first := sort.Search(len(t.Messages), func(i int) bool { return t.Messages[i].At > batch[0].At })
-	tail := append([]Message(nil), t.Messages[first:]...)
-	out := t.Messages[:first]
-	i, j := 0, 0
-	for i < len(tail) || j < len(batch) {
-		if j == len(batch) || i < len(tail) && tail[i].At <= batch[j].At {
-			out = append(out, tail[i])
-			i++
-		} else {
-			out = append(out, batch[j])
-			j++
+	if first == len(t.Messages) {
+		t.Messages = append(t.Messages, batch...)
+	} else {
+		tail := append([]Message(nil), t.Messages[first:]...)
+		out := t.Messages[:first]
+		i, j := 0, 0
+		for i < len(tail) || j < len(batch) {
+			if j == len(batch) || i < len(tail) && tail[i].At <= batch[j].At {
+				out = append(out, tail[i])
+				i++
+			} else {
+				out = append(out, batch[j])
+				j++
+			}
 		}
+		t.Messages = out
 	}
-	clear(batch)
-	t.Messages = out
+	clear(t.batch)
+	t.batch = t.batch[:0]
 	return first
 }
 
-func compareAt(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// sortedByTime returns lines in time order, ties in the order they come:
+// lines itself when they are in order already, else a sorted copy (the
+// order is found on indices, which move faster than lines).
+func sortedByTime(lines []Message) []Message {
+	if slices.IsSortedFunc(lines, func(a, b Message) int { return cmp.Compare(a.At, b.At) }) {
+		return lines
 	}
-	return 0
+	idx := make([]int32, len(lines))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp.Compare(lines[a].At, lines[b].At); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	out := make([]Message, len(lines))
+	for i, j := range idx {
+		out[i] = lines[j]
+	}
+	return out
 }
