@@ -188,3 +188,17 @@ func TestEraEverything(t *testing.T) {
 		t.Errorf("badge %q, want auto → legacy · 2025-11-25", got)
 	}
 }
+
+// TestEraRemembered: the recent connections keep each one's era between
+// starts of the app (in its settings file).
+func TestEraRemembered(t *testing.T) {
+	test.NewTempApp(t)
+	file := filepath.Join(t.TempDir(), "settings.json")
+	p := newConnectionPanel(engine.Target{}, openSettings(file, nil))
+	p.remember(engine.Target{Transport: engine.TransportHTTP, URL: "http://127.0.0.1:3000/mcp", Era: engine.EraModern})
+	again := newConnectionPanel(engine.Target{}, openSettings(file, nil))
+	again.Recent.SetSelected("http: http://127.0.0.1:3000/mcp · era modern")
+	if got := eraOfChoice(again.era.Selected); got != engine.EraModern || again.url.Text != "http://127.0.0.1:3000/mcp" {
+		t.Errorf("after a restart the recent connection fills era %q, URL %q; want modern and its URL", got, again.url.Text)
+	}
+}
