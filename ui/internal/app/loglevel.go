@@ -32,16 +32,19 @@ type logLevelControl struct {
 
 func newLogLevelControl() *logLevelControl {
 	c := &logLevelControl{asked: recorder.DefaultLogLevel, route: widget.NewLabel("")}
-	c.route.Truncation = fyne.TextTruncateEllipsis
+	c.route.Wrapping = fyne.TextWrapWord
+	c.route.Importance = widget.LowImportance
 	c.sel = widget.NewSelect(recorder.LogLevels, c.changed)
 	c.setLevel(recorder.DefaultLogLevel)
 	c.route.SetText("the level the next connection asks for")
 	return c
 }
 
-// row is the control as laid out at the top of the Logs tab.
+// row is the control as laid out at the top of the Logs tab: the select,
+// and under it how the level goes to the server, wrapped to the panel's
+// width (on one line it ran past the panel, cut at a few letters).
 func (c *logLevelControl) row() fyne.CanvasObject {
-	return container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Ask the server for"), c.sel, widget.NewLabel("and above:")), nil, c.route)
+	return container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("Ask the server for"), widget.NewLabel("and above"), c.sel), c.route)
 }
 
 // Level is the level chosen, for the next connection to ask for.

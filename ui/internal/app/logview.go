@@ -129,8 +129,13 @@ func newLogView() *logView {
 
 // CreateRenderer implements [fyne.Widget].
 func (v *logView) CreateRenderer() fyne.WidgetRenderer {
-	filters := container.NewBorder(nil, nil,
-		container.NewHBox(widget.NewLabel("Show"), v.show, widget.NewLabel("at least"), v.level, v.logger), nil, v.search)
+	// two filters a line, so that the row fits the panel's column (on
+	// one line it ran past it, under the timeline)
+	filters := container.NewVBox(
+		container.NewGridWithColumns(2,
+			container.NewBorder(nil, nil, widget.NewLabel("Show"), nil, v.show),
+			container.NewBorder(nil, nil, widget.NewLabel("at least"), nil, v.level)),
+		container.NewGridWithColumns(2, v.logger, v.search))
 	top := container.NewVBox(v.control.row(), filters)
 	bottom := container.NewBorder(nil, nil, nil, v.clear, v.count)
 	return widget.NewSimpleRenderer(container.NewBorder(top, bottom, nil, nil, v.list))
