@@ -14,6 +14,12 @@
 #                                2026-07-28), its requests under each
 #     compare                    a serial fan-out recording compared with
 #                                a concurrent one (gui --open --compare)
+#   docs/gui/panel-SCENE-1400x900.png  the panels beside the timeline:
+#     protocol                   the transcript of a three-round call
+#     logs                       the demo's log messages at debug
+#     network                    a fan-out over streamable HTTP, the HTTP
+#                                exchanges (a demo server on loopback)
+#     resources, prompts         the demo server's lists
 #
 # Needs Xvfb, ImageMagick and xwininfo (make screenshot installs them).
 # INSPECTOR_BIN uses a binary instead of building one; ONLY=SCENE makes
@@ -89,6 +95,18 @@ if want compare; then
   "$bin" run --dispatch concurrent --latency 300ms --args '{"n":5,"kind":"sampling"}' --record "$work/concurrent.json" >/dev/null
 fi
 
+if want network; then
+  "$bin" demo-server --http 127.0.0.1:0 >"$work/demo.out" 2>"$work/demo.err" &
+  demo=$!
+  trap 'kill "$demo" 2>/dev/null; cleanup' EXIT
+  for _ in $(seq 100); do
+    [ -s "$work/demo.out" ] && break
+    sleep 0.1
+  done
+  demo_url=$(head -n1 "$work/demo.out")
+  [ -n "$demo_url" ] || { echo "screenshot.sh: the demo server did not start: $(cat "$work/demo.err")" >&2; exit 1; }
+fi
+
 for size in 1400x900 1024x700; do
   screen "$size"
   if want first-run; then
@@ -108,3 +126,24 @@ for size in 1400x900 1024x700; do
       --open "$work/serial.json" --compare "$work/concurrent.json"
   fi
 done
+
+# the panels, at the larger size
+screen 1400x900
+if want protocol; then
+  shoot "$root/docs/gui/panel-protocol-1400x900.png" 4 --autorun --exit-after 7s --tab protocol \
+    --protocol latest --dispatch concurrent --latency 300ms --args '{"n":3,"rounds":3,"kind":"sampling"}'
+fi
+if want logs; then
+  shoot "$root/docs/gui/panel-logs-1400x900.png" 4 --autorun --exit-after 7s --tab logs --log-level debug \
+    --tool slow --args '{"ms":1000}'
+fi
+if want network; then
+  shoot "$root/docs/gui/panel-network-1400x900.png" 4 --autorun --exit-after 7s --tab network \
+    --url "$demo_url" --tool fanout --latency 300ms --args '{"n":5,"kind":"sampling"}'
+fi
+if want resources; then
+  shoot "$root/docs/gui/panel-resources-1400x900.png" 3 --exit-after 6s --tab resources
+fi
+if want prompts; then
+  shoot "$root/docs/gui/panel-prompts-1400x900.png" 3 --exit-after 6s --tab prompts
+fi

@@ -12,6 +12,10 @@ import (
 // calls over.
 const MaxSessions = app.MaxSessions
 
+// TabNames are the panels' tabs, in their order: what [Options.Tab] may
+// name.
+var TabNames = app.TabNames
+
 // FirstRunLatency is the latency the desktop app answers with when the
 // command line names none: long enough that serial and concurrent
 // dispatch look and measure different at a glance (the README's 500 ms
@@ -68,6 +72,9 @@ type Options struct {
 	// WorkloadFile is a workload file (TOML, as inspector run --workload
 	// takes) to open in the Workload panel at start ("" for none).
 	WorkloadFile string
+	// Tab is the panel shown at start, one of [TabNames] in any case
+	// ("" for Workload, where Run is).
+	Tab string
 	// MaxSpans caps the spans a connection's recording keeps
 	// ([recorder.Recording.SetMaxSpans]); 0 keeps every span.
 	MaxSpans int
@@ -100,6 +107,7 @@ func NewMainWindow(a fyne.App, o Options) *MainWindow {
 		OnRecording:  o.OnRecording,
 		Thresholds:   o.Thresholds,
 		WorkloadFile: o.WorkloadFile,
+		Tab:          o.Tab,
 		MaxSpans:     &o.MaxSpans,
 	})
 	return &MainWindow{m: m}

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ Examples:
   inspector gui --autorun --dispatch serial --latency 500ms
   inspector gui --stdio 'node server.mjs' --tool fanout --args '{"n":5}'
   inspector gui --open run.fanout.json
+  inspector gui --tab protocol          # open on the JSON-RPC transcript
   inspector gui --workload load.toml   # its mix, shape and thresholds in the Workload panel
   inspector gui --follow proxy.jsonl   # while inspector proxy --journal proxy.jsonl runs
 
@@ -78,6 +80,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 		windowSize  = fs.String("window-size", "", "open the window `WxH` units large (e.g. 1024x700) instead of 1400x900 made smaller to fit the screen")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the app to `FILE` (read it with go tool pprof), to see where a frame's time goes")
 		push        = addOTLPPushFlag(fs)
+		tab         = fs.String("tab", "", "show the `PANEL` at start: "+strings.ToLower(strings.Join(ui.TabNames, ", "))+" (default workload)")
 		workload    = fs.String("workload", "", "open the workload `FILE` (TOML, as run --workload takes; inspector init writes one) in the Workload panel: Run runs its mix")
 	)
 	var lo runOptions
@@ -165,6 +168,9 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if *tab != "" && !slices.ContainsFunc(ui.TabNames, func(n string) bool { return strings.EqualFold(n, *tab) }) {
+		return usageErr("--tab %q: want one of %s", *tab, strings.ToLower(strings.Join(ui.TabNames, ", ")))
+	}
 	if *open != "" && *follow != "" {
 		return usageErr("--open and --follow both show a file: give one")
 	}
@@ -202,7 +208,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 	catchSignalsEarly()
 	return runWindowSafely(func() int {
 		return runWindow(target, policy, w, *open, serverFlag, *autorun, *exitAfter, *fpsReport, stdout,
-			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap, windowSize: winSize, thresholds: thresholds, compare: *compare, workloadFile: *workload})
+			guiExtras{again: *again, statsReport: *statsReport, follow: *follow, sessions: lo.sessions, onRecording: push.observer("gui", stderr, guiPushFlush), maxSpans: spanCap, windowSize: winSize, thresholds: thresholds, compare: *compare, workloadFile: *workload, tab: *tab})
 	}, stderr)
 }
 
@@ -254,6 +260,7 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w load.Workload
 		Screen:       func() fyne.Size { return screenRoom(a) },
 		Thresholds:   extras.thresholds,
 		WorkloadFile: extras.workloadFile,
+		Tab:          extras.tab,
 	})
 	m.Start()
 
@@ -343,6 +350,7 @@ type guiExtras struct {
 	thresholds   []recorder.Assertion             // --assert
 	compare      string                           // --compare
 	workloadFile string                           // --workload
+	tab          string                           // --tab
 }
 
 // followReport says how a followed journal grew, as a line "follow: …"

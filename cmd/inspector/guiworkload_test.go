@@ -24,3 +24,13 @@ func TestGUIWorkloadFlag(t *testing.T) {
 		t.Errorf("a missing file: exit %d, stderr %q: want 2 and that it cannot be read", code, stderr.String())
 	}
 }
+
+// TestGUITabFlag checks that --tab takes a panel's name in any case and
+// refuses another with the names it takes, before any window opens.
+func TestGUITabFlag(t *testing.T) {
+	var stderr bytes.Buffer
+	code := guiMain([]string{"--tab", "transcript"}, &bytes.Buffer{}, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), `--tab "transcript": want one of server, callbacks, workload, manual, resources, prompts, logs, network, protocol`) {
+		t.Errorf("exit %d, stderr %q: want 2 and the panels' names", code, stderr.String())
+	}
+}

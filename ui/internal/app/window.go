@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,6 +79,9 @@ type Options struct {
 	// WorkloadFile is a workload file to open in the Workload panel at
 	// start (workloadfiles.go).
 	WorkloadFile string
+	// Tab is the panel shown at start, one of [TabNames] in any case;
+	// "" (or a name not among them) shows Workload, where Run is.
+	Tab string
 	// MaxSpans caps the spans a connection's recording keeps; nil means
 	// [recorder.DefaultMaxSpans], 0 keeps every span.
 	MaxSpans *int
@@ -189,6 +193,11 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	)
 	m.wireContentTabs()
 	m.tabs.Select(workloadTab) // open where Run is: the first thing to do is run
+	for _, item := range m.tabs.Items {
+		if opts.Tab != "" && strings.EqualFold(item.Text, opts.Tab) {
+			m.tabs.Select(item)
+		}
+	}
 	m.workload.showPolicy(opts.Policy)
 	// the panels, the timeline and its details side by side: the sides
 	// fold, and give up their room first when the window is narrow
@@ -204,6 +213,10 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.updateTitle()
 	return m
 }
+
+// TabNames are the panels' tabs, in their order: what [Options.Tab] may
+// name.
+var TabNames = []string{"Server", "Callbacks", "Workload", "Manual", "Resources", "Prompts", "Logs", "Network", "Protocol"}
 
 // DefaultWindowSize is the window's size at start on a screen that has
 // room for it.
@@ -395,7 +408,9 @@ func (m *MainWindow) listTools(s *engine.Session) {
 		m.workload.setTools(tools)
 		if m.opts.AutoRun && !m.autoRan {
 			m.autoRan = true
-			m.tabs.SelectIndex(2) // show the run's progress
+			if m.opts.Tab == "" {
+				m.tabs.SelectIndex(2) // show the run's progress, unless another panel was asked for
+			}
 			m.run()
 		}
 	})
