@@ -57,12 +57,17 @@ func TestRunEras(t *testing.T) {
 				t.Run(strings.Join(tt.flags, " "), func(t *testing.T) {
 					args := append(append([]string{"run"}, target...), tt.flags...)
 					args = append(args, "--tool", "fanout", "--args", `{"n":2}`)
-					r := inspector(t, append(args, "--json")...)
+					saved := filepath.Join(t.TempDir(), "run.json")
+					r := inspector(t, append(args, "--json", "--record", saved)...)
 					if r.code != exitOK {
 						t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
 					}
 					if p, e, a := eraOf(t, r); p != tt.protocol || e != tt.era || a != tt.asked {
 						t.Errorf("--json: protocol %q era %q era_asked %q; want %q %q %q", p, e, a, tt.protocol, tt.era, tt.asked)
+					}
+					// report --json on the recording says the same
+					if p, e, a := eraOf(t, inspector(t, "report", "--json", saved)); p != tt.protocol || e != tt.era || a != tt.asked {
+						t.Errorf("report --json: protocol %q era %q era_asked %q; want %q %q %q", p, e, a, tt.protocol, tt.era, tt.asked)
 					}
 					// the call worked on the era it got: two sampling
 					// requests pushed (legacy) or asked for in a round

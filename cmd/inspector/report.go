@@ -260,15 +260,20 @@ func (o *reportOptions) printJSON(stdout io.Writer, snaps []*recorder.Snapshot, 
 			out[i].Slowest = slowestJSON(snaps[i], o.slowest)
 		}
 	}
+	// each with its protocol and era, as run --json gives them
+	objs := make([]any, len(out))
+	for i := range out {
+		objs[i] = withEra(out[i], snaps[i].Meta)
+	}
 	if len(snaps) == 1 {
-		enc.Encode(out[0])
+		enc.Encode(objs[0])
 		return
 	}
 	diffs := recorder.Compare(sums[0], sums[1])
 	if diffs == nil {
 		diffs = []recorder.Difference{}
 	}
-	enc.Encode(map[string]any{"a": out[0], "b": out[1], "differences": diffs})
+	enc.Encode(map[string]any{"a": objs[0], "b": objs[1], "differences": diffs})
 }
 
 // printText prints the summaries as text, A and B and their differences
