@@ -449,6 +449,9 @@ type journalLine struct {
 	Span  *Span  `json:"span,omitempty"`
 	Event *Event `json:"event,omitempty"`
 	Meta  *Meta  `json:"meta,omitempty"`
+	// Exchange is an HTTP exchange as the recording stores it (masked and
+	// bounded); the last line of an exchange wins.
+	Exchange *Exchange `json:"exchange,omitempty"`
 	// End is written by [Journal.Close]: the offset at which the
 	// recording stopped.
 	End *time.Duration `json:"end,omitempty"`
@@ -473,6 +476,7 @@ func loadJournal(data []byte) (*Snapshot, error) {
 	snap := &Snapshot{Meta: *head.Meta, Spans: []*Span{}, Events: []Event{}, Version: 1}
 	var end *time.Duration
 	seen := map[SpanID]int{} // span ID → index in snap.Spans
+	var http exchangeSet
 	for i := 1; i < len(lines); i++ {
 		line := bytes.TrimSpace(lines[i])
 		if len(line) == 0 {
@@ -506,9 +510,18 @@ func loadJournal(data []byte) (*Snapshot, error) {
 			snap.Events = append(snap.Events, *l.Event)
 		case l.Meta != nil:
 			snap.Meta = *l.Meta
+		case l.Exchange != nil:
+			if l.Exchange.ID <= 0 {
+				return nil, fmt.Errorf("the journal is damaged at line %d: exchange id %d", i+1, l.Exchange.ID)
+			}
+			http.add(l.Exchange)
 		case l.End != nil:
 			end = l.End
 		}
+	}
+	snap.HTTP = http.log()
+	if err := checkHTTP(snap.HTTP); err != nil {
+		return nil, fmt.Errorf("the journal's HTTP exchanges: %w", err)
 	}
 	slices.SortFunc(snap.Spans, func(a, b *Span) int { return int(a.ID - b.ID) })
 	slices.SortStableFunc(snap.Events, func(a, b Event) int {

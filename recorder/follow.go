@@ -34,6 +34,7 @@ type Tail struct {
 	spans   []*Span
 	index   map[SpanID]int
 	events  []Event
+	http    exchangeSet
 	end     *time.Duration
 	version uint64
 }
@@ -154,6 +155,14 @@ func (t *Tail) apply(line []byte) (bool, error) {
 		t.events = append(t.events, *l.Event)
 	case l.Meta != nil:
 		t.meta = *l.Meta
+	case l.Exchange != nil:
+		if l.Exchange.ID <= 0 {
+			return false, fmt.Errorf("%s is damaged after byte %d: exchange id %d", t.path, t.off, l.Exchange.ID)
+		}
+		if err := checkHTTP(&HTTPLog{Total: int(l.Exchange.ID), Exchanges: []*Exchange{l.Exchange}}); err != nil {
+			return false, fmt.Errorf("%s: an HTTP exchange: %w", t.path, err)
+		}
+		t.http.add(l.Exchange)
 	case l.End != nil:
 		t.end = l.End
 	default:
@@ -172,7 +181,7 @@ func (t *Tail) Snapshot() *Snapshot {
 	slices.SortFunc(spans, func(a, b *Span) int { return int(a.ID - b.ID) })
 	events := slices.Clone(t.events)
 	slices.SortStableFunc(events, func(a, b Event) int { return cmpDuration(a.At, b.At) })
-	snap := &Snapshot{Meta: t.meta, Spans: spans, Events: events, Version: t.version}
+	snap := &Snapshot{Meta: t.meta, Spans: spans, Events: events, Version: t.version, HTTP: t.http.log()}
 	snap.Now = LastInstant(snap)
 	switch {
 	case t.end != nil:

@@ -25,7 +25,9 @@ const JournalFlushInterval = 200 * time.Millisecond
 //
 // The first line is a header with the recording's metadata; then one line
 // per finished span ({"span":…}), per event ({"event":…}), per change of
-// metadata ({"meta":…}), and {"end":…} when the journal is closed. A span
+// metadata ({"meta":…}), per HTTP exchange as the recording stores it
+// ({"exchange":…}, when it is added and when it ends; the last line of an
+// exchange wins), and {"end":…} when the journal is closed. A span
 // still open is written in its latest state at each flush in which it
 // changed, so a killed run's journal shows what was in flight; the last
 // line of a span wins.
@@ -46,6 +48,11 @@ type Journal struct {
 	closed bool
 	err    error
 	meta   []byte // the last metadata written, to notice changes
+
+	// What was written of the HTTP exchanges: only flush touches these.
+	xwritten map[ExchangeID]journalExchange
+	xversion uint64
+	xdue     bool // an open stream's new events wait for their turn
 
 	stop chan struct{}
 	done chan struct{}
@@ -206,6 +213,7 @@ func (j *Journal) flush(end *time.Duration) error {
 			lines = append([]journalLine{{Meta: &m}}, lines...)
 		}
 	}
+	lines = append(lines, j.exchangeLines(end != nil)...)
 	if end != nil {
 		lines = append(lines, journalLine{End: end})
 	}

@@ -28,9 +28,11 @@ type MergedSource struct {
 	// source's) this source started; Length is how long it recorded.
 	Offset time.Duration `json:"offset"`
 	Length time.Duration `json:"length"`
-	// Spans and Events count what the source held.
+	// Spans and Events count what the source held; HTTP counts the HTTP
+	// exchanges it made (its [HTTPLog].Total), kept in the merge or not.
 	Spans  int `json:"spans"`
 	Events int `json:"events"`
+	HTTP   int `json:"http,omitempty"`
 	// Sessions are the source's sessions as the merge renamed them.
 	Sessions []string `json:"sessions"`
 	// Config is the source's configuration when the sources' differ (when
@@ -52,6 +54,9 @@ func (m MergedSource) End() time.Duration { return m.Offset + m.Length }
 // links and events' span references following, and each source's runs
 // are kept, named "name: Run 1", holding only that source's sessions.
 // Meta.Merged lists the sources.
+//
+// The sources' HTTP exchanges are kept too, each source's shifted and
+// renamed the same way, within [MaxExchanges] (see mergeHTTP).
 //
 // Nothing is aggregated: every span is kept, so counts in the merged
 // [Summary] are the sums of the sources' and its percentiles are those of
@@ -178,6 +183,8 @@ func Merge(snaps []*Snapshot, names []string) (*Snapshot, error) {
 	}
 	slices.SortStableFunc(out.Runs, func(a, b Run) int { return cmp.Compare(a.Start, b.Start) })
 
+	out.HTTP = mergeHTTP(snaps, names, shifts)
+
 	for i, s := range snaps {
 		out.Now = max(out.Now, shifts[i]+s.Now)
 	}
@@ -219,6 +226,9 @@ func mergeMeta(snaps []*Snapshot, names []string, origin time.Time, shifts []tim
 			Name: names[i], Title: s.Meta.Title, Target: s.Meta.Target, Server: s.Meta.Server,
 			Created: s.Meta.Created, Offset: shifts[i], Length: s.Now,
 			Spans: len(s.Spans), Events: len(s.Events), Sessions: sourceSessions(s, names[i]),
+		}
+		if s.HTTP != nil {
+			src.HTTP = s.HTTP.Total
 		}
 		if !sameConfig {
 			src.Config = s.Meta.Config
