@@ -62,10 +62,12 @@ type Message struct {
 	// [Incoming] the server (to the client); 0 for a line that is not a
 	// message (stderr, connection).
 	Direction Direction
-	// Depth is how far it is indented under the call it belongs to: 1
-	// for a round of a multi-round call, a request the server sent
-	// during a call and its answer, a call's progress; 2 for an input
-	// request of a round.
+	// Depth is how far it is indented under the request it belongs to:
+	// 1 for a round of a multi-round call, a request the server sent
+	// during a call and its answer; 2 for an input request of a round.
+	// A notification that belongs to a request (its event's Span: a
+	// call's progress and log messages, a cancellation naming it, the
+	// updates of a subscription) is one deeper than that request.
 	Depth uint8
 	// Span is the request a request, response, call, input or
 	// unanswered line is about; nil for the others.
@@ -199,7 +201,7 @@ func (t *Transcript) Update(snap *Snapshot) int {
 		t.visit(s)
 	}
 	for i := len(t.events); i < len(snap.Events); i++ {
-		t.event(&snap.Events[i])
+		t.event(snap, &snap.Events[i])
 	}
 	t.spans, t.events = snap.Spans, snap.Events
 	return t.merge()
@@ -233,14 +235,11 @@ func (t *Transcript) visit(s *Span) {
 			t.partial[s.ID] = linePending // waits for its end
 			return
 		}
-		t.add(Message{At: s.Received, Type: MessageInput, Direction: Incoming, Depth: 2, Span: s})
+		t.add(Message{At: s.Received, Type: MessageInput, Direction: Incoming, Depth: spanDepth(s), Span: s})
 		delete(t.partial, s.ID)
 		return
 	}
-	depth := uint8(0)
-	if s.Kind == KindRound || s.Direction == Incoming && s.Parent != 0 {
-		depth = 1
-	}
+	depth := spanDepth(s)
 	if st&lineRequest == 0 && s.Received != Unset {
 		typ := MessageRequest
 		if st&lineCall != 0 {
@@ -274,6 +273,19 @@ func (t *Transcript) visit(s *Span) {
 	t.add(answer)
 }
 
+// spanDepth is the depth of the request and response lines of s: 1 for
+// a round of a call and for a request the server sent during a call, 2
+// for an input request of a round, else 0.
+func spanDepth(s *Span) uint8 {
+	switch {
+	case s.Round > 0 && s.RequestID == "" && s.Kind != KindRound:
+		return 2
+	case s.Kind == KindRound || s.Direction == Incoming && s.Parent != 0:
+		return 1
+	}
+	return 0
+}
+
 // markCall turns the request line of the tool call id, added before its
 // first round was recorded, into its call line.
 func (t *Transcript) markCall(id SpanID) {
@@ -305,8 +317,8 @@ func (t *Transcript) markCall(id SpanID) {
 	}
 }
 
-// event adds the line of e, if it is one.
-func (t *Transcript) event(e *Event) {
+// event adds the line of e, one of snap's events, if it is one.
+func (t *Transcript) event(snap *Snapshot, e *Event) {
 	m := Message{At: e.At, Event: e}
 	switch {
 	case e.Kind == EventStderr:
@@ -320,8 +332,13 @@ func (t *Transcript) event(e *Event) {
 		if e.Direction == Outgoing {
 			m.Direction = Outgoing
 		}
-		if e.Span != 0 && e.Kind == EventProgress {
+		if e.Span != 0 {
+			// under the request it belongs to; one thinned out of the
+			// snapshot was a request of its own, not a round
 			m.Depth = 1
+			if s := snap.SpanByID(e.Span); s != nil {
+				m.Depth = spanDepth(s) + 1
+			}
 		}
 	default:
 		return // a note of the inspector's own, not a message

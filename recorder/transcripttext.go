@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -77,7 +78,7 @@ func (m *Message) Line() string {
 	if c := m.Class(); c != "" {
 		b.WriteString("  [" + m.ClassText() + "]")
 	}
-	return b.String()
+	return PlainLine(b.String())
 }
 
 // Arrow shows who wrote the message: "→" the client, "←" the server,
@@ -242,9 +243,25 @@ func compactParams(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// cutLine is s on one line, cut to about n characters with "…".
+// PlainLine returns text a server wrote (a stderr line, a message) as
+// one line that is safe to show: line breaks and tabs become spaces, and
+// the other control characters, with which a terminal's escape sequences
+// start, are shown as U+FFFD, so that they can neither move the cursor
+// nor recolour what follows.
+func PlainLine(s string) string {
+	s = strings.TrimSpace(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// cutLine is s on one line without control characters ([PlainLine]),
+// cut to about n characters with "…".
 func cutLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = PlainLine(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -144,3 +144,74 @@ func TestReportTranscriptRefusesCompare(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit %d saying to leave out --compare", r.code, r.stderr, exitUsage)
 	}
 }
+
+// TestReportTranscriptLogs runs the demo server's slow tool as a stdio
+// subprocess that writes a red line to stderr as it starts, on each
+// protocol era, with log messages asked for at debug: in report
+// --transcript and its --json every log message and progress
+// notification sits under the call it belongs to, one deeper than the
+// call's line, and the stderr line is printed with its escape sequences
+// neutralised.
+func TestReportTranscriptLogs(t *testing.T) {
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(protocol, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), "run.json")
+			server := fmt.Sprintf(`sh -c 'printf "\\033[31mslow server\\033[0m up\\n" >&2; exec %s demo-server'`, inspectorBin)
+			r := inspector(t, "run", "--stdio", server, "--protocol", protocol, "--tool", "slow",
+				"--args", `{"ms":30,"steps":3}`, "--log-level", "debug", "--record", file, "--journal", "off")
+			if r.code != exitOK {
+				t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+			}
+			r = inspector(t, "report", "--transcript", "--json", file)
+			if r.code != exitOK {
+				t.Fatalf("report --transcript --json: exit %d\n%s", r.code, r.stderr)
+			}
+			var lines []transcriptLine
+			if err := json.Unmarshal([]byte(r.stdout), &lines); err != nil {
+				t.Fatalf("report --transcript --json printed no JSON array: %v\n%s", err, r.stdout)
+			}
+			call := slices.IndexFunc(lines, func(l transcriptLine) bool {
+				return l.Method == "tools/call" && (l.Type == "call" || l.Type == "request")
+			})
+			if call < 0 {
+				t.Fatalf("no tools/call in the transcript:\n%s", r.stdout)
+			}
+			logs, progress := 0, 0
+			for i, l := range lines {
+				switch l.Method {
+				case "notifications/message":
+					logs++
+				case "notifications/progress":
+					progress++
+				default:
+					continue
+				}
+				if i < call || l.Span != lines[call].Span || l.Depth != lines[call].Depth+1 {
+					t.Errorf("line %d, %s %q: span %d depth %d; want it after the call's line %d, under it: span %d depth %d",
+						i, l.Method, l.Summary, l.Span, l.Depth, call, lines[call].Span, lines[call].Depth+1)
+				}
+			}
+			// the slow tool logs as it starts, at each of its 3 steps
+			// (with a progress notification each) and as it ends
+			if logs != 5 || progress != 3 {
+				t.Errorf("%d log messages and %d progress notifications, want 5 and 3:\n%s", logs, progress, r.stdout)
+			}
+
+			r = inspector(t, "report", "--transcript", file)
+			if r.code != exitOK {
+				t.Fatalf("report --transcript: exit %d\n%s", r.code, r.stderr)
+			}
+			for _, want := range []string{"←   notifications/message  info slow: step 2 of 3", "←   notifications/progress  2/3 step 2 of 3",
+				"· stderr  \uFFFD[31mslow server\uFFFD[0m up"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("report --transcript has no %q:\n%s", want, r.stdout)
+				}
+			}
+			if strings.ContainsRune(r.stdout, 0x1b) {
+				t.Errorf("report --transcript printed an escape character:\n%q", r.stdout)
+			}
+			t.Logf("report --transcript:\n%s", r.stdout)
+		})
+	}
+}

@@ -112,8 +112,7 @@ func newProtocolView(source func() *recorder.Snapshot) *protocolView {
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(p.stderr) {
-				m := &p.model.Messages[p.stderr[i]]
-				o.(*widget.Label).SetText(strings.TrimSpace(formatSeconds(m.At) + " " + m.Event.Text))
+				o.(*widget.Label).SetText(p.stderrLine(i))
 			}
 		})
 	// two short rows, so that the tab asks the side panels for no more
@@ -373,6 +372,14 @@ func (p *protocolView) line(m *recorder.Message) string {
 		return m.Line() + " (" + st + ")"
 	}
 	return m.Line()
+}
+
+// stderrLine is the i-th line of the Stderr tab: its time and the text,
+// with the control characters a server may write (a terminal's escape
+// sequences) neutralised.
+func (p *protocolView) stderrLine(i int) string {
+	m := &p.model.Messages[p.stderr[i]]
+	return strings.TrimSpace(formatSeconds(m.At) + " " + recorder.PlainLine(m.Event.Text))
 }
 
 // Lines returns the lines shown, as the list shows them.

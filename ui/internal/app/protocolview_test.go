@@ -18,14 +18,15 @@ import (
 
 // protocolSession records a session with the demo server run as a stdio
 // subprocess (this test binary) on protocol 2026-07-28, which writes a
-// line to stderr as it starts: a fan-out of two rounds of three
-// sampling requests, then a call of a tool the server lacks.
+// line to stderr as it starts, in red (a terminal's escape sequences): a
+// fan-out of two rounds of three sampling requests, then a call of a
+// tool the server lacks.
 func protocolSession(t *testing.T) *recorder.Snapshot {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	target := engine.Target{Transport: engine.TransportStdio, Protocol: "2026-07-28",
-		Command: fmt.Sprintf(`sh -c 'echo "demo starting on stdio" >&2; exec %q -test.run=^$'`, os.Args[0]),
+		Command: fmt.Sprintf(`sh -c 'printf "\\033[31mdemo starting\\033[0m on stdio\\n" >&2; exec %q -test.run=^$'`, os.Args[0]),
 		Env:     []string{"UI_TEST_DEMO_STDIO=1", "UI_TEST_DEMO_EXIT_AFTER=30s"}}
 	rec := recorder.New(recorder.Meta{Title: t.Name()})
 	s, err := engine.Connect(ctx, target, engine.DefaultAnswerPolicy(), rec)
@@ -152,13 +153,38 @@ func TestProtocolView(t *testing.T) {
 		}
 	})
 
+	t.Run("log messages under their call", func(t *testing.T) {
+		call := indexOfLine(all, "tools/call  call of several rounds: fanout")
+		logs := 0
+		for i, l := range all {
+			if !strings.Contains(l, "notifications/message") {
+				continue
+			}
+			logs++
+			if !strings.Contains(l, "←   notifications/message") || i < call {
+				t.Errorf("log message %q (line %d) is not indented under the fan-out's call (line %d)", l, i, call)
+			}
+		}
+		if logs == 0 {
+			t.Errorf("the fan-out's log messages are not in the transcript:\n%s", strings.Join(all, "\n"))
+		}
+	})
+
 	t.Run("stderr", func(t *testing.T) {
 		if len(p.stderr) == 0 {
 			t.Fatal("the Stderr tab is empty")
 		}
-		line := p.model.Messages[p.stderr[0]].Event.Text
-		if line != "demo starting on stdio" {
-			t.Errorf("the Stderr tab shows %q", line)
+		if got := p.model.Messages[p.stderr[0]].Event.Text; got != "\x1b[31mdemo starting\x1b[0m on stdio" {
+			t.Errorf("the recording holds the stderr line %q, want it as the server wrote it", got)
+		}
+		got := p.stderrLine(0)
+		if !strings.HasSuffix(got, " \uFFFD[31mdemo starting\uFFFD[0m on stdio") || strings.ContainsRune(got, 0x1b) {
+			t.Errorf("the Stderr tab shows %q, want the escape sequences neutralised", got)
+		}
+		for _, l := range all {
+			if strings.ContainsRune(l, 0x1b) {
+				t.Errorf("a transcript line holds an escape character: %q", l)
+			}
 		}
 	})
 }
