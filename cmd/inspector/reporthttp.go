@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/fanout-inspector/inspector/recorder"
 )
@@ -59,29 +58,29 @@ func printExchange(w io.Writer, x *recorder.Exchange, now time.Duration) {
 	if x.Open() {
 		took = "still open when saved"
 	}
-	fmt.Fprintf(w, "#%d %s %s  %s", x.ID, shownLine(x.Method), shownLine(urlPath(x.URL)), status)
+	fmt.Fprintf(w, "#%d %s %s  %s", x.ID, recorder.PlainLine(x.Method), recorder.PlainLine(urlPath(x.URL)), status)
 	if what != "" {
-		fmt.Fprintf(w, "  %s", shownLine(what))
+		fmt.Fprintf(w, "  %s", recorder.PlainLine(what))
 	}
 	fmt.Fprintf(w, "  %s  at %.3fs", took, x.Sent.Seconds())
 	if x.Session != "" {
-		fmt.Fprintf(w, "  (%s)", shownLine(x.Session))
+		fmt.Fprintf(w, "  (%s)", recorder.PlainLine(x.Session))
 	}
 	fmt.Fprintln(w)
 	if x.Error != "" {
-		fmt.Fprintf(w, "  error: %s\n", shownLine(x.Error))
+		fmt.Fprintf(w, "  error: %s\n", recorder.PlainLine(x.Error))
 	}
 	for _, h := range x.RequestHeaders {
-		fmt.Fprintf(w, "  > %s: %s\n", shownLine(h.Name), shownLine(h.Value))
+		fmt.Fprintf(w, "  > %s: %s\n", recorder.PlainLine(h.Name), recorder.PlainLine(h.Value))
 	}
 	for _, h := range x.ResponseHeaders {
-		fmt.Fprintf(w, "  < %s: %s\n", shownLine(h.Name), shownLine(h.Value))
+		fmt.Fprintf(w, "  < %s: %s\n", recorder.PlainLine(h.Name), recorder.PlainLine(h.Value))
 	}
 	if x.RequestBody != "" {
-		fmt.Fprintf(w, "  request body%s: %s\n", bodySize(x.RequestBody, x.RequestBytes), shownLine(x.RequestBody))
+		fmt.Fprintf(w, "  request body%s: %s\n", bodySize(x.RequestBody, x.RequestBytes), recorder.PlainLine(x.RequestBody))
 	}
 	if x.ResponseBody != "" {
-		fmt.Fprintf(w, "  response body%s: %s\n", bodySize(x.ResponseBody, x.ResponseBytes), shownLine(x.ResponseBody))
+		fmt.Fprintf(w, "  response body%s: %s\n", bodySize(x.ResponseBody, x.ResponseBytes), recorder.PlainLine(x.ResponseBody))
 	}
 	if x.EventCount == 0 && strings.HasPrefix(recorder.HeaderValue(x.ResponseHeaders, "Content-Type"), "text/event-stream") {
 		fmt.Fprintln(w, "  event stream: no events")
@@ -95,16 +94,16 @@ func printExchange(w io.Writer, x *recorder.Exchange, now time.Duration) {
 		for _, e := range x.Events {
 			fmt.Fprintf(w, "    at %.3fs", e.At.Seconds())
 			if e.Event != "" {
-				fmt.Fprintf(w, " event %s", shownLine(e.Event))
+				fmt.Fprintf(w, " event %s", recorder.PlainLine(e.Event))
 			}
 			if e.ID != "" {
-				fmt.Fprintf(w, " id %s", shownLine(e.ID))
+				fmt.Fprintf(w, " id %s", recorder.PlainLine(e.ID))
 			}
 			if e.Data == "" {
 				fmt.Fprintln(w, " (no data)")
 				continue
 			}
-			fmt.Fprintf(w, ": %s\n", shownLine(e.Data))
+			fmt.Fprintf(w, ": %s\n", recorder.PlainLine(e.Data))
 		}
 	}
 }
@@ -124,18 +123,6 @@ func bodySize(kept string, total int64) string {
 		return fmt.Sprintf(" (first %d of %d bytes)", len(kept), total)
 	}
 	return ""
-}
-
-// shownLine keeps text from a server on one line, with its control
-// characters (a terminal's escape sequences) shown as U+FFFD.
-func shownLine(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(strings.TrimSpace(s))
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }
 
 // plural is n and noun, with an s unless n is 1.
