@@ -1,7 +1,6 @@
 package recorder
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -160,14 +159,12 @@ func (m *Message) HTTPStatus(snap *Snapshot) int {
 	if m.Type != MessageResponse || snap == nil || snap.HTTP == nil || ClassOf(m.Span) == "" {
 		return 0
 	}
+	want := wireKey{m.Span.Direction, m.Span.RequestID}
 	for _, x := range snap.HTTP.Exchanges {
-		if x.Method != "POST" || x.RPC != m.Span.Method || x.Session != "" && x.Session != m.Span.Session {
-			continue
+		if x.RPC != m.Span.Method {
+			continue // quicker than reading its body
 		}
-		var body struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal([]byte(x.RequestBody), &body) == nil && string(body.ID) == m.Span.RequestID {
+		if posted, ok := postedRequest(x); ok && posted.key == want && posted.names(m.Span) {
 			return x.Status
 		}
 	}

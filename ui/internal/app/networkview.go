@@ -54,6 +54,14 @@ type networkView struct {
 	rows     []*recorder.Exchange
 	selected recorder.ExchangeID
 	shown    *recorder.Exchange // the exchange in the detail pane
+	log      *recorder.HTTPLog  // the exchanges in rows
+
+	// spans returns the recording the timeline shows, whose requests
+	// the exchanges are linked with; onSelectSpan is called with the
+	// request of an exchange clicked (networklink.go).
+	spans        func() *recorder.Snapshot
+	onSelectSpan func(recorder.SpanID)
+	links        recorder.ExchangeLinks
 }
 
 // newNetworkView makes the Network tab; source says what to show.
@@ -71,6 +79,7 @@ func newNetworkView(source func() networkShown) *networkView {
 		if i < len(v.rows) {
 			v.selected = v.rows[i].ID
 			v.showDetail(v.rows[i])
+			v.exchangeClicked(v.rows[i])
 		}
 	}
 	v.detail = widget.NewRichText()
@@ -113,7 +122,7 @@ func (v *networkView) refresh() {
 		return
 	}
 	v.key, v.now = s.key, s.now
-	v.rows = nil
+	v.rows, v.log = nil, s.log
 	if s.log != nil {
 		v.rows = s.log.Exchanges
 	}

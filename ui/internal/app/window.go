@@ -172,6 +172,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.timeline = NewTimelineView()
 	m.protocol = newProtocolView(m.timeline.snapshot)
 	m.protocol.linkTimeline(m.timeline)
+	m.network.linkTimeline(m.timeline)
 	m.protocol.start()
 	m.wire()
 	m.workload.setThresholds(opts.Thresholds)
