@@ -18,7 +18,8 @@ const maxCancelNotes = 1000
 // message of the session. The cancellation of a call the inspector gave
 // up on is recorded by the call as it ends, with its span (call.go): the
 // SDK writes it afterwards, off the call's path, and it is not recorded
-// twice.
+// twice. One written after its request ended (the listen the SDK ends) is
+// recorded with that request's span.
 func (s *Session) clientNotification(method string, params json.RawMessage) {
 	n := wire.ReadNotification("client", method, params)
 	ev := recorder.Event{At: s.rec.Now(), Session: s.name, Kind: n.Kind, Method: method,
@@ -27,6 +28,7 @@ func (s *Session) clientNotification(method string, params json.RawMessage) {
 		if c := s.wire.caller(n.Cancels); c != nil || s.wire.cancelRecorded(n.Cancels) {
 			return // its call records it as it ends, or did
 		}
+		ev.Span = s.wire.endedSpan(n.Cancels)
 	}
 	s.rec.AddEvent(ev)
 }
@@ -64,4 +66,23 @@ func (w *wireState) cancelRecorded(key string) bool {
 	}
 	delete(w.cancelNoted, key)
 	return true
+}
+
+// noteEnded notes that the client request with id key, of span, was
+// answered or forgotten. Call it with w.mu held.
+func (w *wireState) noteEnded(key string, span recorder.SpanID) {
+	if w.endedSpans == nil || len(w.endedSpans) >= maxCancelNotes {
+		w.endedSpans = map[string]recorder.SpanID{}
+	}
+	w.endedSpans[key] = span
+}
+
+// answeredSpan returns the span of the answered client request with id
+// key, forgetting it, or 0.
+func (w *wireState) endedSpan(key string) recorder.SpanID {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	span := w.endedSpans[key]
+	delete(w.endedSpans, key)
+	return span
 }

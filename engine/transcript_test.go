@@ -195,10 +195,16 @@ func TestTranscriptHoldsEveryMessage(t *testing.T) {
 			}
 
 			text := strings.Join(lines(msgs), "\n")
-			want := []string{"→ notifications/initialized", "→ #1 initialize", "←   notifications/progress", "→ notifications/roots/list_changed", "[unknown tool -32602]"}
+			// the fan-out's log message and progress under its call
+			want := []string{"→ notifications/initialized", "→ #1 initialize", "←   notifications/progress", "→ notifications/roots/list_changed",
+				"←   notifications/message  info fanout: 3 sampling requests", "[unknown tool -32602]"}
 			if protocol >= wire.RoundsProtocol {
+				// and the cancellation of the listen, written once it
+				// was answered, under the listen
 				want = []string{"→ #1 server/discover", "→ tools/call  call of several rounds: fanout", "→   #", "round 2: fanout",
-					"input_required: 3 input requests", "←     sampling/createMessage  input request r2-0 of round 2", "[unknown tool -32602]"}
+					"input_required: 3 input requests", "←     sampling/createMessage  input request r2-0 of round 2",
+					"←   notifications/message  info fanout: 6 sampling requests in 2 rounds", "[unknown tool -32602]",
+					"→ #2 subscriptions/listen", "→   notifications/cancelled  the client cancelled its request 2"}
 			}
 			for _, w := range want {
 				if !strings.Contains(text, w) {

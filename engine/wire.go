@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/fanout-inspector/inspector/internal/wire"
+	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -30,6 +31,11 @@ type wireState struct {
 
 	protocolEvents wire.ProtocolEvents // protocol_error events recorded so far
 	cancelNoted    map[string]bool     // ids whose cancellation a call recorded (clientnotify.go)
+	// endedSpans are the spans of the client requests answered or
+	// forgotten, by id key, for a cancellation the client writes after
+	// its request ended (the listen's); bounded like cancelNoted
+	// (clientnotify.go)
+	endedSpans map[string]recorder.SpanID
 }
 
 func newWireState() *wireState {
@@ -88,7 +94,11 @@ func (w *wireState) sent(key string, c *call) {
 func (w *wireState) reply(key string, refusal bool) (*call, wire.Pairing) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.out.Answer(key, refusal)
+	c, pairing := w.out.Answer(key, refusal)
+	if c != nil {
+		w.noteEnded(key, c.span)
+	}
+	return c, pairing
 }
 
 // caller returns the client call written with id key and not yet
@@ -107,6 +117,7 @@ func (w *wireState) forget(c *call) {
 	for _, key := range c.ids {
 		if o, ok := w.out.Get(key); ok && o == c {
 			w.out.Drop(key)
+			w.noteEnded(key, c.span)
 		}
 	}
 	c.ids = nil
@@ -118,6 +129,7 @@ func (w *wireState) reset() {
 	w.mu.Lock()
 	clear(w.in)
 	clear(w.answering)
+	clear(w.endedSpans)
 	w.out.Clear()
 	w.mu.Unlock()
 }
