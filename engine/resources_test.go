@@ -157,6 +157,14 @@ func TestSubscribeBothEras(t *testing.T) {
 			}) {
 				t.Errorf("no acknowledgement on the listen's span %d", u.Span)
 			}
+			// in the transcript the update sits under its subscription
+			msgs := recorder.TranscriptOf(snap)
+			req := slices.IndexFunc(msgs, func(m recorder.Message) bool { return m.Span != nil && m.Span.ID == u.Span })
+			upd := slices.IndexFunc(msgs, func(m recorder.Message) bool { return m.Method() == "notifications/resources/updated" })
+			if req < 0 || upd < req || msgs[upd].Depth != msgs[req].Depth+1 ||
+				!strings.Contains(msgs[upd].Line(), "←   notifications/resources/updated  resource updated: "+demo.ClockURI) {
+				t.Errorf("the transcript's first update (line %d) is not indented under its %s (line %d):\n%s", upd, method, req, strings.Join(lines(msgs), "\n"))
+			}
 
 			if err := s.Unsubscribe(ctx, demo.ClockURI); err != nil {
 				t.Fatal(err)
