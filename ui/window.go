@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/load"
+	"github.com/fanout-inspector/inspector/internal/workloadfile"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/fanout-inspector/inspector/ui/internal/app"
 )
@@ -11,6 +12,15 @@ import (
 // MaxSessions is the most sessions one run of the app may spread its
 // calls over.
 const MaxSessions = app.MaxSessions
+
+// CheckWorkloadFile says whether the app can run the workload file f as
+// the Workload panel would open it: its load, mix and thresholds valid
+// and its sessions at most [MaxSessions]. The error names the line at
+// fault.
+func CheckWorkloadFile(f *workloadfile.File) error {
+	_, _, err := app.CheckWorkloadFile(f)
+	return err
+}
 
 // TabNames are the panels' tabs, in their order: what [Options.Tab] may
 // name.

@@ -151,7 +151,7 @@ func guiMain(args []string, stdout, stderr io.Writer) int {
 			return usageErr("%s", explainWorkload(err))
 		}
 	}
-	if err := checkWorkloadFile(*workload); err != nil {
+	if err := checkWorkloadFile(*workload, ui.CheckWorkloadFile); err != nil {
 		return exitWith(stderr, "gui", err, nil)
 	}
 	if *autorun && w.Tool == "" && *workload == "" {

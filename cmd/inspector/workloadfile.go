@@ -114,10 +114,12 @@ func (p *runPlan) loadWorkloadFile(fs *flag.FlagSet) error {
 	return nil
 }
 
-// checkWorkloadFile reads the gui's --workload FILE ("" for none) as the
-// Workload panel will, so that a file that cannot run is refused before
-// the window opens, at its line.
-func checkWorkloadFile(path string) error {
+// checkWorkloadFile reads the gui's --workload FILE ("" for none) and
+// checks it with fits, the Workload panel's own check, so that a file the
+// app cannot run (one it could not read, a bad line, more sessions than
+// the app spreads a run over) is refused before the window opens, at its
+// line.
+func checkWorkloadFile(path string, fits func(*workloadfile.File) error) error {
 	if path == "" {
 		return nil
 	}
@@ -129,11 +131,7 @@ func checkWorkloadFile(path string) error {
 		}
 		return usageError("--workload %s: cannot read the file: %v", path, err)
 	}
-	w, _, err := wf.Workload()
-	if err == nil {
-		_, err = wf.Checks(len(w.Operations))
-	}
-	if err != nil {
+	if err := fits(wf); err != nil {
 		return &exitError{code: exitUsage, msg: err.Error()}
 	}
 	return nil

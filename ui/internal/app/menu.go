@@ -82,7 +82,7 @@ func (m *MainWindow) buildMenu() {
 	export := fyne.NewMenuItem("Export", nil)
 	export.ChildMenu = fyne.NewMenu("", exportItems...)
 
-	quit := item("Quit", shortcut(fyne.KeyQ, ctrl), m.Quit)
+	quit := item("Quit", shortcut(fyne.KeyQ, ctrl), m.quitAsked)
 	quit.IsQuit = true
 	file := fyne.NewMenu("File",
 		item("Open recording…", shortcut(fyne.KeyO, ctrl), m.openDialog),

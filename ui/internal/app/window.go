@@ -210,6 +210,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	w.Resize(windowSize(opts))
 	m.buildMenu()
 	w.SetOnClosed(m.Close)
+	w.SetCloseIntercept(m.closeAsked) // a person's close asks about unsaved workload changes
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { m.dropped(uris) })
 	m.updateTitle()
 	return m
@@ -587,8 +588,9 @@ func (m *MainWindow) do(f func()) {
 }
 
 // Quit ends the connection (so that its journal ends cleanly), then quits
-// the app. Call it on the main goroutine: the File menu's Quit (Ctrl+Q)
-// does, and so does the command for SIGINT and SIGTERM, through fyne.Do.
+// the app, without asking about unsaved workload changes. Call it on the
+// main goroutine: the command does for SIGINT, SIGTERM and --exit-after,
+// through fyne.Do, and the File menu's Quit (Ctrl+Q) once it asked.
 func (m *MainWindow) Quit() {
 	m.Close()
 	m.app.Quit()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"fyne.io/fyne/v2"
+
 	"github.com/fanout-inspector/inspector/engine"
 )
 
@@ -102,13 +104,48 @@ func (p *workloadPanel) toggleRaw(on bool) {
 // showArgs shows the form or the raw entry.
 func (p *workloadPanel) showArgs() {
 	p.argsBox.RemoveAll()
+	if p.argsNote != nil {
+		p.argsBox.Add(p.argsNote)
+	}
 	if p.rawJSON.Checked || p.form == nil {
 		p.argsBox.Add(p.raw)
 	} else {
 		p.argsBox.Add(p.form)
 	}
+	p.showArgsUse()
 	p.argsBox.Refresh()
 	// The panel is on screen from the start (the window opens on it):
 	// lay it out again, as the arguments changed its height.
 	p.Refresh()
+}
+
+// showArgsUse greys out the Tool's arguments (the form's fields, the raw
+// entry and its check) while the mix has operations, as Run then runs the
+// mix and does not send them; the note above them says so. With no
+// operations they are enabled again.
+func (p *workloadPanel) showArgsUse() {
+	if p.argsNote == nil {
+		return
+	}
+	off := len(p.mixRows) > 0
+	inputs := []fyne.Disableable{p.rawJSON, p.raw}
+	if p.form != nil {
+		for _, f := range p.form.Fields() {
+			if in, ok := f.Input().(fyne.Disableable); ok {
+				inputs = append(inputs, in)
+			}
+		}
+	}
+	for _, in := range inputs {
+		if off {
+			in.Disable()
+		} else {
+			in.Enable()
+		}
+	}
+	if off {
+		p.argsNote.Show()
+	} else {
+		p.argsNote.Hide()
+	}
 }

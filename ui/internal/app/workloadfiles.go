@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/internal/outfile"
 	"github.com/fanout-inspector/inspector/internal/workloadfile"
 	"github.com/fanout-inspector/inspector/recorder"
@@ -38,6 +38,9 @@ type workloadFileInputs struct {
 	// onOpenFile, onSaveFile and onSaveFileAs ask the window for a file
 	// dialog, or to save to filePath.
 	onOpenFile, onSaveFile, onSaveFileAs func()
+	// unsavedAsk is the question about unsaved changes while it is
+	// shown (workloadunsaved.go).
+	unsavedAsk *dialog.CustomDialog
 }
 
 // unsavedMark follows the file's name while the panel holds changes not
@@ -77,7 +80,7 @@ func (p *workloadPanel) showFile() {
 	text := "none: Save as… writes one, Open… reads one"
 	if p.filePath != "" {
 		text = filepath.Base(p.filePath)
-		if now, err := p.fileText(); err != nil || !bytes.Equal(now, p.fileSaved) {
+		if p.unsaved() {
 			text += unsavedMark
 		}
 	}
@@ -115,16 +118,9 @@ func (p *workloadPanel) openWorkload(path string) error {
 		}
 		return fmt.Errorf("cannot read %s: %v", path, err)
 	}
-	w, sessions, err := f.Workload()
+	w, sessions, err := CheckWorkloadFile(f)
 	if err != nil {
 		return err
-	}
-	if _, err := f.Checks(len(w.Operations)); err != nil {
-		return err
-	}
-	if sessions > MaxSessions {
-		return f.ErrorAt("load.sessions", "load.sessions %d: the app spreads a run over at most %d sessions (inspector run --workload takes up to %d)",
-			sessions, MaxSessions, workloadfile.MaxSessions)
 	}
 	p.setWorkload(w)
 	p.setSessions(sessions)
@@ -138,6 +134,27 @@ func (p *workloadPanel) openWorkload(path string) error {
 	p.showProblem("")
 	p.showFile()
 	return nil
+}
+
+// CheckWorkloadFile returns the workload the app runs from the file f and
+// the sessions it spreads it over, or an error at the line at fault: the
+// file's load, mix and thresholds must be valid, and its sessions within
+// the app's [MaxSessions]. The Workload panel opens a file through it,
+// and `inspector gui --workload` checks its file with it before the
+// window opens.
+func CheckWorkloadFile(f *workloadfile.File) (load.Workload, int, error) {
+	w, sessions, err := f.Workload()
+	if err != nil {
+		return load.Workload{}, 0, err
+	}
+	if _, err := f.Checks(len(w.Operations)); err != nil {
+		return load.Workload{}, 0, err
+	}
+	if sessions > MaxSessions {
+		return load.Workload{}, 0, f.ErrorAt("load.sessions", "load.sessions %d: the app spreads a run over at most %d sessions (inspector run --workload takes up to %d)",
+			sessions, MaxSessions, workloadfile.MaxSessions)
+	}
+	return w, sessions, nil
 }
 
 // saveWorkload writes the panel as the workload file at path (a new file
@@ -231,7 +248,7 @@ func (m *MainWindow) workloadOpenDialog() {
 		path := r.URI().Path()
 		r.Close()
 		m.rememberDir(path)
-		m.openWorkloadFile(path)
+		m.openWorkloadAsked(path)
 	}, m.window)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".toml"}))
 	m.startIn(d.SetLocation)

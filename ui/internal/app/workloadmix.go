@@ -41,6 +41,9 @@ type mixInputs struct {
 	onNames   func()
 	onEdited  func() // any field of the panel changed (workloadfiles.go)
 	mixLoaded bool   // rows are being filled in: do not report edits
+	// argsNote says why the Tool's arguments are greyed out while the
+	// mix has rows (workloadargs.go).
+	argsNote *widget.Label
 }
 
 // mixRow is one operation's row.
@@ -60,6 +63,9 @@ func (p *workloadPanel) newMixSection() *widget.Accordion {
 	p.mixBox = container.NewVBox()
 	p.mixNote = widget.NewLabel("")
 	p.mixNote.Wrapping = fyne.TextWrapWord
+	p.argsNote = widget.NewLabel("Not sent while the Mix below has operations: Run runs the mix, each operation with its own args. Remove the operations to call the Tool with these arguments.")
+	p.argsNote.Wrapping = fyne.TextWrapWord
+	p.argsNote.Importance = widget.WarningImportance
 	p.addOp = widget.NewButtonWithIcon("Add operation", theme.ContentAddIcon(), func() {
 		op := load.Operation{Method: engine.MethodCallTool, Name: p.tool.Selected, Weight: 1}
 		if a, err := p.Args(); err == nil && op.Name != "" {
@@ -247,6 +253,7 @@ func (p *workloadPanel) showMixNote() {
 	if p.mixNote == nil {
 		return
 	}
+	p.showArgsUse()
 	if len(p.mixRows) == 0 {
 		p.mixNote.SetText("No operations: Run calls the Tool above. Add operations (or open a workload file) to run a mix, each call picking one by its weight.")
 		return
