@@ -60,14 +60,16 @@ func (m *Message) Line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%7.3fs %s ", m.At.Seconds(), m.Arrow())
 	b.WriteString(strings.Repeat("  ", int(m.Depth)))
+	// the id, the method and the summary are as the server wrote them:
+	// without their control characters
 	if id := m.ID(); id != "" {
-		b.WriteString("#" + id + " ")
+		b.WriteString("#" + PlainLine(id) + " ")
 	}
 	switch m.Type {
 	case MessageStderr, MessageConnection, MessageProtocolError:
 		b.WriteString(strings.ReplaceAll(m.Type.String(), "_", " "))
 	default:
-		b.WriteString(m.Method())
+		b.WriteString(PlainLine(m.Method()))
 	}
 	if m.Type == MessageResponse {
 		b.WriteString(" answered")
@@ -78,7 +80,7 @@ func (m *Message) Line() string {
 	if c := m.Class(); c != "" {
 		b.WriteString("  [" + m.ClassText() + "]")
 	}
-	return PlainLine(b.String())
+	return b.String()
 }
 
 // Arrow shows who wrote the message: "→" the client, "←" the server,
