@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,12 +120,13 @@ func (l *ExchangeLinks) updateExchanges(log *HTTPLog) {
 			}
 		}
 	}
-	if log == nil || kept < len(l.seen) {
-		l.seen, l.byMsg = nil, nil // exchanges were dropped: read them all again
-	}
 	l.log = log
 	if log == nil {
+		l.seen, l.byMsg = nil, nil
 		return
+	}
+	if kept < len(l.seen) {
+		l.forgetDropped(log)
 	}
 	if l.seen == nil {
 		l.seen, l.byMsg = map[ExchangeID]*carrier{}, map[wireKey][]carried{}
@@ -143,6 +145,28 @@ func (l *ExchangeLinks) updateExchanges(log *HTTPLog) {
 		c.read()
 		for _, m := range c.messages[n:] {
 			l.byMsg[m.key] = append(l.byMsg[m.key], m)
+		}
+	}
+}
+
+// forgetDropped forgets the exchanges no longer in log.
+func (l *ExchangeLinks) forgetDropped(log *HTTPLog) {
+	in := make(map[ExchangeID]bool, len(log.Exchanges))
+	for _, x := range log.Exchanges {
+		in[x.ID] = true
+	}
+	for id, c := range l.seen {
+		if in[id] {
+			continue
+		}
+		delete(l.seen, id)
+		for _, m := range c.messages {
+			list := slices.DeleteFunc(l.byMsg[m.key], func(o carried) bool { return o.exchange == id })
+			if len(list) == 0 {
+				delete(l.byMsg, m.key)
+			} else {
+				l.byMsg[m.key] = list
+			}
 		}
 	}
 }
@@ -226,14 +250,22 @@ func (l *ExchangeLinks) Exchange(id SpanID) ExchangeID {
 	}
 	var best *carried
 	var bestGap time.Duration
-	for i, m := range l.byMsg[wireKey{s.Direction, s.RequestID}] {
+	list := l.byMsg[wireKey{s.Direction, s.RequestID}]
+	for i, m := range list {
 		if !m.names(s) {
 			continue
 		}
 		gap := absDuration(m.at - m.timeOf(s))
-		if best == nil || best.answer && !m.answer || best.answer == m.answer && gap < bestGap {
-			best, bestGap = &l.byMsg[wireKey{s.Direction, s.RequestID}][i], gap
+		if best != nil && (!best.answer || m.answer) && (best.answer != m.answer || gap >= bestGap) {
+			continue // not better than best
 		}
+		// only a message whose own request is s (or s's call or
+		// round): not another request of the same id, its exchange
+		// dropped
+		if o := l.spanOf(m); o == nil || o.ID != s.ID && o.Parent != s.ID && s.Parent != o.ID {
+			continue
+		}
+		best, bestGap = &list[i], gap
 	}
 	if best == nil {
 		return 0
