@@ -76,6 +76,14 @@ func TestNetworkTimelineLink(t *testing.T) {
 				t.Errorf("the Gantt's selection moved to %+v", sel)
 			}
 
+			// The Network tab hidden, the Gantt leaves its selection be.
+			selectTabNamed(t, m, "Protocol")
+			m.timeline.gantt.Select(echo.ID)
+			if m.network.selected != want.ID {
+				t.Errorf("with the Network tab hidden, selecting echo in the Gantt moved its selection to exchange %d", m.network.selected)
+			}
+			selectTabNamed(t, m, "Network")
+
 			if protocol != "2025-11-25" {
 				return // on 2026-07-28 sampling is an input request of a round: no message of its own
 			}
