@@ -142,3 +142,19 @@ func BenchmarkExchangeLinks(b *testing.B) {
 	}
 	b.ReportMetric(float64(first.Microseconds()), "µs-first")
 }
+
+// FuzzExchangeBodies: whatever a body or an event holds, reading it for
+// the messages it carried gives ids as spans keep them, and never
+// panics.
+func FuzzExchangeBodies(f *testing.F) {
+	for _, seed := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `[{"id":"a","result":{}}]`, `{"id":`, `{"method":"x","id":1.5e3,"params":{"a":[`, `[`, `{"error":`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		eachMessage(body, func(id, method string, answer bool) {
+			if id == "" || answer && method != "" {
+				t.Errorf("%q gave id %q, method %q, answer %v", body, id, method, answer)
+			}
+		})
+	})
+}

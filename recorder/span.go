@@ -29,6 +29,7 @@
 // (method, status, headers, bounded bodies, an event stream's events),
 // its credentials masked as it enters ([Recording.AddExchange],
 // [Snapshot].HTTP): the Network view of the traffic itself.
+// [ExchangeLinks] pairs each exchange with the request it carried.
 // docs/recording-format.md describes every format.
 package recorder
 
