@@ -143,9 +143,16 @@ func (p *workloadPanel) showArgsUse() {
 			in.Enable()
 		}
 	}
+	if off == p.argsNote.Visible() {
+		return
+	}
 	if off {
 		p.argsNote.Show()
 	} else {
 		p.argsNote.Hide()
+	}
+	if p.below != nil { // built: the note takes room, or gives it back
+		p.argsBox.Refresh()
+		p.below.Refresh()
 	}
 }
