@@ -160,6 +160,10 @@ const (
 	lineRequest uint8 = 1 << iota // its request (or call) line
 	lineCall                      // its rounds were seen: it is a call
 	linePending                   // set for every span in partial
+	// lineNoID: its request line was written before the span had its
+	// JSON-RPC id (a request recorded as it was being sent); the line is
+	// given the span again once it has one, or it would read without it
+	lineNoID
 )
 
 // TranscriptOf returns the transcript of snap.
@@ -247,6 +251,12 @@ func (t *Transcript) visit(s *Span) {
 		}
 		t.add(Message{At: s.Received, Type: typ, Direction: s.Direction, Depth: depth, Span: s})
 		st |= lineRequest
+		if s.RequestID == "" {
+			st |= lineNoID
+		}
+	} else if st&lineNoID != 0 && s.RequestID != "" {
+		t.renewRequestLine(s)
+		st &^= lineNoID
 	}
 	if s.Open() {
 		t.partial[s.ID] = st | linePending
@@ -271,6 +281,26 @@ func (t *Transcript) visit(s *Span) {
 		}
 	}
 	t.add(answer)
+}
+
+// renewRequestLine gives the request (or call) line of s the span as it
+// is now, with the id it was sent with.
+func (t *Transcript) renewRequestLine(s *Span) {
+	for i := len(t.batch) - 1; i >= 0; i-- {
+		if m := &t.batch[i]; (m.Type == MessageRequest || m.Type == MessageCall) && m.Span.ID == s.ID {
+			m.Span = s
+			return
+		}
+	}
+	for i := len(t.Messages) - 1; i >= 0; i-- {
+		if m := &t.Messages[i]; (m.Type == MessageRequest || m.Type == MessageCall) && m.Span.ID == s.ID {
+			m.Span = s
+			if t.changed < 0 || i < t.changed {
+				t.changed = i
+			}
+			return
+		}
+	}
 }
 
 // spanDepth is the depth of the request and response lines of s: 1 for

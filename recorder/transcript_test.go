@@ -219,3 +219,31 @@ func TestTranscriptCallSeenBeforeItsRounds(t *testing.T) {
 		t.Errorf("after its first round:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// TestTranscriptRequestGetsItsID checks that a request recorded before
+// its JSON-RPC id was known (as it was being sent) reads with the id once
+// the span has it, in a transcript kept up to date as in one built at
+// once: the live Protocol tab showed "→ tools/call" where the finished
+// transcript showed "→ #4 tools/call".
+func TestTranscriptRequestGetsItsID(t *testing.T) {
+	rec := New(Meta{})
+	var live Transcript
+	sp := NewSpan("s1", Outgoing, "tools/call")
+	sp.Name, sp.Received, sp.Queued, sp.Serving = "no-such-tool", time.Millisecond, time.Millisecond, time.Millisecond
+	id := rec.Begin(sp)
+	live.Update(rec.Snapshot())
+	if got := live.Messages[0].Line(); strings.Contains(got, "#4") {
+		t.Fatalf("before it has an id the line reads %q", got)
+	}
+	rec.Update(id, func(s *Span) { s.RequestID = "4" })
+	live.Update(rec.Snapshot())
+	rec.End(id, 2*time.Millisecond, Outcome{Status: StatusOK})
+	live.Update(rec.Snapshot())
+	want := linesOf(TranscriptOf(rec.Snapshot()))
+	if got := linesOf(live.Messages); !slices.Equal(got, want) {
+		t.Errorf("kept up to date:\n%s\nbuilt at once:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(live.Messages[0].Line(), "#4 tools/call") {
+		t.Errorf("the request line reads %q, want its id", live.Messages[0].Line())
+	}
+}
