@@ -169,7 +169,7 @@ func TestEraEverything(t *testing.T) {
 		t.Fatalf("picking the entry shows era %q, want modern", m.connection.era.Selected)
 	}
 	test.Tap(m.connection.connectBtn)
-	loop.waitFor(t, "the error dialog", 30*time.Second, func() bool { return len(m.errors.Shown()) > 0 })
+	loop.waitFor(t, "the error dialog", 90*time.Second, func() bool { return len(m.errors.Shown()) > 0 })
 	errs := m.errors.Shown()
 	if len(errs) != 1 || !strings.Contains(errs[0], "the server does not speak the modern era (2026-07-28): server/discover failed") ||
 		!strings.Contains(errs[0], "connect with era auto to fall back to initialize (2025-11-25) on such a server, or era legacy") {
@@ -181,7 +181,7 @@ func TestEraEverything(t *testing.T) {
 
 	m.connection.era.SetSelected(eraChoice(engine.EraAuto))
 	test.Tap(m.connection.connectBtn)
-	loop.waitFor(t, "the session on auto", 30*time.Second, func() bool {
+	loop.waitFor(t, "the session on auto", 90*time.Second, func() bool {
 		return m.bridge.session() != nil && m.connection.badge.Visible()
 	})
 	if got := m.connection.badge.Text(); got != "auto → legacy · 2025-11-25" {
