@@ -170,7 +170,9 @@ func eventLine(e recorder.Event) logLine {
 	if text == "" {
 		text = e.Method
 	}
-	l := logLine{kind: e.Kind, text: fmt.Sprintf("%9.3fs %-10s %s", e.At.Seconds(), e.Kind, text), rank: -1}
+	// a server's text: its escape sequences and line breaks shown as
+	// such, not acted on (recorder.PlainLine, as the transcript does)
+	l := logLine{kind: e.Kind, text: fmt.Sprintf("%9.3fs %-10s %s", e.At.Seconds(), e.Kind, recorder.PlainLine(text)), rank: -1}
 	if m, ok := recorder.LogOf(e); ok {
 		l.log, l.level, l.rank, l.by = true, m.Level, recorder.LogLevelRank(m.Level), m.Logger
 	}

@@ -210,3 +210,13 @@ func TestLogsTabGolden(t *testing.T) {
 	})
 	assertImage(t, "logs_tab.png", w.Canvas().Capture())
 }
+
+// TestLogLineNeutralised checks that a server's escape sequences and line
+// breaks in a stderr line or a log message are shown as such in the Logs
+// tab, not handed to the text as they came.
+func TestLogLineNeutralised(t *testing.T) {
+	l := eventLine(recorder.Event{At: time.Second, Kind: recorder.EventStderr, Text: "\x1b[31mred\x1b[0m\nnext"})
+	if strings.ContainsAny(l.text, "\x1b\n") || !strings.Contains(l.text, "\uFFFD[31mred\uFFFD[0m next") {
+		t.Errorf("the line reads %q, want its escapes shown as \uFFFD and the break as a space", l.text)
+	}
+}
