@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -19,20 +18,12 @@ import (
 type promptsPanel struct {
 	widget.BaseWidget
 
-	// do runs f on the main goroutine (while the window is open);
-	// onError shows an error.
-	do      func(f func())
-	onError func(doing string, err error)
+	catalogTab // the session, and listing its prompts
 
-	session *engine.Session
-	listed  bool // the session's prompts were asked for
-	shownUp bool // the tab is showing
 	prompts []engine.Prompt
 	chosen  int // the selected prompt, -1 when none
 
 	list     *widget.List
-	status   *widget.Label
-	refresh  *widget.Button
 	about    *widget.Label
 	form     *SchemaForm // the chosen prompt's arguments, or nil
 	formBox  *fyne.Container
@@ -43,11 +34,9 @@ type promptsPanel struct {
 }
 
 func newPromptsPanel() *promptsPanel {
-	p := &promptsPanel{chosen: -1, do: fyne.Do, onError: func(string, error) {}}
+	p := &promptsPanel{chosen: -1}
 	p.ExtendBaseWidget(p)
-	p.status = widget.NewLabel("Not connected.")
-	p.status.Truncation = fyne.TextTruncateEllipsis
-	p.refresh = widget.NewButton("Refresh", p.listAll)
+	p.initCatalog("prompts", p.listPrompts)
 	p.list = widget.NewList(func() int { return len(p.prompts) },
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
@@ -83,67 +72,27 @@ func (p *promptsPanel) CreateRenderer() fyne.WidgetRenderer {
 // setSession shows session s (nil: none): its prompts are asked for when
 // the tab shows.
 func (p *promptsPanel) setSession(s *engine.Session) {
-	if s == p.session {
+	if !p.newSession(s) {
 		return
 	}
-	p.session, p.listed = s, false
 	p.prompts, p.chosen = nil, -1
 	p.list.UnselectAll()
 	p.list.Refresh()
 	p.messages.RemoveAll()
-	p.status.SetText("Not connected.")
-	if s != nil {
-		p.status.SetText("Connected: Refresh lists the server's prompts.")
-		if p.shownUp {
-			p.listAll()
-		}
-	}
+	p.sessionShown()
 	p.showChosen()
 }
 
-// shown tells the panel that its tab is showing (or not): the first time
-// with a session, it lists.
-func (p *promptsPanel) shown(on bool) {
-	p.shownUp = on
-	if on && p.session != nil && !p.listed {
-		p.listAll()
-	}
-}
-
-// listAll asks the server for its prompts, all pages.
-func (p *promptsPanel) listAll() {
-	s := p.session
-	if s == nil {
-		p.status.SetText("Not connected: connect to a server first (Server tab).")
-		return
-	}
-	p.listed = true
-	p.status.SetText("Listing…")
-	p.refresh.Disable()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
-		defer cancel()
-		prompts, err := s.ListPrompts(ctx)
-		p.do(func() {
-			p.refresh.Enable()
-			if p.session != s {
-				return
-			}
-			p.prompts, p.chosen = prompts, -1
-			p.list.UnselectAll()
-			p.list.Refresh()
-			p.showChosen()
-			switch {
-			case err != nil:
-				p.status.SetText("Listing failed: see the error.")
-				p.onError("Listing the server's prompts", err)
-			case !slices.Contains(s.Info().Capabilities, "prompts"):
-				p.status.SetText("The server offers no prompts.")
-			default:
-				p.status.SetText(fmt.Sprintf("%d %s.", len(prompts), plural(len(prompts), "prompt", "prompts")))
-			}
-		})
-	}()
+// listPrompts lists the server's prompts, all pages (the tab's [catalogTab.fetch]).
+func (p *promptsPanel) listPrompts(ctx context.Context, s *engine.Session) (func() string, error) {
+	prompts, err := s.ListPrompts(ctx)
+	return func() string {
+		p.prompts, p.chosen = prompts, -1
+		p.list.UnselectAll()
+		p.list.Refresh()
+		p.showChosen()
+		return fmt.Sprintf("%d %s.", len(prompts), plural(len(prompts), "prompt", "prompts"))
+	}, err
 }
 
 // choose shows prompt i.

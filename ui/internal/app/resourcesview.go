@@ -44,22 +44,14 @@ func orName(title, name string) string {
 type resourcesPanel struct {
 	widget.BaseWidget
 
-	// do runs f on the main goroutine (while the window is open);
-	// onError shows an error.
-	do      func(f func())
-	onError func(doing string, err error)
+	catalogTab // the session, and listing its resources and templates
 
-	session *engine.Session
-	listed  bool // the session's lists were asked for
-	shownUp bool // the tab is showing
 	entries []resourceEntry
 	chosen  int                      // the selected entry, -1 when none
 	updates map[string]int           // updates received, by URI
 	last    map[string]time.Duration // when the last one was read
 
 	list      *widget.List
-	status    *widget.Label
-	refresh   *widget.Button
 	about     *widget.Label
 	form      *SchemaForm // the chosen template's variables, or nil
 	formBox   *fyne.Container
@@ -72,11 +64,9 @@ type resourcesPanel struct {
 }
 
 func newResourcesPanel() *resourcesPanel {
-	p := &resourcesPanel{chosen: -1, updates: map[string]int{}, last: map[string]time.Duration{}, do: fyne.Do, onError: func(string, error) {}}
+	p := &resourcesPanel{chosen: -1, updates: map[string]int{}, last: map[string]time.Duration{}}
 	p.ExtendBaseWidget(p)
-	p.status = widget.NewLabel("Not connected.")
-	p.status.Truncation = fyne.TextTruncateEllipsis
-	p.refresh = widget.NewButton("Refresh", p.listAll)
+	p.initCatalog("resources", p.listResources)
 	p.list = widget.NewList(func() int { return len(p.entries) },
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
@@ -115,76 +105,39 @@ func (p *resourcesPanel) CreateRenderer() fyne.WidgetRenderer {
 // setSession shows session s (nil: none): the lists are asked for when
 // the tab shows.
 func (p *resourcesPanel) setSession(s *engine.Session) {
-	if s == p.session {
+	if !p.newSession(s) {
 		return
 	}
-	p.session, p.listed = s, false
 	p.entries, p.chosen, p.updates, p.last = nil, -1, map[string]int{}, map[string]time.Duration{}
 	p.list.UnselectAll()
 	p.list.Refresh()
 	p.contents.RemoveAll()
-	p.status.SetText("Not connected.")
 	if s != nil {
-		p.status.SetText("Connected: Refresh lists the server's resources.")
 		s.OnResourceUpdated(func(u engine.ResourceUpdate) { p.do(func() { p.resourceUpdated(s, u) }) })
-		if p.shownUp {
-			p.listAll()
-		}
 	}
+	p.sessionShown()
 	p.showChosen()
 }
 
-// shown tells the panel that its tab is showing (or not): the first time
-// with a session, it lists.
-func (p *resourcesPanel) shown(on bool) {
-	p.shownUp = on
-	if on && p.session != nil && !p.listed {
-		p.listAll()
-	}
-}
-
-// listAll asks the server for its resources and templates, all pages.
-func (p *resourcesPanel) listAll() {
-	s := p.session
-	if s == nil {
-		p.status.SetText("Not connected: connect to a server first (Server tab).")
-		return
-	}
-	p.listed = true
-	p.status.SetText("Listing…")
-	p.refresh.Disable()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
-		defer cancel()
-		res, err := s.ListResources(ctx)
-		tmpls, terr := s.ListResourceTemplates(ctx)
-		p.do(func() {
-			p.refresh.Enable()
-			if p.session != s {
-				return
-			}
-			p.entries = p.entries[:0]
-			for i := range res {
-				p.entries = append(p.entries, resourceEntry{resource: &res[i]})
-			}
-			for i := range tmpls {
-				p.entries = append(p.entries, resourceEntry{template: &tmpls[i]})
-			}
-			p.chosen = -1
-			p.list.UnselectAll()
-			p.list.Refresh()
-			p.showChosen()
-			switch {
-			case err != nil || terr != nil:
-				p.status.SetText("Listing failed: see the error.")
-				p.onError("Listing the server's resources", firstErr(err, terr))
-			case !slices.Contains(s.Info().Capabilities, "resources"):
-				p.status.SetText("The server offers no resources.")
-			default:
-				p.status.SetText(fmt.Sprintf("%d %s, %d %s.", len(res), plural(len(res), "resource", "resources"), len(tmpls), plural(len(tmpls), "template", "templates")))
-			}
-		})
-	}()
+// listResources lists the server's resources and templates, all pages
+// (the tab's [catalogTab.fetch]).
+func (p *resourcesPanel) listResources(ctx context.Context, s *engine.Session) (func() string, error) {
+	res, err := s.ListResources(ctx)
+	tmpls, terr := s.ListResourceTemplates(ctx)
+	return func() string {
+		p.entries = p.entries[:0]
+		for i := range res {
+			p.entries = append(p.entries, resourceEntry{resource: &res[i]})
+		}
+		for i := range tmpls {
+			p.entries = append(p.entries, resourceEntry{template: &tmpls[i]})
+		}
+		p.chosen = -1
+		p.list.UnselectAll()
+		p.list.Refresh()
+		p.showChosen()
+		return fmt.Sprintf("%d %s, %d %s.", len(res), plural(len(res), "resource", "resources"), len(tmpls), plural(len(tmpls), "template", "templates"))
+	}, firstErr(err, terr)
 }
 
 func firstErr(errs ...error) error {
