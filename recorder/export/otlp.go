@@ -174,7 +174,11 @@ func newOTLPTraces(snap *recorder.Snapshot) *otlpTraces {
 	ot.remote = remoteParents(snap, ot.ids, ot.root)
 	ot.findRounds()
 	for _, e := range snap.Events {
-		if _, ok := ot.byID[e.Span]; ok && e.Span != 0 {
+		// an event after its span ended (the client's cancellation of a
+		// request already answered) is no event of the span: a span's
+		// events fall within it, and the live push (otlppush) has sent
+		// the span by then
+		if s, ok := ot.byID[e.Span]; ok && e.Span != 0 && (s.Open() || e.At <= s.Answered) {
 			ot.events[e.Span] = append(ot.events[e.Span], e)
 		}
 	}
