@@ -290,7 +290,7 @@ func (b *Book) toolCall(sp recorder.Span, md wire.Params, at time.Duration) *pen
 
 // link finds the tool call a server request belongs to (see
 // [wire.Calls.Link]): the stream it came on is the call's, or the
-// request's, whose POST it answers.
+// request's, whose POST it answers. Called with b.mu held.
 func (b *Book) link(md wire.Params, via Stream) (recorder.SpanID, string) {
 	var stream recorder.SpanID
 	if p, ok := b.client.Get(via.Request); via.Request != "" && ok && p != nil {
@@ -437,8 +437,11 @@ func (b *Book) notification(from Side, m *message, at time.Duration, via Stream)
 	case n.Kind == recorder.EventLog && from == FromServer:
 		// A server log message belongs to the call it names, whose
 		// stream carried it, or the only one in flight, as a server
-		// request does (see link).
+		// request does (see link), read under the book's lock like
+		// a request's link.
+		b.mu.Lock()
 		ev.Span, _ = b.link(wire.ReadParams(m.Params), via)
+		b.mu.Unlock()
 	case n.Token != "":
 		ev.Span = b.calls.ByToken(n.Token)
 	case n.Kind == recorder.EventCancelled:
