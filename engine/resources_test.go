@@ -172,14 +172,10 @@ func TestSubscribeBothEras(t *testing.T) {
 			if err := s.Unsubscribe(ctx, demo.ClockURI); err == nil || !strings.Contains(err.Error(), "not subscribed") {
 				t.Errorf("unsubscribing twice: %v", err)
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for {
+			waitFor(10*time.Second, func() bool {
 				sub = s.Recording().Span(u.Span)
-				if !sub.Open() || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+				return !sub.Open()
+			})
 			if sub.Open() || sub.Status != recorder.StatusOK {
 				t.Errorf("after Unsubscribe the %s span is %v (open %v), want ended ok", method, sub.Status, sub.Open())
 			}
