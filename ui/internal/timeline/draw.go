@@ -18,6 +18,9 @@ func (g *Gantt) draw(w, h int) image.Image {
 		g.img = image.NewRGBA(image.Rect(0, 0, w, h))
 	}
 	img := g.img
+	if g.placeBelow != nil && g.belowPx != [2]int{w, h} {
+		g.placeBelow(w, h) // drawn at another size than they were laid out for
+	}
 	pal := newGanttPalette()
 	fillRect(img, 0, 0, w, h, pal.bg)
 
@@ -71,7 +74,11 @@ func (g *Gantt) draw(w, h int) image.Image {
 			}
 		}
 		if g.focused {
-			outline(img, 0, 0, w, h, line, pal.now, 0, w)
+			foot := h
+			if g.pictureH() < g.Size().Height {
+				foot = h + line // the frame's foot is under the picture (below.go)
+			}
+			outline(img, 0, 0, w, foot, line, pal.now, 0, w)
 		}
 	}()
 	if g.snap == nil {
@@ -132,7 +139,7 @@ func (g *Gantt) draw(w, h int) image.Image {
 		}
 	}
 	// where the visible rows are among all of them
-	if total := float64(g.rowCount()) * rh; total > float64(h-top) {
+	if total := float64(g.rowCount()) * rh; float32(g.rowCount())*g.rowH() > g.rowsAreaH() {
 		view := float64(h - top)
 		y0 := top + int(scroll/total*view)
 		y1 := top + int((scroll+view)/total*view+0.5)

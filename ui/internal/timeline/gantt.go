@@ -65,7 +65,11 @@ type Gantt struct {
 	hidden  map[recorder.Kind]bool // kinds of request given no row
 	foldAll bool                   // tool calls start folded
 
-	focused    bool    // has the keyboard focus
+	focused bool // has the keyboard focus
+	// placeBelow lays out the lines under a picture of a size in pixels,
+	// belowPx the size they were laid out for (below.go)
+	placeBelow func(w, h int)
+	belowPx    [2]int
 	scrollY    float32 // first visible row pixel, in dp
 	selected   recorder.SpanID
 	hoverRow   int

@@ -10,6 +10,7 @@ import (
 // its renderer.
 func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
 	r := &ganttRenderer{g: g}
+	g.placeBelow = r.placeBelowPx
 	r.raster = canvas.NewRaster(g.draw)
 	r.empty = canvas.NewText("No requests recorded yet", theme.Color(theme.ColorNameDisabled))
 	r.empty.Alignment = fyne.TextAlignCenter
@@ -27,6 +28,9 @@ func (g *Gantt) CreateRenderer() fyne.WidgetRenderer {
 type ganttRenderer struct {
 	g      *Gantt
 	raster *canvas.Raster
+	// below are the lines under the picture when it ends above the
+	// widget's foot (below.go)
+	below  []*canvas.Rectangle
 	ruler  []*canvas.Text
 	labels []*canvas.Text
 	// durations are the fulfilment times written on multi-round-trip
@@ -42,7 +46,6 @@ type ganttRenderer struct {
 func (r *ganttRenderer) Destroy() {}
 
 func (r *ganttRenderer) Layout(size fyne.Size) {
-	r.raster.Resize(size)
 	r.g.clampScroll()
 	r.Refresh()
 }
@@ -54,6 +57,9 @@ func (r *ganttRenderer) Objects() []fyne.CanvasObject { return r.objects }
 func (r *ganttRenderer) refreshObjects() {
 	r.objects = r.objects[:0]
 	r.objects = append(r.objects, r.raster)
+	for _, b := range r.below {
+		r.objects = append(r.objects, b)
+	}
 	for _, t := range r.ruler {
 		r.objects = append(r.objects, t)
 	}
@@ -97,5 +103,7 @@ func (r *ganttRenderer) Refresh() {
 	r.placeCount()
 	r.placeEmpty()
 	r.placeTooltip()
+	r.raster.Resize(fyne.NewSize(r.g.Size().Width, r.g.pictureH()))
+	r.placeBelow()
 	r.raster.Refresh()
 }
