@@ -284,20 +284,29 @@ func (t *Transcript) visit(s *Span) {
 }
 
 // renewRequestLine gives the request (or call) line of s the span as it
-// is now, with the id it was sent with.
+// is now, with the id it was sent with and when it was sent.
 func (t *Transcript) renewRequestLine(s *Span) {
 	for i := len(t.batch) - 1; i >= 0; i-- {
 		if m := &t.batch[i]; (m.Type == MessageRequest || m.Type == MessageCall) && m.Span.ID == s.ID {
-			m.Span = s
+			m.Span, m.At = s, s.Received // the batch is put in time order as it is merged
 			return
 		}
 	}
 	for i := len(t.Messages) - 1; i >= 0; i-- {
 		if m := &t.Messages[i]; (m.Type == MessageRequest || m.Type == MessageCall) && m.Span.ID == s.ID {
-			m.Span = s
 			if t.changed < 0 || i < t.changed {
 				t.changed = i
 			}
+			if m.At == s.Received {
+				m.Span = s
+				return
+			}
+			// written to the wire later than it was begun: the line moves
+			// to when it was sent, as a transcript made afresh has it
+			line := *m
+			line.Span, line.At = s, s.Received
+			t.Messages = slices.Delete(t.Messages, i, i+1)
+			t.add(line)
 			return
 		}
 	}

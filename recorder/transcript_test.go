@@ -247,3 +247,33 @@ func TestTranscriptRequestGetsItsID(t *testing.T) {
 		t.Errorf("the request line reads %q, want its id", live.Messages[0].Line())
 	}
 }
+
+// TestTranscriptRequestMovesToWhenSent: a call begun before another
+// request and written to the wire after it (its span gets its id and its
+// send time together) moves, in a transcript kept up to date, to where a
+// transcript made afresh has it. CI caught the live Protocol view showing
+// the begin time, a millisecond early.
+func TestTranscriptRequestMovesToWhenSent(t *testing.T) {
+	rec := New(Meta{})
+	var live Transcript
+	first := NewSpan("s1", Outgoing, "tools/call")
+	first.Name, first.Received, first.Queued, first.Serving = "slow-to-send", time.Millisecond, time.Millisecond, time.Millisecond
+	id := rec.Begin(first)
+	live.Update(rec.Snapshot())
+	second := NewSpan("s1", Outgoing, "ping")
+	second.RequestID, second.Received, second.Queued, second.Serving = "5", 3*time.Millisecond/2, 3*time.Millisecond/2, 3*time.Millisecond/2
+	rec.Begin(second)
+	live.Update(rec.Snapshot())
+	rec.Update(id, func(s *Span) {
+		s.RequestID = "4"
+		s.Received, s.Queued, s.Serving = 2*time.Millisecond, 2*time.Millisecond, 2*time.Millisecond
+	})
+	from := live.Update(rec.Snapshot())
+	want := linesOf(TranscriptOf(rec.Snapshot()))
+	if got := linesOf(live.Messages); !slices.Equal(got, want) {
+		t.Errorf("kept up to date:\n%s\nbuilt at once:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if from != 0 {
+		t.Errorf("Update says the lines from %d on changed, want 0: the first line moved", from)
+	}
+}
