@@ -90,7 +90,8 @@ func BenchmarkLiveLoadFrame(b *testing.B) {
 				b.StopTimer()
 				if i%500 == 499 { // start over, not to grow without end
 					snap = liveLoad(n, 10)
-					g.SetSnapshot(snap)
+					g.SetSnapshot(snap) // a recording anew: the view is fitted to it
+					g.SetVisibleRange(snap.Now-5*time.Second, snap.Now)
 				}
 				snap = grow(snap, 20, 10)
 				b.StartTimer()
