@@ -43,8 +43,10 @@ const (
 // pointer; Shift+wheel, a horizontal wheel or dragging pans; a click
 // selects a request and calls OnSelect. Once clicked, the keyboard works
 // too: Up, Down, Page Up, Page Down, Home and End move the selection, Left
-// and Right pan, + and - zoom, 0 fits, Escape clears the selection. Everything is drawn on one raster
-// into a reused image, so ten thousand rows stay smooth.
+// and Right pan, + and - zoom, 0 fits, Escape clears the selection. The
+// ruler, the lane and the rows are drawn on one raster into a reused image,
+// so ten thousand rows stay smooth; under fewer rows than room, the lines
+// that run down the whole height are thin rectangles (below.go).
 type Gantt struct {
 	widget.BaseWidget
 
