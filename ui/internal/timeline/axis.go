@@ -267,6 +267,7 @@ func (r *ganttRenderer) placeRuler() {
 	fg := theme.Color(theme.ColorNameForeground)
 	small := theme.Size(theme.SizeNameCaptionText)
 	ticks := g.axis.ticks(g.plotW())
+	r.ticks = ticks // the lines under the picture go under them too (below.go)
 	g.lastTicks = g.lastTicks[:0]
 	xOf := func(t time.Duration) float32 {
 		return g.axis.gutter + float32(float64(g.axis.disp(t)-g.axis.start)/float64(g.axis.end-g.axis.start))*g.plotW()

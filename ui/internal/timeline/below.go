@@ -3,7 +3,6 @@ package timeline
 import (
 	"image/color"
 	"math"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -29,8 +28,7 @@ func (g *Gantt) pictureH() float32 {
 	if g.snap == nil || len(g.axis.warp.folds) > 0 || g.zoomDrag.on {
 		return h
 	}
-	rows := float32(g.rowCount())*g.rowH() - g.scrollY
-	return min(h, ganttRulerH+ganttLaneH+max(rows, 0))
+	return min(h, ganttRulerH+ganttLaneH+max(g.rowsH()-g.scrollY, 0))
 }
 
 // pixelScale is how many pixels a unit is on the Gantt's canvas.
@@ -67,7 +65,7 @@ func (r *ganttRenderer) placeBelowPx(w, picH int) {
 	n := 0
 	if pic := g.pictureH(); pic < size.Height && g.snap != nil && size.Width > 0 {
 		scale := float64(g.pixelScale())
-		sc := float64(w) / float64(size.Width) // as [Gantt.draw] works it out
+		pm := g.pixelsOf(w) // as [Gantt.draw] maps the picture
 		// the pixel the Gantt starts on, and a pixel offset from it in units
 		var at fyne.Position
 		if app := fyne.CurrentApp(); app != nil {
@@ -76,13 +74,6 @@ func (r *ganttRenderer) placeBelowPx(w, picH int) {
 		baseX, baseY := math.Round(float64(at.X)*scale), math.Round(float64(at.Y)*scale)
 		unitX := func(p int) float32 { return float32((baseX+float64(p))/scale - float64(at.X)) }
 		y0 := float32((baseY+float64(picH))/scale - float64(at.Y))
-		px := func(v float32) int { return int(math.Round(float64(v) * sc)) }
-		plotX0, line := px(g.axis.gutter), max(1, int(sc+0.5))
-		start, end := float64(g.axis.start), float64(g.axis.end)
-		perNs := float64(w-plotX0) / (end - start)
-		xOf := func(t time.Duration) int {
-			return plotX0 + int(math.Floor((float64(g.axis.disp(t))-start)*perNs))
-		}
 		pal := newGanttPalette()
 		put := func(x0, x1 int, y0, y1 float32, c color.RGBA) {
 			x0, x1 = max(x0, 0), min(x1, w)
@@ -96,27 +87,27 @@ func (r *ganttRenderer) placeBelowPx(w, picH int) {
 			rect.Resize(fyne.NewSize(unitX(x1)-unitX(x0), y1-y0))
 		}
 		down := func(x0, x1 int, c color.RGBA) { put(x0, x1, y0, size.Height, c) }
-		for _, t := range g.axis.ticks(g.plotW()) {
-			x := xOf(t.at)
+		for _, t := range r.ticks { // the ruler's, placed before
+			x := pm.xOf(t.at)
 			down(x, x+1, pal.grid)
 		}
-		down(plotX0-1, plotX0, pal.grid)
+		down(pm.plotX0-1, pm.plotX0, pal.grid)
 		if g.follow {
-			if x := xOf(g.snap.Now); x >= plotX0 && x < w {
-				down(x, x+line, pal.now)
+			if x := pm.xOf(g.snap.Now); x >= pm.plotX0 && x < w {
+				down(x, x+pm.line, pal.now)
 			}
 		}
 		if len(g.snap.Runs) >= 2 {
 			for _, run := range g.snap.Runs {
-				if x := xOf(run.Start); x >= plotX0 && x < w {
-					down(x, x+line, pal.now)
+				if x := pm.xOf(run.Start); x >= pm.plotX0 && x < w {
+					down(x, x+pm.line, pal.now)
 				}
 			}
 		}
 		if g.focused { // the frame's sides and foot (its head is in the picture)
-			down(0, line, pal.now)
-			down(w-line, w, pal.now)
-			put(0, w, size.Height-float32(float64(line)/scale), size.Height, pal.now)
+			down(0, pm.line, pal.now)
+			down(w-pm.line, w, pal.now)
+			put(0, w, size.Height-float32(float64(pm.line)/scale), size.Height, pal.now)
 		}
 	}
 	for ; n < len(r.below); n++ {

@@ -24,18 +24,10 @@ func (g *Gantt) draw(w, h int) image.Image {
 	pal := newGanttPalette()
 	fillRect(img, 0, 0, w, h, pal.bg)
 
-	sc := float64(1)
-	if sz := g.Size(); sz.Width > 0 {
-		sc = float64(w) / float64(sz.Width)
-	}
-	px := func(v float32) int { return int(math.Round(float64(v) * sc)) }
-	plotX0 := px(g.axis.gutter)
+	pm := g.pixelsOf(w)
+	sc, px, plotX0, line, xOf := pm.sc, pm.px, pm.plotX0, pm.line, pm.xOf
 	rulerH, laneH := px(ganttRulerH), px(ganttLaneH)
 	top := rulerH + laneH
-	line := max(1, int(sc+0.5))
-	start, end := float64(g.axis.start), float64(g.axis.end)
-	perNs := float64(w-plotX0) / (end - start)
-	xOf := func(t time.Duration) int { return plotX0 + int(math.Floor((float64(g.axis.disp(t))-start)*perNs)) }
 
 	// the grid under the rows, and the idle stretches folded away
 	ticks := g.axis.ticks(g.plotW())
@@ -139,13 +131,41 @@ func (g *Gantt) draw(w, h int) image.Image {
 		}
 	}
 	// where the visible rows are among all of them
-	if total := float64(g.rowCount()) * rh; float32(g.rowCount())*g.rowH() > g.rowsAreaH() {
-		view := float64(h - top)
+	if g.rowsH() > g.rowsAreaH() {
+		total, view := float64(g.rowCount())*rh, float64(h-top)
 		y0 := top + int(scroll/total*view)
 		y1 := top + int((scroll+view)/total*view+0.5)
 		fillRect(img, w-px(5), y0, w-px(1), max(y1, y0+px(8)), pal.faint)
 	}
 	return img
+}
+
+// pixelMap is where the Gantt's picture, w pixels wide, puts things:
+// sc pixels a unit, px a length in units as pixels, the plot's first
+// column, a line's thickness and the column of an instant. The picture
+// and the lines under it (below.go) share it.
+type pixelMap struct {
+	sc           float64
+	plotX0, line int
+	start, perNs float64
+	disp         func(time.Duration) time.Duration
+}
+
+func (g *Gantt) pixelsOf(w int) pixelMap {
+	sc := float64(1)
+	if sz := g.Size(); sz.Width > 0 {
+		sc = float64(w) / float64(sz.Width)
+	}
+	m := pixelMap{sc: sc, line: max(1, int(sc+0.5)), start: float64(g.axis.start), disp: g.axis.disp}
+	m.plotX0 = m.px(g.axis.gutter)
+	m.perNs = float64(w-m.plotX0) / (float64(g.axis.end) - m.start)
+	return m
+}
+
+func (m pixelMap) px(v float32) int { return int(math.Round(float64(v) * m.sc)) }
+
+func (m pixelMap) xOf(t time.Duration) int {
+	return m.plotX0 + int(math.Floor((float64(m.disp(t))-m.start)*m.perNs))
 }
 
 // drawBar paints one span between rows y0 and y1: the queued phase pale,

@@ -31,6 +31,7 @@ type ganttRenderer struct {
 	// below are the lines under the picture when it ends above the
 	// widget's foot (below.go)
 	below  []*canvas.Rectangle
+	ticks  []rulerTick // the ruler's, as last placed
 	ruler  []*canvas.Text
 	labels []*canvas.Text
 	// durations are the fulfilment times written on multi-round-trip

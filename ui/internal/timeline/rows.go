@@ -261,8 +261,11 @@ func (g *Gantt) rowsAreaH() float32 {
 	return max(g.Size().Height-ganttRulerH-ganttLaneH, 0)
 }
 
+// rowsH is the height of all the rows, in units.
+func (g *Gantt) rowsH() float32 { return float32(g.rowCount()) * g.rowH() }
+
 func (g *Gantt) clampScroll() {
-	maxY := float32(g.rowCount())*g.rowH() - g.rowsAreaH()
+	maxY := g.rowsH() - g.rowsAreaH()
 	g.scrollY = min(g.scrollY, max(maxY, 0))
 	g.scrollY = max(g.scrollY, 0)
 }
