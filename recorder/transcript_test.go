@@ -226,12 +226,7 @@ func TestTranscriptCallSeenBeforeItsRounds(t *testing.T) {
 // once: the live Protocol tab showed "→ tools/call" where the finished
 // transcript showed "→ #4 tools/call".
 func TestTranscriptRequestGetsItsID(t *testing.T) {
-	rec := New(Meta{})
-	var live Transcript
-	sp := NewSpan("s1", Outgoing, "tools/call")
-	sp.Name, sp.Received, sp.Queued, sp.Serving = "no-such-tool", time.Millisecond, time.Millisecond, time.Millisecond
-	id := rec.Begin(sp)
-	live.Update(rec.Snapshot())
+	rec, live, id := callBegunUnsent("no-such-tool")
 	if got := live.Messages[0].Line(); strings.Contains(got, "#4") {
 		t.Fatalf("before it has an id the line reads %q", got)
 	}
@@ -248,18 +243,24 @@ func TestTranscriptRequestGetsItsID(t *testing.T) {
 	}
 }
 
+// callBegunUnsent begins a tools/call of tool at 1 ms, not yet sent (no
+// id), and a transcript kept up to date that has seen it.
+func callBegunUnsent(tool string) (*Recording, *Transcript, SpanID) {
+	rec, live := New(Meta{}), &Transcript{}
+	sp := NewSpan("s1", Outgoing, "tools/call")
+	sp.Name, sp.Received, sp.Queued, sp.Serving = tool, time.Millisecond, time.Millisecond, time.Millisecond
+	id := rec.Begin(sp)
+	live.Update(rec.Snapshot())
+	return rec, live, id
+}
+
 // TestTranscriptRequestMovesToWhenSent: a call begun before another
 // request and written to the wire after it (its span gets its id and its
 // send time together) moves, in a transcript kept up to date, to where a
 // transcript made afresh has it. CI caught the live Protocol view showing
 // the begin time, a millisecond early.
 func TestTranscriptRequestMovesToWhenSent(t *testing.T) {
-	rec := New(Meta{})
-	var live Transcript
-	first := NewSpan("s1", Outgoing, "tools/call")
-	first.Name, first.Received, first.Queued, first.Serving = "slow-to-send", time.Millisecond, time.Millisecond, time.Millisecond
-	id := rec.Begin(first)
-	live.Update(rec.Snapshot())
+	rec, live, id := callBegunUnsent("slow-to-send")
 	second := NewSpan("s1", Outgoing, "ping")
 	second.RequestID, second.Received, second.Queued, second.Serving = "5", 3*time.Millisecond/2, 3*time.Millisecond/2, 3*time.Millisecond/2
 	rec.Begin(second)
