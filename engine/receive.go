@@ -11,6 +11,7 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sjson "github.com/segmentio/encoding/json"
 )
 
 // wireKey is the _meta key under which the wire tap hands a server
@@ -250,49 +251,78 @@ func (s *Session) claim(meta *mcp.Meta) *request {
 	return s.wire.pending(key)
 }
 
-// injectMeta returns params with _meta[wireKey] = key added. Params
-// without a _meta get it spliced in as text; others are decoded and
-// re-encoded.
+// injectMeta returns params with _meta[wireKey] = key added, spliced in
+// as text: params without a _meta get one at the front, a _meta object
+// gets the key as its first member (the last _meta when the server sent
+// several, as a decoder keeps the last), a null _meta becomes an object.
+// Params that are not an object, or whose _meta is neither, are returned
+// as they are, for the SDK to reject. Decoding the params and encoding
+// them again, as this did before, was the largest part of the engine's
+// own work on a zero-latency fan-out.
 func injectMeta(params json.RawMessage, key string) json.RawMessage {
 	quoted, _ := json.Marshal(key)
+	member := `"` + wireKey + `":` + string(quoted)
 	trimmed := bytes.TrimSpace(params)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return json.RawMessage(`{"_meta":{"` + wireKey + `":` + string(quoted) + `}}`)
+		return json.RawMessage(`{"_meta":{` + member + `}}`)
 	}
 	if trimmed[0] != '{' {
-		return params // not an object: leave it for the SDK to reject
+		return params
 	}
-	if !bytes.Contains(trimmed, []byte(`"_meta"`)) {
-		var b bytes.Buffer
-		b.Grow(len(trimmed) + len(wireKey) + len(quoted) + 16)
-		b.WriteString(`{"_meta":{"` + wireKey + `":`)
-		b.Write(quoted)
-		b.WriteString(`}`)
-		rest := bytes.TrimSpace(trimmed[1:])
-		if len(rest) > 0 && rest[0] != '}' {
+	at, value, ok := metaValue(trimmed)
+	if !ok {
+		return params // not valid JSON: the SDK will say so
+	}
+	var b bytes.Buffer
+	b.Grow(len(trimmed) + len(member) + 16)
+	switch {
+	case at < 0: // no _meta
+		b.WriteString(`{"_meta":{` + member + `}`)
+		if rest := bytes.TrimSpace(trimmed[1:]); len(rest) > 0 && rest[0] != '}' {
 			b.WriteByte(',')
 		}
-		b.Write(rest)
-		return b.Bytes()
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(trimmed, &obj) != nil {
+		b.Write(trimmed[1:])
+	case value[0] == '{':
+		b.Write(trimmed[:at+1])
+		b.WriteString(member)
+		if rest := bytes.TrimSpace(value[1:]); len(rest) > 0 && rest[0] != '}' {
+			b.WriteByte(',')
+		}
+		b.Write(trimmed[at+1:])
+	case string(value) == "null":
+		b.Write(trimmed[:at])
+		b.WriteString(`{` + member + `}`)
+		b.Write(trimmed[at+len(value):])
+	default:
 		return params
 	}
-	var meta map[string]json.RawMessage
-	if raw, ok := obj["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
-		return params
+	return b.Bytes()
+}
+
+// metaValue finds the value of the last top-level "_meta" member of obj,
+// a JSON object: its offset in obj (-1 when there is none) and its text.
+// ok is false when obj is not valid JSON. It reads with a tokenizer that
+// allocates nothing, so that large params cost one pass.
+func metaValue(obj []byte) (at int, value []byte, ok bool) {
+	at = -1
+	t := sjson.NewTokenizer(obj)
+	wantValue := false
+	for t.Next() {
+		switch {
+		case wantValue && t.Delim == ':':
+			continue
+		case wantValue:
+			wantValue = false
+			at = len(obj) - t.Remaining() - len(t.Value)
+			value = obj[at:]
+			if t.Delim == 0 {
+				value = value[:len(t.Value)]
+			}
+		case t.IsKey && t.Depth == 1 && string(t.String()) == "_meta":
+			wantValue = true
+		}
 	}
-	if meta == nil {
-		meta = make(map[string]json.RawMessage, 1)
-	}
-	meta[wireKey] = quoted
-	obj["_meta"], _ = json.Marshal(meta)
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return params
-	}
-	return out
+	return at, value, t.Err == nil
 }
 
 // isRefusal reports whether resp is an Invalid Request error, the answer

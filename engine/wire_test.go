@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,10 @@ func TestInjectMeta(t *testing.T) {
 		{"fields", `{"maxTokens":5,"messages":[]}`, map[string]string{"maxTokens": `5`, "messages": `[]`}},
 		{"existing meta", `{"_meta":{"progressToken":"t1"},"x":1}`, map[string]string{"x": `1`}},
 		{"meta mentioned in a string only", `{"note":"\"_meta\" is reserved"}`, map[string]string{"note": `"\"_meta\" is reserved"`}},
+		{"escaped meta key", `{"\u005fmeta":{"progressToken":"t1"}}`, nil},
+		{"meta twice", `{"_meta":{"a":1},"y":[{"_meta":{}}],"_meta":{"progressToken":"t1"}}`, map[string]string{"y": `[{"_meta":{}}]`}},
+		{"nested meta only", `{"y":{"_meta":{"progressToken":"t2"}}}`, map[string]string{"y": `{"_meta":{"progressToken":"t2"}}`}},
+		{"null meta", `{"_meta":null,"x":1}`, map[string]string{"x": `1`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -32,7 +37,7 @@ func TestInjectMeta(t *testing.T) {
 			if meta[wireKey] != "7" {
 				t.Errorf("injectMeta(%s) = %s, no wire key", tt.params, out)
 			}
-			if tt.name == "existing meta" && meta["progressToken"] != "t1" {
+			if strings.Contains(tt.params, `"progressToken":"t1"`) && meta["progressToken"] != "t1" {
 				t.Errorf("lost the server's progress token: %s", out)
 			}
 			for k, v := range tt.keep {
