@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	sjson "github.com/segmentio/encoding/json"
 )
 
 // Params is what the wire model reads from a request's or a
@@ -26,37 +27,96 @@ type Params struct {
 }
 
 // ReadParams reads raw, a message's params. What it cannot read it
-// leaves empty: the wire model never fails on a peer's params.
+// leaves empty: the wire model never fails on a peer's params. It reads
+// with a tokenizer in one pass that allocates nothing for params without
+// escapes, as it runs on every message the engine or the proxy sees;
+// a member given twice counts as its last, as a decoder keeps it.
 func ReadParams(raw json.RawMessage) Params {
 	var out Params
 	if len(raw) == 0 || raw[0] != '{' || !mayHoldParams(raw) {
 		return out
 	}
-	var p struct {
-		Name          string `json:"name"`
-		RequestState  string `json:"requestState"`
-		ProgressToken any    `json:"progressToken"`
-		Meta          struct {
-			ProgressToken any    `json:"progressToken"`
-			Traceparent   any    `json:"traceparent"`
-			Protocol      string `json:"io.modelcontextprotocol/protocolVersion"`
-		} `json:"_meta"`
+	var (
+		t           sjson.Tokenizer
+		key         string // the member whose value comes next ("" for none)
+		inMeta      bool   // between the braces of the top-level _meta
+		topToken    any
+		metaToken   any
+		traceparent string
+	)
+	t.Reset(raw)
+	for t.Next() {
+		if t.Delim == ':' || t.Delim == ',' {
+			continue
+		}
+		if t.IsKey {
+			key = ""
+			if t.Depth == 1 || (inMeta && t.Depth == 2) {
+				key = string(t.String())
+				if inMeta && t.Depth == 2 {
+					key = "_meta." + key
+				}
+			}
+			continue
+		}
+		switch {
+		case t.Delim == '{' && key == "_meta":
+			inMeta = true
+		case t.Delim == '}' && inMeta && t.Depth == 1:
+			inMeta = false
+		}
+		if key == "" {
+			continue
+		}
+		v := scalar(&t)
+		switch key {
+		case "name":
+			out.Name, _ = v.(string)
+		case "requestState":
+			out.RequestState, _ = v.(string)
+		case "progressToken":
+			topToken = v
+		case "_meta.progressToken":
+			metaToken = v
+		case "_meta.traceparent":
+			traceparent, _ = v.(string)
+		case "_meta.io.modelcontextprotocol/protocolVersion":
+			out.Protocol, _ = v.(string)
+		}
+		key = ""
 	}
-	if json.Unmarshal(raw, &p) != nil {
-		return out
+	if t.Err != nil {
+		return Params{}
 	}
-	out.Name, out.RequestState, out.Protocol = p.Name, p.RequestState, p.Meta.Protocol
-	tok := p.Meta.ProgressToken
+	tok := metaToken
 	if tok == nil {
-		tok = p.ProgressToken
+		tok = topToken
 	}
 	out.Token = TokenString(tok)
-	if tp, ok := p.Meta.Traceparent.(string); ok && tp != "" {
-		if trace, _, err := recorder.ParseTraceparent(tp); err == nil {
+	if traceparent != "" {
+		if trace, _, err := recorder.ParseTraceparent(traceparent); err == nil {
 			out.Trace, out.HasTrace = trace, true
 		}
 	}
 	return out
+}
+
+// scalar is the string or number t is on (a number as a float64, as a
+// decoder into any gives it), nil for anything else.
+func scalar(t *sjson.Tokenizer) any {
+	switch {
+	case t.Delim != 0:
+		return nil
+	case len(t.Value) > 0 && t.Value[0] == '"':
+		return string(t.String())
+	case t.Kind().Class() == sjson.Num:
+		f, err := strconv.ParseFloat(string(t.Value), 64)
+		if err != nil {
+			return nil
+		}
+		return f
+	}
+	return nil
 }
 
 // Token returns the progress token of raw params ("" for none), reading
