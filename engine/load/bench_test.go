@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,18 +33,25 @@ func BenchmarkLoadEcho(b *testing.B) {
 	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/call")
 }
 
-// BenchmarkLoadEchoBare is BenchmarkLoadEcho with a bare SDK client.
+// BenchmarkLoadEchoBare is BenchmarkLoadEcho with a bare SDK client
+// making the same calls (the same arguments, a progress token each) and
+// holding the same reserve of heap, so that the two profiles differ by
+// the engine's own work (go tool pprof -diff_base).
 func BenchmarkLoadEchoBare(b *testing.B) {
 	ctx := context.Background()
 	cs := bareClient(b)
+	defer holdGCRoom()()
 	b.ReportAllocs()
 	cpu := processCPU()
+	var token atomic.Int64
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
 			for next.Add(1) <= int64(b.N) {
-				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
+				params := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}
+				params.SetProgressToken("bare-" + strconv.FormatInt(token.Add(1), 10))
+				if _, err := cs.CallTool(ctx, params); err != nil {
 					b.Error(err)
 					return
 				}
