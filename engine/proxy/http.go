@@ -57,9 +57,12 @@ type HTTP struct {
 	rec      *recorder.Recording
 	book     *Book
 	limit    int64
-	rp       *httputil.ReverseProxy
-	guard    Guard      // set before serving (guard.go)
-	bodies   bodyBudget // POST bodies held at once (bodies.go)
+	// transport reaches the upstream; rp, the standard library's proxy
+	// over it, passes only requests to switch protocols (forward.go).
+	transport http.RoundTripper
+	rp        *httputil.ReverseProxy
+	guard     Guard      // set before serving (guard.go)
+	bodies    bodyBudget // POST bodies held at once (bodies.go)
 
 	mu      sync.Mutex
 	secrets map[string]bool // registered already
@@ -91,17 +94,20 @@ func NewHTTP(upstream string, rec *recorder.Recording, limits engine.Limits, tra
 	// The upstream's HTTP exchanges are recorded as a session's are
 	// (docs/network.md).
 	transport = engine.RecordExchanges(transport, rec, "")
-	p := &HTTP{upstream: u, rec: rec, book: NewBook(rec), limit: limits.MaxMessageSize, secrets: map[string]bool{}}
+	p := &HTTP{upstream: u, rec: rec, book: NewBook(rec), limit: limits.MaxMessageSize, transport: transport, secrets: map[string]bool{}}
 	if p.limit <= 0 {
 		p.limit = engine.DefaultMaxMessageSize
 	}
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:        p.rewrite,
-		Transport:      transport,
-		FlushInterval:  -1, // every write reaches the client at once
-		ModifyResponse: p.response,
-		ErrorHandler:   p.failed,
-		ErrorLog:       log.New(io.Discard, "", 0), // what goes wrong is recorded
+		Rewrite:       func(pr *httputil.ProxyRequest) { p.rewrite(pr.Out) },
+		Transport:     transport,
+		FlushInterval: -1, // every write reaches the client at once
+		ModifyResponse: func(resp *http.Response) error {
+			p.tap(resp, exchangeOf(resp.Request), resp.Request.URL)
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) { p.failed(w, r, exchangeOf(r), err) },
+		ErrorLog:     log.New(io.Discard, "", 0), // what goes wrong is recorded
 	}
 	return p, nil
 }
@@ -141,7 +147,17 @@ func (ex *exchange) brokeOff(p *HTTP, err error) string {
 // stream is the stream the response's messages come on, for the book.
 func (ex *exchange) stream() Stream { return Stream{Request: ex.call, Standalone: ex.standalone} }
 
+// exchangeKey is the context key of the exchange of a request passed
+// through p.rp.
 type exchangeKey struct{}
+
+// exchangeOf is the exchange of r, passed through p.rp.
+func exchangeOf(r *http.Request) *exchange {
+	if ex, ok := r.Context().Value(exchangeKey{}).(*exchange); ok {
+		return ex
+	}
+	return &exchange{}
+}
 
 func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !p.guard.Admit(w, r) {
@@ -189,12 +205,11 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Text: "the client resumed an event stream after event " + id})
 		}
 	}
-	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+	p.forward(w, r, ex)
 }
 
 // rewrite points the outbound request at the upstream.
-func (p *HTTP) rewrite(pr *httputil.ProxyRequest) {
-	out := pr.Out
+func (p *HTTP) rewrite(out *http.Request) {
 	out.URL.Scheme, out.URL.Host = p.upstream.Scheme, p.upstream.Host
 	out.Host = p.upstream.Host
 	if out.URL.Path == p.upstream.Path && p.upstream.RawQuery != "" {
@@ -212,31 +227,27 @@ func (p *HTTP) rewrite(pr *httputil.ProxyRequest) {
 	}
 }
 
-// response taps the upstream's response on its way to the client.
-func (p *HTTP) response(resp *http.Response) error {
+// tap taps the upstream's response to the request for ex, sent to the
+// upstream URL base, on its way to the client.
+func (p *HTTP) tap(resp *http.Response, ex *exchange, base *url.URL) {
 	p.credentials(resp.Header, "")
-	ex, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
-	if ex == nil {
-		ex = &exchange{}
-	}
 	ex.status, ex.failed, ex.ctx = resp.Status, resp.StatusCode >= 300, resp.Request.Context()
 	p.hide(resp, ex.hidden)
 	if resp.Body == nil || resp.Body == http.NoBody {
 		p.answerless(resp, ex)
-		return nil
+		return
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch media {
 	case "text/event-stream":
 		r := eventReaders.Get().(*bufio.Reader)
 		r.Reset(resp.Body)
-		resp.Body = &eventTap{p: p, ex: ex, rc: resp.Body, r: r, base: resp.Request.URL}
+		resp.Body = &eventTap{p: p, ex: ex, rc: resp.Body, r: r, base: base}
 	case "application/json":
 		resp.Body = &jsonTap{p: p, ex: ex, rc: resp.Body}
 	default:
 		p.answerless(resp, ex)
 	}
-	return nil
 }
 
 // answerless records a response to a request that carries no message:
@@ -247,8 +258,9 @@ func (p *HTTP) answerless(resp *http.Response, ex *exchange) {
 	}
 }
 
-// failed answers the client when the upstream could not be reached.
-func (p *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
+// failed answers the client when the upstream could not be reached
+// with r, the request for ex.
+func (p *HTTP) failed(w http.ResponseWriter, r *http.Request, ex *exchange, err error) {
 	at := p.rec.Now()
 	why := p.rec.Scrub(err.Error())
 	if errors.Is(r.Context().Err(), context.Canceled) {
@@ -256,8 +268,7 @@ func (p *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
 	} else {
 		why = "the server could not be reached: " + why
 	}
-	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
-	if ex != nil && ex.call != "" {
+	if ex.call != "" {
 		p.book.Abandon(ex.call, at, why)
 	} else {
 		p.book.protocolEvent(at, fmt.Sprintf("%s %s: %s", r.Method, r.URL.Path, why))
@@ -267,9 +278,7 @@ func (p *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	shown := *p.upstream
 	shown.User, shown.RawQuery = nil, "" // nothing of the upstream's credentials for the client (hide.go)
-	if ex != nil {
-		why = hideIn(why, ex.hidden)
-	}
+	why = hideIn(why, ex.hidden)
 	http.Error(w, "inspector proxy: "+why+" (upstream "+shown.String()+")", http.StatusBadGateway)
 }
 
