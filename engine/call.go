@@ -142,6 +142,7 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 	sp.Received, sp.Queued, sp.Serving = now, now, now
 	c := &call{rec: s.rec, session: s.name, answered: recorder.Unset}
 	params := req.GetParams()
+	var ownMeta mcp.Meta
 	if r, ok := params.(*mcp.CallToolParams); ok && r != nil {
 		p := *r
 		sp.Name = p.Name
@@ -157,7 +158,7 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 			c.linked.Token = "fi-" + s.name + "-" + strconv.FormatInt(s.callSeq.Add(1), 10)
 			meta["progressToken"] = c.linked.Token
 		}
-		p.Meta = meta
+		p.Meta, ownMeta = meta, meta
 		params = &p
 		sp.Parent = parentOf(ctx)
 	}
@@ -189,7 +190,10 @@ func (s *Session) newCall(ctx context.Context, method string, req mcp.Request) (
 	if c.roundSpans {
 		onWire = c.prepareRound(now)
 	}
-	if p, ok := withTraceparent(method, params, recorder.FormatTraceparent(trace, s.traceIDs.Span(onWire))); ok {
+	tp := recorder.FormatTraceparent(trace, s.traceIDs.Span(onWire))
+	if ownMeta != nil { // a tool call's params and _meta are copies already
+		ownMeta[metaTraceparent] = tp
+	} else if p, ok := withTraceparent(method, params, tp); ok {
 		params = p
 	}
 	if p, ok := s.withLogLevel(method, params); ok {

@@ -21,7 +21,10 @@ func TraceIDsOf(m Meta) TraceIDs {
 }
 
 func (t TraceIDs) hash(what string, id SpanID) [32]byte {
-	sum := sha256.Sum256([]byte(t.seed + "/" + what + "/" + strconv.FormatInt(int64(id), 10)))
+	var buf [80]byte // the seed is an RFC 3339 time: this holds it all, on the stack
+	b := append(buf[:0], t.seed...)
+	b = append(append(append(b, '/'), what...), '/')
+	sum := sha256.Sum256(strconv.AppendInt(b, int64(id), 10))
 	if sum[0] == 0 {
 		sum[0] = 1 // an all-zero ID is invalid; a leading non-zero byte rules it out
 	}
@@ -57,7 +60,13 @@ func (t TraceIDs) Traceparent(root, id SpanID) string {
 // FormatTraceparent writes a W3C traceparent ("00-TRACE-SPAN-01"), for a
 // caller that has the trace ID already.
 func FormatTraceparent(trace [16]byte, span [8]byte) string {
-	return "00-" + hex.EncodeToString(trace[:]) + "-" + hex.EncodeToString(span[:]) + "-01"
+	var b [55]byte
+	copy(b[:], "00-")
+	hex.Encode(b[3:35], trace[:])
+	b[35] = '-'
+	hex.Encode(b[36:52], span[:])
+	copy(b[52:], "-01")
+	return string(b[:])
 }
 
 // ResourceAttributes are the OpenTelemetry resource attributes of the
