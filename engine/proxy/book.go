@@ -161,7 +161,7 @@ func (b *Book) Message(from Side, raw []byte, at time.Duration, via Stream) (req
 
 func (b *Book) one(from Side, raw []byte, at time.Duration, via Stream) (request string) {
 	var m message
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := parseMessage(raw, &m); err != nil {
 		b.garbage(from, raw, at, err)
 		return ""
 	}
