@@ -46,19 +46,7 @@ func (b *bodyBudget) take(p *HTTP, w http.ResponseWriter, r *http.Request) (want
 	if r.ContentLength >= 0 && r.ContentLength < want {
 		want = r.ContentLength + 1 // +1: the read that sees the end
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), BodyWait)
-	defer cancel()
-	if err := b.sem.Acquire(ctx, want); err != nil {
-		if r.Context().Err() != nil {
-			return 0, nil, false // nobody to answer
-		}
-		p.book.protocolEvent(p.rec.Now(), fmt.Sprintf("a POST of %d bytes waited %v for room among the bodies in flight (%d MiB at most) and was refused with 503",
-			r.ContentLength, BodyWait, b.size>>20))
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"inspector proxy: too many large requests at once: the proxy holds at most %d MiB of request bodies and waited %v for room; retry later"}}`+"\n",
-			b.size>>20, BodyWait)
+	if !b.sem.TryAcquire(want) && !b.wait(p, w, r, want) {
 		return 0, nil, false
 	}
 	var mu sync.Mutex
@@ -75,6 +63,27 @@ func (b *bodyBudget) take(p *HTTP, w http.ResponseWriter, r *http.Request) (want
 		}
 	}
 	return want, give, true
+}
+
+// wait waits up to BodyWait for room for want bytes, and reports whether
+// it got it; when not, r was answered (503), or the client went away.
+func (b *bodyBudget) wait(p *HTTP, w http.ResponseWriter, r *http.Request, want int64) bool {
+	ctx, cancel := context.WithTimeout(r.Context(), BodyWait)
+	defer cancel()
+	if err := b.sem.Acquire(ctx, want); err != nil {
+		if r.Context().Err() != nil {
+			return false // nobody to answer
+		}
+		p.book.protocolEvent(p.rec.Now(), fmt.Sprintf("a POST of %d bytes waited %v for room among the bodies in flight (%d MiB at most) and was refused with 503",
+			r.ContentLength, BodyWait, b.size>>20))
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"inspector proxy: too many large requests at once: the proxy holds at most %d MiB of request bodies and waited %v for room; retry later"}}`+"\n",
+			b.size>>20, BodyWait)
+		return false
+	}
+	return true
 }
 
 // heldBody is a POST body the proxy read, on its way upstream: once the

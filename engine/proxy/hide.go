@@ -41,10 +41,10 @@ func (p *HTTP) upstreamValues() []string {
 // hiddenFrom returns the upstream URL's values that r's caller did not
 // bring in its own query, longest first: those never reach it.
 func (p *HTTP) hiddenFrom(r *http.Request) []string {
-	vs := p.upstreamValues()
-	if len(vs) == 0 {
+	if len(p.values) == 0 {
 		return nil
 	}
+	vs := slices.Clone(p.values)
 	brought := r.URL.Query()
 	vs = slices.DeleteFunc(vs, func(v string) bool {
 		for _, b := range brought {

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -61,6 +62,7 @@ type HTTP struct {
 	// over it, passes only requests to switch protocols (forward.go).
 	transport http.RoundTripper
 	rp        *httputil.ReverseProxy
+	values    []string   // the upstream URL's values the proxy hides (hide.go)
 	guard     Guard      // set before serving (guard.go)
 	bodies    bodyBudget // POST bodies held at once (bodies.go)
 
@@ -98,6 +100,7 @@ func NewHTTP(upstream string, rec *recorder.Recording, limits engine.Limits, tra
 	if p.limit <= 0 {
 		p.limit = engine.DefaultMaxMessageSize
 	}
+	p.values = p.upstreamValues()
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:       func(pr *httputil.ProxyRequest) { p.rewrite(pr.Out) },
 		Transport:     transport,
@@ -237,8 +240,7 @@ func (p *HTTP) tap(resp *http.Response, ex *exchange, base *url.URL) {
 		p.answerless(resp, ex)
 		return
 	}
-	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch media {
+	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "text/event-stream":
 		r := eventReaders.Get().(*bufio.Reader)
 		r.Reset(resp.Body)
@@ -248,6 +250,18 @@ func (p *HTTP) tap(resp *http.Response, ex *exchange, base *url.URL) {
 	default:
 		p.answerless(resp, ex)
 	}
+}
+
+// mediaType is the media type of a Content-Type, as mime.ParseMediaType
+// gives it, without the map of parameters that it allocates when the
+// value is only the type, as it usually is.
+func mediaType(contentType string) string {
+	switch contentType {
+	case "text/event-stream", "application/json":
+		return contentType
+	}
+	media, _, _ := mime.ParseMediaType(contentType)
+	return media
 }
 
 // answerless records a response to a request that carries no message:
@@ -308,7 +322,7 @@ func (p *HTTP) credentials(h http.Header, query string) {
 					}
 				}
 			}
-		case recorder.IsCredentialName(name):
+		case credentialHeader(name):
 			found = append(found, vs...)
 		}
 	}
@@ -330,6 +344,30 @@ func (p *HTTP) credentials(h http.Header, query string) {
 	if len(fresh) > 0 {
 		p.rec.AddSecrets(fresh...)
 	}
+}
+
+// credentialHeaders caches [recorder.IsCredentialName] for header
+// names, which repeat from request to request, and which it lower-cases
+// and searches for a list of words each time: the largest cost of
+// [HTTP.credentials]. It holds at most maxCredentialHeaders names.
+var (
+	credentialHeaders     sync.Map // name → bool
+	credentialHeaderCount atomic.Int64
+)
+
+const maxCredentialHeaders = 4096
+
+// credentialHeader says whether the header name usually carries a
+// credential.
+func credentialHeader(name string) bool {
+	if v, ok := credentialHeaders.Load(name); ok {
+		return v.(bool)
+	}
+	is := recorder.IsCredentialName(name)
+	if credentialHeaderCount.Add(1) <= maxCredentialHeaders {
+		credentialHeaders.Store(name, is)
+	}
+	return is
 }
 
 // jsonTap passes a JSON response body through and hands the message to
@@ -460,7 +498,12 @@ func (t *eventTap) dispatch() {
 			data = append(data, value)
 		}
 	}
-	msg := bytes.Join(data, []byte("\n"))
+	var msg []byte
+	if len(data) == 1 {
+		msg = data[0] // the book copies what it keeps
+	} else {
+		msg = bytes.Join(data, []byte("\n"))
+	}
 	switch {
 	case kind == "endpoint":
 		t.event = t.endpoint(t.event, string(msg))
