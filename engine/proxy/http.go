@@ -418,8 +418,8 @@ func (t *jsonTap) Close() error { return t.rc.Close() }
 
 // eventTap passes a server-sent event stream through an event at a time:
 // it holds the lines of an event (up to the limit) until the blank line
-// that ends it, hands its data to the book, and passes it on; the
-// reverse proxy flushes each write. An event over the limit is passed on
+// that ends it, hands its data to the book, and passes it on; forward
+// flushes each write (forward.go). An event over the limit is passed on
 // as it comes and not recorded.
 type eventTap struct {
 	p    *HTTP
