@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	sjson "github.com/segmentio/encoding/json"
 )
 
 // exchangeTap records every HTTP request of a session and what came back
@@ -130,24 +130,41 @@ func headerList(h http.Header) []recorder.Header {
 
 // rpcOf names what a posted body carried: the JSON-RPC method of a
 // request or notification, "response" for an answer, "batch" for a
-// batch, "" for anything else.
+// batch, "" for anything else. It reads the body's top-level members
+// with a tokenizer that allocates nothing: every body the HTTP proxy and
+// client pass is named this way.
 func rpcOf(body []byte) string {
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
 		return "batch"
 	}
-	var msg struct {
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
+	if len(body) == 0 || body[0] != '{' || !sjson.Valid(body) {
 		return ""
 	}
+	var (
+		t        sjson.Tokenizer
+		key      string
+		method   string
+		answered bool
+	)
+	for t.Reset(body); t.Next(); {
+		switch {
+		case t.Depth != 1 || t.Delim == ':' || t.Delim == ',' || t.Delim == '}' || t.Delim == ']':
+		case t.IsKey:
+			key = string(t.String())
+		case key == "method":
+			method = ""
+			if len(t.Value) > 0 && t.Value[0] == '"' {
+				method = string(t.String())
+			}
+		case key == "result" || key == "error":
+			answered = true // null included, as a decoder keeps it
+		}
+	}
 	switch {
-	case msg.Method != "":
-		return msg.Method
-	case msg.Result != nil || msg.Error != nil:
+	case method != "":
+		return method
+	case answered:
 		return "response"
 	}
 	return ""

@@ -300,3 +300,24 @@ func TestHTTPExchangesBounded(t *testing.T) {
 		t.Errorf("response body: %d bytes kept of %d counted; want %d of %d", len(x.ResponseBody), x.ResponseBytes, recorder.MaxExchangeBody, len(body))
 	}
 }
+
+// TestRPCOf checks how an exchange names the body it carried.
+func TestRPCOf(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"method":"inner"}}`: "tools/call",
+		` {"jsonrpc":"2.0","method":"notifications/initialized"}`:                    "notifications/initialized",
+		`{"jsonrpc":"2.0","id":1,"result":{"method":"inner"}}`:                       "response",
+		`{"jsonrpc":"2.0","id":1,"result":null}`:                                     "response",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`:            "response",
+		`{"jsonrpc":"2.0","method":"a\u002fb"}`:                                      "a/b",
+		`[{"jsonrpc":"2.0","method":"x"}]`:                                           "batch",
+		`{"jsonrpc":"2.0","id":1}`:                                                   "",
+		`{"method":"x"`:                                                              "",
+		`not json`:                                                                   "",
+		``:                                                                           "",
+	} {
+		if got := rpcOf([]byte(body)); got != want {
+			t.Errorf("rpcOf(%s) = %q, want %q", body, got, want)
+		}
+	}
+}

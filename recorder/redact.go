@@ -201,6 +201,9 @@ func RedactURLsIn(text string) string {
 var looseParam = regexp.MustCompile(`[?&#;][A-Za-z0-9_.\-]+=[^&\s"'#;<>` + "`" + `]+`)
 
 func redactURLs(text string) string {
+	if !strings.Contains(text, "://") { // most text: no lower-cased copy
+		return text
+	}
 	lower := strings.ToLower(text)
 	if !strings.Contains(lower, "http://") && !strings.Contains(lower, "https://") {
 		return text
