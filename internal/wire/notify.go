@@ -3,9 +3,11 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	sjson "github.com/segmentio/encoding/json"
 )
 
 // Notice is what a notification says, in the recording's words: the
@@ -26,22 +28,19 @@ type Notice struct {
 // empty.
 func ReadNotification(from, method string, params json.RawMessage) Notice {
 	var p struct {
-		Progress  float64         `json:"progress"`
-		Total     float64         `json:"total"`
-		Message   string          `json:"message"`
 		RequestID json.RawMessage `json:"requestId"`
 		Reason    string          `json:"reason"`
 		Level     string          `json:"level"`
 		Logger    string          `json:"logger"`
 		Data      json.RawMessage `json:"data"`
 	}
-	read := len(params) > 0 && json.Unmarshal(params, &p) == nil
+	read := method != "notifications/progress" && len(params) > 0 && json.Unmarshal(params, &p) == nil
 	var n Notice
 	switch {
 	case method == "notifications/progress":
 		n.Kind = recorder.EventProgress
-		if read {
-			n.Token, n.Text = Token(params), progressText(p.Progress, p.Total, p.Message)
+		if progress, total, message, ok := readProgress(params); ok {
+			n.Token, n.Text = Token(params), progressText(progress, total, message)
 		}
 	case method == "notifications/message":
 		n.Kind = recorder.EventLog
@@ -79,4 +78,43 @@ func progressText(progress, total float64, message string) string {
 		b.WriteString(" " + message)
 	}
 	return b.String()
+}
+
+// readProgress reads a progress notification's progress, total and
+// message in one tokenizer pass (the notification a server sends most,
+// one per answered request in a fan-out); ok is false when params are
+// not an object or one of the three has another type than its own.
+func readProgress(params []byte) (progress, total float64, message string, ok bool) {
+	if len(params) == 0 || params[0] != '{' || !sjson.Valid(params) {
+		return 0, 0, "", false
+	}
+	var t sjson.Tokenizer
+	key := ""
+	for t.Reset(params); t.Next(); {
+		switch {
+		case t.Depth != 1 || t.Delim == ':' || t.Delim == ',' || t.Delim == '}' || t.Delim == ']':
+			continue
+		case t.IsKey:
+			key = string(t.String())
+			continue
+		case key != "progress" && key != "total" && key != "message", t.Kind() == sjson.Null:
+			continue
+		case key == "message":
+			if t.Delim != 0 || t.Value[0] != '"' {
+				return 0, 0, "", false
+			}
+			message = string(t.String())
+			continue
+		}
+		f, err := strconv.ParseFloat(string(t.Value), 64)
+		if t.Delim != 0 || err != nil {
+			return 0, 0, "", false
+		}
+		if key == "progress" {
+			progress = f
+		} else {
+			total = f
+		}
+	}
+	return progress, total, message, t.Err == nil
 }

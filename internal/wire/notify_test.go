@@ -30,6 +30,12 @@ func TestReadNotification(t *testing.T) {
 			Notice{Kind: recorder.EventListChanged, Text: "tools changed"}},
 		{"server", "notifications/progress", `{"progress":"not a number"}`,
 			Notice{Kind: recorder.EventProgress}},
+		{"server", "notifications/progress", `{"progressToken":1,"progress":2,"x":{"progress":"inner"},"message":null}`,
+			Notice{Kind: recorder.EventProgress, Text: "2", Token: "1"}},
+		{"server", "notifications/progress", `{"progressToken":1,"progress":1e3,"total":2000,"message":"\u00e9t\u00e9"}`,
+			Notice{Kind: recorder.EventProgress, Text: "1000/2000 été", Token: "1"}},
+		{"server", "notifications/progress", `{"progressToken":1,"progress":1,"message":5}`,
+			Notice{Kind: recorder.EventProgress}},
 		{"server", "notifications/custom/thing", `{}`,
 			Notice{Kind: recorder.EventOther}},
 	} {
