@@ -95,7 +95,16 @@ func readProgress(params []byte) (progress, total float64, message string, ok bo
 		case t.Depth != 1 || t.Delim == ':' || t.Delim == ',' || t.Delim == '}' || t.Delim == ']':
 			continue
 		case t.IsKey:
-			key = string(t.String())
+			switch string(t.String()) { // a switch on a converted name allocates nothing
+			case "progress":
+				key = "progress"
+			case "total":
+				key = "total"
+			case "message":
+				key = "message"
+			default:
+				key = ""
+			}
 			continue
 		case key != "progress" && key != "total" && key != "message", t.Kind() == sjson.Null:
 			continue

@@ -38,7 +38,7 @@ func ReadParams(raw json.RawMessage) Params {
 	}
 	var (
 		t           sjson.Tokenizer
-		key         string // the member whose value comes next ("" for none)
+		key         member // the member whose value comes next
 		inMeta      bool   // between the braces of the top-level _meta
 		topToken    any
 		metaToken   any
@@ -50,40 +50,36 @@ func ReadParams(raw json.RawMessage) Params {
 			continue
 		}
 		if t.IsKey {
-			key = ""
-			if t.Depth == 1 || (inMeta && t.Depth == 2) {
-				key = string(t.String())
-				if inMeta && t.Depth == 2 {
-					key = "_meta." + key
-				}
+			key = noMember
+			switch {
+			case t.Depth == 1:
+				key = topMember(t.String())
+			case inMeta && t.Depth == 2:
+				key = metaMember(t.String())
 			}
 			continue
 		}
 		switch {
-		case t.Delim == '{' && key == "_meta":
+		case t.Delim == '{' && key == memberMeta:
 			inMeta = true
 		case t.Delim == '}' && inMeta && t.Depth == 1:
 			inMeta = false
 		}
-		if key == "" {
-			continue
-		}
-		v := scalar(&t)
 		switch key {
-		case "name":
-			out.Name, _ = v.(string)
-		case "requestState":
-			out.RequestState, _ = v.(string)
-		case "progressToken":
-			topToken = v
-		case "_meta.progressToken":
-			metaToken = v
-		case "_meta.traceparent":
-			traceparent, _ = v.(string)
-		case "_meta.io.modelcontextprotocol/protocolVersion":
-			out.Protocol, _ = v.(string)
+		case memberName:
+			out.Name, _ = scalar(&t).(string)
+		case memberRequestState:
+			out.RequestState, _ = scalar(&t).(string)
+		case memberToken:
+			topToken = scalar(&t)
+		case memberMetaToken:
+			metaToken = scalar(&t)
+		case memberTraceparent:
+			traceparent, _ = scalar(&t).(string)
+		case memberProtocol:
+			out.Protocol, _ = scalar(&t).(string)
 		}
-		key = ""
+		key = noMember
 	}
 	if t.Err != nil {
 		return Params{}
@@ -99,6 +95,49 @@ func ReadParams(raw json.RawMessage) Params {
 		}
 	}
 	return out
+}
+
+// member is a member of params that ReadParams reads.
+type member int
+
+const (
+	noMember member = iota
+	memberName
+	memberRequestState
+	memberToken
+	memberMeta
+	memberMetaToken
+	memberTraceparent
+	memberProtocol
+)
+
+// topMember is the member a top-level name names (the switch on a
+// converted name allocates nothing).
+func topMember(name []byte) member {
+	switch string(name) {
+	case "name":
+		return memberName
+	case "requestState":
+		return memberRequestState
+	case "progressToken":
+		return memberToken
+	case "_meta":
+		return memberMeta
+	}
+	return noMember
+}
+
+// metaMember is the member a name inside the top-level _meta names.
+func metaMember(name []byte) member {
+	switch string(name) {
+	case "progressToken":
+		return memberMetaToken
+	case "traceparent":
+		return memberTraceparent
+	case "io.modelcontextprotocol/protocolVersion":
+		return memberProtocol
+	}
+	return noMember
 }
 
 // scalar is the string or number t is on (a number as a float64, as a
