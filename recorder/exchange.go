@@ -297,25 +297,40 @@ func (r *Recording) scrubValue(v string) string {
 	return v
 }
 
-// secretHeaders remembers [SecretHeader] for up to maxSecretHeaders
-// header names: the same few come with every request.
+// secretHeaders remembers [SecretHeader] and credentialHeaders
+// [IsCredentialName] for header names: the same few come with every
+// request, and each answer lower-cases the name and searches it.
 var (
-	secretHeaders     sync.Map // name → bool
-	secretHeaderCount atomic.Int64
+	secretHeaders     = nameMemo{of: SecretHeader, most: 512}
+	credentialHeaders = nameMemo{of: IsCredentialName, most: 4096}
 )
 
-const maxSecretHeaders = 512
-
 // secretHeaderName is [SecretHeader], remembered.
-func secretHeaderName(name string) bool {
-	if v, ok := secretHeaders.Load(name); ok {
+func secretHeaderName(name string) bool { return secretHeaders.is(name) }
+
+// IsCredentialHeader is [IsCredentialName] for an HTTP header's name,
+// remembered for the first 4,096 names (the HTTP proxy asks it of every
+// header of every request and response).
+func IsCredentialHeader(name string) bool { return credentialHeaders.is(name) }
+
+// nameMemo remembers what of says of up to most names of at most 64
+// bytes; it answers others without remembering.
+type nameMemo struct {
+	of    func(string) bool
+	most  int64
+	names sync.Map // name → bool
+	count atomic.Int64
+}
+
+func (m *nameMemo) is(name string) bool {
+	if v, ok := m.names.Load(name); ok {
 		return v.(bool)
 	}
-	secret := SecretHeader(name)
-	if len(name) <= 64 && secretHeaderCount.Add(1) <= maxSecretHeaders {
-		secretHeaders.Store(name, secret)
+	answer := m.of(name)
+	if len(name) <= 64 && m.count.Add(1) <= m.most {
+		m.names.Store(name, answer)
 	}
-	return secret
+	return answer
 }
 
 // SecretHeader reports whether an HTTP header named name carries a

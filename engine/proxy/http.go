@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine"
@@ -322,7 +321,7 @@ func (p *HTTP) credentials(h http.Header, query string) {
 					}
 				}
 			}
-		case credentialHeader(name):
+		case recorder.IsCredentialHeader(name):
 			found = append(found, vs...)
 		}
 	}
@@ -344,30 +343,6 @@ func (p *HTTP) credentials(h http.Header, query string) {
 	if len(fresh) > 0 {
 		p.rec.AddSecrets(fresh...)
 	}
-}
-
-// credentialHeaders caches [recorder.IsCredentialName] for header
-// names, which repeat from request to request, and which it lower-cases
-// and searches for a list of words each time: the largest cost of
-// [HTTP.credentials]. It holds at most maxCredentialHeaders names.
-var (
-	credentialHeaders     sync.Map // name → bool
-	credentialHeaderCount atomic.Int64
-)
-
-const maxCredentialHeaders = 4096
-
-// credentialHeader says whether the header name usually carries a
-// credential.
-func credentialHeader(name string) bool {
-	if v, ok := credentialHeaders.Load(name); ok {
-		return v.(bool)
-	}
-	is := recorder.IsCredentialName(name)
-	if credentialHeaderCount.Add(1) <= maxCredentialHeaders {
-		credentialHeaders.Store(name, is)
-	}
-	return is
 }
 
 // jsonTap passes a JSON response body through and hands the message to
