@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fanout-inspector/inspector/internal/wire"
 	"github.com/fanout-inspector/inspector/recorder"
-	sjson "github.com/segmentio/encoding/json"
 )
 
 // exchangeTap records every HTTP request of a session and what came back
@@ -130,38 +130,28 @@ func headerList(h http.Header) []recorder.Header {
 
 // rpcOf names what a posted body carried: the JSON-RPC method of a
 // request or notification, "response" for an answer, "batch" for a
-// batch, "" for anything else. It reads the body's top-level members
-// with a tokenizer that allocates nothing: every body the HTTP proxy and
-// client pass is named this way.
+// batch, "" for anything else. Every body the HTTP proxy and client pass
+// is named this way, so its members are read in one pass
+// ([wire.Members]).
 func rpcOf(body []byte) string {
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
 		return "batch"
 	}
-	if len(body) == 0 || body[0] != '{' || !sjson.Valid(body) {
-		return ""
-	}
-	var (
-		t        sjson.Tokenizer
-		key      string
-		method   string
-		answered bool
-	)
-	for t.Reset(body); t.Next(); {
-		switch {
-		case t.Depth != 1 || t.Delim == ':' || t.Delim == ',' || t.Delim == '}' || t.Delim == ']':
-		case t.IsKey:
-			key = string(t.String())
-		case key == "method":
-			method = ""
-			if len(t.Value) > 0 && t.Value[0] == '"' {
-				method = string(t.String())
-			}
-		case key == "result" || key == "error":
+	var method string
+	var answered bool
+	valid := wire.Members(body, func(name, value []byte, _ int) bool {
+		switch string(name) {
+		case "method":
+			method, _ = wire.String(value)
+		case "result", "error":
 			answered = true // null included, as a decoder keeps it
 		}
-	}
+		return true
+	})
 	switch {
+	case !valid:
+		return ""
 	case method != "":
 		return method
 	case answered:

@@ -11,7 +11,6 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	sjson "github.com/segmentio/encoding/json"
 )
 
 // wireKey is the _meta key under which the wire tap hands a server
@@ -301,28 +300,16 @@ func injectMeta(params json.RawMessage, key string) json.RawMessage {
 
 // metaValue finds the value of the last top-level "_meta" member of obj,
 // a JSON object: its offset in obj (-1 when there is none) and its text.
-// ok is false when obj is not valid JSON. It reads with a tokenizer that
-// allocates nothing, so that large params cost one pass.
+// ok is false when obj is not valid JSON.
 func metaValue(obj []byte) (at int, value []byte, ok bool) {
 	at = -1
-	t := sjson.NewTokenizer(obj)
-	wantValue := false
-	for t.Next() {
-		switch {
-		case wantValue && t.Delim == ':':
-			continue
-		case wantValue:
-			wantValue = false
-			at = len(obj) - t.Remaining() - len(t.Value)
-			value = obj[at:]
-			if t.Delim == 0 {
-				value = value[:len(t.Value)]
-			}
-		case t.IsKey && t.Depth == 1 && string(t.String()) == "_meta":
-			wantValue = true
+	ok = wire.Members(obj, func(name, v []byte, i int) bool {
+		if string(name) == "_meta" {
+			at, value = i, v
 		}
-	}
-	return at, value, t.Err == nil
+		return true
+	})
+	return at, value, ok
 }
 
 // isRefusal reports whether resp is an Invalid Request error, the answer

@@ -3,11 +3,9 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/fanout-inspector/inspector/recorder"
-	sjson "github.com/segmentio/encoding/json"
 )
 
 // Notice is what a notification says, in the recording's words: the
@@ -81,49 +79,27 @@ func progressText(progress, total float64, message string) string {
 }
 
 // readProgress reads a progress notification's progress, total and
-// message in one tokenizer pass (the notification a server sends most,
+// message in one pass ([Members]: the notification a server sends most,
 // one per answered request in a fan-out); ok is false when params are
 // not an object or one of the three has another type than its own.
 func readProgress(params []byte) (progress, total float64, message string, ok bool) {
-	if len(params) == 0 || params[0] != '{' || !sjson.Valid(params) {
+	typed := true // each of the three has its own type so far
+	valid := Members(params, func(name, value []byte, _ int) bool {
+		if string(value) == "null" {
+			return true
+		}
+		switch string(name) {
+		case "progress":
+			progress, typed = scalar(value).(float64)
+		case "total":
+			total, typed = scalar(value).(float64)
+		case "message":
+			message, typed = String(value)
+		}
+		return typed
+	})
+	if !valid || !typed {
 		return 0, 0, "", false
 	}
-	var t sjson.Tokenizer
-	key := ""
-	for t.Reset(params); t.Next(); {
-		switch {
-		case t.Depth != 1 || t.Delim == ':' || t.Delim == ',' || t.Delim == '}' || t.Delim == ']':
-			continue
-		case t.IsKey:
-			switch string(t.String()) { // a switch on a converted name allocates nothing
-			case "progress":
-				key = "progress"
-			case "total":
-				key = "total"
-			case "message":
-				key = "message"
-			default:
-				key = ""
-			}
-			continue
-		case key != "progress" && key != "total" && key != "message", t.Kind() == sjson.Null:
-			continue
-		case key == "message":
-			if t.Delim != 0 || t.Value[0] != '"' {
-				return 0, 0, "", false
-			}
-			message = string(t.String())
-			continue
-		}
-		f, err := strconv.ParseFloat(string(t.Value), 64)
-		if t.Delim != 0 || err != nil {
-			return 0, 0, "", false
-		}
-		if key == "progress" {
-			progress = f
-		} else {
-			total = f
-		}
-	}
-	return progress, total, message, t.Err == nil
+	return progress, total, message, true
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/fanout-inspector/inspector/recorder"
-	sjson "github.com/segmentio/encoding/json"
 )
 
 // Params is what the wire model reads from a request's or a
@@ -28,60 +27,42 @@ type Params struct {
 
 // ReadParams reads raw, a message's params. What it cannot read it
 // leaves empty: the wire model never fails on a peer's params. It reads
-// with a tokenizer in one pass that allocates nothing for params without
-// escapes, as it runs on every message the engine or the proxy sees;
-// a member given twice counts as its last, as a decoder keeps it.
+// the members in one pass ([Members]); a member given twice counts as
+// its last, as a decoder keeps it.
 func ReadParams(raw json.RawMessage) Params {
 	var out Params
 	if len(raw) == 0 || raw[0] != '{' || !mayHoldParams(raw) {
 		return out
 	}
-	var (
-		t           sjson.Tokenizer
-		key         member // the member whose value comes next
-		inMeta      bool   // between the braces of the top-level _meta
-		topToken    any
-		metaToken   any
-		traceparent string
-	)
-	t.Reset(raw)
-	for t.Next() {
-		if t.Delim == ':' || t.Delim == ',' {
-			continue
+	var topToken, metaToken any
+	var traceparent string
+	inMeta := func(name, value []byte, _ int) bool {
+		switch string(name) { // a switch on a converted name allocates nothing
+		case "progressToken":
+			metaToken = scalar(value)
+		case "traceparent":
+			traceparent, _ = String(value)
+		case "io.modelcontextprotocol/protocolVersion":
+			out.Protocol, _ = String(value)
 		}
-		if t.IsKey {
-			key = noMember
-			switch {
-			case t.Depth == 1:
-				key = topMember(t.String())
-			case inMeta && t.Depth == 2:
-				key = metaMember(t.String())
-			}
-			continue
-		}
-		switch {
-		case t.Delim == '{' && key == memberMeta:
-			inMeta = true
-		case t.Delim == '}' && inMeta && t.Depth == 1:
-			inMeta = false
-		}
-		switch key {
-		case memberName:
-			out.Name, _ = scalar(&t).(string)
-		case memberRequestState:
-			out.RequestState, _ = scalar(&t).(string)
-		case memberToken:
-			topToken = scalar(&t)
-		case memberMetaToken:
-			metaToken = scalar(&t)
-		case memberTraceparent:
-			traceparent, _ = scalar(&t).(string)
-		case memberProtocol:
-			out.Protocol, _ = scalar(&t).(string)
-		}
-		key = noMember
+		return true
 	}
-	if t.Err != nil {
+	ok := Members(raw, func(name, value []byte, _ int) bool {
+		switch string(name) {
+		case "name":
+			out.Name, _ = String(value)
+		case "requestState":
+			out.RequestState, _ = String(value)
+		case "progressToken":
+			topToken = scalar(value)
+		case "_meta":
+			if value[0] == '{' {
+				Members(value, inMeta)
+			}
+		}
+		return true
+	})
+	if !ok {
 		return Params{}
 	}
 	tok := metaToken
@@ -95,67 +76,6 @@ func ReadParams(raw json.RawMessage) Params {
 		}
 	}
 	return out
-}
-
-// member is a member of params that ReadParams reads.
-type member int
-
-const (
-	noMember member = iota
-	memberName
-	memberRequestState
-	memberToken
-	memberMeta
-	memberMetaToken
-	memberTraceparent
-	memberProtocol
-)
-
-// topMember is the member a top-level name names (the switch on a
-// converted name allocates nothing).
-func topMember(name []byte) member {
-	switch string(name) {
-	case "name":
-		return memberName
-	case "requestState":
-		return memberRequestState
-	case "progressToken":
-		return memberToken
-	case "_meta":
-		return memberMeta
-	}
-	return noMember
-}
-
-// metaMember is the member a name inside the top-level _meta names.
-func metaMember(name []byte) member {
-	switch string(name) {
-	case "progressToken":
-		return memberMetaToken
-	case "traceparent":
-		return memberTraceparent
-	case "io.modelcontextprotocol/protocolVersion":
-		return memberProtocol
-	}
-	return noMember
-}
-
-// scalar is the string or number t is on (a number as a float64, as a
-// decoder into any gives it), nil for anything else.
-func scalar(t *sjson.Tokenizer) any {
-	switch {
-	case t.Delim != 0:
-		return nil
-	case len(t.Value) > 0 && t.Value[0] == '"':
-		return string(t.String())
-	case t.Kind().Class() == sjson.Num:
-		f, err := strconv.ParseFloat(string(t.Value), 64)
-		if err != nil {
-			return nil
-		}
-		return f
-	}
-	return nil
 }
 
 // Token returns the progress token of raw params ("" for none), reading
