@@ -24,8 +24,11 @@ const verdictBudget = 3 * time.Second
 // serialized, bounded or partial; bounded:K is called bounded (or
 // concurrent when no request ever waited for a slot, which a 50 ms
 // latency makes sure of); serial is called serialized (or, under 50 ms
-// and with most requests never waiting, no fan-out). Where serve times are under the floor (no injected
-// latency), "too-fast" is right too, and nothing contradicts the policy.
+// and with most requests never waiting, no fan-out); under 50 ms, any
+// dispatch whose requests never waited nor overlapped may be called no
+// fan-out (the server's sends trickled in). Where serve times are under
+// the floor (no injected latency), "too-fast" is right too, and nothing
+// contradicts the policy.
 //
 // The cases run one after another: they measure time, and the machine
 // may have two cores. n = 5,000 and cases whose dispatch takes over a
@@ -169,6 +172,14 @@ func checkVerdict(t *testing.T, policy DispatchPolicy, model LatencyModel, n int
 		if fast {
 			ok = append(ok, recorder.VerdictTooFast, recorder.VerdictConcurrent, recorder.VerdictNoFanout)
 		}
+	}
+	if !fast && policy.Mode != Serial && waited == 0 && sum.PeakInFlight <= 1 && model.Mean() < 50*time.Millisecond {
+		// Nothing waited and never two were served at once: each request
+		// came after the one before was answered. The server's sends
+		// trickled in (a loaded machine spread a stdio server's 5 over
+		// more than their 1 ms serves), and there was no fan-out to judge
+		// whatever the dispatch.
+		ok = append(ok, recorder.VerdictNoFanout)
 	}
 	if !slices.Contains(ok, sum.Verdict) {
 		t.Errorf("verdict %q, want one of %q: %s", sum.Verdict, ok, sum.VerdictText)
