@@ -331,14 +331,16 @@ func resized[T any](buf []T, n int) []T {
 	return buf
 }
 
-// placeGroupLabels writes each visible group's label and count.
+// placeGroupLabels writes each visible group's label, and its count in
+// counts; it returns how many labels it used.
 func (r *ganttRenderer) placeGroupLabels() int {
 	g := r.g
 	size := g.Size()
 	small := theme.Size(theme.SizeNameCaptionText)
 	fg := theme.Color(theme.ColorNameForeground)
 	top := float32(ganttRulerH + ganttLaneH)
-	n := 0
+	n, shown := 0, 0
+	defer func() { hideFrom(r.counts, shown) }()
 	for i, gr := range g.agg.groups {
 		y := top + float32(i)*ganttAggH - g.scrollY
 		if y >= size.Height {
@@ -353,14 +355,14 @@ func (r *ganttRenderer) placeGroupLabels() int {
 		setText(name, Truncate(gr.label, 24-2*int(gr.key.depth)), fg)
 		name.Move(fyne.NewPos(x, y+2))
 		name.Resize(fyne.NewSize(g.axis.gutter-x-4, name.MinSize().Height))
-		count := r.text(&r.labels, n, small)
-		n++
+		count, pace := r.countText(shown, small)
+		shown++
 		text, c := fmt.Sprintf("×%s", thousands(gr.rows)), theme.Color(theme.ColorNameDisabled)
 		if gr.failed > 0 {
 			text += fmt.Sprintf(", %s failed", thousands(gr.failed))
 			c = FailColor
 		}
-		setText(count, text, c)
+		setPaced(count, pace, gr.key, text, c, g.changed)
 		count.Move(fyne.NewPos(x, y+ganttAggH/2))
 		count.Resize(fyne.NewSize(g.axis.gutter-x-4, count.MinSize().Height))
 	}

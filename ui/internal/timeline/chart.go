@@ -444,6 +444,7 @@ type chartRenderer struct {
 	cursor                                       *canvas.Line
 	readoutBg                                    *canvas.Rectangle
 	readout                                      *canvas.Text
+	ratePace                                     paced // of the throughput, in pending (paced.go)
 }
 
 func (r *chartRenderer) Destroy() {}
@@ -468,7 +469,7 @@ func (r *chartRenderer) Refresh() {
 		// a load test: the client's own calls, and how fast they finish
 		setText(r.title, "tool calls", fg)
 		setText(r.inFlight, "■ tool calls in flight", inFlightColor)
-		setText(r.pending, fmt.Sprintf("throughput %s calls/s", formatRate(c.callsPerS)), fg)
+		setPaced(r.pending, &r.ratePace, nil, fmt.Sprintf("throughput %s calls/s", formatRate(c.callsPerS)), fg, c.redraw)
 	} else if c.snap != nil && c.snap.Meta.Mode == recorder.ModeProxy {
 		// a proxy's recording: the waits are exact, the work estimated
 		setText(r.title, "your client", fg)

@@ -17,6 +17,9 @@ func (r *ganttRenderer) placeLabels() {
 	size := g.Size()
 	fg := theme.Color(theme.ColorNameForeground)
 	small := theme.Size(theme.SizeNameCaptionText)
+	if !g.agg.on {
+		hideFrom(r.counts, 0) // the groups' counts (aggregate.go)
+	}
 	n := 0
 	if g.agg.on {
 		n = r.placeGroupLabels()
@@ -65,7 +68,7 @@ func (r *ganttRenderer) placeCount() {
 	default:
 		text = fmt.Sprintf("%d requests", n)
 	}
-	setText(r.count, text, theme.Color(theme.ColorNameDisabled))
+	setPaced(r.count, &r.countPace, nil, text, theme.Color(theme.ColorNameDisabled), g.changed)
 	r.count.Move(fyne.NewPos(8, 4))
 	r.count.Resize(r.count.MinSize())
 }

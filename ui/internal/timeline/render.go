@@ -37,11 +37,16 @@ type ganttRenderer struct {
 	// durations are the fulfilment times written on multi-round-trip
 	// calls' bands (rounddurations.go)
 	durations []*canvas.Text
-	empty     *canvas.Text
-	count     *canvas.Text // how many requests, in the gutter over the labels
-	tipBg     *canvas.Rectangle
-	tip       []*canvas.Text
-	objects   []fyne.CanvasObject
+	// counts are the aggregated groups' counts under their labels, each
+	// paced by countsPace (paced.go)
+	counts     []*canvas.Text
+	countsPace []*paced
+	empty      *canvas.Text
+	count      *canvas.Text // how many requests, in the gutter over the labels
+	countPace  paced
+	tipBg      *canvas.Rectangle
+	tip        []*canvas.Text
+	objects    []fyne.CanvasObject
 }
 
 func (r *ganttRenderer) Destroy() {}
@@ -67,6 +72,9 @@ func (r *ganttRenderer) refreshObjects() {
 	for _, t := range r.labels {
 		r.objects = append(r.objects, t)
 	}
+	for _, t := range r.counts {
+		r.objects = append(r.objects, t)
+	}
 	for _, t := range r.durations {
 		r.objects = append(r.objects, t)
 	}
@@ -87,6 +95,15 @@ func (r *ganttRenderer) text(pool *[]*canvas.Text, i int, size float32) *canvas.
 	t := (*pool)[i]
 	t.Show()
 	return t
+}
+
+// countText returns the i-th text of counts and its pacing.
+func (r *ganttRenderer) countText(i int, size float32) (*canvas.Text, *paced) {
+	t := r.text(&r.counts, i, size)
+	for len(r.countsPace) <= i {
+		r.countsPace = append(r.countsPace, &paced{})
+	}
+	return t, r.countsPace[i]
 }
 
 func hideFrom(pool []*canvas.Text, i int) {
