@@ -87,7 +87,10 @@ func startJournalFeed(path string, every time.Duration, runOnMain func(func()), 
 	}
 	go func() {
 		defer close(l.exited)
-		var tail *recorder.Tail
+		var (
+			tail *recorder.Tail
+			pace statsPace // which frames are summarized
+		)
 		defer func() {
 			if tail != nil {
 				tail.Close()
@@ -125,7 +128,11 @@ func startJournalFeed(path string, every time.Duration, runOnMain func(func()), 
 			changed, err := tail.Poll()
 			snap := tail.Snapshot()
 			if snap != nil && (changed || err != nil || tail.Ended() || hasOpen(snap)) {
-				f := makeFrame(snap, pick())
+				p := &pace
+				if tail.Ended() {
+					p = nil // the last frame: its own figures, open or not
+				}
+				f := makeLiveFrame(snap, pick(), nil, p)
 				if !tail.Ended() {
 					// its writer is still at it: the verdict is what it is so far
 					f.scope.provisional = true

@@ -18,12 +18,43 @@ type liveFrame struct {
 	steps   []recorder.Step
 	scope   runScope
 	summary recorder.Summary // of scope
-	open    bool             // some request is still in flight
+	// stale says summary is the one made for an earlier frame of the same
+	// run, kept while requests are in flight (see [statsPace]): the stats
+	// line leaves it alone
+	stale bool
+	open  bool // some request is still in flight
 }
 
 // statsEvery is how often the stats line follows a live run while
-// requests are in flight (see [TimelineView.apply]).
+// requests are in flight (see [statsPace]).
 const statsEvery = 200 * time.Millisecond
+
+// statsPace decides which frames of a live feed get a summary of their
+// own. While requests are in flight the figures change every frame, faster
+// than anyone reads them, and summarizing a 20,000-call run took about a
+// tenth of the app's CPU at 60 frames a second (CPU the painter and the
+// calls wanted); each new stats text also costs the painter a new texture.
+// So a frame in flight is summarized at most every statsEvery, and the
+// others carry the last summary, marked stale. A frame with nothing in
+// flight, one of another run (the picker changed), and every frame when
+// frames are not paced (MinFrameInterval 0, as in tests) is summarized.
+type statsPace struct {
+	at   time.Time
+	pick int64
+	last recorder.Summary
+	made bool
+}
+
+// due reports whether a frame of the run pick, open or not, needs a
+// summary of its own.
+func (p *statsPace) due(pick int64, open bool) bool {
+	return !open || !p.made || pick != p.pick || timeline.MinFrameInterval <= 0 || time.Since(p.at) >= statsEvery
+}
+
+// keep notes sum, the summary made for a frame of the run pick.
+func (p *statsPace) keep(pick int64, sum recorder.Summary) {
+	p.at, p.pick, p.last, p.made = time.Now(), pick, sum, true
+}
 
 // makeFrame makes the frame of snap whose stats describe the part of it
 // pick chooses.
@@ -34,24 +65,33 @@ const statsEvery = 200 * time.Millisecond
 // on it, and a Gantt drawn from the raw spans would show every request
 // waiting for its whole life. Its stats are the proxy summary
 // ([recorder.Summarize]), which speaks of the client.
-func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame { return makeLiveFrame(snap, pick, nil) }
+func makeFrame(snap *recorder.Snapshot, pick int64) liveFrame {
+	return makeLiveFrame(snap, pick, nil, nil)
+}
 
-// makeLiveFrame is [makeFrame] for the feed that follows a recording:
-// the run it describes is segmented with seg, which copies only the spans
+// makeLiveFrame is [makeFrame] for a feed that follows a recording: the
+// run it describes is segmented with seg, which copies only the spans
 // that changed since the last frame; copying every span of a long run
 // each frame took a third of making one (a 20,000-call load test: 16 ms).
-// A nil seg segments afresh.
-func makeLiveFrame(snap *recorder.Snapshot, pick int64, seg *recorder.Segmenter) liveFrame {
+// A nil seg segments afresh. With pace, a frame in flight is summarized
+// only when pace says so (see [statsPace]); with nil, always.
+func makeLiveFrame(snap *recorder.Snapshot, pick int64, seg *recorder.Segmenter, pace *statsPace) liveFrame {
 	drawn := recorder.EstimateClientWork(snap)
 	steps := recorder.Steps(drawn)
-	scope := scopeOf(drawn, pick)
-	var summary recorder.Summary
-	if seg != nil && !scope.whole {
-		summary = recorder.Summarize(seg.Segment(drawn, scope.run))
-	} else {
-		summary = scope.summarize(drawn, steps)
+	f := liveFrame{snap: drawn, raw: snap, steps: steps, scope: scopeOf(drawn, pick), open: hasOpen(snap)}
+	if pace != nil && !pace.due(pick, f.open) {
+		f.summary, f.stale = pace.last, true
+		return f
 	}
-	return liveFrame{snap: drawn, raw: snap, steps: steps, scope: scope, summary: summary, open: hasOpen(snap)}
+	if seg != nil && !f.scope.whole {
+		f.summary = recorder.Summarize(seg.Segment(drawn, f.scope.run))
+	} else {
+		f.summary = f.scope.summarize(drawn, steps)
+	}
+	if pace != nil {
+		pace.keep(pick, f.summary)
+	}
+	return f
 }
 
 // liveFeed is the one ticker that follows a live recording.
@@ -93,6 +133,7 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 			waiting     bool               // a frame was handed over and not shown yet
 			handed      time.Time          // when the last one was
 			seg         recorder.Segmenter // the spans each frame's run shares with the last
+			pace        statsPace          // which frames are summarized
 		)
 		for {
 			select {
@@ -108,7 +149,7 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 			began := time.Now()
 			snap := rec.Snapshot()
 			last = snap.Version
-			f := makeLiveFrame(snap, pick(), &seg)
+			f := makeLiveFrame(snap, pick(), &seg, &pace)
 			open = f.open
 			made := time.Since(began)
 			if waiting { // the frame before is not shown yet

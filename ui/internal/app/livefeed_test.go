@@ -3,8 +3,11 @@ package app
 import (
 	"reflect"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/timeline"
 )
 
 // TestLiveFrameStatsAsAfresh follows a live run frame by frame, as the
@@ -33,7 +36,7 @@ func TestLiveFrameStatsAsAfresh(t *testing.T) {
 			open = append(open, rec.Begin(s))
 		}
 		snap := rec.Snapshot()
-		got, want := makeLiveFrame(snap, pickLatest, &seg), makeFrame(snap, pickLatest)
+		got, want := makeLiveFrame(snap, pickLatest, &seg, nil), makeFrame(snap, pickLatest)
 		if !reflect.DeepEqual(got.summary, want.summary) {
 			t.Fatalf("frame %d: the live frame's stats differ from those made afresh:\n%+v\nwant\n%+v", frame, got.summary, want.summary)
 		}
@@ -41,4 +44,56 @@ func TestLiveFrameStatsAsAfresh(t *testing.T) {
 			t.Fatalf("frame %d: %d tool calls in the stats, want %d", frame, got.summary.ToolCalls.Total, 7*(frame+1))
 		}
 	}
+}
+
+// TestLiveStatsPaced: while calls are in flight, the feed summarizes a
+// frame at most every statsEvery and the frames between carry the last
+// summary, marked stale (the stats line leaves them); the frame with
+// nothing in flight, and a frame of another run, are summarized afresh.
+func TestLiveStatsPaced(t *testing.T) {
+	defer func(was time.Duration) { timeline.MinFrameInterval = was }(timeline.MinFrameInterval)
+	timeline.MinFrameInterval = 16 * time.Millisecond // paced, as in the app
+
+	synctest.Test(t, func(t *testing.T) {
+		rec := recorder.New(recorder.Meta{Title: "live"})
+		rec.BeginRun("echo", "concurrent")
+		var (
+			seg  recorder.Segmenter
+			pace statsPace
+			open []recorder.SpanID
+		)
+		call := func() {
+			s := recorder.NewSpan("s1", recorder.Outgoing, "tools/call")
+			s.Kind, s.Name, s.Received = recorder.KindTool, "echo", rec.Now()
+			open = append(open, rec.Begin(s))
+		}
+		frame := func() liveFrame { return makeLiveFrame(rec.Snapshot(), pickLatest, &seg, &pace) }
+
+		call()
+		if f := frame(); f.stale || f.summary.ToolCalls.Total != 1 {
+			t.Fatalf("the first frame: stale %v, %d tool calls; want its own summary of 1", f.stale, f.summary.ToolCalls.Total)
+		}
+		for i := range 11 { // 11 frames 16 ms apart: within statsEvery
+			time.Sleep(16 * time.Millisecond)
+			call()
+			f := frame()
+			if !f.stale || f.summary.ToolCalls.Total != 1 {
+				t.Fatalf("frame %d, %v in: stale %v, %d tool calls; want the first frame's summary, stale", i+2, time.Duration(i+1)*16*time.Millisecond, f.stale, f.summary.ToolCalls.Total)
+			}
+		}
+		time.Sleep(statsEvery - 11*16*time.Millisecond)
+		if f := frame(); f.stale || f.summary.ToolCalls.Total != 12 {
+			t.Errorf("a frame %v after the last summary: stale %v, %d tool calls; want its own of 12", statsEvery, f.stale, f.summary.ToolCalls.Total)
+		}
+		if f := makeLiveFrame(rec.Snapshot(), 1, &seg, &pace); f.stale {
+			t.Errorf("a frame of another run (the picker changed) is stale, want its own summary")
+		}
+		call()
+		for _, id := range open {
+			rec.Update(id, func(s *recorder.Span) { s.Answered, s.Status = rec.Now(), recorder.StatusOK })
+		}
+		if f := frame(); f.stale || f.open || f.summary.ToolCalls.OK != 13 {
+			t.Errorf("the frame with nothing in flight: stale %v, open %v, %d calls ok; want its own summary of 13", f.stale, f.open, f.summary.ToolCalls.OK)
+		}
+	})
 }

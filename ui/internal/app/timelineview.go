@@ -62,8 +62,7 @@ type TimelineView struct {
 	runPickW   *canvas.Rectangle // gives runPick the width of its longest choice
 	runPickBox *fyne.Container   // runPick over runPickW; hidden without runs
 	pick       atomic.Int64
-	statsAt    time.Time // when the stats line last followed a live frame
-	settingRun bool      // runPick is being set by the view, not the person
+	settingRun bool // runPick is being set by the view, not the person
 	follow     *widget.Check
 	compact    *widget.Check
 	fold       *widget.Check
@@ -400,12 +399,10 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.overview.Refresh()
 	t.showOverTime(chartSnap, f.summary)
 	t.showRuns(f.snap)
-	// While requests are in flight the figures change every frame, faster
-	// than anyone reads them, and each new text costs the painter a new
-	// texture: they follow at most every statsEvery; the frame after the
-	// last change shows the final figures.
-	if !f.open || timeline.MinFrameInterval <= 0 || time.Since(t.statsAt) >= statsEvery {
-		t.statsAt = time.Now()
+	// While requests are in flight the feeds summarize a frame at most
+	// every statsEvery (statsPace); the frame after the last change shows
+	// the final figures.
+	if !f.stale {
 		t.setStats(func() { t.stats.setRunSummary(f.summary, f.scope.provisional) })
 		t.chartFold.setSteps(chartedSteps(chartSnap, chartSteps))
 	}
