@@ -229,7 +229,7 @@ func (c *ConcurrencyChart) SetHeight(h float32) {
 func (c *ConcurrencyChart) CreateRenderer() fyne.WidgetRenderer {
 	small := theme.Size(theme.SizeNameCaptionText)
 	r := &chartRenderer{c: c}
-	r.raster = canvas.NewRaster(c.draw)
+	r.raster = newRaster(c.draw)
 	r.title = canvas.NewText("concurrency", theme.Color(theme.ColorNameForeground))
 	r.title.TextSize = small
 	r.title.TextStyle.Bold = true

@@ -142,7 +142,7 @@ func (c *OverTimeChart) CreateRenderer() fyne.WidgetRenderer {
 		return t
 	}
 	fg := theme.Color(theme.ColorNameForeground)
-	r := &overTimeRenderer{c: c, raster: canvas.NewRaster(c.draw),
+	r := &overTimeRenderer{c: c, raster: newRaster(c.draw),
 		rateTitle: text("calls per second", fg), finished: text("■ finished", inFlightColor), started: text("— started", pendingColor),
 		latTitle: text("latency", fg), p50: text("— p50", inFlightColor), p99: text("— p99", pendingColor),
 		rateTop: text("", fg), latTop: text("", fg)}

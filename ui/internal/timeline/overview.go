@@ -43,7 +43,7 @@ type Overview struct {
 func NewOverview(g *Gantt) (o *Overview, release func()) {
 	o = &Overview{g: g}
 	o.ExtendBaseWidget(o)
-	o.raster = canvas.NewRaster(o.draw)
+	o.raster = newRaster(o.draw)
 	_, o.cancel = g.axis.listen(func() { o.raster.Refresh() })
 	return o, o.cancel
 }
