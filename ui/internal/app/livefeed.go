@@ -36,24 +36,34 @@ const statsEvery = 200 * time.Millisecond
 // calls wanted); each new stats text also costs the painter a new texture.
 // So a frame in flight is summarized at most every statsEvery, and the
 // others carry the last summary, marked stale. A frame with nothing in
-// flight, one of another run (the picker changed), and every frame when
-// frames are not paced (MinFrameInterval 0, as in tests) is summarized.
+// flight, one of another run (the picker changed, or a new run began),
+// and every frame when frames are not paced (MinFrameInterval 0, as in
+// tests) is summarized.
 type statsPace struct {
 	at   time.Time
-	pick int64
+	of   paceKey // what the last summary describes
 	last recorder.Summary
 	made bool
 }
 
-// due reports whether a frame of the run pick, open or not, needs a
-// summary of its own.
-func (p *statsPace) due(pick int64, open bool) bool {
-	return !open || !p.made || pick != p.pick || timeline.MinFrameInterval <= 0 || time.Since(p.at) >= statsEvery
+// paceKey is what a frame's summary describes: the pick and the run it
+// chose.
+type paceKey struct {
+	pick  int64
+	run   string
+	start time.Duration
+	whole bool
 }
 
-// keep notes sum, the summary made for a frame of the run pick.
-func (p *statsPace) keep(pick int64, sum recorder.Summary) {
-	p.at, p.pick, p.last, p.made = time.Now(), pick, sum, true
+// due reports whether a frame of of, open or not, needs a summary of its
+// own.
+func (p *statsPace) due(of paceKey, open bool) bool {
+	return !open || !p.made || of != p.of || timeline.MinFrameInterval <= 0 || time.Since(p.at) >= statsEvery
+}
+
+// keep notes sum, the summary made for a frame of of.
+func (p *statsPace) keep(of paceKey, sum recorder.Summary) {
+	p.at, p.of, p.last, p.made = time.Now(), of, sum, true
 }
 
 // makeFrame makes the frame of snap whose stats describe the part of it
@@ -79,7 +89,8 @@ func makeLiveFrame(snap *recorder.Snapshot, pick int64, seg *recorder.Segmenter,
 	drawn := recorder.EstimateClientWork(snap)
 	steps := recorder.Steps(drawn)
 	f := liveFrame{snap: drawn, raw: snap, steps: steps, scope: scopeOf(drawn, pick), open: hasOpen(snap)}
-	if pace != nil && !pace.due(pick, f.open) {
+	of := paceKey{pick: pick, run: f.scope.run.Name, start: f.scope.run.Start, whole: f.scope.whole}
+	if pace != nil && !pace.due(of, f.open) {
 		f.summary, f.stale = pace.last, true
 		return f
 	}
@@ -89,7 +100,7 @@ func makeLiveFrame(snap *recorder.Snapshot, pick int64, seg *recorder.Segmenter,
 		f.summary = f.scope.summarize(drawn, steps)
 	}
 	if pace != nil {
-		pace.keep(pick, f.summary)
+		pace.keep(of, f.summary)
 	}
 	return f
 }

@@ -88,12 +88,17 @@ func TestLiveStatsPaced(t *testing.T) {
 		if f := makeLiveFrame(rec.Snapshot(), 1, &seg, &pace); f.stale {
 			t.Errorf("a frame of another run (the picker changed) is stale, want its own summary")
 		}
+		rec.BeginRun("echo", "concurrent") // the latest run is a new one
+		call()
+		if f := frame(); f.stale || f.summary.ToolCalls.Total != 1 {
+			t.Errorf("the first frame of a new run: stale %v, %d tool calls; want its own summary of 1", f.stale, f.summary.ToolCalls.Total)
+		}
 		call()
 		for _, id := range open {
 			rec.Update(id, func(s *recorder.Span) { s.Answered, s.Status = rec.Now(), recorder.StatusOK })
 		}
-		if f := frame(); f.stale || f.open || f.summary.ToolCalls.OK != 13 {
-			t.Errorf("the frame with nothing in flight: stale %v, open %v, %d calls ok; want its own summary of 13", f.stale, f.open, f.summary.ToolCalls.OK)
+		if f := frame(); f.stale || f.open || f.summary.ToolCalls.OK != 2 {
+			t.Errorf("the frame with nothing in flight: stale %v, open %v, %d calls ok; want its own summary of the new run's 2", f.stale, f.open, f.summary.ToolCalls.OK)
 		}
 	})
 }
