@@ -113,12 +113,7 @@ func NewServer() *mcp.Server {
 		Description: "Measures how the calling client serves n requests (sampling or elicitation) sent at once, from the server's side, and says it in words: concurrent, serialized or bounded.",
 		InputSchema: json.RawMessage(probeSchema),
 	}, newProbe().handle)
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:        "echo",
-		Title:       "Echo",
-		Description: "Answers at once with the text it was given.",
-		InputSchema: json.RawMessage(echoSchema),
-	}, echo)
+	addEcho(srv)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "slow",
 		Title:       "Slow",
@@ -153,20 +148,6 @@ const slowSchema = `{
   },
   "additionalProperties": false
 }`
-
-// EchoArgs are the arguments of the echo tool.
-type EchoArgs struct {
-	Text string `json:"text"`
-}
-
-// EchoResult is the structured result of the echo tool.
-type EchoResult struct {
-	Text string `json:"text"`
-}
-
-func echo(_ context.Context, _ *mcp.CallToolRequest, in EchoArgs) (*mcp.CallToolResult, EchoResult, error) {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, EchoResult{Text: in.Text}, nil
-}
 
 // SlowArgs are the arguments of the slow tool.
 type SlowArgs struct {
