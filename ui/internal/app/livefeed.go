@@ -26,8 +26,9 @@ type liveFrame struct {
 }
 
 // statsEvery is how often the stats line follows a live run while
-// requests are in flight (see [statsPace]).
-const statsEvery = 200 * time.Millisecond
+// requests are in flight (see [statsPace]): as often as the other live
+// texts.
+const statsEvery = timeline.LiveTextEvery
 
 // statsPace decides which frames of a live feed get a summary of their
 // own. While requests are in flight the figures change every frame, faster

@@ -6,14 +6,17 @@ import (
 
 	"fyne.io/fyne/v2"
 	"github.com/fanout-inspector/inspector/engine/load"
+	"github.com/fanout-inspector/inspector/ui/internal/timeline"
 )
 
 // How a run goes in the Workload panel: Run and Stop, the progress bar
 // and the counts line, how the run ended, and why Run is off.
 
-// progressEvery is how often, at most, the progress bar is redrawn as
-// calls finish: each redraw repaints the window beside the timeline's.
-const progressEvery = 200 * time.Millisecond
+// progressEvery is how often, at most, the progress bar and the counts
+// line are redrawn as calls finish: as often as the timeline's live
+// texts, as each redraw repaints the window and measures the wrapped
+// counts line again.
+const progressEvery = timeline.LiveTextEvery
 
 // setRunning switches the buttons between a run going on and not.
 func (p *workloadPanel) setRunning(on bool) {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestPacedTextShowsTheLastFigure: a live count that changes faster than
-// textEvery is redrawn at most once per interval, and the last figure
+// LiveTextEvery is redrawn at most once per interval, and the last figure
 // shows when the interval is up; a text about another group, or in
 // another colour, shows at once.
 func TestPacedTextShowsTheLastFigure(t *testing.T) {
@@ -36,11 +36,11 @@ func TestPacedTextShowsTheLastFigure(t *testing.T) {
 		set("echo", "×2", color.White)
 		set("echo", "×3", color.White)
 		if txt.Text != "×1" {
-			t.Errorf("changed twice within %v, the text shows %q: want ×1 until the interval is up", textEvery, txt.Text)
+			t.Errorf("changed twice within %v, the text shows %q: want ×1 until the interval is up", LiveTextEvery, txt.Text)
 		}
 		at := <-redrawn // the one redraw asked for
-		if got := at.Sub(start); got != textEvery {
-			t.Errorf("the redraw came after %v, want %v", got, textEvery)
+		if got := at.Sub(start); got != LiveTextEvery {
+			t.Errorf("the redraw came after %v, want %v", got, LiveTextEvery)
 		}
 		set("echo", latest, color.White) // the frame it asked for
 		if txt.Text != "×3" {
