@@ -26,8 +26,9 @@ type EchoResult struct {
 // again, and check the output the same way: at 2,000 calls a second
 // against the in-process demo, that was a ninth of the app's CPU time,
 // taken from drawing the run. Echo reads the arguments it expects, an
-// object with at most a "text" string, with one plain decode, and sends
-// anything else through the schema for the error the typed tool gave.
+// object with at most a "text" string, with encoding/json alone (the
+// object's raw values, then the string), and sends anything else
+// through the schema for the error the typed tool gave.
 type echoTool struct {
 	schema *jsonschema.Resolved
 }
