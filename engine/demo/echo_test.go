@@ -10,17 +10,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// typedEcho is a server with echo written as the SDK's typed tool, which
-// checks arguments and output through their schemas: the demo's echo
-// must answer every call as it does.
-func typedEcho(t *testing.T) *mcp.ClientSession {
+// typedEcho is a server with echo written as the SDK's typed tool, with
+// the input schema the demo lists for its echo: the SDK checks arguments
+// and output through their schemas, and the demo's echo must answer
+// every call as it does.
+func typedEcho(t *testing.T, demoCS *mcp.ClientSession) *mcp.ClientSession {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "1"}, nil)
-	var schema any
-	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"text":{"type":"string","description":"what to send back"}},"additionalProperties":false}`), &schema); err != nil {
-		t.Fatal(err)
-	}
-	mcp.AddTool(srv, &mcp.Tool{Name: "echo", InputSchema: schema},
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", InputSchema: listedEcho(t, demoCS).InputSchema},
 		func(_ context.Context, _ *mcp.CallToolRequest, in demo.EchoArgs) (*mcp.CallToolResult, demo.EchoResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, demo.EchoResult{Text: in.Text}, nil
 		})
@@ -47,7 +44,7 @@ func typedEcho(t *testing.T) *mcp.ClientSession {
 // echo the schema's.
 func TestEchoAnswersAsTheTypedTool(t *testing.T) {
 	demoCS := connect(t, &client{}, "2025-11-25")
-	typedCS := typedEcho(t)
+	typedCS := typedEcho(t, demoCS)
 	type answer struct {
 		Content           []mcp.Content
 		StructuredContent any
@@ -88,27 +85,32 @@ func TestEchoAnswersAsTheTypedTool(t *testing.T) {
 	}
 }
 
-// TestEchoListsItsSchemas checks that tools/list shows echo's input
-// schema and the output schema of demo.EchoResult.
-func TestEchoListsItsSchemas(t *testing.T) {
-	cs := connect(t, &client{}, "2025-11-25")
+// listedEcho is the echo tool as tools/list shows it on cs.
+func listedEcho(t *testing.T, cs *mcp.ClientSession) *mcp.Tool {
+	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tool := range res.Tools {
-		if tool.Name != "echo" {
-			continue
+		if tool.Name == "echo" {
+			return tool
 		}
-		in, _ := json.Marshal(tool.InputSchema)
-		out, _ := json.Marshal(tool.OutputSchema)
-		if want := `{"additionalProperties":false,"properties":{"text":{"description":"what to send back","type":"string"}},"type":"object"}`; string(in) != want {
-			t.Errorf("input schema %s, want %s", in, want)
-		}
-		if want := `{"additionalProperties":false,"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}`; string(out) != want {
-			t.Errorf("output schema %s, want %s", out, want)
-		}
-		return
 	}
 	t.Fatal("tools/list has no echo")
+	return nil
+}
+
+// TestEchoListsItsSchemas checks that tools/list shows echo's input
+// schema and the output schema of demo.EchoResult.
+func TestEchoListsItsSchemas(t *testing.T) {
+	tool := listedEcho(t, connect(t, &client{}, "2025-11-25"))
+	in, _ := json.Marshal(tool.InputSchema)
+	out, _ := json.Marshal(tool.OutputSchema)
+	if want := `{"additionalProperties":false,"properties":{"text":{"description":"what to send back","type":"string"}},"type":"object"}`; string(in) != want {
+		t.Errorf("input schema %s, want %s", in, want)
+	}
+	if want := `{"additionalProperties":false,"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}`; string(out) != want {
+		t.Errorf("output schema %s, want %s", out, want)
+	}
 }
