@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/internal/inproc"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/google/shlex"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,7 +29,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 	case inner != nil:
 		// given by a test
 	case t.kind() == TransportDemo:
-		serverSide, clientSide := mcp.NewInMemoryTransports()
+		serverSide, clientSide := inproc.Pair()
 		if _, err := demo.NewServer().Connect(ctx, serverSide, nil); err != nil {
 			return nil, fmt.Errorf("starting the demo server: %w", err)
 		}

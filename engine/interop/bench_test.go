@@ -14,6 +14,7 @@ import (
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
 	"github.com/fanout-inspector/inspector/engine/load"
+	"github.com/fanout-inspector/inspector/internal/inproc"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -176,11 +177,12 @@ func arrivalSpread(snap *recorder.Snapshot) (time.Duration, bool) {
 }
 
 // bareSession connects a bare Go SDK client, whose sampling handler
-// sleeps latency and answers, to an in-memory demo server; both close
-// when the benchmark ends.
+// sleeps latency and answers, to a demo server over the in-process pair
+// the engine's demo target uses, so that the two differ by the engine's
+// own work; both close when the benchmark ends.
 func bareSession(b *testing.B, latency time.Duration) *mcp.ClientSession {
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
+	st, ct := inproc.Pair()
 	ss, err := demo.NewServer().Connect(ctx, st, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/demo"
+	"github.com/fanout-inspector/inspector/internal/inproc"
 	"github.com/fanout-inspector/inspector/recorder"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -104,10 +105,11 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
-// bareClient connects a bare SDK client to a new demo server in memory.
+// bareClient connects a bare SDK client to a new demo server over the
+// in-process pair the engine's demo target uses.
 func bareClient(b *testing.B) *mcp.ClientSession {
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
+	st, ct := inproc.Pair()
 	if _, err := demo.NewServer().Connect(ctx, st, nil); err != nil {
 		b.Fatal(err)
 	}
