@@ -160,7 +160,10 @@
 // # Transports
 //
 // The demo server (in process) and stdio are tapped by wrapping the
-// transport's connection. Streamable HTTP and legacy SSE are tapped one
+// transport's connection. The demo server is reached over the pair of
+// internal/inproc: each message crosses as the bytes the SDK writes and
+// is decoded once, where the SDK's in-memory pipe decodes it three
+// times, each with a 32 KiB buffer of its own. Streamable HTTP and legacy SSE are tapped one
 // layer lower, in the HTTP client: each POST body is a message written,
 // each response body (one JSON message or an event stream) carries the
 // messages read. Wrapping their connection instead would hide an

@@ -50,7 +50,7 @@ func checkPhases(t *testing.T, sp *recorder.Span) {
 // TestInlineFanout checks that under inline a fan-out of 5 sampling
 // requests is served one at a time with each request withheld from the
 // client until the one before was answered (stalled, not queued), over
-// the in-memory and stdio transports; serial serves them one at a time
+// the in-process demo and stdio transports; serial serves them one at a time
 // too but hands them to the client at once (queued, not stalled).
 func TestInlineFanout(t *testing.T) {
 	const latency = 100 * time.Millisecond

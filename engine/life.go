@@ -176,7 +176,7 @@ func (s *Session) lostCause(waitErr error) error {
 }
 
 // Done is closed when the connection has ended, closed or lost. A loss
-// over stdio or in memory (the server exited, closed its output or wrote
+// over stdio or in process (the server exited, closed its output or wrote
 // something that is not JSON-RPC) closes it the moment the read fails,
 // with Err already set: a call or Run that fails because of the loss
 // returns after Done is closed.

@@ -26,7 +26,7 @@ const overheadFanout = 2000
 // BenchmarkEngineOverhead compares how many zero-latency sampling requests
 // per second the engine serves (dispatch gate, latency draw, reply
 // template, wire tap, recorder spans) with a bare Go SDK client whose
-// CreateMessageHandler answers at once. Both talk to the same in-memory
+// CreateMessageHandler answers at once. Both talk to the same in-process
 // demo server's fanout tool in the same process, one fan-out each in
 // turn, so that noise hits both alike. Metrics: engine-req/s, bare-req/s,
 // and ratio = engine / bare (the target is >= 0.95).
@@ -99,7 +99,7 @@ func BenchmarkFidelity(b *testing.B) {
 		}},
 	}
 	// The floor: a bare Go SDK client whose handler sleeps 200 ms, against
-	// the same in-memory demo server.
+	// a demo server over the same in-process pair.
 	b.Run("bare-sdk", func(b *testing.B) {
 		cs := bareSession(b, latency)
 		var total, worst time.Duration
@@ -231,7 +231,7 @@ const (
 // ([load.Run]: 5,000 echo calls, 50 in flight, each a recorded
 // span with its statistics) with a bare Go SDK client making the same
 // calls (the same arguments and, as the engine gives every call one, a
-// progress token) from 50 goroutines, against an in-memory demo server
+// progress token) from 50 goroutines, against a demo server
 // of its own in the same process. Each iteration runs both, in turn
 // (which goes first alternates, each after a garbage collection so that
 // neither pays for the other's garbage), and gives one ratio of bare
