@@ -43,26 +43,21 @@ func BenchmarkMessage(b *testing.B) {
 			resp := &jsonrpc.Response{ID: id, Result: []byte(`{"content":[{"type":"text","text":"x"}],"structuredContent":{"text":"x"}}`)}
 			// The SDK's pipe is synchronous: each write waits for a
 			// reader, so the reads run beside the writes.
-			read := func(conn mcp.Connection, n int, done chan<- error) {
-				for range n {
-					if _, err := conn.Read(b.Context()); err != nil {
-						done <- err
-						return
-					}
-				}
-				done <- nil
+			read := func(conn mcp.Connection, done chan<- error) {
+				_, err := conn.Read(b.Context())
+				done <- err
 			}
 			b.ReportAllocs()
 			for b.Loop() {
 				done := make(chan error, 2)
-				go read(c, 1, done)
+				go read(c, done)
 				if err := a.Write(b.Context(), req); err != nil {
 					b.Fatal(err)
 				}
 				if err := <-done; err != nil {
 					b.Fatal(err)
 				}
-				go read(a, 1, done)
+				go read(a, done)
 				if err := c.Write(b.Context(), resp); err != nil {
 					b.Fatal(err)
 				}
