@@ -58,9 +58,15 @@ func (c *serverSideConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
+// Write notes what reached the wire: the SDK refuses a write whose
+// context has ended (the acknowledgement of a listen the client
+// cancelled first), and the client never sees that message.
 func (c *serverSideConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.t.note("server", msg)
-	return c.Connection.Write(ctx, msg)
+	err := c.Connection.Write(ctx, msg)
+	if err == nil {
+		c.t.note("server", msg)
+	}
+	return err
 }
 
 // wireKeyOf names a message as seen on the wire.
