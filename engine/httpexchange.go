@@ -27,6 +27,9 @@ type exchangeTap struct {
 	base    http.RoundTripper
 	rec     *recorder.Recording
 	session string
+
+	mu   sync.Mutex
+	open map[*exchangeBody]struct{} // response bodies not ended yet
 }
 
 // RecordExchanges returns a RoundTripper that sends each request through
@@ -81,8 +84,33 @@ func (t *exchangeTap) RoundTrip(r *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	resp.Body = &exchangeBody{ReadCloser: resp.Body, rec: t.rec, id: id, stream: media == "text/event-stream"}
+	body := &exchangeBody{ReadCloser: resp.Body, tap: t, id: id, stream: media == "text/event-stream"}
+	t.mu.Lock()
+	if t.open == nil {
+		t.open = map[*exchangeBody]struct{}{}
+	}
+	t.open[body] = struct{}{}
+	t.mu.Unlock()
+	resp.Body = body
 	return resp, nil
+}
+
+// closeOpen closes the response bodies not ended yet, ending their
+// exchanges now. A session calls it when it closes: the SDK cancels its
+// event streams as it closes but reads their end in goroutines of its
+// own, which may run after the session's Close has returned and the
+// recording was saved, so that the journal and the saved recording
+// would disagree about the streams' ends.
+func (t *exchangeTap) closeOpen() {
+	t.mu.Lock()
+	open := make([]*exchangeBody, 0, len(t.open))
+	for b := range t.open {
+		open = append(open, b)
+	}
+	t.mu.Unlock()
+	for _, b := range open {
+		b.Close()
+	}
 }
 
 // requestBody keeps the first bytes of a request body as it is read.
@@ -165,7 +193,7 @@ func rpcOf(body []byte) string {
 // when the body reaches its end, breaks off, or is closed.
 type exchangeBody struct {
 	io.ReadCloser
-	rec    *recorder.Recording
+	tap    *exchangeTap
 	id     recorder.ExchangeID
 	stream bool
 
@@ -229,7 +257,11 @@ func (b *exchangeBody) endLocked(why string) {
 	if b.stream {
 		b.dispatch() // an event the stream ended without its blank line
 	}
-	b.rec.EndExchange(b.id, recorder.ExchangeEnd{At: b.rec.Now(), Body: string(b.kept), Bytes: b.bytes, Error: why})
+	rec := b.tap.rec
+	rec.EndExchange(b.id, recorder.ExchangeEnd{At: rec.Now(), Body: string(b.kept), Bytes: b.bytes, Error: why})
+	b.tap.mu.Lock()
+	delete(b.tap.open, b)
+	b.tap.mu.Unlock()
 }
 
 // scan parses event stream bytes line by line.
@@ -283,6 +315,6 @@ func (b *exchangeBody) dispatch() {
 		return
 	}
 	data := strings.Join(b.event.data, "\n")
-	b.rec.AddExchangeEvent(b.id, recorder.StreamEvent{At: b.rec.Now(), ID: b.event.id, Event: b.event.name, Data: data})
+	b.tap.rec.AddExchangeEvent(b.id, recorder.StreamEvent{At: b.tap.rec.Now(), ID: b.event.id, Event: b.event.name, Data: data})
 	b.event = sseEvent{}
 }

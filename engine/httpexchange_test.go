@@ -57,14 +57,16 @@ func TestHTTPExchanges(t *testing.T) {
 				t.Fatalf("unknown tool: %+v", res)
 			}
 			s.Close()
+			// Every exchange, the event streams the SDK ends in its own
+			// goroutines included, has ended once Close returns: what is
+			// saved or journaled right after it is the session's end.
 			rec := s.Recording()
-			var log *recorder.HTTPLog
-			// The last bodies end as the SDK closes them, after Close.
-			if !waitFor(5*time.Second, func() bool {
-				log, _ = rec.HTTP()
-				return log != nil && allEnded(log)
-			}) {
-				t.Fatalf("exchanges still open after the session closed: %+v", log)
+			log, _ := rec.HTTP()
+			if log == nil {
+				t.Fatal("no HTTP exchanges recorded")
+			}
+			if !allEnded(log) {
+				t.Fatalf("exchanges still open once the session closed:\n%s", describeExchanges(log))
 			}
 			if log.Dropped() != 0 {
 				t.Errorf("%d exchanges dropped of %d", log.Dropped(), log.Total)
@@ -196,7 +198,11 @@ func headerOf(hs []recorder.Header, name string) *recorder.Header {
 func describeExchanges(log *recorder.HTTPLog) string {
 	var b strings.Builder
 	for _, x := range log.Exchanges {
-		fmt.Fprintf(&b, "%s %s %s %d\n", x.Method, x.URL, x.RPC, x.Status)
+		fmt.Fprintf(&b, "%s %s %s %d", x.Method, x.URL, x.RPC, x.Status)
+		if x.Open() {
+			b.WriteString(" (open)")
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
@@ -319,5 +325,99 @@ func TestRPCOf(t *testing.T) {
 		if got := rpcOf([]byte(body)); got != want {
 			t.Errorf("rpcOf(%s) = %q, want %q", body, got, want)
 		}
+	}
+}
+
+// TestCloseOpenEndsStreams checks what a session's Close relies on: the
+// tap ends at once the exchanges whose bodies are still being read (an
+// event stream whose reader has not noticed the end yet), keeps what
+// they carried, and forgets every body that has ended, so that a long
+// run's tap holds only the streams open now.
+func TestCloseOpenEndsStreams(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: 1\ndata: first\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // a stream that only the client ends
+	}))
+	t.Cleanup(srv.Close)
+	rec := recorder.New(recorder.Meta{Title: t.Name()})
+	tap := &exchangeTap{base: http.DefaultTransport, rec: rec, session: "s"}
+	client := &http.Client{Transport: tap}
+
+	for range 3 {
+		resp, err := client.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() }) // before the server's Close, which waits for the stream
+	firstEvent := make(chan struct{})
+	readerDone := make(chan error, 1)
+	go func() { // the reader that does not stop by itself
+		buf := make([]byte, 64)
+		var got []byte
+		told := false
+		for {
+			n, err := resp.Body.Read(buf)
+			got = append(got, buf[:n]...)
+			if !told && bytes.Contains(got, []byte("\n\n")) {
+				close(firstEvent)
+				told = true
+			}
+			if err != nil {
+				readerDone <- err
+				return
+			}
+		}
+	}()
+	select {
+	case <-firstEvent:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream's first event never arrived")
+	}
+	tap.mu.Lock()
+	open := len(tap.open)
+	tap.mu.Unlock()
+	if open != 1 {
+		t.Errorf("%d bodies held open after three answered POSTs and one stream, want 1 (the stream)", open)
+	}
+
+	tap.closeOpen()
+	log, _ := rec.HTTP()
+	if log == nil || len(log.Exchanges) != 4 {
+		t.Fatalf("recorded %+v, want 4 exchanges", log)
+	}
+	if !allEnded(log) {
+		t.Fatalf("an exchange is still open after closeOpen:\n%s", describeExchanges(log))
+	}
+	stream := log.Exchanges[3]
+	if stream.Method != http.MethodGet || len(stream.Events) != 1 || stream.Events[0].Data != "first" || stream.Error != "" {
+		t.Errorf("the stream's exchange: %s with events %+v and error %q; want a GET with the event \"first\" and no error", stream.Method, stream.Events, stream.Error)
+	}
+	select {
+	case err := <-readerDone:
+		if err == nil || err == io.EOF {
+			t.Errorf("the stream's reader got %v, want the error of a closed body", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream's reader is still reading after closeOpen")
+	}
+	tap.mu.Lock()
+	open = len(tap.open)
+	tap.mu.Unlock()
+	if open != 0 {
+		t.Errorf("%d bodies still held after closeOpen, want none", open)
 	}
 }

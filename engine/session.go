@@ -50,8 +50,11 @@ type Session struct {
 	client *mcp.Client
 	cs     *mcp.ClientSession
 	wire   *wireState // nil when the transport's messages cannot be seen
-	cmd    *exec.Cmd
-	stderr *stderrLines
+	// exchanges records the session's HTTP exchanges (nil but over
+	// HTTP); Close ends those still open.
+	exchanges *exchangeTap
+	cmd       *exec.Cmd
+	stderr    *stderrLines
 
 	policy  policyBox    // how requests are answered (policy.go)
 	gate    gate         // the dispatch gate (dispatch.go)

@@ -85,7 +85,8 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		}
 		s.wire = newWireState()
 		limit := t.Limits.maxMessageSize()
-		var base http.RoundTripper = &exchangeTap{base: http.DefaultTransport, rec: s.rec, session: s.name}
+		s.exchanges = &exchangeTap{base: http.DefaultTransport, rec: s.rec, session: s.name}
+		var base http.RoundTripper = s.exchanges
 		if t.HTTPAuth != nil {
 			base = t.HTTPAuth.Wrap(base)
 		}
