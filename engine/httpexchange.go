@@ -15,15 +15,16 @@ import (
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
-// exchangeTap records every HTTP request of a session and what came back
-// as a [recorder.Exchange]: method, URL, status, headers, the bodies
+// An ExchangeTap records every HTTP request of a session and what came
+// back as a [recorder.Exchange]: method, URL, status, headers, the bodies
 // (bounded) and an event stream's events as they arrive. It sits at the
 // bottom of the session's HTTP client, below the credentials
 // ([Target.HTTPAuth]), so that it sees each request as it is sent; the
 // recording masks the secrets in what it is given
 // ([recorder.Recording.AddExchange]). It only reports what it saw: the
-// requests and bodies it passes on are those it was handed.
-type exchangeTap struct {
+// requests and bodies it passes on are those it was handed. Whoever ends
+// the traffic calls [ExchangeTap.CloseOpen] as it ends.
+type ExchangeTap struct {
 	base    http.RoundTripper
 	rec     *recorder.Recording
 	session string
@@ -32,16 +33,16 @@ type exchangeTap struct {
 	open map[*exchangeBody]struct{} // response bodies not ended yet
 }
 
-// RecordExchanges returns a RoundTripper that sends each request through
-// base and records it, and what came back, into rec as a
-// [recorder.Exchange] labelled session: the one tap through which every
-// face that talks HTTP to an MCP server (a session, the proxy) shows its
-// traffic. rec masks the credentials in what it is given.
-func RecordExchanges(base http.RoundTripper, rec *recorder.Recording, session string) http.RoundTripper {
-	return &exchangeTap{base: base, rec: rec, session: session}
+// RecordExchanges returns a tap that sends each request through base and
+// records it, and what came back, into rec as a [recorder.Exchange]
+// labelled session: the one tap through which every face that talks HTTP
+// to an MCP server (a session, the proxy) shows its traffic. rec masks
+// the credentials in what it is given.
+func RecordExchanges(base http.RoundTripper, rec *recorder.Recording, session string) *ExchangeTap {
+	return &ExchangeTap{base: base, rec: rec, session: session}
 }
 
-func (t *exchangeTap) RoundTrip(r *http.Request) (*http.Response, error) {
+func (t *ExchangeTap) RoundTrip(r *http.Request) (*http.Response, error) {
 	x := recorder.Exchange{
 		Session: t.session, Method: r.Method, URL: r.URL.String(),
 		Sent: t.rec.Now(), Responded: recorder.Unset, Ended: recorder.Unset,
@@ -95,13 +96,14 @@ func (t *exchangeTap) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// closeOpen closes the response bodies not ended yet, ending their
-// exchanges now. A session calls it when it closes: the SDK cancels its
-// event streams as it closes but reads their end in goroutines of its
-// own, which may run after the session's Close has returned and the
-// recording was saved, so that the journal and the saved recording
-// would disagree about the streams' ends.
-func (t *exchangeTap) closeOpen() {
+// CloseOpen closes the response bodies not ended yet, ending their
+// exchanges now. A session calls it as it closes, the proxy as it stops:
+// the SDK cancels its event streams as it closes, and the HTTP server its
+// handlers as it stops, but the bodies are closed in goroutines that may
+// run after the session or proxy said it had ended, and after the journal
+// was closed and the recording saved, which would then disagree about
+// the streams' ends.
+func (t *ExchangeTap) CloseOpen() {
 	t.mu.Lock()
 	open := make([]*exchangeBody, 0, len(t.open))
 	for b := range t.open {
@@ -193,7 +195,7 @@ func rpcOf(body []byte) string {
 // when the body reaches its end, breaks off, or is closed.
 type exchangeBody struct {
 	io.ReadCloser
-	tap    *exchangeTap
+	tap    *ExchangeTap
 	id     recorder.ExchangeID
 	stream bool
 

@@ -347,7 +347,7 @@ func TestCloseOpenEndsStreams(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	rec := recorder.New(recorder.Meta{Title: t.Name()})
-	tap := &exchangeTap{base: http.DefaultTransport, rec: rec, session: "s"}
+	tap := &ExchangeTap{base: http.DefaultTransport, rec: rec, session: "s"}
 	client := &http.Client{Transport: tap}
 
 	for range 3 {
@@ -394,13 +394,13 @@ func TestCloseOpenEndsStreams(t *testing.T) {
 		t.Errorf("%d bodies held open after three answered POSTs and one stream, want 1 (the stream)", open)
 	}
 
-	tap.closeOpen()
+	tap.CloseOpen()
 	log, _ := rec.HTTP()
 	if log == nil || len(log.Exchanges) != 4 {
 		t.Fatalf("recorded %+v, want 4 exchanges", log)
 	}
 	if !allEnded(log) {
-		t.Fatalf("an exchange is still open after closeOpen:\n%s", describeExchanges(log))
+		t.Fatalf("an exchange is still open after CloseOpen:\n%s", describeExchanges(log))
 	}
 	stream := log.Exchanges[3]
 	if stream.Method != http.MethodGet || len(stream.Events) != 1 || stream.Events[0].Data != "first" || stream.Error != "" {
@@ -412,12 +412,12 @@ func TestCloseOpenEndsStreams(t *testing.T) {
 			t.Errorf("the stream's reader got %v, want the error of a closed body", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the stream's reader is still reading after closeOpen")
+		t.Fatal("the stream's reader is still reading after CloseOpen")
 	}
 	tap.mu.Lock()
 	open = len(tap.open)
 	tap.mu.Unlock()
 	if open != 0 {
-		t.Errorf("%d bodies still held after closeOpen, want none", open)
+		t.Errorf("%d bodies still held after CloseOpen, want none", open)
 	}
 }

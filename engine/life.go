@@ -197,7 +197,7 @@ func (s *Session) Err() error {
 func (s *Session) Close() error {
 	s.life.closeOnce.Do(func() {
 		if s.exchanges != nil {
-			defer s.exchanges.closeOpen()
+			defer s.exchanges.CloseOpen()
 		}
 		select {
 		case <-s.life.done:

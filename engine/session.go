@@ -52,7 +52,7 @@ type Session struct {
 	wire   *wireState // nil when the transport's messages cannot be seen
 	// exchanges records the session's HTTP exchanges (nil but over
 	// HTTP); Close ends those still open.
-	exchanges *exchangeTap
+	exchanges *ExchangeTap
 	cmd       *exec.Cmd
 	stderr    *stderrLines
 

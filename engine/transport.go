@@ -85,7 +85,7 @@ func (s *Session) transport(ctx context.Context, inner mcp.Transport) (mcp.Trans
 		}
 		s.wire = newWireState()
 		limit := t.Limits.maxMessageSize()
-		s.exchanges = &exchangeTap{base: http.DefaultTransport, rec: s.rec, session: s.name}
+		s.exchanges = &ExchangeTap{base: http.DefaultTransport, rec: s.rec, session: s.name}
 		var base http.RoundTripper = s.exchanges
 		if t.HTTPAuth != nil {
 			base = t.HTTPAuth.Wrap(base)

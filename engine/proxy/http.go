@@ -60,6 +60,7 @@ type HTTP struct {
 	// transport reaches the upstream; rp, the standard library's proxy
 	// over it, passes only requests to switch protocols (forward.go).
 	transport http.RoundTripper
+	exchanges *engine.ExchangeTap // the bottom of transport
 	rp        *httputil.ReverseProxy
 	values    []string   // the upstream URL's values the proxy hides (hide.go)
 	guard     Guard      // set before serving (guard.go)
@@ -94,8 +95,8 @@ func NewHTTP(upstream string, rec *recorder.Recording, limits engine.Limits, tra
 	}
 	// The upstream's HTTP exchanges are recorded as a session's are
 	// (docs/network.md).
-	transport = engine.RecordExchanges(transport, rec, "")
-	p := &HTTP{upstream: u, rec: rec, book: NewBook(rec), limit: limits.MaxMessageSize, transport: transport, secrets: map[string]bool{}}
+	exchanges := engine.RecordExchanges(transport, rec, "")
+	p := &HTTP{upstream: u, rec: rec, book: NewBook(rec), limit: limits.MaxMessageSize, transport: exchanges, exchanges: exchanges, secrets: map[string]bool{}}
 	if p.limit <= 0 {
 		p.limit = engine.DefaultMaxMessageSize
 	}
@@ -123,6 +124,11 @@ func (p *HTTP) Book() *Book { return p.book }
 
 // Close ends every request still pending with reason.
 func (p *HTTP) Close(reason string) { p.book.Close(p.rec.Now(), reason) }
+
+// EndExchanges ends the upstream exchanges still open (the event streams
+// of handlers that are ending), once the server serving the proxy has
+// stopped: the recording then holds their end before it is saved.
+func (p *HTTP) EndExchanges() { p.exchanges.CloseOpen() }
 
 // exchange is what the proxy knows of one client request while its
 // response passes.

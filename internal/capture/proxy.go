@@ -131,6 +131,7 @@ func (s *Serving) Stop(reason string) {
 	if err != nil {
 		s.srv.Close()
 	}
+	s.p.EndExchanges()
 }
 
 // Serve serves the capture's HTTP proxy on l until ctx is done or it
