@@ -25,18 +25,21 @@ type liveFrame struct {
 	open  bool // some request is still in flight
 }
 
-// statsEvery is how often the stats line follows a live run while
-// requests are in flight (see [statsPace]): as often as the other live
-// texts.
+// statsEvery is how often the stats line follows a live run while it
+// goes on (see [statsPace]): as often as the other live texts.
 const statsEvery = timeline.LiveTextEvery
 
 // statsPace decides which frames of a live feed get a summary of their
-// own. While requests are in flight the figures change every frame, faster
-// than anyone reads them, and summarizing a 20,000-call run took about a
+// own. While a run goes on the figures change every frame, faster than
+// anyone reads them, and summarizing a 20,000-call run took about a
 // tenth of the app's CPU at 60 frames a second (CPU the painter and the
 // calls wanted); each new stats text also costs the painter a new texture.
-// So a frame in flight is summarized at most every statsEvery, and the
-// others carry the last summary, marked stale. A frame with nothing in
+// So a frame of a run still going, or with requests in flight, is
+// summarized at most every statsEvery, and the others carry the last
+// summary, marked stale. A run still going counts even with nothing in
+// flight: an open loop's calls are in flight for a fraction of each
+// arrival, and pacing by them alone summarized half the frames of a run
+// at 2,000 calls/s. A frame of a run that has ended with nothing in
 // flight, one of another run (the picker changed, or a new run began),
 // and every frame when frames are not paced (MinFrameInterval 0, as in
 // tests) is summarized.
@@ -56,10 +59,10 @@ type paceKey struct {
 	whole bool
 }
 
-// due reports whether a frame of of, open or not, needs a summary of its
-// own.
-func (p *statsPace) due(of paceKey, open bool) bool {
-	return !open || !p.made || of != p.of || timeline.MinFrameInterval <= 0 || time.Since(p.at) >= statsEvery
+// due reports whether a frame of of needs a summary of its own; going
+// says its run goes on or requests are in flight.
+func (p *statsPace) due(of paceKey, going bool) bool {
+	return !going || !p.made || of != p.of || timeline.MinFrameInterval <= 0 || time.Since(p.at) >= statsEvery
 }
 
 // keep notes sum, the summary made for a frame of of.
@@ -91,7 +94,7 @@ func makeLiveFrame(snap *recorder.Snapshot, pick int64, seg *recorder.Segmenter,
 	steps := recorder.Steps(drawn)
 	f := liveFrame{snap: drawn, raw: snap, steps: steps, scope: scopeOf(drawn, pick), open: hasOpen(snap)}
 	of := paceKey{pick: pick, run: f.scope.run.Name, start: f.scope.run.Start, whole: f.scope.whole}
-	if pace != nil && !pace.due(of, f.open) {
+	if pace != nil && !pace.due(of, f.open || f.scope.provisional) {
 		f.summary, f.stale = pace.last, true
 		return f
 	}

@@ -46,10 +46,12 @@ func TestLiveFrameStatsAsAfresh(t *testing.T) {
 	}
 }
 
-// TestLiveStatsPaced: while calls are in flight, the feed summarizes a
-// frame at most every statsEvery and the frames between carry the last
-// summary, marked stale (the stats line leaves them); the frame with
-// nothing in flight, and a frame of another run, are summarized afresh.
+// TestLiveStatsPaced: while a run goes on, the feed summarizes a frame at
+// most every statsEvery and the frames between carry the last summary,
+// marked stale (the stats line leaves them), whether calls are in flight
+// or not (an open loop's moments between calls); the frame of a run that
+// ended with nothing in flight, and a frame of another run, are
+// summarized afresh.
 func TestLiveStatsPaced(t *testing.T) {
 	defer func(was time.Duration) { timeline.MinFrameInterval = was }(timeline.MinFrameInterval)
 	timeline.MinFrameInterval = 16 * time.Millisecond // paced, as in the app
@@ -88,17 +90,23 @@ func TestLiveStatsPaced(t *testing.T) {
 		if f := makeLiveFrame(rec.Snapshot(), 1, &seg, &pace); f.stale {
 			t.Errorf("a frame of another run (the picker changed) is stale, want its own summary")
 		}
-		rec.BeginRun("echo", "concurrent") // the latest run is a new one
+		run := rec.BeginRun("echo", "concurrent") // the latest run is a new one
 		call()
 		if f := frame(); f.stale || f.summary.ToolCalls.Total != 1 {
 			t.Errorf("the first frame of a new run: stale %v, %d tool calls; want its own summary of 1", f.stale, f.summary.ToolCalls.Total)
 		}
+		time.Sleep(16 * time.Millisecond)
 		call()
 		for _, id := range open {
 			rec.Update(id, func(s *recorder.Span) { s.Answered, s.Status = rec.Now(), recorder.StatusOK })
 		}
+		if f := frame(); !f.stale || f.open || f.summary.ToolCalls.Total != 1 {
+			t.Errorf("a frame with nothing in flight while the run goes on: stale %v, open %v, %d tool calls; want the last summary (1 call), stale", f.stale, f.open, f.summary.ToolCalls.Total)
+		}
+		time.Sleep(time.Millisecond)
+		rec.EndRun(run) // after its calls were answered
 		if f := frame(); f.stale || f.open || f.summary.ToolCalls.OK != 2 {
-			t.Errorf("the frame with nothing in flight: stale %v, open %v, %d calls ok; want its own summary of the new run's 2", f.stale, f.open, f.summary.ToolCalls.OK)
+			t.Errorf("the frame once the run ended: stale %v, open %v, %d calls ok; want its own summary of the run's 2", f.stale, f.open, f.summary.ToolCalls.OK)
 		}
 	})
 }
