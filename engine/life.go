@@ -191,9 +191,10 @@ func (s *Session) Err() error {
 	return nil
 }
 
-// Close disconnects. Spans still open end as aborted, and so do the HTTP
-// exchanges still open (the event streams): once Close returns, the
-// recording holds the session's end. Close is idempotent.
+// Close disconnects. Spans still open end as aborted, and the HTTP
+// exchanges still open (the event streams) end as closed by the client:
+// once Close returns, the recording holds the session's end. Close is
+// idempotent.
 func (s *Session) Close() error {
 	s.life.closeOnce.Do(func() {
 		if s.exchanges != nil {
