@@ -165,7 +165,11 @@ func startLiveFeed(rec *recorder.Recording, runOnMain func(func()), pick func() 
 			snap := rec.Snapshot()
 			last = snap.Version
 			f := makeLiveFrame(snap, pick(), &seg, &pace)
-			open = f.open
+			// A frame that carries the last summary is followed by
+			// another even if nothing changes, until one has its own:
+			// the stats line never keeps a stale summary once the
+			// recording is still.
+			open = f.open || f.stale
 			made := time.Since(began)
 			if waiting { // the frame before is not shown yet
 				select {

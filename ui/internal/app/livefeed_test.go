@@ -2,6 +2,7 @@ package app
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -107,6 +108,57 @@ func TestLiveStatsPaced(t *testing.T) {
 		rec.EndRun(run) // after its calls were answered
 		if f := frame(); f.stale || f.open || f.summary.ToolCalls.OK != 2 {
 			t.Errorf("the frame once the run ended: stale %v, open %v, %d calls ok; want its own summary of the run's 2", f.stale, f.open, f.summary.ToolCalls.OK)
+		}
+	})
+}
+
+// TestLiveFeedMakesStaleStatsGood runs the live feed on a run that goes
+// on: a call is answered right after the stats were summarized, so the
+// frame of its answer carries the last summary; nothing changes after
+// that, and the feed still shows, at the pace's next turn, a frame whose
+// stats count the answer.
+func TestLiveFeedMakesStaleStatsGood(t *testing.T) {
+	defer func(was time.Duration) { timeline.MinFrameInterval = was }(timeline.MinFrameInterval)
+	timeline.MinFrameInterval = 16 * time.Millisecond // paced, as in the app
+
+	synctest.Test(t, func(t *testing.T) {
+		rec := recorder.New(recorder.Meta{Title: "live"})
+		rec.BeginRun("echo", "concurrent") // never ended: the run goes on
+		var (
+			mu    sync.Mutex
+			shown []liveFrame
+		)
+		feed := startLiveFeed(rec, func(f func()) { f() }, func() int64 { return pickLatest }, func(f liveFrame) {
+			mu.Lock()
+			shown = append(shown, f)
+			mu.Unlock()
+		})
+		defer feed.stop()
+		last := func() liveFrame {
+			mu.Lock()
+			defer mu.Unlock()
+			return shown[len(shown)-1]
+		}
+
+		s := recorder.NewSpan("s1", recorder.Outgoing, "tools/call")
+		s.Kind, s.Name, s.Received = recorder.KindTool, "echo", rec.Now()
+		id := rec.Begin(s)
+		time.Sleep(20 * time.Millisecond)
+		synctest.Wait()
+		if f := last(); f.summary.ToolCalls.Total != 1 || f.summary.ToolCalls.OK != 0 {
+			t.Fatalf("the frames of the call: %d tool calls, %d ok; want 1 in flight", f.summary.ToolCalls.Total, f.summary.ToolCalls.OK)
+		}
+		rec.Update(id, func(s *recorder.Span) { s.Answered, s.Status = rec.Now(), recorder.StatusOK })
+		rec.End(id, rec.Now(), recorder.Outcome{Status: recorder.StatusOK})
+		time.Sleep(20 * time.Millisecond)
+		synctest.Wait()
+		if f := last(); !f.stale || f.summary.ToolCalls.OK != 0 {
+			t.Fatalf("the frame of the answer, within %v of the last summary: stale %v, %d ok; want the last summary, stale", statsEvery, f.stale, f.summary.ToolCalls.OK)
+		}
+		time.Sleep(statsEvery + 100*time.Millisecond) // nothing changes meanwhile
+		synctest.Wait()
+		if f := last(); f.stale || f.summary.ToolCalls.OK != 1 {
+			t.Errorf("%v later, with nothing changed: the last frame shown is stale %v with %d ok; want its own summary of the answered call", statsEvery, f.stale, f.summary.ToolCalls.OK)
 		}
 	})
 }
