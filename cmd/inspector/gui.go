@@ -262,6 +262,7 @@ func runWindow(target engine.Target, policy engine.AnswerPolicy, w load.Workload
 		WorkloadFile: extras.workloadFile,
 		Tab:          extras.tab,
 	})
+	askNoDepthBuffer() // the window is made, not shown yet
 	m.Start()
 
 	var fps *fpsMeter
