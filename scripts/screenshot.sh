@@ -42,11 +42,13 @@ fi
 only=${ONLY:-}
 
 # screen WxH starts an X server of that size (stopping the last one);
-# Xvfb picks a free display and writes its number on fd 3 once ready.
+# Xvfb picks a free display and writes its number on fd 3 once ready;
+# -noreset keeps it from resetting when its last client (an xwininfo
+# poll) leaves, which closes a connection the app opens at that moment.
 screen() {
   [ -n "$xvfb" ] && { kill "$xvfb" 2>/dev/null; wait "$xvfb" 2>/dev/null || true; }
   : >"$work/display"
-  Xvfb -displayfd 3 -screen 0 "$1x24" -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+  Xvfb -displayfd 3 -screen 0 "$1x24" -nolisten tcp -noreset 3>"$work/display" >"$work/xvfb.log" 2>&1 &
   xvfb=$!
   for _ in $(seq 100); do
     [ "$(wc -l <"$work/display")" -ge 1 ] && break

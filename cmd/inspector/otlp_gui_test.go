@@ -56,7 +56,9 @@ func TestGUIOTLPPush(t *testing.T) {
 // number. Xvfb picks the display itself (-displayfd: the first it can
 // lock, written on fd 3 once it accepts connections), so that tests and
 // smoke scripts starting at once never share one; it is stopped with
-// SIGTERM, on which it removes its lock file.
+// SIGTERM, on which it removes its lock file. -noreset: without it the
+// server resets when its last client leaves and closes any connection
+// it accepted meanwhile, so the app could be refused the display.
 func startXvfb(t *testing.T) string {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -71,7 +73,7 @@ func startXvfb(t *testing.T) string {
 	}
 	defer logFile.Close()
 	logged := func() string { b, _ := os.ReadFile(logPath); return string(b) }
-	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
 	xvfb.ExtraFiles = []*os.File{w} // fd 3
 	xvfb.Stdout, xvfb.Stderr = logFile, logFile
 	err = xvfb.Start()
