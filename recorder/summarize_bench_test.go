@@ -58,3 +58,51 @@ func BenchmarkSeries(b *testing.B) {
 		})
 	}
 }
+
+// syntheticFanout is n tool calls, each fanning out fan sampling
+// requests served 1–20 ms, seeded so that every run is the same.
+func syntheticFanout(n, fan int) *Snapshot {
+	rng := rand.New(rand.NewPCG(12, uint64(n)))
+	snap := &Snapshot{Meta: Meta{Title: "synthetic fan-out"}}
+	id := SpanID(0)
+	for i := range n {
+		at := time.Duration(i) * 50 * time.Millisecond
+		id++
+		call := &Span{ID: id, Session: "s1", Direction: Outgoing, Method: "tools/call", Kind: KindTool, Name: "fanout",
+			Received: at, Queued: at, Serving: at, Status: StatusOK}
+		snap.Spans = append(snap.Spans, call)
+		end := at
+		for range fan {
+			id++
+			got := at + time.Duration(rng.IntN(1000))*time.Microsecond
+			done := got + time.Millisecond + time.Duration(rng.IntN(19_000))*time.Microsecond
+			snap.Spans = append(snap.Spans, &Span{ID: id, Parent: call.ID, Session: "s1", Direction: Incoming, Method: "sampling/createMessage",
+				Received: got, Queued: got, Serving: got, Answered: done, Status: StatusOK})
+			end = max(end, done)
+		}
+		call.Answered = end + time.Millisecond
+		snap.Now = max(snap.Now, call.Answered)
+	}
+	return snap
+}
+
+// BenchmarkSteps is the cost of the concurrency steps the app's live
+// feed computes for every frame: of a load test's tool calls alone (no
+// server requests, no steps) and of fan-outs.
+func BenchmarkSteps(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		snap *Snapshot
+	}{
+		{"calls-20000", syntheticCalls(20_000)},
+		{"fanout-100x100", syntheticFanout(100, 100)},
+		{"fanout-1x1000", syntheticFanout(1, 1000)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Steps(c.snap)
+			}
+		})
+	}
+}
