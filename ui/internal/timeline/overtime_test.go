@@ -124,3 +124,47 @@ func TestOverTimeChartStopsAtNow(t *testing.T) {
 		t.Errorf("the chart draws after Now (x=%d, row %d)", now+10, y)
 	}
 }
+
+// TestOverTimeChartLiveRunWithoutCallsInFlight: a frame of a live open
+// loop often has no call in flight; while its run goes on, the chart
+// still treats it as live (it stops at Now, and in the app its series is
+// computed off the main goroutine) rather than as a finished recording.
+func TestOverTimeChartLiveRunWithoutCallsInFlight(t *testing.T) {
+	test.NewTempApp(t)
+	snap := rampLoad([]int{20, 20, 20})
+	snap.Now = 2500 * ms
+	var kept []*recorder.Span
+	for _, s := range snap.Spans { // what had been sent and answered by Now
+		if s.Answered <= snap.Now {
+			kept = append(kept, s)
+		}
+	}
+	snap.Spans = kept
+	snap.Runs = []recorder.Run{{Name: "Run 1", Start: 0, End: recorder.Unset, Tool: "echo"}}
+	g := NewGantt()
+	c := NewOverTimeChart(g)
+	c.inline = true
+	w := test.NewTempWindow(t, c)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(800, overTimeChartHeight))
+	g.axis.set(0, 5*time.Second)
+	c.SetSnapshot(snap)
+	img := w.Canvas().Capture().(*image.NRGBA)
+	now := ganttGutter + (800-ganttGutter)/2 // 2.5 s of 5 s
+	if topOf(img, now-10) < 0 {
+		t.Errorf("nothing drawn just before Now (x=%d)", now-10)
+	}
+	if y := topOf(img, now+10); y >= 0 {
+		t.Errorf("the chart of a run still going draws after its Now (x=%d, row %d): it took the run for finished", now+10, y)
+	}
+
+	// The run ended: the same spans are a finished recording, drawn to
+	// their last second.
+	snap.Runs[0].End = snap.Now
+	snap.Version++
+	c.SetSnapshot(snap)
+	img = w.Canvas().Capture().(*image.NRGBA)
+	if topOf(img, now+10) < 0 {
+		t.Errorf("the chart of a finished run stops at the moment it was taken (x=%d)", now+10)
+	}
+}
