@@ -99,20 +99,29 @@ func scopeSnapshot(snap *recorder.Snapshot, sc runScope) *recorder.Snapshot {
 	in := func(session string, at time.Duration) bool {
 		return sc.run.Contains(at) && (len(sc.run.Sessions) == 0 || slices.Contains(sc.run.Sessions, session))
 	}
-	n := 0
-	for _, s := range snap.Spans {
+	n, first, last := 0, 0, -1
+	for i, s := range snap.Spans {
 		if in(s.Session, s.Received) {
-			n++
+			if n == 0 {
+				first = i
+			}
+			n, last = n+1, i
 		}
 	}
 	if n == len(snap.Spans) {
 		return snap
 	}
 	out := *snap
-	out.Spans = make([]*recorder.Span, 0, n)
-	for _, s := range snap.Spans {
-		if in(s.Session, s.Received) {
-			out.Spans = append(out.Spans, s)
+	if last-first+1 == n {
+		// one stretch of the recording (a run after the session's
+		// initialize, say): shared, not copied
+		out.Spans = snap.Spans[first : last+1 : last+1]
+	} else {
+		out.Spans = make([]*recorder.Span, 0, n)
+		for _, s := range snap.Spans {
+			if in(s.Session, s.Received) {
+				out.Spans = append(out.Spans, s)
+			}
 		}
 	}
 	out.Events = nil
@@ -255,6 +264,8 @@ func (t *TimelineView) pickRun(label string) {
 		f.steps = recorder.Steps(t.snap)
 	}
 	f.summary = f.scope.summarize(f.snap, f.steps)
+	f.scopeCharts()
+	f.charted = chartedSteps(f.chart, f.chartSteps)
 	t.apply(f)
 	t.fit()
 }

@@ -340,7 +340,8 @@ func (t *TimelineView) setStats(f func()) {
 // seconds or more (fewer leave the Gantt its room, and say little per
 // second).
 func (t *TimelineView) showOverTime(snap *recorder.Snapshot, sum recorder.Summary) {
-	if sum.ToolCalls.Total < 10 || timeline.Extent(snap) < 2*time.Second {
+	// Extent is never before Now: a live run past 2 s is not walked
+	if sum.ToolCalls.Total < 10 || snap.Now < 2*time.Second && timeline.Extent(snap) < 2*time.Second {
 		t.overFold.setShown(false)
 		return
 	}
@@ -391,20 +392,16 @@ func (t *TimelineView) apply(f liveFrame) {
 	// comparing: the other recording's runs fall elsewhere)
 	t.gantt.SetFoldIdle(f.scope.whole && t.cmpSnap == nil)
 	// the charts draw the run picked: their mode and axes follow it
-	chartSnap, chartSteps := f.snap, f.steps
-	if cs := scopeSnapshot(f.snap, f.scope); cs != f.snap {
-		chartSnap, chartSteps = cs, recorder.Steps(cs)
-	}
-	t.chart.SetSteps(chartSnap, chartSteps)
+	t.chart.SetSteps(f.chart, f.chartSteps)
 	t.overview.Refresh()
-	t.showOverTime(chartSnap, f.summary)
+	t.showOverTime(f.chart, f.summary)
 	t.showRuns(f.snap)
 	// While requests are in flight the feeds summarize a frame at most
 	// every statsEvery (statsPace); the frame after the last change shows
 	// the final figures.
 	if !f.stale {
 		t.setStats(func() { t.stats.setRunSummary(f.summary, f.scope.provisional) })
-		t.chartFold.setSteps(chartedSteps(chartSnap, chartSteps))
+		t.chartFold.setSteps(f.charted)
 	}
 	t.alignCompare()
 	if sel := t.gantt.Selected(); sel != nil && sel != t.details.Span() {
