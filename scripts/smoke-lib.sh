@@ -48,19 +48,26 @@ Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp -noreset 3>"$out/$smoke_n
 xvfb=$!
 # stop_all, on exit: an app the script started and that still runs (the
 # script failed before it quit) is sent SIGTERM and given 20 s (then
-# SIGKILL), and only then is Xvfb stopped, so that nothing is still
-# writing under $out when the caller removes it.
+# SIGKILL), and only then is Xvfb stopped (10 s, then SIGKILL), so that
+# nothing is still writing under $out when the caller removes it.
 stop_all() {
-  local pids p deadline=$((SECONDS + 20))
+  local pids
   pids=$(jobs -p | grep -vx "$xvfb" || true)
   # shellcheck disable=SC2086
-  [ -z "$pids" ] || kill -TERM $pids 2>/dev/null || true
-  for p in $pids; do
+  [ -z "$pids" ] || stop_within 20 $pids
+  stop_within 10 "$xvfb"
+}
+# stop_within S PID...: SIGTERM to each, SIGKILL to those still running
+# S seconds later.
+stop_within() {
+  local p deadline=$((SECONDS + $1))
+  shift
+  kill -TERM "$@" 2>/dev/null || true
+  for p in "$@"; do
     while kill -0 "$p" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
     kill -KILL "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
   done
-  kill "$xvfb" 2>/dev/null || true
-  wait "$xvfb" 2>/dev/null || true
 }
 trap stop_all EXIT
 for _ in $(seq 100); do
