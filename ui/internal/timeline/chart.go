@@ -153,8 +153,19 @@ func IsLoad(snap *recorder.Snapshot) bool {
 	return calls >= 2
 }
 
-// isLive reports whether any tool call of snap is still open.
+// isLive reports whether snap is of a recording still going: a run of it
+// has not ended, or a tool call is still open. An open loop's calls are
+// each in flight for a fraction of the time between two, so many frames
+// of a live load test find none in flight: judged by its calls alone,
+// such a frame counted as a finished recording, and the over-time chart
+// computed its series on the main goroutine, every span walked (a few
+// milliseconds at 20,000 calls), in about every other frame.
 func isLive(snap *recorder.Snapshot) bool {
+	for _, r := range snap.Runs {
+		if r.Open() {
+			return true
+		}
+	}
 	for i := len(snap.Spans) - 1; i >= 0; i-- {
 		if s := snap.Spans[i]; s.Kind == recorder.KindTool && s.Open() {
 			return true

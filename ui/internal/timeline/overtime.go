@@ -82,7 +82,7 @@ func (c *OverTimeChart) SetSnapshot(snap *recorder.Snapshot) {
 	if snap.Version == c.version && c.series != nil {
 		return
 	}
-	live := runGoesOn(snap) || isLive(snap)
+	live := isLive(snap)
 	if !live || c.inline {
 		c.gen++ // a result still being computed is older: it is dropped
 		until := time.Duration(math.MaxInt64)
@@ -265,19 +265,4 @@ func (r *overTimeRenderer) Refresh() {
 		t.Resize(ts)
 	}
 	r.raster.Refresh()
-}
-
-// runGoesOn reports whether a run of snap has not ended. An open loop's
-// calls are each in flight for a fraction of the time between two, so
-// many frames of a live load test find none in flight: judged by its
-// calls alone, such a frame counted as a finished recording and had its
-// series computed on the main goroutine, every span walked (a few
-// milliseconds at 20,000 calls), in about every other frame.
-func runGoesOn(snap *recorder.Snapshot) bool {
-	for _, r := range snap.Runs {
-		if r.Open() {
-			return true
-		}
-	}
-	return false
 }

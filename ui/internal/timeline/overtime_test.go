@@ -98,6 +98,19 @@ func topOf(img *image.NRGBA, x int) int {
 	return -1
 }
 
+// inlineChart is an over-time chart 800 px wide in a window, showing 0
+// to end, that computes a live series on the test's goroutine.
+func inlineChart(t *testing.T, end time.Duration) (*OverTimeChart, fyne.Window) {
+	g := NewGantt()
+	c := NewOverTimeChart(g)
+	c.inline = true
+	w := test.NewTempWindow(t, c)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(800, overTimeChartHeight))
+	g.axis.set(0, end)
+	return c, w
+}
+
 // TestOverTimeChartStopsAtNow checks that during a live run the chart
 // draws nothing after the run's Now, as the concurrency chart does.
 func TestOverTimeChartStopsAtNow(t *testing.T) {
@@ -106,13 +119,7 @@ func TestOverTimeChartStopsAtNow(t *testing.T) {
 	last := snap.Spans[len(snap.Spans)-1]
 	last.Answered, last.Status = recorder.Unset, recorder.StatusOpen // still in flight
 	snap.Now = 2500 * ms
-	g := NewGantt()
-	c := NewOverTimeChart(g)
-	c.inline = true
-	w := test.NewTempWindow(t, c)
-	w.SetPadded(false)
-	w.Resize(fyne.NewSize(800, overTimeChartHeight))
-	g.axis.set(0, 5*time.Second)
+	c, w := inlineChart(t, 5*time.Second)
 	c.SetSnapshot(snap)
 	img := w.Canvas().Capture().(*image.NRGBA)
 	// 2.5 s of 5 s over the plot right of the gutter
@@ -141,13 +148,7 @@ func TestOverTimeChartLiveRunWithoutCallsInFlight(t *testing.T) {
 	}
 	snap.Spans = kept
 	snap.Runs = []recorder.Run{{Name: "Run 1", Start: 0, End: recorder.Unset, Tool: "echo"}}
-	g := NewGantt()
-	c := NewOverTimeChart(g)
-	c.inline = true
-	w := test.NewTempWindow(t, c)
-	w.SetPadded(false)
-	w.Resize(fyne.NewSize(800, overTimeChartHeight))
-	g.axis.set(0, 5*time.Second)
+	c, w := inlineChart(t, 5*time.Second)
 	c.SetSnapshot(snap)
 	img := w.Canvas().Capture().(*image.NRGBA)
 	now := ganttGutter + (800-ganttGutter)/2 // 2.5 s of 5 s
