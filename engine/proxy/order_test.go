@@ -11,11 +11,12 @@ import (
 
 // TestStdioBooksRequestBeforeItsAnswer: a server that answers at once
 // (the demo's echo tool, or the last round of a 2026-07-28 call) must
-// not have its answer booked before the request it answers. The pump
-// writes a message on before it books it, so the other direction's pump
-// can read and book the answer first: the answer is then dropped as
-// "no pending request" and the request is left open, ended as aborted
-// when the session closes, though the client got its answer. Seen with
+// not have its answer booked before the request it answers. A pump that
+// wrote a message on before booking it (or handing it to the bookkeeper)
+// let the other direction's pump read and book the answer first: the
+// answer was then dropped as "no pending request" and the request left
+// open, ended as aborted when the session closed, though the client got
+// its answer. Seen with
 // real clients (the Go SDK's and the TypeScript SDK v2's, 2026-07-28)
 // in engine/interop's TestRealClientsThroughProxy, about one run in ten.
 func TestStdioBooksRequestBeforeItsAnswer(t *testing.T) {

@@ -72,6 +72,7 @@ func (p *Stdio) Run(ctx context.Context) (Result, error) {
 		limit = engine.DefaultMaxMessageSize
 	}
 	book := NewBook(p.Rec)
+	keeper := newBookkeeper(book, limit)
 	stderrLog := engine.NewStderrLog(p.Rec, Session, p.Limits.MaxStderrLines, nil)
 
 	cmd := exec.Command(p.Command[0], p.Command[1:]...)
@@ -109,7 +110,7 @@ func (p *Stdio) Run(ctx context.Context) (Result, error) {
 	// server ends first this goroutine stays blocked in Read, which is
 	// harmless, the process is about to exit.
 	go func() {
-		err := pump(p.ClientIn, toServer, FromClient, book, p.Rec, limit)
+		err := pump(p.ClientIn, toServer, FromClient, keeper, p.Rec)
 		var we *writeError
 		switch {
 		case errors.As(err, &we):
@@ -124,7 +125,7 @@ func (p *Stdio) Run(ctx context.Context) (Result, error) {
 
 	// Server to client, until the server's stdout ends.
 	s2c := make(chan error, 1)
-	go func() { s2c <- pump(fromServer, p.ClientOut, FromServer, book, p.Rec, limit) }()
+	go func() { s2c <- pump(fromServer, p.ClientOut, FromServer, keeper, p.Rec) }()
 
 	stopped := make(chan struct{})
 	go func() {
@@ -156,6 +157,7 @@ func (p *Stdio) Run(ctx context.Context) (Result, error) {
 		r = "the server ended its output"
 	}
 	res.Reason = r + "; " + exit
+	keeper.flush() // what the pumps passed on is booked before the book closes
 	book.Close(p.Rec.Now(), res.Reason)
 	return res, nil
 }
