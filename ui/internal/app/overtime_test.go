@@ -39,3 +39,48 @@ func TestTimelineShowsOverTimeForLoad(t *testing.T) {
 		t.Error("a fan-out's timeline shows the over-time chart")
 	}
 }
+
+// TestOverTimeFollowsTheRunsLength: the chart of calls per second is for
+// a load test of two seconds or more, and a run is measured from its own
+// start. A session of a 3-second load and, 40 s later, a half-second
+// one: the short run, picked, shows no such chart (one bar of half a
+// second says nothing per second), the long one does.
+func TestOverTimeFollowsTheRunsLength(t *testing.T) {
+	snap := &recorder.Snapshot{Meta: recorder.Meta{Title: "two loads", Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, Version: 1}
+	calls := func(from time.Duration, n int, every time.Duration) {
+		for i := range n {
+			at := from + time.Duration(i)*every
+			snap.Spans = append(snap.Spans, &recorder.Span{ID: recorder.SpanID(len(snap.Spans) + 1), Session: "s1",
+				Direction: recorder.Outgoing, Method: "tools/call", Kind: recorder.KindTool, Name: "echo",
+				Received: at, Queued: at, Serving: at, Answered: at + 10*time.Millisecond, Status: recorder.StatusOK})
+		}
+	}
+	calls(0, 60, 50*time.Millisecond)              // 0–3 s
+	calls(40*time.Second, 20, 25*time.Millisecond) // 40–40.5 s
+	snap.Runs = []recorder.Run{
+		{Name: "Run 1", Start: 0, End: 3 * time.Second, Tool: "echo", Dispatch: "concurrent"},
+		{Name: "Run 2", Start: 40 * time.Second, End: 40*time.Second + 500*time.Millisecond, Tool: "echo", Dispatch: "concurrent"},
+	}
+	snap.Now = snap.Runs[1].End
+	file := t.TempDir() + "/two-loads.json"
+	if err := recorder.SaveFile(file, snap); err != nil {
+		t.Fatal(err)
+	}
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	if err := m.openFile(file); err != nil {
+		t.Fatal(err)
+	}
+	over := m.timeline.OverTime()
+	if over.Visible() {
+		t.Errorf("the half-second run (picked, the latest) shows calls per second: %+v", over.Series())
+	}
+	m.timeline.PickRun(snap.Runs[0].Label())
+	if !over.Visible() {
+		t.Error("the 3-second load run, picked, shows no calls per second")
+	}
+	m.timeline.PickRun(snap.Runs[1].Label())
+	if over.Visible() {
+		t.Error("picked again, the half-second run shows calls per second")
+	}
+}

@@ -339,14 +339,29 @@ func (t *TimelineView) setStats(f func()) {
 // chart when it looks like a load test: ten tool calls or more over two
 // seconds or more (fewer leave the Gantt its room, and say little per
 // second).
-func (t *TimelineView) showOverTime(snap *recorder.Snapshot, sum recorder.Summary) {
-	// Extent is never before Now: a live run past 2 s is not walked
-	if sum.ToolCalls.Total < 10 || snap.Now < 2*time.Second && timeline.Extent(snap) < 2*time.Second {
+func (t *TimelineView) showOverTime(snap *recorder.Snapshot, sum recorder.Summary, scope runScope) {
+	if sum.ToolCalls.Total < 10 || !lastsTwoSeconds(snap, scope) {
 		t.overFold.setShown(false)
 		return
 	}
 	t.overTime.SetSnapshot(snap)
 	t.overFold.setShown(true)
+}
+
+// lastsTwoSeconds says whether the part of snap that scope picks lasts
+// two seconds or more: a run from its own start to its end (to Now while
+// it goes on), the whole session from its start.
+func lastsTwoSeconds(snap *recorder.Snapshot, scope runScope) bool {
+	const least = 2 * time.Second
+	if !scope.whole {
+		end := scope.run.End
+		if scope.run.Open() {
+			end = snap.Now
+		}
+		return end-scope.run.Start >= least
+	}
+	// Extent is never before Now: a session past 2 s is not walked
+	return snap.Now >= least || timeline.Extent(snap) >= least
 }
 
 // OverTime returns the chart of the run second by second.
@@ -394,7 +409,7 @@ func (t *TimelineView) apply(f liveFrame) {
 	// the charts draw the run picked: their mode and axes follow it
 	t.chart.SetSteps(f.chart, f.chartSteps)
 	t.overview.Refresh()
-	t.showOverTime(f.chart, f.summary)
+	t.showOverTime(f.chart, f.summary, f.scope)
 	t.showRuns(f.snap)
 	// While requests are in flight the feeds summarize a frame at most
 	// every statsEvery (statsPace); the frame after the last change shows
