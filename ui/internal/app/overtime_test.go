@@ -62,15 +62,7 @@ func TestOverTimeFollowsTheRunsLength(t *testing.T) {
 		{Name: "Run 2", Start: 40 * time.Second, End: 40*time.Second + 500*time.Millisecond, Tool: "echo", Dispatch: "concurrent"},
 	}
 	snap.Now = snap.Runs[1].End
-	file := t.TempDir() + "/two-loads.json"
-	if err := recorder.SaveFile(file, snap); err != nil {
-		t.Fatal(err)
-	}
-	loop := newMainLoop(t)
-	m := openMainWindow(t, loop, Options{})
-	if err := m.openFile(file); err != nil {
-		t.Fatal(err)
-	}
+	m := openSnapshot(t, snap)
 	over := m.timeline.OverTime()
 	if over.Visible() {
 		t.Errorf("the half-second run (picked, the latest) shows calls per second: %+v", over.Series())

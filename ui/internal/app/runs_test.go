@@ -390,15 +390,7 @@ func TestWholeSessionFoldsIdle(t *testing.T) {
 		{Name: "Run 2", Start: 40 * time.Second, End: 40*time.Second + timeline.Extent(b), Tool: "fanout", Dispatch: "serial"},
 	}
 	snap.Now = snap.Runs[1].End
-	file := t.TempDir() + "/two-runs.json"
-	if err := recorder.SaveFile(file, snap); err != nil {
-		t.Fatal(err)
-	}
-	loop := newMainLoop(t)
-	m := openMainWindow(t, loop, Options{})
-	if err := m.openFile(file); err != nil {
-		t.Fatal(err)
-	}
+	m := openSnapshot(t, snap)
 	if f := m.timeline.gantt.Folds(); len(f) != 0 {
 		t.Errorf("with the latest run picked the Gantt folds %v", f)
 	}

@@ -115,6 +115,22 @@ func (l *mainLoop) settle(d time.Duration) {
 	}
 }
 
+// openSnapshot saves snap to a file and opens it in a new main window,
+// as File › Open would.
+func openSnapshot(t *testing.T, snap *recorder.Snapshot) *MainWindow {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "recording.json")
+	if err := recorder.SaveFile(file, snap); err != nil {
+		t.Fatal(err)
+	}
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	if err := m.openFile(file); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // openMainWindow builds the main window on the loop's app and, when the
 // test ends, closes it and runs the UI work still queued, so that no
 // timer of this test touches widgets while the next test runs.
