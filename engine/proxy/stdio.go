@@ -47,6 +47,14 @@ type Stdio struct {
 	// Limits bound what is recorded: a message over MaxMessageSize is
 	// passed on but not recorded; stderr lines as for a session.
 	Limits engine.Limits
+
+	// Checkpoint, when set, is called once, as soon as the client's side
+	// has ended (its stdin reached its end or failed) or ctx is done,
+	// with everything passed on until then in Rec: the moment to save the
+	// recording as it stands, for a client that ends its server (here
+	// the proxy) closes its stdin, waits, then kills it, maybe while the
+	// proxy still waits for its own server to exit.
+	Checkpoint func()
 }
 
 // Result is how a proxy session ended.
@@ -95,9 +103,19 @@ func (p *Stdio) Run(ctx context.Context) (Result, error) {
 		Text: fmt.Sprintf("proxy started the server (pid %d)", cmd.Process.Pid)})
 
 	var (
-		mu     sync.Mutex
-		reason string // the first thing that ended the session
+		mu         sync.Mutex
+		reason     string // the first thing that ended the session
+		checkpoint sync.Once
 	)
+	// what was passed on is booked, then the owner saves it
+	booked := func() {
+		checkpoint.Do(func() {
+			if p.Checkpoint != nil {
+				keeper.flush()
+				p.Checkpoint()
+			}
+		})
+	}
 	end := func(r string) {
 		mu.Lock()
 		if reason == "" {
@@ -121,6 +139,7 @@ func (p *Stdio) Run(ctx context.Context) (Result, error) {
 			end("the client closed its end (stdin)")
 		}
 		toServer.Close() // the server sees the end of its input, as without the proxy
+		booked()
 	}()
 
 	// Server to client, until the server's stdout ends.
@@ -133,6 +152,7 @@ func (p *Stdio) Run(ctx context.Context) (Result, error) {
 		case <-ctx.Done():
 			end("the proxy was stopped (" + context.Cause(ctx).Error() + ")")
 			terminate(cmd.Process, stopped)
+			booked()
 		case <-stopped:
 		}
 	}()

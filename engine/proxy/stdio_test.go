@@ -181,10 +181,20 @@ func TestStdioPassesBytesUnchanged(t *testing.T) {
 // proxy to finish.
 func proxiedClient(t *testing.T, rec *recorder.Recording, protocol string, sample func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)) (*mcp.ClientSession, func() Result) {
 	t.Helper()
+	return proxiedClientWith(t, rec, protocol, sample, nil)
+}
+
+// proxiedClientWith is [proxiedClient] with set, when not nil, changing
+// the proxy before it runs.
+func proxiedClientWith(t *testing.T, rec *recorder.Recording, protocol string, sample func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error), set func(*Stdio)) (*mcp.ClientSession, func() Result) {
+	t.Helper()
 	clientR, proxyIn := io.Pipe()   // client → proxy
 	proxyOut, clientIn := io.Pipe() // proxy → client
 	p := &Stdio{Command: []string{os.Args[0], "-test.run=^$"}, ClientIn: clientR, ClientOut: clientIn,
 		Env: []string{"PROXY_TEST_ROLE=demo"}, Stderr: io.Discard, Rec: rec}
+	if set != nil {
+		set(p)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	done := make(chan Result, 1)
 	go func() {

@@ -3,7 +3,6 @@ package capture
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -21,24 +20,13 @@ import (
 // moment, then SIGTERM, then SIGKILL (2 s + 2 s for inspector run, 5 s +
 // 5 s for the Go SDK's CommandTransport): the proxy may be killed while
 // its own server is still stopping. So as soon as the client's side ends
-// (its stdin reaches EOF) or ctx is done (SIGTERM), the recording is
-// saved to Options.Record as it stands; [Capture.Close] saves it again,
-// complete with how the session ended, when the server has exited. Both
-// saves are atomic: a kill at any moment leaves a recording that loads.
+// or ctx is done (SIGTERM), the recording is saved to Options.Record as
+// it stands, with every message passed on until then
+// ([proxy.Stdio.Checkpoint]); [Capture.Close] saves it again, complete
+// with how the session ended, when the server has exited. Both saves are
+// atomic: a kill at any moment leaves a recording that loads.
 func (c *Capture) ProxyStdio(ctx context.Context, p *proxy.Stdio) (proxy.Result, error) {
-	in := &endReader{r: p.ClientIn, ended: make(chan struct{})}
-	p.ClientIn, p.Rec = in, c.rec
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-in.ended:
-		case <-ctx.Done():
-		case <-finished:
-			return
-		}
-		c.checkpoint()
-	}()
+	p.Rec, p.Checkpoint = c.rec, c.checkpoint
 	return p.Run(ctx)
 }
 
@@ -51,22 +39,6 @@ func (c *Capture) checkpoint() {
 		return
 	}
 	_ = recorder.SaveFile(c.o.Record, c.rec.Snapshot()) // Close says what failed
-}
-
-// endReader reads r and closes ended once r returned an error (EOF
-// included): the client's side of the proxy is over.
-type endReader struct {
-	r     io.Reader
-	once  sync.Once
-	ended chan struct{}
-}
-
-func (e *endReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil {
-		e.once.Do(func() { close(e.ended) })
-	}
-	return n, err
 }
 
 // HTTPProxy returns the proxy over HTTP that [Start] built for
