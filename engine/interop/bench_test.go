@@ -30,7 +30,11 @@ const overheadFanout = 2000
 // CreateMessageHandler answers at once. Both talk to the same in-process
 // demo server's fanout tool in the same process, one fan-out each in
 // turn, so that noise hits both alike. Metrics: engine-req/s, bare-req/s,
-// and ratio = engine / bare (the target is >= 0.95).
+// and ratio = engine / bare (the target is >= 0.95). A fan-out takes
+// about a second, so the default benchtime makes one of each, which is
+// noise alone; ask for ten:
+//
+//	go test ./engine/interop -run '^$' -bench EngineOverhead -benchtime 10x -count 3
 func BenchmarkEngineOverhead(b *testing.B) {
 	ctx := context.Background()
 	args := fmt.Sprintf(`{"n":%d,"kind":"sampling"}`, overheadFanout)
