@@ -107,11 +107,10 @@ func makeLiveFrame(snap *recorder.Snapshot, pick int64, seg *recorder.Segmenter,
 		return f
 	}
 	if seg != nil && !f.scope.whole {
-		f.summary = recorder.Summarize(seg.Segment(drawn, f.scope.run))
+		f.summarized(recorder.Summarize(seg.Segment(drawn, f.scope.run)))
 	} else {
-		f.summary = f.scope.summarize(drawn, steps)
+		f.summarized(f.scope.summarize(drawn, steps))
 	}
-	f.charted = chartedSteps(f.chart, f.chartSteps)
 	if pace != nil {
 		pace.keep(of, f.summary)
 	}
@@ -128,6 +127,14 @@ func (f *liveFrame) scopeCharts() {
 	if cs := scopeSnapshot(f.snap, f.scope); cs != f.snap {
 		f.chart, f.chartSteps = cs, recorder.Steps(cs)
 	}
+}
+
+// summarized gives the frame sum, its own summary, and what the
+// concurrency chart plots with it (charted, of the part set by
+// [liveFrame.scopeCharts]).
+func (f *liveFrame) summarized(sum recorder.Summary) {
+	f.summary = sum
+	f.charted = chartedSteps(f.chart, f.chartSteps)
 }
 
 // liveFeed is the one ticker that follows a live recording.

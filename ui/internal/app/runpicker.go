@@ -263,9 +263,8 @@ func (t *TimelineView) pickRun(label string) {
 	if f.steps == nil {
 		f.steps = recorder.Steps(t.snap)
 	}
-	f.summary = f.scope.summarize(f.snap, f.steps)
 	f.scopeCharts()
-	f.charted = chartedSteps(f.chart, f.chartSteps)
+	f.summarized(f.scope.summarize(f.snap, f.steps))
 	t.apply(f)
 	t.fit()
 }
