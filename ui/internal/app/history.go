@@ -351,24 +351,56 @@ func (p *workloadPanel) runNotStarted() {
 	p.current = runRecord{}
 }
 
-// runEnded completes the current run's record from res and the
-// recording, shows its result and adds it to the history.
-func (p *workloadPanel) runEnded(res load.RunResult, err error, stopped bool) {
+// endedRun is a run that ended, on its way to the history: its record
+// so far, and what completes it from the recording.
+type endedRun struct {
+	record runRecord
+	rec    *recorder.Recording // nil: the run was not recorded
+	runNo  int                 // its run in rec
+}
+
+// endRun ends the current run's segment of the recording, on the main
+// goroutine, and returns the run for [endedRun.complete]; nil when no
+// run was started through runStarted.
+func (p *workloadPanel) endRun() *endedRun {
 	if p.current.when.IsZero() {
+		return nil
+	}
+	e := &endedRun{record: p.current, rec: p.rec, runNo: p.runNo}
+	p.current = runRecord{}
+	if e.rec != nil {
+		e.rec.EndRun(e.runNo)
+	}
+	return e
+}
+
+// complete fills in the run's part of the recording, its verdict and
+// its last call's result. It copies and walks the whole recording (some
+// 100 ms for 100,000 spans), so it runs off the main goroutine, which
+// meanwhile goes on drawing.
+func (e *endedRun) complete() {
+	if e == nil || e.rec == nil {
+		return
+	}
+	snap := e.rec.Snapshot()
+	e.record.segment = snap.Segment(snap.Runs[e.runNo-1])
+	e.record.verdict = recorder.Summarize(e.record.segment).Verdict
+	e.record.result, e.record.resultErr = callResult(lastCall(e.record.segment))
+}
+
+// runEnded shows the result of e, a run completed from res and the
+// recording, and adds it to the history.
+func (p *workloadPanel) runEnded(e *endedRun, res load.RunResult, err error, stopped bool) {
+	if e == nil {
 		return // not started through runStarted
 	}
-	r := p.current
-	p.current = runRecord{}
+	r := e.record
 	r.ok, r.failed, r.stopped, r.elapsed = res.OK, res.Failed, stopped, res.Elapsed
-	if p.rec != nil {
-		p.rec.EndRun(p.runNo)
-		snap := p.rec.Snapshot()
-		r.segment = snap.Segment(snap.Runs[p.runNo-1])
-		r.verdict = recorder.Summarize(r.segment).Verdict
-		r.result, r.resultErr = callResult(lastCall(r.segment))
-	} else if len(res.Errors) > 0 {
+	switch {
+	case e.rec != nil:
+	case len(res.Errors) > 0:
 		r.result, r.resultErr = strings.Join(res.Errors, "\n"), true
-	} else {
+	default:
 		r.result = "(no recording: the result was not kept)"
 	}
 	if err != nil && r.segment != nil && lastCall(r.segment) == nil {

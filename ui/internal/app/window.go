@@ -294,7 +294,16 @@ func (m *MainWindow) wire() {
 	}
 	m.bridge.onProgress = m.workload.reportProgress
 	m.bridge.onRunDone = func(res load.RunResult, err error) {
-		m.do(func() { m.runDone(res, err) })
+		m.do(func() {
+			// The run's segment ends now; making its record walks the
+			// whole recording, off the main goroutine, and the panel
+			// shows the run going on until it is made.
+			e := m.workload.endRun()
+			go func() {
+				e.complete()
+				m.do(func() { m.runDone(e, res, err) })
+			}()
+		})
 	}
 }
 
@@ -499,9 +508,10 @@ func (m *MainWindow) stop() {
 	m.bridge.Stop()
 }
 
-// runDone shows how a run ended.
-func (m *MainWindow) runDone(res load.RunResult, err error) {
-	m.workload.setResult(res, err, m.stopping)
+// runDone shows how a run ended, e its record (nil: the run was not
+// started through the Workload panel).
+func (m *MainWindow) runDone(e *endedRun, res load.RunResult, err error) {
+	m.workload.setResult(e, res, err, m.stopping)
 	if m.proxy != nil {
 		m.workload.setProxying(true) // a run the proxy's start ended: Run stays off
 	}

@@ -82,9 +82,10 @@ func (p *workloadPanel) Stop() {
 	p.handing.Unlock()
 }
 
-// setResult shows how a run ended and re-enables Run; stopped says the
-// person pressed Stop (so the cancelled calls are not news).
-func (p *workloadPanel) setResult(res load.RunResult, err error, stopped bool) {
+// setResult shows how a run ended, e (from [workloadPanel.endRun], then
+// completed), and re-enables Run; stopped says the person pressed Stop
+// (so the cancelled calls are not news).
+func (p *workloadPanel) setResult(e *endedRun, res load.RunResult, err error, stopped bool) {
 	p.setRunning(false)
 	done := res.OK + res.Failed
 	p.last = load.Progress{Total: res.Total, Done: done, OK: res.OK, Failed: res.Failed, Elapsed: res.Elapsed}
@@ -111,7 +112,7 @@ func (p *workloadPanel) setResult(res load.RunResult, err error, stopped bool) {
 		}
 	}
 	p.status.SetText(text)
-	p.runEnded(res, err, stopped)
+	p.runEnded(e, res, err, stopped)
 	p.showOperations(res.Operations)
 }
 
