@@ -397,7 +397,7 @@ func (p *workloadPanel) runEnded(e *endedRun, res load.RunResult, err error, sto
 	r := e.record
 	r.ok, r.failed, r.stopped, r.elapsed = res.OK, res.Failed, stopped, res.Elapsed
 	switch {
-	case e.rec != nil:
+	case e.rec != nil: // complete read the result off the recording
 	case len(res.Errors) > 0:
 		r.result, r.resultErr = strings.Join(res.Errors, "\n"), true
 	default:
