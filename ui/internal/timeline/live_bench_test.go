@@ -111,3 +111,40 @@ func BenchmarkLiveLoadFrame(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLiveOverview measures the overview strip of an open-loop load
+// test drawn for each live frame (1400 dp wide, the Gantt following 5 s
+// at the live end), with 10,000 or 100,000 calls recorded and 20 more
+// each frame: the strip shows the whole recording, and what a frame
+// costs should not grow with it:
+// go test ./ui/internal/timeline -run '^$' -bench LiveOverview
+func BenchmarkLiveOverview(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("spans=%d", n), func(b *testing.B) {
+			test.NewTempApp(b)
+			g := NewGantt()
+			o, release := NewOverview(g)
+			defer release()
+			o.Resize(fyne.NewSize(1400, OverviewHeight))
+			snap := liveLoad(n, 10)
+			g.SetSnapshot(snap)
+			g.SetFollow(true)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				if i%500 == 499 { // start over, not to grow without end
+					snap = liveLoad(n, 10)
+				}
+				snap = grow(snap, 20, 10)
+				g.SetSnapshot(snap)
+				b.StartTimer()
+				o.draw(1400, OverviewHeight)
+			}
+			b.StopTimer()
+			if o.peak == 0 {
+				b.Fatal("the strip counted no call in flight")
+			}
+		})
+	}
+}

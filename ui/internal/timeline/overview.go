@@ -26,6 +26,8 @@ type Overview struct {
 	raster *canvas.Raster
 	img    *image.RGBA
 	cancel func()
+	tally  levelTally // the spans counted along the strip
+	end    liveEnd    // the recording's last instant but Now, kept as it grows (see span)
 	// the levels drawn last, and what they were made of: a frame that only
 	// moves the range repaints them without reading the spans again
 	levels   []int
@@ -56,7 +58,11 @@ func (o *Overview) MinSize() fyne.Size { return fyne.NewSize(ganttGutter+100, Ov
 
 // span is the stretch the strip shows: the whole recording.
 func (o *Overview) span() time.Duration {
-	return max(Extent(o.g.snap), time.Second)
+	snap := o.g.snap
+	if snap == nil {
+		return time.Second
+	}
+	return max(o.end.of(snap), snap.Now, time.Second) // [Extent], without walking every span
 }
 
 // draw paints the strip: in the plot's columns, the requests in flight
@@ -85,7 +91,7 @@ func (o *Overview) draw(w, h int) image.Image {
 	key := o.levelKey
 	key.snap, key.spans, key.now, key.cols = snap, len(snap.Spans), snap.Now, cols
 	if key != o.levelKey || o.levels == nil {
-		o.levels, o.peak = inFlightLevels(snap, cols, col)
+		o.levels, o.peak = o.tally.levels(snap, cols, col)
 		o.levelKey = key
 	}
 	level, peak := o.levels, o.peak
@@ -115,39 +121,6 @@ func (o *Overview) draw(w, h int) image.Image {
 	fillRect(img, a, 0, b, line, pal.now)
 	fillRect(img, a, h-line, b, h, pal.now)
 	return img
-}
-
-// inFlightLevels counts, per column, the server's requests in flight,
-// or when there are none (a load test) the tool calls, and the most in
-// any column.
-func inFlightLevels(snap *recorder.Snapshot, cols int, col func(time.Duration) int) ([]int, int) {
-	diff := make([]int, cols+1)
-	level := make([]int, cols)
-	count := func(keep func(*recorder.Span) bool) int {
-		clear(diff)
-		for _, s := range snap.Spans {
-			if s.Received == recorder.Unset || !keep(s) {
-				continue
-			}
-			end := s.Answered
-			if end == recorder.Unset {
-				end = snap.Now
-			}
-			diff[col(s.Received)]++ // +1 where it starts, -1 after it ends
-			diff[col(end)+1]--
-		}
-		peak := 0
-		for i, n := 0, 0; i < cols; i++ {
-			n += diff[i]
-			level[i], peak = n, max(peak, n)
-		}
-		return peak
-	}
-	peak := count(func(s *recorder.Span) bool { return s.Kind != recorder.KindTool && s.Kind != recorder.KindRound })
-	if peak == 0 {
-		peak = count(func(s *recorder.Span) bool { return s.Kind == recorder.KindTool })
-	}
-	return level, peak
 }
 
 // timeAt is the instant of the recording at x (dp from the strip's left).
