@@ -82,17 +82,29 @@ func liveFrames(rng *rand.Rand, stuck bool) []*recorder.Snapshot {
 		frames = append(frames, snap)
 	}
 	// the run ends: every call answered, but a stuck one
+	stuckAt := -1
+	if stuck {
+		stuckAt = 0
+	}
+	last := answerOpen(snap, stuckAt)
+	last.Now += 100 * ms
+	return append(frames, last)
+}
+
+// answerOpen returns the snapshot after snap in which every span in
+// flight but the one at index except (-1: none) is answered, at snap's
+// Now, each a new copy as a recording's snapshot has.
+func answerOpen(snap *recorder.Snapshot, except int) *recorder.Snapshot {
 	last := *snap
 	last.Spans = slices.Clone(snap.Spans)
 	for i, s := range last.Spans {
-		if s.Open() && !(stuck && i == 0) {
+		if s.Open() && i != except {
 			c := *s
 			c.Answered, c.Status = last.Now, recorder.StatusOK
 			last.Spans[i] = &c
 		}
 	}
-	last.Now += 100 * ms
-	return append(frames, &last)
+	return &last
 }
 
 // perSecondOf is how many tool calls of snap finished per second, counted

@@ -90,17 +90,9 @@ func mixedFrames(rng *rand.Rand, requests bool) []*recorder.Snapshot {
 		snap = &next
 		frames = append(frames, snap)
 	}
-	last := *snap
-	last.Spans = slices.Clone(snap.Spans)
-	for i, s := range last.Spans {
-		if s.Open() {
-			c := *s
-			c.Answered, c.Status = last.Now, recorder.StatusOK
-			last.Spans[i] = &c
-		}
-	}
+	last := answerOpen(snap, -1)
 	last.Now += 50 * ms
-	return append(frames, &last)
+	return append(frames, last)
 }
 
 // TestLevelTallyMatchesWalk follows live recordings frame by frame at
