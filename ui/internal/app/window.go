@@ -297,11 +297,13 @@ func (m *MainWindow) wire() {
 		m.do(func() {
 			// The run's segment ends now; making its record walks the
 			// whole recording, off the main goroutine, and the panel
-			// shows the run going on until it is made.
-			e := m.workload.endRun()
+			// shows the run going on until it is made. Whether the
+			// person stopped it is settled now too: a Stop pressed
+			// meanwhile comes after the run's end and stops nothing.
+			e, stopped := m.workload.endRun(), m.stopping
 			go func() {
 				e.complete()
-				m.do(func() { m.runDone(e, res, err) })
+				m.do(func() { m.runDone(e, res, err, stopped) })
 			}()
 		})
 	}
@@ -509,14 +511,15 @@ func (m *MainWindow) stop() {
 }
 
 // runDone shows how a run ended, e its record (nil: the run was not
-// started through the Workload panel).
-func (m *MainWindow) runDone(e *endedRun, res load.RunResult, err error) {
-	m.workload.setResult(e, res, err, m.stopping)
+// started through the Workload panel); stopped says the person pressed
+// Stop before it ended.
+func (m *MainWindow) runDone(e *endedRun, res load.RunResult, err error, stopped bool) {
+	m.workload.setResult(e, res, err, stopped)
 	if m.proxy != nil {
 		m.workload.setProxying(true) // a run the proxy's start ended: Run stays off
 	}
 	m.logNote(recorder.EventOther, "run ended: "+m.workload.Status())
-	if err != nil && !m.stopping && !errors.Is(err, context.Canceled) && !errors.Is(err, errConnectionEnded) {
+	if err != nil && !stopped && !errors.Is(err, context.Canceled) && !errors.Is(err, errConnectionEnded) {
 		m.errors.Show("Running the workload", err) // a lost connection has its own dialog
 	}
 	m.stopping = false

@@ -726,3 +726,33 @@ func TestInheritEnvToggle(t *testing.T) {
 		t.Errorf("errors shown with the toggle: %q", errs[len(failed):])
 	}
 }
+
+// TestStopAfterTheRunEnded presses Stop once the run has ended but
+// before its record is shown (it is made off the main goroutine): the
+// run finished, so the panel says Done, not that it was stopped.
+func TestStopAfterTheRunEnded(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.connect(engine.Target{})
+	loop.waitFor(t, "tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"hi"}`)})
+	test.Tap(m.workload.runButton)
+	if !m.workload.Running() || m.workload.current.when.IsZero() {
+		t.Fatalf("the run did not start: %v", m.workload.problem.Text)
+	}
+	// waitFor runs the queued UI work one piece at a time and looks
+	// between two: it returns right after the run's end reached the
+	// main goroutine, before the record made meanwhile is shown.
+	loop.waitFor(t, "the run's end on the main goroutine", 15*time.Second, func() bool { return m.workload.current.when.IsZero() })
+	if !m.workload.Running() || m.workload.stopButton.Disabled() {
+		t.Fatal("the panel stopped showing the run before its record was shown")
+	}
+	test.Tap(m.workload.stopButton)
+	loop.waitFor(t, "the run's record", 15*time.Second, func() bool { return !m.workload.Running() })
+	if st := m.workload.Status(); !strings.HasPrefix(st, "Done: 1 of 1 calls ok") {
+		t.Errorf("status after a Stop pressed once the run had ended: %q, want Done", st)
+	}
+	if errs := m.errors.Shown(); len(errs) > 0 {
+		t.Errorf("errors shown: %q", errs)
+	}
+}
