@@ -45,7 +45,8 @@ func (t *TimelineView) followJournal(path string, onState func(followState)) {
 	if onState == nil {
 		onState = func(followState) {}
 	}
-	t.live = startJournalFeed(path, t.followEvery, t.runOnMain, t.pick.Load, func(f liveFrame) {
+	t.handoff = newBeforePaint(t.runOnMain)
+	t.live = startJournalFeed(path, t.followEvery, t.handoff.do, t.pick.Load, func(f liveFrame) {
 		if n := endedSpans(f.raw); len(t.followSeen) == 0 || t.followSeen[len(t.followSeen)-1] != n {
 			t.followSeen = append(t.followSeen, n)
 		}

@@ -93,6 +93,7 @@ type TimelineView struct {
 	// replace it.
 	runOnMain func(func())
 	live      *liveFeed
+	handoff   *beforePaint // how live hands its work to the main goroutine (beforepaint.go)
 	// followEvery is how often a followed journal is read (see
 	// [TimelineView.followJournal]); tests shorten it.
 	followEvery time.Duration
@@ -246,7 +247,8 @@ func (t *TimelineView) setRecording(rec *recorder.Recording) {
 	t.gantt.SetFollow(true)
 	t.pick.Store(pickLatest) // a new recording: its latest run
 	t.names[0] = ""
-	t.live = startLiveFeed(rec, t.runOnMain, t.pick.Load, func(f liveFrame) { t.apply(f) })
+	t.handoff = newBeforePaint(t.runOnMain)
+	t.live = startLiveFeed(rec, t.handoff.do, t.pick.Load, func(f liveFrame) { t.apply(f) })
 }
 
 // SetSnapshot shows a finished or loaded recording, fitted to the view. It
@@ -318,6 +320,10 @@ func (t *TimelineView) Stop() {
 	if t.live != nil {
 		t.live.stop()
 		t.live = nil
+	}
+	if t.handoff != nil {
+		t.handoff.stop()
+		t.handoff = nil
 	}
 }
 
