@@ -45,8 +45,7 @@ func (t *TimelineView) followJournal(path string, onState func(followState)) {
 	if onState == nil {
 		onState = func(followState) {}
 	}
-	t.handoff = newBeforePaint(t.runOnMain)
-	t.live = startJournalFeed(path, t.followEvery, t.handoff.do, t.pick.Load, func(f liveFrame) {
+	t.live = startJournalFeed(path, t.followEvery, t.handOff(), t.pick.Load, func(f liveFrame) {
 		if n := endedSpans(f.raw); len(t.followSeen) == 0 || t.followSeen[len(t.followSeen)-1] != n {
 			t.followSeen = append(t.followSeen, n)
 		}

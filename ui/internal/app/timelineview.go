@@ -247,8 +247,15 @@ func (t *TimelineView) setRecording(rec *recorder.Recording) {
 	t.gantt.SetFollow(true)
 	t.pick.Store(pickLatest) // a new recording: its latest run
 	t.names[0] = ""
+	t.live = startLiveFeed(rec, t.handOff(), t.pick.Load, func(f liveFrame) { t.apply(f) })
+}
+
+// handOff returns how a feed starting now hands its work to the main
+// goroutine: before the window's next paint at the latest
+// (beforepaint.go), until Stop.
+func (t *TimelineView) handOff() func(func()) {
 	t.handoff = newBeforePaint(t.runOnMain)
-	t.live = startLiveFeed(rec, t.handoff.do, t.pick.Load, func(f liveFrame) { t.apply(f) })
+	return t.handoff.do
 }
 
 // SetSnapshot shows a finished or loaded recording, fitted to the view. It
