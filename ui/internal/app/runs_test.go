@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -405,5 +406,40 @@ func TestWholeSessionFoldsIdle(t *testing.T) {
 	m.timeline.PickRun(snap.Runs[0].Label())
 	if f := m.timeline.gantt.Folds(); len(f) != 0 {
 		t.Errorf("with run 1 picked the Gantt still folds %v", f)
+	}
+}
+
+// TestAnEndedRunShowsItsCall runs one call of three rounds (protocol
+// 2026-07-28) in a 1024×700 window, where its rows do not all fit, with
+// Follow live on: once it has ended and been fitted, its tool call (the
+// row that gives each round's time) is in view, not scrolled off above
+// the newest rows.
+func TestAnEndedRunShowsItsCall(t *testing.T) {
+	loop := newMainLoop(t)
+	policy := engine.DefaultAnswerPolicy()
+	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 100 * time.Millisecond}
+	m := openMainWindow(t, loop, Options{Policy: policy})
+	m.window.Resize(fyne.NewSize(1024, 700))
+	m.connect(engine.Target{Protocol: "latest"})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":3,"rounds":3,"kind":"sampling"}`)})
+	m.policy.dispatch.SetSelected("concurrent")
+	m.run()
+	loop.waitFor(t, "the run to end and be shown", 15*time.Second, func() bool {
+		return !m.workload.Running() && !m.timeline.provisional() && m.timeline.Summary().ToolCalls.Total == 1
+	})
+	g := m.timeline.Gantt()
+	rows, in := g.Rows(), g.RowsInView()
+	var shown []string
+	call := false
+	for _, r := range in {
+		shown = append(shown, fmt.Sprintf("%s %s (%v)", r.Span.Method, r.Span.Name, r.Span.Kind))
+		call = call || (r.Span.Kind == recorder.KindTool && r.Span.Name == "fanout")
+	}
+	if len(in) >= len(rows) {
+		t.Fatalf("all %d rows are in view: the window is too tall to tell", len(rows))
+	}
+	if !call {
+		t.Errorf("the ended run's tool call is not in view; the rows in view are %q", shown)
 	}
 }

@@ -303,7 +303,8 @@ func (t *TimelineView) zoomIn() { t.gantt.ZoomIn() }
 func (t *TimelineView) zoomOut() { t.gantt.ZoomOut() }
 
 // fit shows the run the stats describe (the latest, unless the run
-// picker says otherwise), or the whole recording, and the compared one.
+// picker says otherwise), or the whole recording, and the compared one:
+// all of its time, and its rows from its first when they do not all fit.
 func (t *TimelineView) fit() {
 	start, end := time.Duration(0), timeline.Extent(t.snap)
 	if !t.scope.whole {
@@ -320,6 +321,7 @@ func (t *TimelineView) fit() {
 	}
 	margin := (end - start) / 40
 	t.gantt.SetVisibleRange(max(start-margin, 0), end+margin)
+	t.gantt.ShowRowsIn(start, end)
 }
 
 // Stop stops following a live recording (call it when the window closes).

@@ -59,7 +59,10 @@ func (g *Gantt) slideToNow() {
 	if now > g.axis.end-w/20 {
 		g.axis.set(now+w/20-w, now+w/20)
 	}
-	g.scrollY = float32(g.rowCount())*g.rowH() - g.rowsAreaH()
+	if n := g.rowCount(); n != g.followedRows {
+		g.followedRows = n
+		g.scrollY = float32(n)*g.rowH() - g.rowsAreaH()
+	}
 	g.clampScroll()
 }
 

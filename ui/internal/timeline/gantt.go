@@ -62,10 +62,14 @@ type Gantt struct {
 	axis    *timeAxis
 	folding folding // the idle stretches between runs folded away (folds.go)
 	follow  bool
-	compact bool
-	fitted  bool                   // the view has been fitted at least once
-	hidden  map[recorder.Kind]bool // kinds of request given no row
-	foldAll bool                   // tool calls start folded
+	// followedRows is how many rows there were when following last
+	// scrolled to the newest: following scrolls again only when rows
+	// come (or go), so that a run fitted when it ended stays in view
+	followedRows int
+	compact      bool
+	fitted       bool                   // the view has been fitted at least once
+	hidden       map[recorder.Kind]bool // kinds of request given no row
+	foldAll      bool                   // tool calls start folded
 
 	focused bool // has the keyboard focus
 	// placeBelow lays out the lines under a picture of a size in pixels,
@@ -155,6 +159,7 @@ func (g *Gantt) SetSnapshot(snap *recorder.Snapshot) {
 		g.scrollY = 0
 		g.hoverRow, g.hoverEvent = -1, -1
 		g.fitted = false
+		g.followedRows = -1
 		g.selected = 0
 		g.agg.drilled = false
 	} else if reparented(g.snap, snap, g.layout.done) {
@@ -235,6 +240,7 @@ func (g *Gantt) SetFollow(on bool) {
 	}
 	g.follow = on
 	if on {
+		g.followedRows = -1 // to the newest rows, now
 		g.slideToNow()
 	}
 	if g.OnFollowChanged != nil {

@@ -1,6 +1,9 @@
 package timeline
 
 import (
+	"math"
+	"time"
+
 	"github.com/fanout-inspector/inspector/recorder"
 )
 
@@ -268,6 +271,51 @@ func (g *Gantt) clampScroll() {
 	maxY := g.rowsH() - g.rowsAreaH()
 	g.scrollY = min(g.scrollY, max(maxY, 0))
 	g.scrollY = max(g.scrollY, 0)
+}
+
+// ShowRowsIn scrolls the rows so that those of the requests sent from
+// start to end (offsets from the recording's start) are in view: all of
+// them when they fit, else from the first, so that a run's tool call is
+// on screen with what came under it. The view moves no more than it must;
+// groups (a load test) stay where they are.
+func (g *Gantt) ShowRowsIn(start, end time.Duration) {
+	if g.snap == nil || g.agg.on {
+		return
+	}
+	first, last := -1, -1
+	for i, ref := range g.layout.rows {
+		if s := g.snap.Spans[ref.span]; s.Received != recorder.Unset && s.Received >= start && s.Received <= end {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return
+	}
+	top, bottom, room := float32(first)*g.rowH(), float32(last+1)*g.rowH(), g.rowsAreaH()
+	switch {
+	case bottom-top > room || top < g.scrollY:
+		g.scrollY = top
+	case bottom > g.scrollY+room:
+		g.scrollY = bottom - room
+	}
+	g.clampScroll()
+	g.changed()
+}
+
+// RowsInView returns the rows drawn whole in the rows area, in display
+// order (groups while aggregated are not rows: none then).
+func (g *Gantt) RowsInView() []GanttRow {
+	if g.snap == nil || g.agg.on {
+		return nil
+	}
+	h := g.rowH()
+	first := int(math.Ceil(float64(g.scrollY / h)))
+	n := int(math.Floor(float64((g.scrollY + g.rowsAreaH()) / h)))
+	rows := g.Rows()
+	return rows[min(max(first, 0), len(rows)):min(max(n, 0), len(rows))]
 }
 
 // rowCount is how many rows are drawn: groups while aggregated.
