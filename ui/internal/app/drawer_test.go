@@ -127,10 +127,11 @@ func loadSnapshot(n, c int, each time.Duration) *recorder.Snapshot {
 }
 
 // TestGanttKeepsItsHeight shows a recording at 1024×700 and 1400×900
-// with the details open: the Gantt keeps at least ganttMinHeight (it
-// was about 75 px at 1024×700 with a load, under a toolbar of 2 lines
-// and a legend of 3), and a chart that never leaves one value folds to
-// a line that unfolds it when clicked.
+// with the details open: the Gantt keeps at least ganttMinHeight, or
+// all its rows when they need less (it was about 75 px at 1024×700 with
+// a load, under a toolbar of 2 lines and a legend of 3), and a chart
+// that never leaves one value folds to a line that unfolds it when
+// clicked.
 func TestGanttKeepsItsHeight(t *testing.T) {
 	for _, size := range windowSizes {
 		for _, rec := range []struct {
@@ -152,9 +153,10 @@ func TestGanttKeepsItsHeight(t *testing.T) {
 				if !m.panes.rightShown() {
 					t.Fatal("the details did not open")
 				}
-				t.Logf("Gantt %.0f px tall", tv.Gantt().Size().Height)
-				if h := tv.Gantt().Size().Height; h < ganttMinHeight {
-					t.Errorf("the Gantt is %.0f px tall, want at least %d", h, ganttMinHeight)
+				g := tv.Gantt()
+				t.Logf("Gantt %.0f px tall, its rows need %.0f", g.Size().Height, g.RowsHeight())
+				if h, want := g.Size().Height, min(ganttMinHeight, g.RowsHeight()); h < want {
+					t.Errorf("the Gantt is %.0f px tall, want at least %.0f (its rows need %.0f)", h, want, g.RowsHeight())
 				}
 				fold := tv.chartFold
 				if fold.Visible() != rec.flat || tv.Chart().Visible() == rec.flat {
@@ -246,6 +248,42 @@ func TestLayoutGolden(t *testing.T) {
 			pinned.VerdictText = "partial: the verdict in words"
 			m.timeline.setStats(func() { m.timeline.stats.setSummary(pinned) })
 			assertImage(t, fmt.Sprintf("window_details_%.0fx%.0f.png", size.Width, size.Height), m.window.Canvas().Capture())
+		})
+	}
+}
+
+// TestChartsStayBesideFewRows shows a 3,000-call load test in a window
+// of 1024×520: its rows are a few groups, and the chart of calls per
+// second, which folds to give a long Gantt its room, stays open under
+// them, every row still in view; 400 calls drawn a row each do need the
+// room, and the chart folds.
+func TestChartsStayBesideFewRows(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		snap   *recorder.Snapshot
+		folded bool
+	}{
+		{"3,000 calls in groups", loadSnapshot(3000, 50, 40*ms), false},
+		{"400 calls, a row each", loadSnapshot(400, 4, 50*ms), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			loop := newMainLoop(t)
+			m := openMainWindow(t, loop, Options{})
+			m.window.Resize(fyne.NewSize(1024, 520))
+			tv := m.timeline
+			tv.SetSnapshot(tt.snap)
+			m.window.Canvas().Capture()
+			g := tv.Gantt()
+			if !tv.overFold.shown {
+				t.Fatal("the chart of calls per second does not apply to the recording")
+			}
+			if folded := !tv.OverTime().Visible(); folded != tt.folded {
+				t.Errorf("calls per second and latency folded: %v, want %v (the Gantt %.0f px tall, its rows need %.0f)",
+					folded, tt.folded, g.Size().Height, g.RowsHeight())
+			}
+			if h := g.Size().Height; !tt.folded && h < g.RowsHeight() {
+				t.Errorf("the Gantt is %.0f px tall: its rows need %.0f", h, g.RowsHeight())
+			}
 		})
 	}
 }

@@ -204,8 +204,9 @@ func (l columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 
 // paneLayout stacks a head (the overview strip), the Gantt and, under
 // it, the charts on its time axis. The Gantt is given at least
-// ganttMinHeight when the charts can give it up: they shrink, down to
-// chartFloor each, before the Gantt goes below it.
+// ganttMinHeight, or the height its rows need when that is less, when
+// the charts can give it up: they shrink, down to chartFloor each, before
+// the Gantt goes below it.
 type paneLayout struct {
 	head, gantt fyne.CanvasObject
 	below       []fyne.CanvasObject
@@ -213,13 +214,34 @@ type paneLayout struct {
 	// even at chartFloor they would leave the Gantt less than
 	// ganttMinHeight
 	cramp []*chartFold
+	// wants, when set and above 0, is the height the Gantt is given before
+	// the charts in place of ganttMinHeight (see [ganttWants])
+	wants func() float32
 }
 
 const (
-	ganttMinHeight = 300 // the Gantt's height, as far as the charts allow
+	ganttMinHeight = 300 // the Gantt's height, as far as the charts allow, unless its rows need less
 	ganttFloor     = 120 // the least the Gantt asks for
 	chartFloor     = 64  // the least a chart is shrunk to
 )
+
+// ganttWants is the height the Gantt is given before the charts, as far
+// as they allow: ganttMinHeight, or less when all its rows fit in less
+// (paneLayout.wants), so that a few rows do not fold the charts away.
+func (l *paneLayout) ganttWants() float32 {
+	if l.wants != nil {
+		if w := l.wants(); w > 0 {
+			return w
+		}
+	}
+	return ganttMinHeight
+}
+
+// ganttWants is what [paneLayout] would give g before the charts, from
+// the rows it has now.
+func ganttWants(g *timeline.Gantt) float32 {
+	return min(ganttMinHeight, max(g.RowsHeight(), ganttFloor))
+}
 
 // shrinks reports whether o is a chart that may be drawn shorter than it
 // asks.
@@ -256,7 +278,7 @@ func (l *paneLayout) heights(h float32, visible map[fyne.CanvasObject]bool) (cha
 			room += max(charts[i]-chartFloor, 0)
 		}
 	}
-	if short := ganttMinHeight - rest; short > 0 && room > 0 {
+	if short := l.ganttWants() - rest; short > 0 && room > 0 {
 		take := min(short, room)
 		for i, o := range l.below {
 			if shown(o) && shrinks(o) {
@@ -292,7 +314,7 @@ func (l *paneLayout) MinSize([]fyne.CanvasObject) fyne.Size {
 // Layout places the head, the Gantt and the charts in size.
 func (l *paneLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
 	// Fold the charts in cramp order for as long as the ones left
-	// unfolded would leave the Gantt less than its height.
+	// unfolded would leave the Gantt less than it wants.
 	suppose := map[fyne.CanvasObject]bool{}
 	state := func(f *chartFold, cramped bool) {
 		folded := (f.flat || cramped) && !f.open
@@ -302,9 +324,10 @@ func (l *paneLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
 	for _, f := range l.cramp {
 		state(f, false)
 	}
+	want := l.ganttWants()
 	for _, f := range l.cramp {
 		_, gh := l.heights(size.Height, suppose)
-		cramped := f.shown && gh < ganttMinHeight
+		cramped := f.shown && gh < want
 		state(f, cramped)
 		f.setCramped(cramped)
 	}

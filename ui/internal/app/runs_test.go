@@ -443,3 +443,37 @@ func TestAnEndedRunShowsItsCall(t *testing.T) {
 		t.Errorf("the ended run's tool call is not in view; the rows in view are %q", shown)
 	}
 }
+
+// TestEndedLoadRunOpensItsChart runs 3,000 echo calls, 50 at once, with
+// two thresholds, in a 1024×700 window. Once it has ended its rows are a
+// few groups, and the chart of tool calls in flight under them is drawn
+// at its full height, or shrunk no more than the groups need: it had
+// been shrunk (or folded, "to leave the Gantt its room") to give the
+// Gantt a height the groups do not need.
+func TestEndedLoadRunOpensItsChart(t *testing.T) {
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{})
+	m.window.Resize(windowSizes[0])
+	m.connect(engine.Target{})
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: 3000, Concurrency: 50})
+	m.workload.thresholds.SetText("call_ms.p95<=50\ntool_calls.failed==0") // a line each under the stats
+	m.run()
+	loop.waitFor(t, "the load run to end and be shown", 60*time.Second, func() bool {
+		return !m.workload.Running() && !m.timeline.provisional() && m.timeline.Summary().ToolCalls.Total == 3000
+	})
+	m.window.Resize(fyne.NewSize(1024, 701)) // lay everything out for the final stats
+	m.window.Resize(windowSizes[0])
+	m.window.Canvas().Capture()
+	g, c := m.timeline.Gantt(), m.timeline.Chart()
+	// (the chart of calls per second shows under it too when the run
+	// lasted two seconds: then both may shrink, but only as far as the
+	// Gantt's rows need)
+	if !c.Visible() || (c.Size().Height < c.MinSize().Height && g.Size().Height > g.RowsHeight()+1) {
+		t.Errorf("the chart of tool calls is drawn %.0f px tall (shown %v), not its %.0f, beside a Gantt of %.0f px whose rows need %.0f",
+			c.Size().Height, c.Visible(), c.MinSize().Height, g.Size().Height, g.RowsHeight())
+	}
+	if h := g.Size().Height; h < g.RowsHeight() {
+		t.Errorf("the Gantt is %.0f px tall: its rows need %.0f", h, g.RowsHeight())
+	}
+}

@@ -87,7 +87,10 @@ type TimelineView struct {
 	// chartFold folds the concurrency chart to a line when it is flat,
 	// overFold the chart second by second when the window is short.
 	chartFold, overFold *chartFold
-	proxy               bool // the recording shown is a proxy's
+	// ganttWants is the height the Gantt is given before its charts
+	// (paneLayout), 0 until settleGanttHeight decides it
+	ganttWants float32
+	proxy      bool // the recording shown is a proxy's
 
 	// runOnMain hands work from the ticker to the main goroutine; tests
 	// replace it.
@@ -179,6 +182,13 @@ func NewTimelineView() *TimelineView {
 	return t
 }
 
+// relayout lays the Gantt and its charts out again.
+func (t *TimelineView) relayout() {
+	if t.area != nil {
+		t.area.Refresh()
+	}
+}
+
 // pane stacks a Gantt over its chart, with a title when comparing.
 func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, title *widget.Label) fyne.CanvasObject {
 	var top fyne.CanvasObject
@@ -196,16 +206,12 @@ func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, tit
 			head = container.NewVBox(title, t.overview)
 		}
 		if t.chartFold == nil {
-			relayout := func() {
-				if t.area != nil {
-					t.area.Refresh()
-				}
-			}
-			t.chartFold = newChartFold(c, "concurrency chart", relayout)
-			t.overFold = newChartFold(t.overTime, "calls per second and latency", relayout)
+			t.chartFold = newChartFold(c, "concurrency chart", t.relayout)
+			t.overFold = newChartFold(t.overTime, "calls per second and latency", t.relayout)
 			t.overFold.setShown(false) // until a load test: see showOverTime
 		}
-		l := &paneLayout{head: head, gantt: g, below: []fyne.CanvasObject{t.chartFold, c, t.overFold, t.overTime}}
+		l := &paneLayout{head: head, gantt: g, below: []fyne.CanvasObject{t.chartFold, c, t.overFold, t.overTime},
+			wants: func() float32 { return t.ganttWants }}
 		if title == nil { // two recordings share the height: their charts stay
 			l.cramp = []*chartFold{t.overFold, t.chartFold}
 		} else {
@@ -272,6 +278,24 @@ func (t *TimelineView) SetSnapshot(snap *recorder.Snapshot) {
 	t.gantt.SetFollow(false)
 	t.apply(makeFrame(snap, t.pick.Load()))
 	t.fit()
+	t.settleGanttHeight()
+}
+
+// settleGanttHeight decides, from the rows shown, how tall the Gantt is
+// before its charts (see paneLayout): as tall as its rows, up to
+// ganttMinHeight, so that a few rows leave the charts open. It is decided
+// when a recording is shown and when a run followed live ends, not frame
+// by frame, so that rows coming in do not move the charts as they are
+// watched; until then the Gantt keeps what was last decided. An empty
+// recording decides nothing.
+func (t *TimelineView) settleGanttHeight() {
+	if t.snap == nil || len(t.snap.Spans) == 0 {
+		return
+	}
+	if want := ganttWants(t.gantt); want != t.ganttWants {
+		t.ganttWants = want
+		t.relayout()
+	}
 }
 
 // snapshot returns the recording shown now, as it was recorded (for a
@@ -443,6 +467,7 @@ func (t *TimelineView) apply(f liveFrame) {
 	t.setTitles()
 	if ended {
 		t.fit()
+		t.settleGanttHeight()
 	}
 	// The Gantt and the chart share a time axis, and so a frame: the
 	// frame after this event draws both, from this one snapshot.

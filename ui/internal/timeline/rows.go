@@ -318,6 +318,10 @@ func (g *Gantt) RowsInView() []GanttRow {
 	return rows[min(max(first, 0), len(rows)):min(max(n, 0), len(rows))]
 }
 
+// RowsHeight is the height that shows the ruler, the lane and every row
+// (or group) at once.
+func (g *Gantt) RowsHeight() float32 { return ganttRulerH + ganttLaneH + g.rowsH() }
+
 // rowCount is how many rows are drawn: groups while aggregated.
 func (g *Gantt) rowCount() int {
 	if g.agg.on {
