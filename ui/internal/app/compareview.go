@@ -50,7 +50,9 @@ func (t *TimelineView) setCompare(snap *recorder.Snapshot) {
 			t.pane(t.gantt, t.chart, t.title),
 			t.pane(t.cmpGantt, t.cmpChart, t.cmpTtl),
 		)
-		t.area.Objects = []fyne.CanvasObject{split}
+		// the overview over both panes, whose time axis it shows: each
+		// pane's Gantt then has the same height
+		t.area.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(t.overview), nil, nil, nil, split)}
 	}
 	cmpSum := recorder.Summarize(snap)
 	t.setStats(func() { t.stats.setCompare(&cmpSum) })

@@ -477,3 +477,61 @@ func TestEndedLoadRunOpensItsChart(t *testing.T) {
 		t.Errorf("the Gantt is %.0f px tall: its rows need %.0f", h, g.RowsHeight())
 	}
 }
+
+// TestComparedPanesShowTheirCalls compares two fan-outs recorded as a
+// connection records them (initialize, logging/setLevel and tools/list,
+// then the tool call in a run of its own) at 1024×700, where neither
+// pane has room for all its rows: both Gantts are as tall as each other
+// (the overview is over both), and each shows its run's tool call at
+// the top, so that the two calls are side by side.
+func TestComparedPanesShowTheirCalls(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dir+"/serial.json", dir+"/concurrent.json"
+	for path, snap := range map[string]*recorder.Snapshot{a: withSetUp(fanoutSnapshot(5, 1, 300*ms)), b: withSetUp(fanoutSnapshot(5, 5, 300*ms))} {
+		if err := recorder.SaveFile(path, snap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loop := newMainLoop(t)
+	m := openMainWindow(t, loop, Options{Open: a, Compare: b})
+	m.Start()
+	m.window.Resize(windowSizes[0])
+	m.timeline.fit()
+	m.window.Canvas().Capture()
+	for name, g := range map[string]*timeline.Gantt{"A": m.timeline.Gantt(), "B": m.timeline.cmpGantt} {
+		in := g.RowsInView()
+		if len(in) == 0 || len(in) >= len(g.Rows()) {
+			t.Fatalf("pane %s shows %d of its %d rows: the window does not tell", name, len(in), len(g.Rows()))
+		}
+		if first := in[0].Span; first.Kind != recorder.KindTool {
+			t.Errorf("pane %s's first row in view is %s, want its run's tool call", name, first.Method)
+		}
+	}
+	if ha, hb := m.timeline.Gantt().Size().Height, m.timeline.cmpGantt.Size().Height; ha < hb-1 || ha > hb+1 {
+		t.Errorf("Gantt A is %.0f px tall, B %.0f: want them alike", ha, hb)
+	}
+}
+
+// withSetUp is snap, one tool call, as a connection records it: its
+// initialize, logging/setLevel and tools/list first, then the call in a
+// run of its own.
+func withSetUp(snap *recorder.Snapshot) *recorder.Snapshot {
+	out := shifted(snap, 10*ms)
+	out.Spans = nil
+	for i, m := range []string{"initialize", "logging/setLevel", "tools/list"} {
+		at := time.Duration(i) * 2 * ms
+		out.Spans = append(out.Spans, &recorder.Span{ID: recorder.SpanID(i + 1), Direction: recorder.Outgoing, Method: m, Kind: recorder.KindOther,
+			Received: at, Queued: at, Serving: at, Answered: at + ms, Status: recorder.StatusOK})
+	}
+	for _, s := range shifted(snap, 10*ms).Spans {
+		c := *s
+		c.ID += 3
+		if c.Parent != 0 {
+			c.Parent += 3
+		}
+		out.Spans = append(out.Spans, &c)
+	}
+	out.Now += 10 * ms
+	out.Runs = []recorder.Run{{Name: "Run 1", Start: 8 * ms, End: out.Now, Tool: "fanout"}}
+	return out
+}

@@ -191,19 +191,15 @@ func (t *TimelineView) relayout() {
 
 // pane stacks a Gantt over its chart, with a title when comparing.
 func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, title *widget.Label) fyne.CanvasObject {
-	var top fyne.CanvasObject
-	if title != nil {
-		top = title
-	}
 	if c == t.chart {
-		// the overview strip of the whole recording over the first
-		// recording's Gantt; the over-time chart, on the same time axis,
-		// under its concurrency chart
-		// the Gantt keeps its height first: the charts shrink, and a
-		// flat concurrency chart folds to a line
+		// the overview strip of the whole recording over the Gantt
+		// (over both panes when comparing: see compareview.go); the
+		// over-time chart, on the same time axis, under its concurrency
+		// chart. The Gantt keeps its height first: the charts shrink, and
+		// a flat concurrency chart folds to a line
 		head := container.NewVBox(t.overview)
 		if title != nil {
-			head = container.NewVBox(title, t.overview)
+			head = container.NewVBox(title)
 		}
 		if t.chartFold == nil {
 			t.chartFold = newChartFold(c, "concurrency chart", t.relayout)
@@ -220,7 +216,11 @@ func (t *TimelineView) pane(g *timeline.Gantt, c *timeline.ConcurrencyChart, tit
 		}
 		return container.New(l, head, g, t.chartFold, c, t.overFold, t.overTime)
 	}
-	return container.NewBorder(top, c, nil, nil, g)
+	// the compared recording's pane is laid out as the first's, so that
+	// the two Gantts are alike
+	head := container.NewVBox(title)
+	l := &paneLayout{head: head, gantt: g, below: []fyne.CanvasObject{c}, wants: func() float32 { return t.ganttWants }}
+	return container.New(l, head, g, c)
 }
 
 // CreateRenderer is a private method to Fyne which links this widget to
@@ -330,14 +330,11 @@ func (t *TimelineView) zoomOut() { t.gantt.ZoomOut() }
 // picker says otherwise), or the whole recording, and the compared one:
 // all of its time, and its rows from its first when they do not all fit.
 func (t *TimelineView) fit() {
-	start, end := time.Duration(0), timeline.Extent(t.snap)
-	if !t.scope.whole {
-		start = t.scope.run.Start
-		if !t.scope.run.Open() {
-			end = t.scope.run.End
-		}
-	}
+	start, end := scopeTimes(t.snap, t.scope)
+	t.gantt.ShowRowsIn(start, end)
 	if t.cmpShown != nil {
+		from, to := scopeTimes(t.cmpShown, scopeOf(t.cmpShown, pickLatest))
+		t.cmpGantt.ShowRowsIn(from, to)
 		end = max(end, timeline.Extent(t.cmpShown))
 	}
 	if end <= start {
@@ -345,7 +342,20 @@ func (t *TimelineView) fit() {
 	}
 	margin := (end - start) / 40
 	t.gantt.SetVisibleRange(max(start-margin, 0), end+margin)
-	t.gantt.ShowRowsIn(start, end)
+}
+
+// scopeTimes is when the part of snap that scope picks begins and ends:
+// a run's start and end (its latest instant while it goes on), or the
+// whole recording's.
+func scopeTimes(snap *recorder.Snapshot, scope runScope) (start, end time.Duration) {
+	end = timeline.Extent(snap)
+	if !scope.whole {
+		start = scope.run.Start
+		if !scope.run.Open() {
+			end = scope.run.End
+		}
+	}
+	return start, end
 }
 
 // Stop stops following a live recording (call it when the window closes).
