@@ -202,8 +202,8 @@ func (l columnLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	area.Resize(fyne.NewSize(size.Width, max(size.Height-y-sh-pad, 0)))
 }
 
-// paneLayout stacks a head (the overview strip), the Gantt and, under
-// it, the charts on its time axis. The Gantt is given at least
+// paneLayout stacks a head (the overview strip, or when comparing a
+// pane's title), the Gantt and, under it, the charts on its time axis. The Gantt is given at least
 // ganttMinHeight, or the height its rows need when that is less, when
 // the charts can give it up: they shrink, down to chartFloor each, before
 // the Gantt goes below it.
@@ -211,11 +211,11 @@ type paneLayout struct {
 	head, gantt fyne.CanvasObject
 	below       []fyne.CanvasObject
 	// cramp are the folds of the charts that fold, the first first, when
-	// even at chartFloor they would leave the Gantt less than
-	// ganttMinHeight
+	// even at chartFloor they would leave the Gantt less than it wants
 	cramp []*chartFold
 	// wants, when set and above 0, is the height the Gantt is given before
-	// the charts in place of ganttMinHeight (see [ganttWants])
+	// the charts in place of ganttMinHeight (see
+	// [TimelineView.settleGanttHeight])
 	wants func() float32
 }
 
@@ -237,9 +237,9 @@ func (l *paneLayout) ganttWants() float32 {
 	return ganttMinHeight
 }
 
-// ganttWants is what [paneLayout] would give g before the charts, from
-// the rows it has now.
-func ganttWants(g *timeline.Gantt) float32 {
+// ganttWantsFor is what [paneLayout] would give g before the charts,
+// from the rows it has now.
+func ganttWantsFor(g *timeline.Gantt) float32 {
 	return min(ganttMinHeight, max(g.RowsHeight(), ganttFloor))
 }
 

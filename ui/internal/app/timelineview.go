@@ -292,7 +292,7 @@ func (t *TimelineView) settleGanttHeight() {
 	if t.snap == nil || len(t.snap.Spans) == 0 {
 		return
 	}
-	if want := ganttWants(t.gantt); want != t.ganttWants {
+	if want := ganttWantsFor(t.gantt); want != t.ganttWants {
 		t.ganttWants = want
 		t.relayout()
 	}
