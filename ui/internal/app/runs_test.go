@@ -28,10 +28,7 @@ func TestTwoRunsStatsDescribeTheLatest(t *testing.T) {
 	loop := newMainLoop(t)
 	policy := engine.DefaultAnswerPolicy()
 	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 300 * time.Millisecond}
-	m := openMainWindow(t, loop, Options{Policy: policy})
-	m.window.Resize(fyne.NewSize(1400, 900))
-	m.connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m := connectedWindow(t, loop, Options{Policy: policy}, fyne.NewSize(1400, 900), engine.Target{})
 
 	run := func(dispatch string) {
 		t.Helper()
@@ -418,10 +415,7 @@ func TestAnEndedRunShowsItsCall(t *testing.T) {
 	loop := newMainLoop(t)
 	policy := engine.DefaultAnswerPolicy()
 	policy.Latency = engine.LatencyModel{Dist: engine.Fixed, A: 100 * time.Millisecond}
-	m := openMainWindow(t, loop, Options{Policy: policy})
-	m.window.Resize(fyne.NewSize(1024, 700))
-	m.connect(engine.Target{Protocol: "latest"})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m := connectedWindow(t, loop, Options{Policy: policy}, windowSizes[0], engine.Target{Protocol: "latest"})
 	m.workload.setWorkload(load.Workload{Tool: "fanout", Args: []byte(`{"n":3,"rounds":3,"kind":"sampling"}`)})
 	m.policy.dispatch.SetSelected("concurrent")
 	m.run()
@@ -452,10 +446,7 @@ func TestAnEndedRunShowsItsCall(t *testing.T) {
 // Gantt a height the groups do not need.
 func TestEndedLoadRunOpensItsChart(t *testing.T) {
 	loop := newMainLoop(t)
-	m := openMainWindow(t, loop, Options{})
-	m.window.Resize(windowSizes[0])
-	m.connect(engine.Target{})
-	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	m := connectedWindow(t, loop, Options{}, windowSizes[0], engine.Target{})
 	m.workload.setWorkload(load.Workload{Tool: "echo", Args: []byte(`{"text":"x"}`), Calls: 3000, Concurrency: 50})
 	m.workload.thresholds.SetText("call_ms.p95<=50\ntool_calls.failed==0") // a line each under the stats
 	m.run()

@@ -131,6 +131,18 @@ func openSnapshot(t *testing.T, snap *recorder.Snapshot) *MainWindow {
 	return m
 }
 
+// connectedWindow opens the main window with opts at size, connects it
+// to target (the demo server when it is empty) and waits for the
+// server's tools.
+func connectedWindow(t *testing.T, loop *mainLoop, opts Options, size fyne.Size, target engine.Target) *MainWindow {
+	t.Helper()
+	m := openMainWindow(t, loop, opts)
+	m.window.Resize(size)
+	m.connect(target)
+	loop.waitFor(t, "the demo server's tools", 15*time.Second, func() bool { return len(m.workload.tool.Options) > 0 })
+	return m
+}
+
 // openMainWindow builds the main window on the loop's app and, when the
 // test ends, closes it and runs the UI work still queued, so that no
 // timer of this test touches widgets while the next test runs.
