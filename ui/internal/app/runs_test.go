@@ -485,9 +485,8 @@ func TestComparedPanesShowTheirCalls(t *testing.T) {
 	}
 	loop := newMainLoop(t)
 	m := openMainWindow(t, loop, Options{Open: a, Compare: b})
-	m.Start()
 	m.window.Resize(windowSizes[0])
-	m.timeline.fit()
+	m.Start()
 	m.window.Canvas().Capture()
 	for name, g := range map[string]*timeline.Gantt{"A": m.timeline.Gantt(), "B": m.timeline.cmpGantt} {
 		in := g.RowsInView()
@@ -507,14 +506,15 @@ func TestComparedPanesShowTheirCalls(t *testing.T) {
 // initialize, logging/setLevel and tools/list first, then the call in a
 // run of its own.
 func withSetUp(snap *recorder.Snapshot) *recorder.Snapshot {
-	out := shifted(snap, 10*ms)
+	moved := shifted(snap, 10*ms)
+	out := *moved
 	out.Spans = nil
 	for i, m := range []string{"initialize", "logging/setLevel", "tools/list"} {
 		at := time.Duration(i) * 2 * ms
 		out.Spans = append(out.Spans, &recorder.Span{ID: recorder.SpanID(i + 1), Direction: recorder.Outgoing, Method: m, Kind: recorder.KindOther,
 			Received: at, Queued: at, Serving: at, Answered: at + ms, Status: recorder.StatusOK})
 	}
-	for _, s := range shifted(snap, 10*ms).Spans {
+	for _, s := range moved.Spans {
 		c := *s
 		c.ID += 3
 		if c.Parent != 0 {
@@ -522,7 +522,6 @@ func withSetUp(snap *recorder.Snapshot) *recorder.Snapshot {
 		}
 		out.Spans = append(out.Spans, &c)
 	}
-	out.Now += 10 * ms
 	out.Runs = []recorder.Run{{Name: "Run 1", Start: 8 * ms, End: out.Now, Tool: "fanout"}}
-	return out
+	return &out
 }
