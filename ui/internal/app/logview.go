@@ -88,12 +88,11 @@ func (v *logView) Stop() {
 	v.mu.Unlock()
 }
 
-// newLogView makes an empty log view.
-func newLogView() *logView {
-	v := &logView{}
-	v.ExtendBaseWidget(v)
-	v.list = widget.NewList(
-		func() int { return len(v.shown) },
+// lineList is a list of one-line monospace rows, cut with an ellipsis
+// where the panel is narrower than a line: the log, the protocol's
+// messages and the server's stderr. set fills row i (below length()).
+func lineList(length func() int, set func(i int, l *widget.Label)) *widget.List {
+	return widget.NewList(length,
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.TextStyle.Monospace = true
@@ -101,13 +100,21 @@ func newLogView() *logView {
 			return l
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
-			if i < len(v.shown) {
-				l := o.(*widget.Label)
-				line := v.lines[v.shown[i]]
-				l.Importance = lineImportance(line)
-				l.SetText(line.text)
+			if i < length() {
+				set(i, o.(*widget.Label))
 			}
 		})
+}
+
+// newLogView makes an empty log view.
+func newLogView() *logView {
+	v := &logView{}
+	v.ExtendBaseWidget(v)
+	v.list = lineList(func() int { return len(v.shown) }, func(i int, l *widget.Label) {
+		line := v.lines[v.shown[i]]
+		l.Importance = lineImportance(line)
+		l.SetText(line.text)
+	})
 	v.clear = widget.NewButton("Clear", func() {
 		v.lines, v.shown = nil, nil
 		v.list.Refresh()

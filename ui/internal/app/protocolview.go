@@ -79,19 +79,9 @@ func newProtocolView(source func() *recorder.Snapshot) *protocolView {
 	p.search.SetPlaceHolder("Search id, method, name, error")
 	p.search.OnChanged = func(string) { p.refilter() }
 	p.count = widget.NewLabel("")
-	p.list = widget.NewList(
-		func() int { return len(p.shown) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.TextStyle.Monospace = true
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			if i < len(p.shown) {
-				o.(*widget.Label).SetText(p.line(&p.model.Messages[p.shown[i]]))
-			}
-		})
+	p.list = lineList(func() int { return len(p.shown) }, func(i int, l *widget.Label) {
+		l.SetText(p.line(&p.model.Messages[p.shown[i]]))
+	})
 	p.list.OnSelected = func(i widget.ListItemID) {
 		if i >= len(p.shown) {
 			return
@@ -102,19 +92,9 @@ func newProtocolView(source func() *recorder.Snapshot) *protocolView {
 			p.onSelectSpan(id)
 		}
 	}
-	p.console = widget.NewList(
-		func() int { return len(p.stderr) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.TextStyle.Monospace = true
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			if i < len(p.stderr) {
-				o.(*widget.Label).SetText(p.stderrLine(i))
-			}
-		})
+	p.console = lineList(func() int { return len(p.stderr) }, func(i int, l *widget.Label) {
+		l.SetText(p.stderrLine(i))
+	})
 	// two short rows, so that the tab asks the side panels for no more
 	// width than the others do
 	filters := container.NewVBox(
