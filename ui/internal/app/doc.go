@@ -54,5 +54,7 @@
 // recording with [TimelineView.SetSnapshot]; and a second recording under
 // the first on the same time scale (compareview.go). Every method of the
 // package's widgets must be called on Fyne's main goroutine; background
-// work hands its results over with [fyne.Do].
+// work hands its results over through the window's [mainloop.Gate], which
+// drops them once the window closed (after the app quit, fyne.Do would run
+// them on the background goroutine).
 package app

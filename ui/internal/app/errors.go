@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 )
 
 // errorReporter is the one way errors reach the person: a dialog on the
@@ -22,23 +23,17 @@ type errorReporter struct {
 	// text after its dialog is shown.
 	onError func(text string)
 
-	mu      sync.Mutex
-	shown   []string
-	stopped bool // Stop was called: errors are only logged
+	// gate hands the dialogs to the main goroutine: once the window
+	// closed it, errors are only logged
+	gate *mainloop.Gate
+
+	mu    sync.Mutex
+	shown []string
 }
 
-// Stop makes later errors go to the log only, not to a dialog: the window
-// calls it when it closes, as after Fyne's main loop ended a dialog would
-// be built off the main goroutine.
-func (r *errorReporter) Stop() {
-	r.mu.Lock()
-	r.stopped = true
-	r.mu.Unlock()
-}
-
-// newErrorReporter reports errors on win.
-func newErrorReporter(win fyne.Window) *errorReporter {
-	return &errorReporter{win: win}
+// newErrorReporter reports errors on win, through gate.
+func newErrorReporter(win fyne.Window, gate *mainloop.Gate) *errorReporter {
+	return &errorReporter{win: win, gate: gate}
 }
 
 // Show reports err, saying what the app was doing ("Connecting to …",
@@ -56,13 +51,7 @@ func (r *errorReporter) Show(doing string, err error) {
 	r.mu.Lock()
 	r.shown = append(r.shown, text)
 	r.mu.Unlock()
-	fyne.Do(func() {
-		r.mu.Lock()
-		stopped := r.stopped
-		r.mu.Unlock()
-		if stopped {
-			return
-		}
+	r.gate.Do(func() {
 		if r.win != nil {
 			dialog.ShowError(errors.New(text), r.win)
 		}

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 )
 
 // logLevelTimeout bounds asking a server for another log level.
@@ -28,10 +29,14 @@ type logLevelControl struct {
 	session func() *engine.Session
 	asked   string // the level chosen
 	quiet   bool   // the select is being set, not chosen
+	// gate hands the server's answer to the main goroutine
+	gate *mainloop.Gate
 }
 
-func newLogLevelControl() *logLevelControl {
-	c := &logLevelControl{asked: recorder.DefaultLogLevel, route: widget.NewLabel("")}
+// newLogLevelControl makes the control, which shows the server's answers
+// through gate.
+func newLogLevelControl(gate *mainloop.Gate) *logLevelControl {
+	c := &logLevelControl{asked: recorder.DefaultLogLevel, route: widget.NewLabel(""), gate: gate}
 	c.route.Wrapping = fyne.TextWrapWord
 	c.route.Importance = widget.LowImportance
 	c.sel = widget.NewSelect(recorder.LogLevels, c.changed)
@@ -95,7 +100,7 @@ func (c *logLevelControl) changed(level string) {
 		ctx, cancel := context.WithTimeout(context.Background(), logLevelTimeout)
 		defer cancel()
 		err := s.SetLogLevel(ctx, level)
-		fyne.Do(func() {
+		c.gate.Do(func() {
 			if err != nil {
 				c.route.SetText(level + " not set: " + err.Error())
 				return

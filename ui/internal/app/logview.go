@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 )
 
 // maxLogLines is how many lines the [logView] keeps; older ones are dropped.
@@ -53,8 +54,8 @@ type logLine struct {
 // messages, stderr, the connection), the least level and a logger, and
 // searches; and asks the server for another level (loglevel.go). Append
 // and appendEvent are safe from any goroutine and never block on the UI:
-// lines are batched and shown at most every 100 ms via [fyne.Do]. It keeps
-// the last [maxLogLines] lines.
+// lines are batched and shown at most every 100 ms through the window's
+// [mainloop.Gate]. It keeps the last [maxLogLines] lines.
 type logView struct {
 	widget.BaseWidget
 
@@ -71,21 +72,13 @@ type logView struct {
 	shown   []int     // indices into lines that pass the filters
 	loggers []string  // the loggers seen, sorted
 
+	// gate hands the batches to the main goroutine; once the window
+	// closed it, lines appended or waiting for their batch are dropped
+	gate *mainloop.Gate
+
 	mu        sync.Mutex
 	pending   []logLine
 	scheduled bool
-	stopped   bool // Stop was called: lines are no longer shown
-}
-
-// Stop stops showing lines: those appended later, or still waiting for
-// their batch, are dropped. The window calls it when it closes, so that
-// no flush runs after Fyne's main loop ended (fyne.Do would then run it
-// off the main goroutine).
-func (v *logView) Stop() {
-	v.mu.Lock()
-	v.stopped = true
-	v.pending = nil
-	v.mu.Unlock()
 }
 
 // lineList is a list of one-line monospace rows, cut with an ellipsis
@@ -106,9 +99,9 @@ func lineList(length func() int, set func(i int, l *widget.Label)) *widget.List 
 		})
 }
 
-// newLogView makes an empty log view.
-func newLogView() *logView {
-	v := &logView{}
+// newLogView makes an empty log view that shows its lines through gate.
+func newLogView(gate *mainloop.Gate) *logView {
+	v := &logView{gate: gate}
 	v.ExtendBaseWidget(v)
 	v.list = lineList(func() int { return len(v.shown) }, func(i int, l *widget.Label) {
 		line := v.lines[v.shown[i]]
@@ -130,7 +123,7 @@ func newLogView() *logView {
 	v.search.SetPlaceHolder("Search")
 	v.search.OnChanged = func(string) { v.refilter() }
 	v.count = widget.NewLabel("")
-	v.control = newLogLevelControl()
+	v.control = newLogLevelControl(gate)
 	return v
 }
 
@@ -198,6 +191,9 @@ func (v *logView) Append(line string) {
 
 // add queues lines for the next batch.
 func (v *logView) add(ls []logLine) {
+	if v.gate.Closed() {
+		return
+	}
 	v.mu.Lock()
 	v.pending = append(v.pending, ls...)
 	if len(v.pending) > maxLogLines {
@@ -216,12 +212,10 @@ func (v *logView) flush() {
 	batch := v.pending
 	v.pending = nil
 	v.scheduled = false
-	stopped := v.stopped
 	v.mu.Unlock()
-	if len(batch) == 0 || stopped {
-		return
+	if len(batch) > 0 {
+		v.gate.Do(func() { v.take(batch) })
 	}
-	fyne.Do(func() { v.take(batch) })
 }
 
 // take shows a batch of lines: those the filters pass are added to the

@@ -188,7 +188,7 @@ func TestLogsTabOpenedRecording(t *testing.T) {
 // in their colours and debug faint, and the count below.
 func TestLogsTabGolden(t *testing.T) {
 	test.NewTempApp(t)
-	v := newLogView()
+	v := newLogView(nil)
 	w := test.NewWindow(v)
 	defer w.Close()
 	w.Resize(fyne.NewSize(900, 330))

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/fanout-inspector/inspector/engine"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 )
 
 // manualPanel lists the sampling and elicitation requests waiting for a
@@ -38,6 +39,9 @@ type manualPanel struct {
 	selected *engine.PendingRequest
 	content  fyne.CanvasObject
 	ticker   mainTicker // moves the clock while something waits
+	// gate hands a request's end (and the clock's ticks) to the main
+	// goroutine
+	gate *mainloop.Gate
 
 	// The buttons that answer every waiting request at once.
 	acceptAll, declineAll, cancelAll *widget.Button
@@ -54,9 +58,10 @@ type manualPanel struct {
 	form       *SchemaForm
 }
 
-// newManualPanel makes an empty panel.
-func newManualPanel() *manualPanel {
-	p := &manualPanel{}
+// newManualPanel makes an empty panel that hands background work to the
+// main goroutine through gate.
+func newManualPanel(gate *mainloop.Gate) *manualPanel {
+	p := &manualPanel{gate: gate, ticker: mainTicker{gate: gate}}
 	p.ExtendBaseWidget(p)
 	p.list = widget.NewList(
 		func() int { return len(p.pending) },
@@ -142,7 +147,7 @@ func (p *manualPanel) Add(req *engine.PendingRequest) {
 	}
 	go func() {
 		<-req.Done()
-		fyne.Do(func() { p.remove(req) })
+		p.gate.Do(func() { p.remove(req) })
 	}()
 }
 

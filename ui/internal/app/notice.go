@@ -63,12 +63,10 @@ func (m *MainWindow) notify(text string) {
 	n.layer.Refresh()
 	n.seq++
 	seq := n.seq
-	time.AfterFunc(noticeShown, func() {
-		fyne.Do(func() {
-			if n.seq == seq { // not replaced by a later notice
-				n.layer.Hide()
-			}
-		})
+	m.gate.After(noticeShown, func() {
+		if n.seq == seq { // not replaced by a later notice
+			n.layer.Hide()
+		}
 	})
 }
 

@@ -67,10 +67,15 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 			if m.bridge.session() != nil {
 				t.Fatalf("the connection is still open after quitting")
 			}
+			logLines := len(m.log.lines)
+			go m.log.Append("a late line") // a server's stderr after the quit
 			// Nothing may change from now on: for longer than every throttle
 			// and ticker, run whatever background work hands to the main
 			// loop (a bare sleep would leave it queued, unseen).
 			loop.settle(600 * time.Millisecond)
+			if got := len(m.log.lines); got != logLines {
+				t.Errorf("after quitting the Logs tab went from %d lines to %d", logLines, got)
+			}
 
 			m.errors.Show("Listing the server's tools", errors.New("a late answer")) // a goroutine's late error
 			if top := m.window.Canvas().Overlays().Top(); top != nil {

@@ -4,15 +4,17 @@ import (
 	"sync"
 	"time"
 
-	"fyne.io/fyne/v2"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 )
 
 // mainTicker calls a function on the main goroutine at a steady interval
-// until halted: the clocks of the Workload and Manual panels. All its
-// methods run on the main goroutine; a tick may run on the ticker's own
-// goroutine once Fyne's main loop has ended (fyne.Do then runs it at
-// once), hence the lock.
+// until halted (or its gate is closed): the clocks of the Workload and
+// Manual panels, the Network and Protocol tabs' refresh. All its methods
+// run on the main goroutine; a tick may run on the ticker's own goroutine
+// once Fyne's main loop has ended (see [mainloop.Gate]) when its owner
+// gave it no gate and halts it instead, hence the lock.
 type mainTicker struct {
+	gate *mainloop.Gate // hands the ticks over; nil: fyne.Do as it is
 	mu   sync.Mutex
 	stop chan struct{} // nil when not running; guarded by mu
 }
@@ -37,7 +39,7 @@ func (t *mainTicker) start(every time.Duration, f func()) {
 				return
 			case <-tk.C:
 			}
-			fyne.Do(func() {
+			t.gate.Do(func() {
 				t.mu.Lock()
 				current := t.stop == stop
 				t.mu.Unlock()

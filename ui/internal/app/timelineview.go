@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 	"github.com/fanout-inspector/inspector/ui/internal/timeline"
 )
 
@@ -92,8 +93,8 @@ type TimelineView struct {
 	ganttWants float32
 	proxy      bool // the recording shown is a proxy's
 
-	// runOnMain hands work from the ticker to the main goroutine; tests
-	// replace it.
+	// runOnMain hands work from the live feed to the main goroutine (see
+	// setGate); tests replace it.
 	runOnMain func(func())
 	live      *liveFeed
 	handoff   *beforePaint // how live hands its work to the main goroutine (beforepaint.go)
@@ -356,6 +357,14 @@ func scopeTimes(snap *recorder.Snapshot, scope runScope) (start, end time.Durati
 		}
 	}
 	return start, end
+}
+
+// setGate makes the timeline hand its live frames, redraws and
+// background results to the main goroutine through gate, which drops
+// them once the window closed it.
+func (t *TimelineView) setGate(gate *mainloop.Gate) {
+	t.runOnMain = gate.Do
+	t.gantt.SetGate(gate)
 }
 
 // Stop stops following a live recording (call it when the window closes).

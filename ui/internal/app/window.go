@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -14,6 +13,7 @@ import (
 	"github.com/fanout-inspector/inspector/engine"
 	"github.com/fanout-inspector/inspector/engine/load"
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 )
 
 // connectTimeout bounds how long listing the tools may take before the
@@ -91,7 +91,7 @@ type Options struct {
 // (Server, Callbacks, Workload, Manual, Log), the [TimelineView] on
 // the right, and the File, Run and View menus. Its methods are called on
 // Fyne's main goroutine; the work that blocks (connecting, running)
-// happens in goroutines that report back through fyne.Do.
+// happens in goroutines that report back through its gate (see [MainWindow.do]).
 type MainWindow struct {
 	// app and window are the Fyne app and the window; bridge talks to the
 	// engine; errors shows every error.
@@ -131,7 +131,9 @@ type MainWindow struct {
 	live       *recorder.Recording
 	proxy      *hostedProxy // the HTTP proxy the window hosts, nil when none
 	closeOnce  sync.Once
-	stopped    atomic.Bool // Close began: background work no longer reaches the widgets
+	// gate hands background work to the main goroutine; Close closes it,
+	// so that nothing reaches the widgets after the app quit
+	gate mainloop.Gate
 }
 
 // NewMainWindow builds the main window of app a (not shown yet: call
@@ -142,7 +144,7 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	if opts.Icon != nil {
 		w.SetIcon(opts.Icon)
 	}
-	m.errors = newErrorReporter(w)
+	m.errors = newErrorReporter(w, &m.gate)
 	m.bridge = newBridge(opts.Policy)
 	m.bridge.inspector = opts.Version
 	m.bridge.onRecording = opts.OnRecording
@@ -163,13 +165,14 @@ func NewMainWindow(a fyne.App, opts Options) *MainWindow {
 	m.workload = newWorkloadPanel()
 	m.workload.setWorkload(opts.Workload)
 	m.workload.setSessions(opts.Sessions)
-	m.manual = newManualPanel()
+	m.manual = newManualPanel(&m.gate)
 	m.resources, m.prompts = newResourcesPanel(), newPromptsPanel()
-	m.log = newLogView()
+	m.log = newLogView(&m.gate)
 	m.network = newNetworkView(m.networkSource)
-	m.network.follow(m.stopped.Load)
+	m.network.follow(m.gate.Closed)
 	m.log.control.setLevel(opts.Target.LogLevel)
 	m.timeline = NewTimelineView()
+	m.timeline.setGate(&m.gate)
 	m.protocol = newProtocolView(m.timeline.snapshot)
 	m.protocol.linkTimeline(m.timeline)
 	m.network.linkTimeline(m.timeline)
@@ -588,17 +591,9 @@ func (m *MainWindow) updateTitle() {
 	m.window.SetTitle(title)
 }
 
-// do runs f on the main goroutine, unless the window was closed by then.
-// Background work reports through it: once Close began, what it hands
-// over is dropped, because after Fyne's main loop ended fyne.Do runs f at
-// once on the caller's goroutine instead of the main one.
-func (m *MainWindow) do(f func()) {
-	fyne.Do(func() {
-		if !m.stopped.Load() {
-			f()
-		}
-	})
-}
+// do runs f on the main goroutine, unless the window was closed by then
+// (see [mainloop.Gate]).
+func (m *MainWindow) do(f func()) { m.gate.Do(f) }
 
 // Quit ends the connection (so that its journal ends cleanly), then quits
 // the app, without asking about unsaved workload changes. Call it on the
@@ -620,10 +615,8 @@ func (m *MainWindow) Close() { m.closeOnce.Do(m.shutdown) }
 // shutdown is Close's work: first cut the background off the widgets,
 // then close the connection, waiting a little for its journal to end.
 func (m *MainWindow) shutdown() {
-	m.stopped.Store(true)
+	m.gate.Close()
 	m.bridge.Quiet()
-	m.errors.Stop()
-	m.log.Stop()
 	m.protocol.Stop()
 	m.timeline.Stop()
 	m.workload.Stop()

@@ -202,7 +202,7 @@ func TestWorkloadUnsavedQuitAsks(t *testing.T) {
 				t.Fatalf("closing the window with unsaved edits showed %v", d)
 			}
 			d.answer(t, "Cancel")
-			if m.stopped.Load() || topDialog(m) != nil {
+			if m.gate.Closed() || topDialog(m) != nil {
 				t.Fatal("Cancel closed the window, or left the question open")
 			}
 			m.closeAsked()
@@ -232,7 +232,7 @@ func TestWorkloadUnsavedQuitAsks(t *testing.T) {
 				}
 				d.answer(t, tc.answer)
 			}
-			if !m.stopped.Load() {
+			if !m.gate.Closed() {
 				t.Error("the app did not quit")
 			}
 			if got := callsIn(t, first); got != tc.calls {

@@ -362,7 +362,7 @@ func (r *ganttRenderer) placeGroupLabels() int {
 			text += fmt.Sprintf(", %s failed", thousands(gr.failed))
 			c = FailColor
 		}
-		setPaced(count, pace, gr.key, text, c, g.changed)
+		setPaced(count, pace, gr.key, text, c, g.axis, g.changed)
 		count.Move(fyne.NewPos(x, y+ganttAggH/2))
 		count.Resize(fyne.NewSize(g.axis.gutter-x-4, count.MinSize().Height))
 	}

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 	"github.com/fanout-inspector/inspector/recorder"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 )
 
 // rulerLabels returns the labels the time ruler shows, left to right.
@@ -327,6 +328,12 @@ func (r *ganttRenderer) placeRuler() {
 	}
 	hideFrom(r.ruler, n)
 }
+
+// SetGate makes the widgets on g's time axis (g, and those sharing it)
+// hand their frames and background results to the main goroutine through
+// gate, so that none reaches them once gate is closed. Without a gate
+// they hand over with fyne.Do as it is.
+func (g *Gantt) SetGate(gate *mainloop.Gate) { g.axis.frame.gate = gate }
 
 // ShareAxis makes g show the time range of with, zooming and panning
 // together, until release is called.

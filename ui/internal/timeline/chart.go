@@ -480,7 +480,7 @@ func (r *chartRenderer) Refresh() {
 		// a load test: the client's own calls, and how fast they finish
 		setText(r.title, "tool calls", fg)
 		setText(r.inFlight, "■ tool calls in flight", inFlightColor)
-		setPaced(r.pending, &r.ratePace, nil, fmt.Sprintf("throughput %s calls/s", formatRate(c.callsPerS)), fg, c.redraw)
+		setPaced(r.pending, &r.ratePace, nil, fmt.Sprintf("throughput %s calls/s", formatRate(c.callsPerS)), fg, c.axis, c.redraw)
 	} else if c.snap != nil && c.snap.Meta.Mode == recorder.ModeProxy {
 		// a proxy's recording: the waits are exact, the work estimated
 		setText(r.title, "your client", fg)

@@ -68,7 +68,7 @@ func (r *ganttRenderer) placeCount() {
 	default:
 		text = fmt.Sprintf("%d requests", n)
 	}
-	setPaced(r.count, &r.countPace, nil, text, theme.Color(theme.ColorNameDisabled), g.changed)
+	setPaced(r.count, &r.countPace, nil, text, theme.Color(theme.ColorNameDisabled), g.axis, g.changed)
 	r.count.Move(fyne.NewPos(8, 4))
 	r.count.Resize(r.count.MinSize())
 }

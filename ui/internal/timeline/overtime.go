@@ -99,7 +99,7 @@ func (c *OverTimeChart) SetSnapshot(snap *recorder.Snapshot) {
 	gen := c.gen
 	go func() {
 		series := recorder.Series(snap)
-		fyne.Do(func() {
+		c.axis.frame.gate.Do(func() {
 			c.busy = false
 			if gen == c.gen {
 				c.setSeries(series, snap, snap.Now) // the second in progress stops where the run is

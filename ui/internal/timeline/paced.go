@@ -4,7 +4,6 @@ import (
 	"image/color"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 )
 
@@ -31,7 +30,7 @@ type paced struct {
 // group a pooled row label now stands for), a first text or a changed
 // colour shows at once, and so does everything when frames are not paced
 // (MinFrameInterval 0, as in tests).
-func setPaced(t *canvas.Text, p *paced, key any, text string, c color.Color, redraw func()) {
+func setPaced(t *canvas.Text, p *paced, key any, text string, c color.Color, a *timeAxis, redraw func()) {
 	if t.Text == text && t.Color == c {
 		return
 	}
@@ -39,7 +38,7 @@ func setPaced(t *canvas.Text, p *paced, key any, text string, c color.Color, red
 		if wait := LiveTextEvery - time.Since(p.at); wait > 0 {
 			if due := p.at.Add(LiveTextEvery); !p.due.Equal(due) {
 				p.due = due // one redraw an interval
-				time.AfterFunc(wait, func() { fyne.Do(redraw) })
+				a.frame.gate.After(wait, redraw)
 			}
 			return
 		}

@@ -26,7 +26,7 @@ func TestPacedTextShowsTheLastFigure(t *testing.T) {
 		latest := ""
 		set := func(key any, text string, c color.Color) {
 			latest = text
-			setPaced(txt, &p, key, text, c, func() { redrawn <- time.Now() })
+			setPaced(txt, &p, key, text, c, newTimeAxis(), func() { redrawn <- time.Now() })
 		}
 		start := time.Now()
 		set("echo", "×1", color.White)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"fyne.io/fyne/v2"
+	"github.com/fanout-inspector/inspector/ui/internal/mainloop"
 )
 
 // MinFrameInterval is the least time between two redraws of a live or
@@ -60,6 +60,7 @@ func (a *timeAxis) draw() {
 // join it. A queued run that nothing was requested for since is skipped.
 type throttle struct {
 	fn      func()
+	gate    *mainloop.Gate // hands the runs to the main goroutine
 	last    time.Time
 	pending bool   // a run of fn is queued
 	queued  bool   // in queued, for FlushFrames
@@ -89,10 +90,10 @@ func (t *throttle) request() {
 	// every interval, a little early now and then, is not held back to
 	// the interval after.
 	if wait := t.wait(); wait > 0 {
-		time.AfterFunc(wait, func() { fyne.Do(run) })
+		t.gate.After(wait, run)
 		return
 	}
-	fyne.Do(run)
+	t.gate.Do(run)
 }
 
 // wait is how long until fn may run again.
