@@ -96,6 +96,7 @@ exits_within() {
 # call, no panic, no Fyne error, and a journal that ends with its end record.
 check_quit() {
   local name=$1 pid rc journal
+  smoke_log=$name.log # a failure shows this instance's log (Fyne names the off-thread call's caller)
   pid=$(cat "$out/$name.pid")
   set +e
   wait "$pid"
