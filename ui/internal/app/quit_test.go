@@ -68,7 +68,11 @@ func TestQuitMidRunLeavesTheWidgetsAlone(t *testing.T) {
 				t.Fatalf("the connection is still open after quitting")
 			}
 			logLines := len(m.log.lines)
-			go m.log.Append("a late line") // a server's stderr after the quit
+			// a server's stderr after the quit; its batch is due within
+			// the settle below
+			appended := make(chan struct{})
+			go func() { m.log.Append("a late line"); close(appended) }()
+			<-appended
 			// Nothing may change from now on: for longer than every throttle
 			// and ticker, run whatever background work hands to the main
 			// loop (a bare sleep would leave it queued, unseen).

@@ -47,7 +47,7 @@ func TestGateDropsWorkOnceClosed(t *testing.T) {
 		g.Close()
 		g.Close() // again: nothing more
 		go g.Do(func() { ran.Add(1) })
-		time.Sleep(time.Second) // the bubble's clock: the timer is long due
+		<-time.After(time.Second) // on the bubble's clock, which moves once all else waits: the 20 ms timer has fired
 		synctest.Wait()
 		if n := ran.Load(); n != 1 || !g.Closed() {
 			t.Errorf("a closed gate ran %d handovers, want none (closed: %v)", n-1, g.Closed())
