@@ -98,24 +98,32 @@ func runHostileIn(t *testing.T, dir string, env []string, stdin io.Reader, watch
 	var self syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	parentPeak := int64(self.Maxrss) << 10
-	r.maxRSS = max(childPeak(cmd.ProcessState, parentPeak), <-sampled)
-	t.Logf("exit %d in %v, peak RSS %.1f MB: inspector %.100s", r.code, r.took.Round(time.Millisecond), float64(r.maxRSS)/1e6, strings.Join(args, " "))
+	var how string
+	r.maxRSS, how = childPeak(cmd.ProcessState, parentPeak, <-sampled)
+	t.Logf("exit %d in %v, peak RSS %.1f MB (%s): inspector %.100s", r.code, r.took.Round(time.Millisecond), float64(r.maxRSS)/1e6, how, strings.Join(args, " "))
 	return r
 }
 
-// childPeak is the child's peak RSS from its rusage, or 0 when that
-// cannot tell: a child started by a vfork-style clone inherits, at exec,
-// its parent's peak RSS as its own (Linux), so a peak no higher than the
-// parent's may be the parent's.
-func childPeak(ps *os.ProcessState, parentPeak int64) int64 {
+// childPeak is the child's peak RSS, and how it is known. A child started
+// by a vfork-style clone inherits, at exec, its parent's peak RSS as its
+// own (Linux), so its rusage tells its peak only when that is above the
+// parent's; otherwise the rusage is an upper bound, which is the figure
+// when it is under [maxRSS] already. Else it is the highest VmHWM sampled
+// while the child ran: 0 when the child ended before the first sample (a
+// run of a few milliseconds on a busy machine), which is why the bound
+// comes first.
+func childPeak(ps *os.ProcessState, parentPeak, sampled int64) (int64, string) {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return 0
+		return sampled, "sampled"
 	}
-	if peak := int64(ru.Maxrss) << 10; peak > parentPeak { // KiB on Linux
-		return peak
+	switch peak := int64(ru.Maxrss) << 10; { // KiB on Linux
+	case peak > parentPeak:
+		return max(peak, sampled), "rusage"
+	case peak <= maxRSS:
+		return max(peak, sampled), fmt.Sprintf("at most, by rusage; %.1f MB sampled", float64(sampled)/1e6)
 	}
-	return 0
+	return sampled, "sampled"
 }
 
 // sampleHWM reads the process's peak RSS (VmHWM) every 20ms until it
