@@ -40,6 +40,6 @@
 //     arrivals along a ramp.
 //   - wait.go, sleep_linux.go: an open loop's clock, which wakes shortly
 //     before each arrival and sleeps out the rest precisely.
-//   - gcroom.go: the heap reserve a load run holds so that the garbage
+//   - gcroom.go: the heap reserve every run holds so that the garbage
 //     collector runs less often.
 package load

@@ -8,8 +8,8 @@ import (
 )
 
 // TestGCRoomHeldForRuns: the reserve that spaces out garbage collections
-// is held while any load run goes on, and let go when the last one ends;
-// a single call makes none.
+// is held while any run goes on, a load or a single call, and let go
+// when the last one ends.
 func TestGCRoomHeldForRuns(t *testing.T) {
 	if gcReserved() {
 		t.Fatal("the reserve is held before any run")
@@ -46,15 +46,24 @@ func TestGCRoomHeldForRuns(t *testing.T) {
 		t.Error("the reserve is still held after the run")
 	}
 
-	// One call is not a load: it makes no reserve.
+	// One call holds it too: a single fan-out is a burst of requests
+	// whose garbage the reserve spaces out as much as a load's.
 	go func() {
-		_, err := Run(context.Background(), one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":300,"steps":1}`)}, nil)
+		_, err := Run(context.Background(), one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":2000,"steps":1}`)}, nil)
 		done <- err
 	}()
-	if waitFor(200*time.Millisecond, gcReserved) {
-		t.Error("the reserve was held for a single call")
+	if !waitFor(5*time.Second, gcReserved) {
+		t.Error("the reserve was not held during a single call")
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the call did not end within a minute")
+	}
+	if gcReserved() {
+		t.Error("the reserve is still held after the call")
 	}
 }
