@@ -73,7 +73,7 @@ func BenchmarkEngineOverhead(b *testing.B) {
 	runBare := func(reserve bool) time.Duration {
 		return timed(func() {
 			if reserve { // as the engine holds during a run (engine/load/gcroom.go)
-				ballast := make([]byte, 32<<20)
+				ballast := make([]byte, reserveBytes)
 				defer runtime.KeepAlive(ballast)
 			}
 			bareFanout(b, cs, overheadFanout)
@@ -256,6 +256,11 @@ const (
 	loadConcurrency = 50
 )
 
+// reserveBytes is the heap reserve the engine holds during a run
+// (gcRoomBytes in engine/load/gcroom.go), which the benchmarks' bare
+// clients hold too when they compare at an equal heap.
+const reserveBytes = 32 << 20
+
 // BenchmarkLoadGenerator compares the engine as a load generator
 // ([load.Run]: 5,000 echo calls, 50 in flight, each a recorded
 // span with its statistics) with a bare Go SDK client making the same
@@ -310,7 +315,7 @@ func BenchmarkLoadGenerator(b *testing.B) {
 	runBare := func(reserve bool) run {
 		return timed(func() {
 			if reserve { // as the engine holds during a run (engine/gcroom.go)
-				ballast := make([]byte, 32<<20)
+				ballast := make([]byte, reserveBytes)
 				defer runtime.KeepAlive(ballast)
 			}
 			var next atomic.Int64
