@@ -25,45 +25,34 @@ func TestGCRoomHeldForRuns(t *testing.T) {
 		t.Fatal("the reserve is still held after the last run ended")
 	}
 
-	s := connectDemo(t)
-	done := make(chan error, 1)
-	go func() {
-		_, err := Run(context.Background(), one(s), Workload{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Rate: 20, Duration: time.Second}, nil)
-		done <- err
-	}()
-	if !waitFor(5*time.Second, gcReserved) {
-		t.Error("the reserve was not held during a run")
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the run did not end within a minute")
-	}
-	if gcReserved() {
-		t.Error("the reserve is still held after the run")
-	}
-
-	// One call holds it too: a single fan-out is a burst of requests
+	// A load, and one call too: a single fan-out is a burst of requests
 	// whose garbage the reserve spaces out as much as a load's.
-	go func() {
-		_, err := Run(context.Background(), one(s), Workload{Tool: "slow", Args: json.RawMessage(`{"ms":2000,"steps":1}`)}, nil)
-		done <- err
-	}()
-	if !waitFor(5*time.Second, gcReserved) {
-		t.Error("the reserve was not held during a single call")
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
+	s := connectDemo(t)
+	for _, tc := range []struct {
+		what string
+		w    Workload
+	}{
+		{"a load run", Workload{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Rate: 20, Duration: time.Second}},
+		{"a single call", Workload{Tool: "slow", Args: json.RawMessage(`{"ms":2000,"steps":1}`)}},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Run(context.Background(), one(s), tc.w, nil)
+			done <- err
+		}()
+		if !waitFor(5*time.Second, gcReserved) {
+			t.Errorf("the reserve was not held during %s", tc.what)
 		}
-	case <-time.After(time.Minute):
-		t.Fatal("the call did not end within a minute")
-	}
-	if gcReserved() {
-		t.Error("the reserve is still held after the call")
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s: %v", tc.what, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s did not end within a minute", tc.what)
+		}
+		if gcReserved() {
+			t.Errorf("the reserve is still held after %s", tc.what)
+		}
 	}
 }
